@@ -1,0 +1,27 @@
+// Three tiers (STYLE.md): pure unit tests; integration tests against the real
+// PostgreSQL, Redis and RabbitMQ of this machine (own test database, Redis
+// prefix and RabbitMQ vhost); end-to-end tests over HTTP against the built apps.
+const moduleNameMapper = {
+  '^@lr/(config|contracts|domain|persistence|messaging|redis|observability)$': '<rootDir>/libs/$1/src',
+};
+const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }] };
+const common = { rootDir: __dirname, moduleFileExtensions: ['ts', 'js', 'json'], testEnvironment: 'node', transform, moduleNameMapper };
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/support/timeouts.ts'],
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/support/timeouts.ts'],
+    },
+  ],
+};

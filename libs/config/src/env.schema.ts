@@ -1,0 +1,73 @@
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
+
+/**
+ * Every environment variable the services read, with the connection defaults of
+ * ARCHITECTURE.md. Validated once at start-up (see load-config.ts); nothing else
+ * in the code base reads process.env.
+ */
+export class EnvironmentVariables {
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV = 'development';
+
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/leadrouter';
+
+  @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// URL' })
+  REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /** Every Redis key the services write starts with this; tests use their own. */
+  @IsString()
+  REDIS_KEY_PREFIX = 'lr:';
+
+  @Matches(/^amqps?:\/\/.+/, { message: 'AMQP_URL must be an amqp:// URL' })
+  AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
+
+  /** Every exchange and queue name starts with this and a dot; tests use their own. */
+  @Matches(/^[a-z0-9][a-z0-9_-]*$/, { message: 'AMQP_PREFIX must be lower-case letters, digits, _ or -' })
+  AMQP_PREFIX = 'lr';
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  AMQP_PREFETCH = 16;
+
+  /** Tries of a message (first delivery included) before it goes to its dead-letter queue. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(50)
+  AMQP_MAX_ATTEMPTS = 5;
+
+  /** Back-off before retry 1, 2, …; the last value repeats. Comma-separated milliseconds. */
+  @Matches(/^\d+(,\d+)*$/, { message: 'AMQP_RETRY_DELAYS_MS must be comma-separated milliseconds, e.g. 1000,5000,15000' })
+  AMQP_RETRY_DELAYS_MS = '1000,5000,15000,60000';
+
+  /** Gateway HTTP port. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT = 3000;
+
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  SANDBOX_PORT = 4100;
+
+  /** Health/metrics port of a worker app; each app has its own default (see APP_DEFAULT_PORTS). */
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  HTTP_PORT?: number;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  /** How long a caller waits on a dependency (Redis, PostgreSQL, RabbitMQ) before answering 503. */
+  @Transform(toInt) @IsInt() @Min(100) @Max(30000)
+  DEPENDENCY_TIMEOUT_MS = 1500;
+
+  /** How long the gateway waits for the search-orchestrator's first answer to a search. */
+  @Transform(toInt) @IsInt() @Min(100) @Max(60000)
+  SEARCH_REPLY_TIMEOUT_MS = 5000;
+
+  /** A search stays open this long at most (contract: 45 seconds). */
+  @Transform(toInt) @IsInt() @Min(1) @Max(3600)
+  SEARCH_OPEN_SECONDS = 45;
+
+  /** On SIGTERM, how long in-flight work may take before the process exits anyway. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(600000)
+  SHUTDOWN_GRACE_MS = 10000;
+}

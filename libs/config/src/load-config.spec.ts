@@ -1,0 +1,31 @@
+import { loadConfig, ConfigError } from './load-config';
+
+describe('loadConfig', () => {
+  it('applies the connection defaults of ARCHITECTURE.md', () => {
+    const c = loadConfig('gateway', {});
+    expect(c.database.url).toBe('postgres://postgres@127.0.0.1:5432/leadrouter');
+    expect(c.redis.url).toBe('redis://127.0.0.1:6379');
+    expect(c.amqp.url).toBe('amqp://guest:guest@127.0.0.1:5672');
+    expect(c.httpPort).toBe(3000);
+    expect(c.sandbox.port).toBe(4100);
+    expect(loadConfig('sandbox', {}).httpPort).toBe(4100);
+    expect(loadConfig('checks', {}).httpPort).toBe(3003);
+  });
+
+  it('reads overrides and parses numbers and lists', () => {
+    const c = loadConfig('delivery', { HTTP_PORT: '9999', AMQP_RETRY_DELAYS_MS: '10,20', AMQP_MAX_ATTEMPTS: '3' });
+    expect(c.httpPort).toBe(9999);
+    expect(c.amqp.retryDelaysMs).toEqual([10, 20]);
+    expect(c.amqp.maxAttempts).toBe(3);
+  });
+
+  it('fails fast naming every bad variable', () => {
+    expect(() => loadConfig('gateway', { PORT: 'abc', REDIS_URL: 'http://x' })).toThrow(ConfigError);
+    try {
+      loadConfig('gateway', { PORT: 'abc', REDIS_URL: 'http://x' });
+    } catch (e) {
+      expect(String((e as Error).message)).toMatch(/PORT="abc"/);
+      expect(String((e as Error).message)).toMatch(/REDIS_URL/);
+    }
+  });
+});

@@ -1,0 +1,47 @@
+import 'reflect-metadata';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { APP_DEFAULT_PORTS, AppConfig, AppName } from './app-config';
+import { EnvironmentVariables } from './env.schema';
+
+export class ConfigError extends Error {}
+
+/**
+ * Reads and validates the environment once. Throws a ConfigError naming every
+ * bad variable, so a misconfigured service stops at start-up, not mid-request.
+ */
+export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const known = Object.keys(new EnvironmentVariables()).concat('HTTP_PORT');
+  const raw: Record<string, string> = {};
+  for (const key of known) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const parsed = plainToInstance(EnvironmentVariables, raw, { exposeDefaultValues: true });
+  const errors = validateSync(parsed, { skipMissingProperties: false, forbidUnknownValues: false });
+  const bad = errors.filter((e) => !(e.property === 'HTTP_PORT' && e.value === undefined));
+  if (bad.length > 0) {
+    const lines = bad.map((e) => `${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const httpPort = app === 'gateway' ? parsed.PORT : app === 'sandbox' ? parsed.SANDBOX_PORT : (parsed.HTTP_PORT ?? APP_DEFAULT_PORTS[app]);
+  return Object.freeze({
+    app,
+    env: parsed.NODE_ENV as AppConfig['env'],
+    httpPort,
+    logLevel: parsed.LOG_LEVEL,
+    database: { url: parsed.DATABASE_URL },
+    redis: { url: parsed.REDIS_URL, keyPrefix: parsed.REDIS_KEY_PREFIX },
+    amqp: {
+      url: parsed.AMQP_URL,
+      prefix: parsed.AMQP_PREFIX,
+      prefetch: parsed.AMQP_PREFETCH,
+      maxAttempts: parsed.AMQP_MAX_ATTEMPTS,
+      retryDelaysMs: parsed.AMQP_RETRY_DELAYS_MS.split(',').map(Number),
+    },
+    sandbox: { port: parsed.SANDBOX_PORT },
+    dependencyTimeoutMs: parsed.DEPENDENCY_TIMEOUT_MS,
+    search: { replyTimeoutMs: parsed.SEARCH_REPLY_TIMEOUT_MS, openSeconds: parsed.SEARCH_OPEN_SECONDS },
+    shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS,
+  });
+}

@@ -1,0 +1,63 @@
+/**
+ * The contract's answer vocabulary (affiliate-api.md, LEAD-FIELDS.md). Every
+ * error crosses process boundaries as one of these stable codes; the gateway
+ * maps them to HTTP in one place (apps/gateway/src/http/error-envelope.ts).
+ */
+export const OUTCOME_STATUSES = ['accepted', 'saved', 'pending', 'held', 'rejected', 'invalid', 'failed'] as const;
+export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
+
+export const API_CODES = [
+  'OK',
+  'ACCEPTED',
+  'DUPLICATE',
+  'NOT_ELIGIBLE',
+  'CAP_REACHED',
+  'BUYER_REJECTED',
+  'PENDING',
+  'TEST_LEAD_HELD',
+  'OFFER_UNAVAILABLE',
+  'REQUIRED_FIELD_MISSING',
+  'INVALID_FIELD',
+  'CONSENT_REQUIRED',
+  'NOT_FOUND',
+  'FORBIDDEN',
+  'AUTH_REQUIRED',
+  'AUTH_INVALID',
+  'MALFORMED_REQUEST',
+  'RATE_LIMITED',
+  'INTERNAL_ERROR',
+  'UNAVAILABLE',
+] as const;
+export type ApiCode = (typeof API_CODES)[number];
+
+/** The fields every answer carries, plus the optional error fields of the contract's Errors section. */
+export interface ApiEnvelope {
+  code: ApiCode;
+  status: OutcomeStatus;
+  reason: string;
+  success?: boolean;
+  retryable?: boolean;
+  retry_after_seconds?: number;
+  error?: string;
+  request_id?: string;
+  [extra: string]: unknown;
+}
+
+/** The four endpoints of the contract, named as the operator CLI names them (`--limit search=60/10`). */
+export const ENDPOINTS = ['search', 'results', 'leads', 'dupe-check'] as const;
+export type EndpointName = (typeof ENDPOINTS)[number];
+
+export interface RateLimit {
+  perMinute: number;
+  burst: number;
+}
+
+/** The contract's Limits table. A key may override any of these (api_keys.limits). */
+export const DEFAULT_RATE_LIMITS: Record<EndpointName, RateLimit> = {
+  search: { perMinute: 60, burst: 10 },
+  results: { perMinute: 600, burst: 600 },
+  leads: { perMinute: 120, burst: 120 },
+  'dupe-check': { perMinute: 30, burst: 10 },
+};
+
+export const MAX_ACCEPTED_SUBMISSIONS = 3;

@@ -1,0 +1,2 @@
+export * from './api-codes';
+export * from './messages';

@@ -1,0 +1,69 @@
+import { Controller, Get, HttpStatus, Inject, Module, DynamicModule, Res, Optional } from '@nestjs/common';
+
+/** A readiness probe of one dependency: resolves when usable, rejects (or times out) when not. */
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<void>;
+}
+
+export const READINESS_CHECKS = Symbol('READINESS_CHECKS');
+
+/** While the process drains on SIGTERM, readiness answers 503 so the load balancer stops sending work. */
+export const shutdownState = { draining: false };
+
+interface ReplyLike {
+  status(code: number): ReplyLike;
+  send(body: unknown): unknown;
+}
+
+function withTimeout(p: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<void>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+@Controller('health')
+export class HealthController {
+  constructor(@Optional() @Inject(READINESS_CHECKS) private readonly checks: ReadinessCheck[] = []) {}
+
+  @Get('live')
+  live() {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  async ready(@Res() reply: ReplyLike) {
+    const results = await Promise.all(
+      (this.checks ?? []).map(async (c) => {
+        try {
+          await withTimeout(c.check(), 1000);
+          return [c.name, { status: 'up' }] as const;
+        } catch (e) {
+          return [c.name, { status: 'down', error: (e as Error).message }] as const;
+        }
+      }),
+    );
+    const details = Object.fromEntries(results);
+    const ok = !shutdownState.draining && results.every(([, r]) => r.status === 'up');
+    reply
+      .status(ok ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE)
+      .send({ status: ok ? 'ok' : shutdownState.draining ? 'draining' : 'down', checks: details });
+  }
+}
+
+/** `/health/live` (the process runs) and `/health/ready` (its own dependencies answer). */
+@Module({})
+export class HealthModule {
+  /** `checks` is a provider token resolving to ReadinessCheck[] (or omit for none). */
+  static forRoot(checksProvider?: { provide: typeof READINESS_CHECKS; useFactory: (...a: never[]) => ReadinessCheck[]; inject?: unknown[] }): DynamicModule {
+    return {
+      module: HealthModule,
+      controllers: [HealthController],
+      providers: checksProvider ? [checksProvider as never] : [],
+    };
+  }
+}

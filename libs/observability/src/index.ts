@@ -1,0 +1,5 @@
+export * from './redact';
+export * from './logger.module';
+export * from './metrics';
+export * from './health';
+export * from './bootstrap';

@@ -1,0 +1,58 @@
+import { Controller, Get, Header, Injectable, Module } from '@nestjs/common';
+import { Counter, Histogram, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** One registry per process; every metric is registered once and shared. */
+export const metricsRegistry = new Registry();
+let defaultsCollected = false;
+
+export function ensureDefaultMetrics(app: string): void {
+  if (defaultsCollected) return;
+  defaultsCollected = true;
+  metricsRegistry.setDefaultLabels({ app });
+  collectDefaultMetrics({ register: metricsRegistry });
+}
+
+function once<T>(name: string, make: () => T): T {
+  return (metricsRegistry.getSingleMetric(name) as T | undefined) ?? make();
+}
+
+export function counter(name: string, help: string, labelNames: string[] = []): Counter<string> {
+  return once(name, () => new Counter({ name, help, labelNames, registers: [metricsRegistry] }));
+}
+
+export function histogram(name: string, help: string, labelNames: string[] = [], buckets?: number[]): Histogram<string> {
+  return once(name, () =>
+    new Histogram({
+      name,
+      help,
+      labelNames,
+      registers: [metricsRegistry],
+      buckets: buckets ?? [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    }),
+  );
+}
+
+export function gauge(name: string, help: string, labelNames: string[] = []): Gauge<string> {
+  return once(name, () => new Gauge({ name, help, labelNames, registers: [metricsRegistry] }));
+}
+
+@Injectable()
+export class MetricsService {
+  text(): Promise<string> {
+    return metricsRegistry.metrics();
+  }
+}
+
+@Controller('metrics')
+export class MetricsController {
+  constructor(private readonly metrics: MetricsService) {}
+
+  @Get()
+  @Header('Content-Type', metricsRegistry.contentType)
+  get(): Promise<string> {
+    return this.metrics.text();
+  }
+}
+
+@Module({ controllers: [MetricsController], providers: [MetricsService], exports: [MetricsService] })
+export class MetricsModule {}

@@ -1,0 +1,6 @@
+export * from './data-source';
+export * from './ensure-database';
+export * from './migrate';
+export * from './run-once';
+export * from './entities';
+export { MIGRATIONS } from './migrations';

@@ -1,0 +1,4 @@
+import { ProcessedMessages1763700000000 } from './1763700000000-processed-messages';
+
+/** Every migration, in order. Listed explicitly so bundlers and tsc builds find them without globs. */
+export const MIGRATIONS = [ProcessedMessages1763700000000];
