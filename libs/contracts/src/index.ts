@@ -1,2 +1,3 @@
 export * from './api-codes';
 export * from './messages';
+export * from './search-state';

@@ -1,1 +1,4 @@
 export * from './lead-vocabulary';
+export * from './lead-input';
+export * from './ip-address';
+export * from './tracking-input';

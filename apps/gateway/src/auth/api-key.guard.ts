@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '@lr/config';
+import { findApiKeyByHash } from '@lr/persistence';
+import { ApiError } from '../http/api-error';
+import { dependency } from '../http/dependency';
+
+/** Extracts the key from `Authorization: Bearer <key>` or `X-API-Key: <key>`. */
+export function presentedKey(req: FastifyRequest): string | undefined {
+  const auth = req.headers.authorization;
+  if (typeof auth === 'string') {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (m) return m[1];
+  }
+  const header = req.headers['x-api-key'];
+  if (typeof header === 'string' && header.trim() !== '') return header.trim();
+  return undefined;
+}
+
+export const hashApiKey = (raw: string): string => createHash('sha256').update(raw, 'utf8').digest('hex');
+
+/**
+ * Authentication (contract: Authentication). Keys are stored only as SHA-256
+ * hashes; an unknown, revoked or expired key is AUTH_INVALID, checked on every
+ * call so a revocation takes effect at once.
+ */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(
+    private readonly ds: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    const req = ctx.switchToHttp().getRequest<FastifyRequest>();
+    const raw = presentedKey(req);
+    if (!raw) {
+      const sentSomething = req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined;
+      throw sentSomething ? ApiError.authInvalid() : ApiError.authRequired();
+    }
+    if (raw.length > 256) throw ApiError.authInvalid();
+    const key = await dependency('postgres', this.config.dependencyTimeoutMs, () => findApiKeyByHash(this.ds, hashApiKey(raw)));
+    if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) throw ApiError.authInvalid();
+    req.principal = { keyId: key.id, affiliateId: key.affiliateId, limits: key.limits ?? {} };
+    return true;
+  }
+}

@@ -1,0 +1,14 @@
+import { EndpointName, RateLimit } from '@lr/contracts';
+
+/** Who is calling: the API key and the affiliate it belongs to (set by ApiKeyGuard). */
+export interface Principal {
+  keyId: string;
+  affiliateId: string;
+  limits: Partial<Record<EndpointName, RateLimit>>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}

@@ -1,0 +1,82 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiEnvelope } from '@lr/contracts';
+import { counter } from '@lr/observability';
+import { ApiError } from './api-error';
+import { DependencyFailure } from './dependency';
+
+/** The contract's routes and their one method: any other method answers 405 (not 404). */
+export function allowedMethods(path: string): string | undefined {
+  if (/^\/api\/v1\/engine\/(search|leads|dupe-check)$/.test(path)) return 'POST';
+  if (/^\/api\/v1\/engine\/results\/[^/]+$/.test(path)) return 'GET';
+  return undefined;
+}
+
+const answers = counter('gateway_error_answers_total', 'Error answers by HTTP status and code', ['status', 'code']);
+
+/**
+ * The contract's envelope on every answer that is not a success: our own
+ * ApiErrors, Fastify's own refusals (malformed JSON, wrong content type, body too
+ * large, unknown route), Nest's HttpExceptions, and anything unexpected (500
+ * INTERNAL_ERROR with the request id, logged with its stack).
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly log = new Logger('ApiExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const request = http.getRequest<FastifyRequest>();
+    const error = this.toApiError(exception, request);
+    if (exception instanceof DependencyFailure) {
+      this.log.warn({ dependency: exception.dependencyName, err: String((exception.causeError as Error)?.message ?? exception.causeError) }, 'dependency unavailable');
+    }
+    answers.inc({ status: String(error.httpStatus), code: error.code });
+    const body: ApiEnvelope = {
+      code: error.code,
+      status: error.status,
+      reason: error.reason,
+      success: false,
+      retryable: false,
+      ...error.extra,
+    };
+    if (error.httpStatus >= 500 && error.code === 'INTERNAL_ERROR') body.request_id = String(request.id);
+    for (const [k, v] of Object.entries(error.headers)) void reply.header(k, v);
+    void reply.header('X-Request-Id', String(request.id));
+    void reply.status(error.httpStatus).send(body);
+  }
+
+  private toApiError(exception: unknown, request: FastifyRequest): ApiError {
+    if (exception instanceof ApiError) return exception;
+    const fastifyCode = (exception as { code?: string })?.code;
+    const statusCode =
+      exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
+    switch (fastifyCode) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return ApiError.malformed(413, 'Request body too large');
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return ApiError.malformed(415, 'Content-Type must be application/json');
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return ApiError.malformed(400, 'Request body is empty');
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+        return ApiError.malformed(400, 'Malformed JSON body');
+    }
+    if (exception instanceof SyntaxError || (statusCode === 400 && /JSON/i.test(String((exception as Error)?.message)))) {
+      return ApiError.malformed(400, 'Malformed JSON body');
+    }
+    if (statusCode === 404) {
+      const path = request.url.split('?')[0].replace(/\/+$/, '');
+      const allowed = allowedMethods(path);
+      if (allowed) return ApiError.malformed(405, `Use ${allowed}`, { Allow: allowed });
+      return ApiError.notFound(404, `No route ${request.method} ${path}`);
+    }
+    if (statusCode === 413) return ApiError.malformed(413, 'Request body too large');
+    if (statusCode === 415) return ApiError.malformed(415, 'Content-Type must be application/json');
+    if (statusCode && statusCode >= 400 && statusCode < 500) return ApiError.malformed(statusCode, 'Malformed request');
+    if (statusCode === 503) return ApiError.unavailable();
+    this.log.error({ err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : String(exception) }, 'unexpected error');
+    return new ApiError(500, 'INTERNAL_ERROR', 'Internal error', {}, 'failed');
+  }
+}

@@ -1,0 +1,52 @@
+import { ClassConstructor, plainToInstance } from 'class-transformer';
+import { ValidationError, validateSync } from 'class-validator';
+import { ApiError } from './api-error';
+
+export interface FieldProblem {
+  field: string;
+  code: 'REQUIRED_FIELD_MISSING' | 'INVALID_FIELD';
+  message: string;
+}
+
+/** Flattens class-validator's tree into problems naming each field by its JSON path. */
+export function problemsOf(errors: ValidationError[], parent = ''): FieldProblem[] {
+  return errors.flatMap((e) => {
+    const field = parent ? `${parent}.${e.property}` : e.property;
+    const own: FieldProblem[] = e.constraints
+      ? [
+          e.constraints.isDefined
+            ? { field, code: 'REQUIRED_FIELD_MISSING', message: `Missing field ${field}` }
+            : { field, code: 'INVALID_FIELD', message: `${field} ${firstMessage(e.constraints)}` },
+        ]
+      : [];
+    return [...own, ...problemsOf(e.children ?? [], field)];
+  });
+}
+
+function firstMessage(constraints: Record<string, string>): string {
+  // class-validator messages start with the property name; keep the part after it.
+  const msg = Object.values(constraints)[0] ?? 'is invalid';
+  return msg.replace(/^\S+\s/, '');
+}
+
+/** Validates the top-level shape of a request body with its DTO; returns the typed body and every problem. */
+export function checkDto<T extends object>(cls: ClassConstructor<T>, body: unknown): { dto: T; problems: FieldProblem[] } {
+  const dto = plainToInstance(cls, body as object, { enableImplicitConversion: false });
+  const errors = validateSync(dto, { whitelist: false, forbidUnknownValues: false, stopAtFirstError: true });
+  return { dto, problems: problemsOf(errors) };
+}
+
+/** Throws the first problem as the contract's 400 (all problems listed under `errors`). */
+export function throwIfProblems(problems: FieldProblem[]): void {
+  if (problems.length === 0) return;
+  const first = problems[0];
+  const errors = problems.map((p) => ({ field: p.field, code: p.code, message: p.message }));
+  throw new ApiError(400, first.code, first.message, { field: first.field, errors });
+}
+
+/** The body must be a JSON object (not an array, string or null). */
+export function requireObjectBody(body: unknown): Record<string, unknown> {
+  if (body === null || body === undefined) throw ApiError.malformed(400, 'Request body is empty');
+  if (typeof body !== 'object' || Array.isArray(body)) throw ApiError.malformed(400, 'Request body must be a JSON object');
+  return body as Record<string, unknown>;
+}

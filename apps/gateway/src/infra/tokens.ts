@@ -1,0 +1,1 @@
+export const REDIS_CLIENT = Symbol('REDIS_CLIENT');

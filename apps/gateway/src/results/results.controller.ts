@@ -1,0 +1,31 @@
+import { Controller, Get, Param, Req, UseGuards } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { isUUID } from 'class-validator';
+import { counter } from '@lr/observability';
+import { ApiKeyGuard } from '../auth/api-key.guard';
+import { Endpoint } from '../auth/endpoint.decorator';
+import { RateLimitGuard } from '../auth/rate-limit.guard';
+import { ApiError } from '../http/api-error';
+import { answerFromState, searchEnvelope } from './search-envelope';
+import { SearchStore } from './search-store';
+
+const polls = counter('gateway_polls_total', 'Polls answered 200, by done', ['done']);
+
+@Controller('api/v1/engine')
+@UseGuards(ApiKeyGuard, RateLimitGuard)
+export class ResultsController {
+  constructor(private readonly store: SearchStore) {}
+
+  /** Every poll returns the whole list so far; a search of another affiliate is as unknown as a missing one (404). */
+  @Get('results/:svcLeadId')
+  @Endpoint('results')
+  async results(@Req() req: FastifyRequest, @Param('svcLeadId') svcLeadId: string) {
+    const notFound = ApiError.notFound(404, 'Search not found');
+    if (!isUUID(svcLeadId)) throw notFound;
+    const state = await this.store.find(svcLeadId.toLowerCase());
+    if (!state || state.affiliateId !== req.principal!.affiliateId) throw notFound;
+    const answer = answerFromState(state);
+    polls.inc({ done: String(answer.processingDone) });
+    return searchEnvelope(answer);
+  }
+}

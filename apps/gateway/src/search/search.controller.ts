@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { Body, Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '@lr/config';
+import { MESSAGE_TYPES, SearchAnswerV1, SearchRequestedV1 } from '@lr/contracts';
+import { AmqpConnection, RequestTimeoutError } from '@lr/messaging';
+import { counter } from '@lr/observability';
+import { ApiKeyGuard } from '../auth/api-key.guard';
+import { Endpoint } from '../auth/endpoint.decorator';
+import { RateLimitGuard } from '../auth/rate-limit.guard';
+import { ApiError } from '../http/api-error';
+import { dependency } from '../http/dependency';
+import { searchEnvelope } from '../results/search-envelope';
+import { assertActiveCampaign, assertAffiliate } from './campaign-access';
+import { parseSearchRequest } from './parse-search-request';
+
+const searches = counter('gateway_searches_total', 'Searches answered 200, by test flag', ['test']);
+
+@Controller('api/v1/engine')
+@UseGuards(ApiKeyGuard, RateLimitGuard)
+export class SearchController {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly amqp: AmqpConnection,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Validates, authorizes, then hands the search to the search-orchestrator over
+   * RabbitMQ and answers with its first results (request/reply with a deadline).
+   */
+  @Post('search')
+  @Endpoint('search')
+  @HttpCode(200)
+  async search(@Req() req: FastifyRequest, @Body() body: unknown) {
+    const principal = req.principal!;
+    const request = parseSearchRequest(body);
+    assertAffiliate(principal, request.affiliateId);
+    await assertActiveCampaign(this.ds, this.config.dependencyTimeoutMs, principal, request.campaignId);
+
+    const searchId = randomUUID();
+    const message: SearchRequestedV1 = {
+      searchId,
+      affiliateId: principal.affiliateId,
+      campaignId: request.campaignId,
+      apiKeyId: principal.keyId,
+      isTest: request.isTest,
+      lead: request.lead,
+      tracking: request.tracking.values,
+      consumerIp: request.tracking.ip!,
+      ipSource: 'consumer',
+      tcpaConsent: request.tcpaConsent,
+      formCertUrl: request.formCertUrl,
+      universalLeadCert: request.universalLeadCert,
+      requestedAt: new Date().toISOString(),
+    };
+    const timeoutMs = this.config.search.replyTimeoutMs;
+    let answer: SearchAnswerV1;
+    try {
+      answer = await dependency('rabbitmq', timeoutMs + 500, () =>
+        this.amqp.request<SearchRequestedV1, SearchAnswerV1>(MESSAGE_TYPES.SearchRequested, message, {
+          messageId: searchId,
+          correlationId: String(req.id),
+          timeoutMs,
+        }),
+      );
+    } catch (e) {
+      if (e instanceof RequestTimeoutError) throw ApiError.unavailable('search-orchestrator');
+      throw e;
+    }
+    searches.inc({ test: String(request.isTest) });
+    return searchEnvelope(answer);
+  }
+}

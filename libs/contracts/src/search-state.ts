@@ -1,0 +1,29 @@
+/**
+ * The hot state of one search in Redis, written by the search-orchestrator and
+ * read by the gateway to answer polls. Rebuildable from PostgreSQL (searches,
+ * results): losing Redis loses no lead.
+ */
+export interface SearchState {
+  searchId: string;
+  affiliateId: string;
+  campaignId: string;
+  isTest: boolean;
+  /** ISO time the search opened and the time it closes at the latest (opened + 45 s). */
+  createdAt: string;
+  closesAt: string;
+  /** True once every offer answered; the gateway also treats a search past closesAt as done. */
+  processingDone: boolean;
+  acceptedCount: number;
+  trueExclusiveAccepted: boolean;
+  /** Result entries, best first, exactly as shown to the affiliate. */
+  offers: unknown[];
+}
+
+/** Redis key of a search's state (the client adds the configured key prefix). */
+export const searchStateKey = (searchId: string): string => `search:${searchId}`;
+
+/** How long a search's state stays in Redis after it opened. Polls after that are served from PostgreSQL. */
+export const SEARCH_STATE_TTL_SECONDS = 24 * 60 * 60;
+
+/** Suggested wait between polls while a search is open (contract: about one second). */
+export const POLL_AFTER_MS = 1000;
