@@ -1,0 +1,39 @@
+import { InvalidParam } from './invalid-param';
+import { PARTNER_PARAMS, SCHOOL_PARAMS, outcomeOverride, parseListLimit, parseSandboxParams } from './sandbox-params';
+
+const refusal = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (e) {
+    return e instanceof InvalidParam ? { param: e.param, in: e.location } : e;
+  }
+  throw new Error('not refused');
+};
+
+describe('sandbox params', () => {
+  it('default to an immediate accept of every offer', () => {
+    expect(parseSandboxParams('', PARTNER_PARAMS)).toEqual({ outcome: 'accept', delayMs: 0, match: 'all' });
+  });
+
+  it('read a partner base_url query', () => {
+    expect(parseSandboxParams('delay_ms=3000&match=some&outcome=reject&reason=Not%20a%20fit', PARTNER_PARAMS)).toEqual({
+      outcome: 'reject',
+      delayMs: 3000,
+      match: 'some',
+      reason: 'Not a fit',
+    });
+  });
+
+  it('refuse unknown, repeated and malformed parameters by name', () => {
+    expect(refusal(() => parseSandboxParams('match=all', SCHOOL_PARAMS))).toEqual({ param: 'match', in: 'query' });
+    expect(refusal(() => parseSandboxParams('delay_ms=1&delay_ms=2', SCHOOL_PARAMS))).toEqual({ param: 'delay_ms', in: 'query' });
+    expect(refusal(() => parseSandboxParams('delay_ms=300001', SCHOOL_PARAMS))).toEqual({ param: 'delay_ms', in: 'query' });
+    expect(refusal(() => outcomeOverride('nope'))).toEqual({ param: 'X-Sandbox-Outcome', in: 'header' });
+    expect(refusal(() => parseListLimit('limit=x', 10))).toEqual({ param: 'limit', in: 'query' });
+  });
+
+  it('take X-Sandbox-Outcome when sent', () => {
+    expect(outcomeOverride(undefined)).toBeUndefined();
+    expect(outcomeOverride(' timeout ')).toBe('timeout');
+  });
+});
