@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppName } from '@lr/config';
+import { AppName } from '../../libs/config/src';
 
 const ROOT = join(__dirname, '..', '..');
 

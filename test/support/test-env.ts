@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AppConfig, AppName, loadConfig } from '@lr/config';
+import { AppConfig, AppName, loadConfig } from '../../libs/config/src';
 
 /**
  * Tests own their state (DEVELOPERS.md): their own database, a Redis db index
