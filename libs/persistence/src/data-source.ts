@@ -21,6 +21,9 @@ export function dataSourceOptions(s: DataSourceSettings): DataSourceOptions {
     migrationsTableName: 'schema_migrations',
     migrationsTransactionMode: 'each',
     synchronize: false,
+    // Generated uuids use the built-in gen_random_uuid() (PostgreSQL 13+); no extension is installed at connect.
+    uuidExtension: 'pgcrypto',
+    installExtensions: false,
     migrationsRun: false,
     logging: false,
     applicationName: s.applicationName ?? 'lead-router',

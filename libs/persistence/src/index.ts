@@ -3,4 +3,5 @@ export * from './ensure-database';
 export * from './migrate';
 export * from './run-once';
 export * from './entities';
+export * from './queries';
 export { MIGRATIONS } from './migrations';

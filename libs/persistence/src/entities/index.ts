@@ -1,6 +1,68 @@
+import { Affiliate } from './affiliate.entity';
+import { ApiKey } from './api-key.entity';
+import { Campaign } from './campaign.entity';
+import { CampaignOffer } from './campaign-offer.entity';
+import { Cap } from './cap.entity';
+import { CapUsage } from './cap-usage.entity';
+import { ConsentEvidence } from './consent-evidence.entity';
+import { DedupeKey } from './dedupe-key.entity';
+import { DeliveryAttempt } from './delivery-attempt.entity';
+import { Lead } from './lead.entity';
+import { Offer } from './offer.entity';
+import { Partner } from './partner.entity';
 import { ProcessedMessage } from './processed-message.entity';
+import { Program } from './program.entity';
+import { Question } from './question.entity';
+import { Sale } from './sale.entity';
+import { School } from './school.entity';
+import { Search } from './search.entity';
+import { SearchResult } from './search-result.entity';
 
-export { ProcessedMessage };
+export {
+  Affiliate,
+  ApiKey,
+  Campaign,
+  CampaignOffer,
+  Cap,
+  CapUsage,
+  ConsentEvidence,
+  DedupeKey,
+  DeliveryAttempt,
+  Lead,
+  Offer,
+  Partner,
+  ProcessedMessage,
+  Program,
+  Question,
+  Sale,
+  School,
+  Search,
+  SearchResult,
+};
+export type { StoredKeyLimits } from './api-key.entity';
+export { LEAD_KINDS, type LeadKind } from './lead.entity';
+export { SALE_STATUSES, type SaleStatus } from './sale.entity';
+export { moneyTransformer } from './column-types';
 
 /** Every entity; the data source registers exactly these. */
-export const ENTITIES = [ProcessedMessage];
+export const ENTITIES = [
+  ProcessedMessage,
+  Affiliate,
+  School,
+  Partner,
+  Offer,
+  Program,
+  Question,
+  Campaign,
+  CampaignOffer,
+  Cap,
+  ApiKey,
+  Search,
+  SearchResult,
+  Lead,
+  ConsentEvidence,
+  Sale,
+  CapUsage,
+  DedupeKey,
+  DeliveryAttempt,
+];

@@ -1,4 +1,5 @@
 import { ProcessedMessages1763700000000 } from './1763700000000-processed-messages';
+import { CoreSchema1763800000000 } from './1763800000000-core-schema';
 
 /** Every migration, in order. Listed explicitly so bundlers and tsc builds find them without globs. */
-export const MIGRATIONS = [ProcessedMessages1763700000000];
+export const MIGRATIONS = [ProcessedMessages1763700000000, CoreSchema1763800000000];

@@ -1,0 +1,141 @@
+import { DataSource, EntityManager } from 'typeorm';
+import { validateCatalog } from '../../../../libs/domain/src/catalog';
+import type { Catalog, CatalogCap, CatalogIssue } from '../../../../libs/domain/src/catalog';
+import { CATALOG_KINDS, CatalogTable, TABLES } from './catalog-tables';
+import { loadKnownRefs } from './known-refs';
+import { emptyCounts, Row, syncRows, SyncCounts } from './sync-rows';
+
+export type CatalogSummary = Record<CatalogTable, SyncCounts>;
+
+export type ApplyOutcome = { ok: true; summary: CatalogSummary } | { ok: false; issues: CatalogIssue[] };
+
+/**
+ * Validates a parsed catalog file against itself and the database, then writes
+ * it, all in one transaction under an advisory lock (two applies never
+ * interleave, and what validation saw is what is written to). Nothing is
+ * written when there is any issue.
+ */
+export async function applyCatalog(ds: DataSource, input: unknown): Promise<ApplyOutcome> {
+  return ds.transaction(async (em) => {
+    await em.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['lead-router-catalog-apply']);
+    const { catalog, issues } = validateCatalog(input, await loadKnownRefs(em));
+    if (!catalog) return { ok: false, issues };
+    return { ok: true, summary: await writeCatalog(em, catalog) };
+  });
+}
+
+async function writeCatalog(em: EntityManager, c: Catalog): Promise<CatalogSummary> {
+  const summary = Object.fromEntries(CATALOG_KINDS.map((k) => [k, emptyCounts()])) as CatalogSummary;
+  const upsert = (kind: 'affiliates' | 'schools' | 'partners' | 'offers' | 'campaigns', rows: Row[]) =>
+    rows.length === 0
+      ? Promise.resolve()
+      : syncRows(em, TABLES[kind], { where: 'id = ANY($1::uuid[])', params: [rows.map((r) => r.id)] }, rows, {
+          removeMissing: false,
+          counts: summary[kind],
+        });
+
+  await upsert('affiliates', c.affiliates.map((a) => ({ id: a.id, name: a.name, status: a.status, dupe_check: a.dupe_check })));
+  await upsert('schools', c.schools.map((s) => ({ id: s.id, name: s.name, logo_url: s.logo_url })));
+  await upsert(
+    'partners',
+    c.partners.map((p) => ({ id: p.id, name: p.name, adapter: p.adapter, base_url: p.base_url, timeout_ms: p.timeout_ms })),
+  );
+  await upsert(
+    'offers',
+    c.offers.map((o) => ({
+      id: o.id,
+      name: o.name,
+      school_id: o.school_id,
+      source: o.source,
+      partner_id: o.partner_id,
+      external_id: o.external_id,
+      offer_type: o.offer_type,
+      status: o.status,
+      priority: o.priority,
+      price: o.price,
+      tcpa_text: o.tcpa_text,
+      result_ttl_seconds: o.result_ttl_seconds,
+      duplicate_window_days: o.duplicate_window_days,
+      eligibility: o.eligibility,
+      delivery: o.delivery,
+    })),
+  );
+  for (const o of c.offers) {
+    const scope = { where: 'offer_id = $1', params: [o.id] };
+    await syncRows(
+      em,
+      TABLES.programs,
+      scope,
+      o.programs.map((p, position) => ({ offer_id: o.id, value: p.value, label: p.label, eligibility: p.eligibility, position })),
+      { removeMissing: true, counts: summary.programs },
+    );
+    await syncRows(
+      em,
+      TABLES.questions,
+      scope,
+      o.form_fields.map((f, position) => ({
+        offer_id: o.id,
+        name: f.name,
+        label: f.label,
+        type: f.type,
+        required: f.required,
+        required_when: f.required_when,
+        options: f.options,
+        position,
+      })),
+      { removeMissing: true, counts: summary.questions },
+    );
+    await syncCaps(em, { where: 'offer_id = $1 AND campaign_id IS NULL', params: [o.id] }, o.id, null, o.caps, summary.caps);
+  }
+
+  await upsert('campaigns', c.campaigns.map((k) => ({ id: k.id, affiliate_id: k.affiliate_id, name: k.name, status: k.status })));
+  for (const k of c.campaigns) {
+    // Removing a campaign offer also removes its caps (ON DELETE CASCADE); count them first.
+    const orphanCaps: Array<{ n: string }> = await em.query(
+      `SELECT count(*) AS n FROM caps WHERE campaign_id = $1 AND NOT (offer_id = ANY($2::uuid[]))`,
+      [k.id, k.offers.map((co) => co.offer_id)],
+    );
+    summary.caps.removed += Number(orphanCaps[0]?.n ?? 0);
+    await syncRows(
+      em,
+      TABLES.campaign_offers,
+      { where: 'campaign_id = $1', params: [k.id] },
+      k.offers.map((co, position) => ({
+        campaign_id: k.id,
+        offer_id: co.offer_id,
+        payout: co.payout,
+        program_payouts: co.program_payouts,
+        position,
+      })),
+      { removeMissing: true, counts: summary.campaign_offers },
+    );
+    for (const co of k.offers) {
+      await syncCaps(
+        em,
+        { where: 'campaign_id = $1 AND offer_id = $2', params: [k.id, co.offer_id] },
+        co.offer_id,
+        k.id,
+        co.caps,
+        summary.caps,
+      );
+    }
+  }
+  return summary;
+}
+
+function syncCaps(
+  em: EntityManager,
+  scope: { where: string; params: unknown[] },
+  offerId: string,
+  campaignId: string | null,
+  caps: CatalogCap[],
+  counts: SyncCounts,
+): Promise<void> {
+  return syncRows(
+    em,
+    TABLES.caps,
+    scope,
+    caps.map((cap) => ({ offer_id: offerId, campaign_id: campaignId, period: cap.period, limit: cap.limit, timezone: cap.timezone })),
+    { removeMissing: true, counts },
+  );
+}

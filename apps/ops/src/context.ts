@@ -1,0 +1,25 @@
+import { AppConfig, ConfigError, loadConfig } from '@lr/config';
+import { CliError, EXIT } from './cli-error';
+import { CliIo } from './io';
+
+/** What every command gets: where to write and the validated configuration (read on first use). */
+export class CliContext {
+  private config?: AppConfig;
+
+  constructor(
+    readonly io: CliIo,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  databaseUrl(): string {
+    if (!this.config) {
+      try {
+        this.config = loadConfig('ops', this.env);
+      } catch (e) {
+        if (e instanceof ConfigError) throw new CliError(e.message, EXIT.usage);
+        throw e;
+      }
+    }
+    return this.config.database.url;
+  }
+}

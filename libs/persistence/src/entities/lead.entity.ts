@@ -1,0 +1,70 @@
+import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
+import { MONEY, TIMESTAMP_NOW } from './column-types';
+import { Affiliate } from './affiliate.entity';
+import { ApiKey } from './api-key.entity';
+import { Campaign } from './campaign.entity';
+import { Offer } from './offer.entity';
+import { SearchResult } from './search-result.entity';
+import { Search } from './search.entity';
+
+export const LEAD_KINDS = ['result_submit', 'direct_post'] as const;
+export type LeadKind = (typeof LEAD_KINDS)[number];
+
+/**
+ * One submit (of a search result) or one direct post: every call to the leads
+ * endpoint that gets a decision is its own row. `id` is the submit answer's
+ * `svc_lead_id`. `status`/`code`/`reason` are the contract's outcome vocabulary.
+ */
+@Entity({ name: 'leads' })
+@Check('ck_leads_kind', `"kind" IN ('result_submit', 'direct_post')`)
+@Check(
+  'ck_leads_kind_links',
+  `("kind" = 'result_submit' AND "search_id" IS NOT NULL AND "result_id" IS NOT NULL)
+   OR ("kind" = 'direct_post' AND "result_id" IS NULL)`,
+)
+@Check('ck_leads_status', `"status" IN ('accepted', 'saved', 'pending', 'held', 'rejected', 'invalid', 'failed')`)
+@Check('ck_leads_ip_source', `"ip_source" IN ('consumer', 'caller_server')`)
+@Check('ck_leads_payout', `"payout" >= 0`)
+@Index('ix_leads_search_id', ['searchId'])
+@Index('ix_leads_result_id', ['resultId'])
+@Index('ix_leads_affiliate_created', ['affiliateId', 'createdAt'])
+@Index('ix_leads_offer_id', ['offerId'])
+export class Lead {
+  @PrimaryColumn('uuid') id: string;
+  @ForeignKey(() => Search, { name: 'fk_leads_search' })
+  @Column('uuid', { name: 'search_id', nullable: true })
+  searchId: string | null;
+  @ForeignKey(() => SearchResult, { name: 'fk_leads_result' })
+  @Column('uuid', { name: 'result_id', nullable: true })
+  resultId: string | null;
+  @Column('text') kind: LeadKind;
+  @ForeignKey(() => Affiliate, { name: 'fk_leads_affiliate' })
+  @Column('uuid', { name: 'affiliate_id' })
+  affiliateId: string;
+  @ForeignKey(() => Campaign, { name: 'fk_leads_campaign' })
+  @Column('uuid', { name: 'campaign_id' })
+  campaignId: string;
+  @ForeignKey(() => Offer, { name: 'fk_leads_offer' })
+  @Column('uuid', { name: 'offer_id' })
+  offerId: string;
+  @ForeignKey(() => ApiKey, { name: 'fk_leads_api_key' })
+  @Column('uuid', { name: 'api_key_id' })
+  apiKeyId: string;
+  /** The chosen `programs[].value`. */
+  @Column('text', { name: 'program_id', nullable: true }) programId: string | null;
+  /** Answers to the offer's questions, by question name. */
+  @Column('jsonb', { default: () => `'{}'` }) answers: Record<string, unknown>;
+  /** The lead as delivered: the search's lead with the submit's changes, or the posted lead. */
+  @Column('jsonb') lead: Record<string, unknown>;
+  @Column('jsonb', { default: () => `'{}'` }) tracking: Record<string, unknown>;
+  @Column('text', { name: 'consumer_ip' }) consumerIp: string;
+  @Column('text', { name: 'ip_source', default: 'consumer' }) ipSource: 'consumer' | 'caller_server';
+  @Column('boolean', { name: 'is_test', default: false }) isTest: boolean;
+  @Column('text') status: string;
+  @Column('text', { nullable: true }) code: string | null;
+  @Column('text', { nullable: true }) reason: string | null;
+  /** The payout booked when accepted; null when none is configured. */
+  @Column({ ...MONEY, nullable: true }) payout: number | null;
+  @Column({ ...TIMESTAMP_NOW, name: 'created_at' }) createdAt: Date;
+  @Column('timestamptz', { name: 'decided_at', nullable: true }) decidedAt: Date | null;
+}

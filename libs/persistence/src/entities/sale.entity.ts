@@ -1,0 +1,53 @@
+import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { MONEY, TIMESTAMP_NOW } from './column-types';
+import { Affiliate } from './affiliate.entity';
+import { Campaign } from './campaign.entity';
+import { Lead } from './lead.entity';
+import { Offer } from './offer.entity';
+import { School } from './school.entity';
+import { Search } from './search.entity';
+
+export const SALE_STATUSES = ['reserved', 'accepted', 'released'] as const;
+export type SaleStatus = (typeof SALE_STATUSES)[number];
+
+/**
+ * The sales ledger: a slot reserved for a submit before delivery, then
+ * accepted (booked with its payout and price) or released. One row per lead;
+ * at most one live (reserved or accepted) sale per search and offer.
+ */
+@Entity({ name: 'sales' })
+@Check('ck_sales_status', `"status" IN ('reserved', 'accepted', 'released')`)
+@Check('ck_sales_offer_type', `"offer_type" IN ('shared', 'exclusive', 'true_exclusive')`)
+@Check('ck_sales_amounts', `"payout" >= 0 AND "price" >= 0`)
+@Index('ux_sales_lead_id', ['leadId'], { unique: true })
+@Index('ux_sales_live_search_offer', ['searchId', 'offerId'], { unique: true, where: `"status" <> 'released'` })
+@Index('ix_sales_search_status', ['searchId', 'status'])
+@Index('ix_sales_school_created', ['schoolId', 'createdAt'])
+@Index('ix_sales_affiliate_created', ['affiliateId', 'createdAt'])
+export class Sale {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @ForeignKey(() => Lead, { name: 'fk_sales_lead' })
+  @Column('uuid', { name: 'lead_id' })
+  leadId: string;
+  @ForeignKey(() => Search, { name: 'fk_sales_search' })
+  @Column('uuid', { name: 'search_id', nullable: true })
+  searchId: string | null;
+  @ForeignKey(() => Offer, { name: 'fk_sales_offer' })
+  @Column('uuid', { name: 'offer_id' })
+  offerId: string;
+  @ForeignKey(() => School, { name: 'fk_sales_school' })
+  @Column('uuid', { name: 'school_id' })
+  schoolId: string;
+  @ForeignKey(() => Campaign, { name: 'fk_sales_campaign' })
+  @Column('uuid', { name: 'campaign_id' })
+  campaignId: string;
+  @ForeignKey(() => Affiliate, { name: 'fk_sales_affiliate' })
+  @Column('uuid', { name: 'affiliate_id' })
+  affiliateId: string;
+  @Column('text', { name: 'offer_type' }) offerType: 'shared' | 'exclusive' | 'true_exclusive';
+  @Column({ ...MONEY, nullable: true }) payout: number | null;
+  @Column({ ...MONEY, nullable: true }) price: number | null;
+  @Column('text') status: SaleStatus;
+  @Column({ ...TIMESTAMP_NOW, name: 'created_at' }) createdAt: Date;
+  @Column({ ...TIMESTAMP_NOW, name: 'updated_at' }) updatedAt: Date;
+}

@@ -1,0 +1,44 @@
+import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
+import { TIMESTAMP_NOW } from './column-types';
+import { Affiliate } from './affiliate.entity';
+import { ApiKey } from './api-key.entity';
+import { Campaign } from './campaign.entity';
+
+/**
+ * A search: the lead as sent (normalized), its tracking and consent inputs, and
+ * its life (open until `closes_at`, done at `processing_done_at`). `id` is the
+ * contract's `svc_lead_id` of the search.
+ */
+@Entity({ name: 'searches' })
+@Check('ck_searches_ip_source', `"ip_source" IN ('consumer', 'caller_server')`)
+@Check('ck_searches_accepted_count', `"accepted_count" >= 0`)
+@Index('ix_searches_affiliate_created', ['affiliateId', 'createdAt'])
+@Index('ix_searches_campaign_id', ['campaignId'])
+export class Search {
+  @PrimaryColumn('uuid') id: string;
+  @ForeignKey(() => Affiliate, { name: 'fk_searches_affiliate' })
+  @Column('uuid', { name: 'affiliate_id' })
+  affiliateId: string;
+  @ForeignKey(() => Campaign, { name: 'fk_searches_campaign' })
+  @Column('uuid', { name: 'campaign_id' })
+  campaignId: string;
+  @ForeignKey(() => ApiKey, { name: 'fk_searches_api_key' })
+  @Column('uuid', { name: 'api_key_id' })
+  apiKeyId: string;
+  @Column('boolean', { name: 'is_test', default: false }) isTest: boolean;
+  @Column('jsonb') lead: Record<string, unknown>;
+  @Column('jsonb', { default: () => `'{}'` }) tracking: Record<string, unknown>;
+  @Column('text', { name: 'consumer_ip' }) consumerIp: string;
+  /** `consumer`: tracking.ip_address; `caller_server`: no valid consumer IP, the caller's address was recorded. */
+  @Column('text', { name: 'ip_source' }) ipSource: 'consumer' | 'caller_server';
+  @Column('boolean', { name: 'tcpa_consent', nullable: true }) tcpaConsent: boolean | null;
+  @Column('text', { name: 'form_cert_url', nullable: true }) formCertUrl: string | null;
+  @Column('text', { name: 'universal_lead_cert', nullable: true }) universalLeadCert: string | null;
+  @Column({ ...TIMESTAMP_NOW, name: 'created_at' }) createdAt: Date;
+  @Column('timestamptz', { name: 'closes_at' }) closesAt: Date;
+  @Column('timestamptz', { name: 'processing_done_at', nullable: true }) processingDoneAt: Date | null;
+  @Column('integer', { name: 'accepted_count', default: 0 }) acceptedCount: number;
+  @Column('boolean', { name: 'true_exclusive_accepted', default: false }) trueExclusiveAccepted: boolean;
+  /** First submit of the search; afterwards requests that would change its lead are refused. */
+  @Column('timestamptz', { name: 'submitted_at', nullable: true }) submittedAt: Date | null;
+}

@@ -1,0 +1,3 @@
+export * from './queryable';
+export * from './api-keys.query';
+export * from './catalog.query';

@@ -1,0 +1,41 @@
+import { DataSource } from 'typeorm';
+import { createDataSource, MIGRATIONS } from '@lr/persistence';
+import { TEST_DATABASE_URL } from '../../support/test-env';
+
+/** The entities and the hand-written migrations describe the same schema. */
+describe('schema', () => {
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    ds = createDataSource({ url: TEST_DATABASE_URL, poolSize: 2, timeoutMs: 5000 });
+    await ds.initialize();
+  });
+
+  afterAll(async () => {
+    await ds?.destroy();
+  });
+
+  it('has every migration applied', async () => {
+    const rows: Array<{ name: string }> = await ds.query('SELECT name FROM schema_migrations ORDER BY id');
+    expect(rows.map((r) => r.name)).toEqual(MIGRATIONS.map((m) => new m().name));
+    expect(await ds.showMigrations()).toBe(false);
+  });
+
+  it('matches the entities: TypeORM finds nothing to synchronize', async () => {
+    const pending = await ds.driver.createSchemaBuilder().log();
+    expect(pending.upQueries.map((q) => q.query)).toEqual([]);
+  });
+
+  it('has the tables of the data model', async () => {
+    const rows: Array<{ table_name: string }> = await ds.query(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
+    );
+    expect(rows.map((r) => r.table_name)).toEqual(
+      expect.arrayContaining([
+        'affiliates', 'schools', 'partners', 'offers', 'programs', 'questions', 'caps', 'campaigns', 'campaign_offers',
+        'api_keys', 'searches', 'results', 'leads', 'consent_evidence', 'sales', 'cap_usage', 'dedupe_keys',
+        'delivery_attempts', 'processed_messages',
+      ]),
+    );
+  });
+});
