@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -27,9 +27,13 @@ export function freshCatalog(fixture: string): any {
   );
 }
 
+/** One temporary directory per test file, removed when the file is done. */
+const tempDir = mkdtempSync(join(tmpdir(), 'lr-ops-'));
+afterAll(() => rmSync(tempDir, { recursive: true, force: true }));
+let tempCount = 0;
+
 export function writeTemp(name: string, content: unknown): string {
-  const dir = mkdtempSync(join(tmpdir(), 'lr-ops-'));
-  const file = join(dir, name);
+  const file = join(tempDir, `${++tempCount}-${name}`);
   writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
   return file;
 }
