@@ -1,0 +1,15 @@
+export * from './topology';
+export * from './backoff';
+export * from './errors';
+export * from './headers';
+export type { PublishOptions } from './envelope';
+export { decodeDelivery } from './envelope';
+export type { FailureDecision } from './failure-policy';
+export { decideOnFailure, errorMessage } from './failure-policy';
+export * from './amqp-connection';
+export * from './amqp-context';
+export * from './amqp-transport';
+export * from './handler-decorators';
+export * from './readiness';
+export * from './messaging.module';
+export { messagingMetrics } from './messaging-metrics';

@@ -1,0 +1,21 @@
+import { counter, gauge, histogram } from '@lr/observability';
+
+/** Prometheus metrics of the messaging layer (one registry per process, see @lr/observability). */
+export const messagingMetrics = {
+  handlerDuration: histogram(
+    'messaging_handler_duration_seconds',
+    'Time from delivery to ack of a message, by consumer, type and outcome (ack, retry, dead_letter, requeue)',
+    ['consumer', 'type', 'outcome'],
+  ),
+  handlerFailures: counter('messaging_handler_failures_total', 'Handler runs that threw, by consumer and type', ['consumer', 'type']),
+  retried: counter('messaging_messages_retried_total', 'Messages sent to a retry (back-off) queue, by consumer and type', ['consumer', 'type']),
+  deadLettered: counter(
+    'messaging_messages_dead_lettered_total',
+    'Messages parked in a dead-letter queue, by consumer, type and cause (exhausted, permanent, malformed, no_handler)',
+    ['consumer', 'type', 'cause'],
+  ),
+  publishFailures: counter('messaging_publish_failures_total', 'Publishes refused or not confirmed in time, by type', ['type']),
+  requestTimeouts: counter('messaging_request_timeouts_total', 'Requests that got no reply in time, by type', ['type']),
+  lateReplies: counter('messaging_late_replies_total', 'Replies that arrived after their request had timed out'),
+  connected: gauge('messaging_broker_connected', '1 while the process holds a usable connection to RabbitMQ'),
+};
