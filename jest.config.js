@@ -2,7 +2,7 @@
 // PostgreSQL, Redis and RabbitMQ of this machine (own test database, Redis
 // prefix and RabbitMQ vhost); end-to-end tests over HTTP against the built apps.
 const moduleNameMapper = {
-  '^@lr/(config|contracts|domain|persistence|messaging|redis|observability)$': '<rootDir>/libs/$1/src',
+  '^@lr/(config|contracts|domain|persistence|messaging|redis|observability|platform)$': '<rootDir>/libs/$1/src',
 };
 const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }] };
 const common = { rootDir: __dirname, moduleFileExtensions: ['ts', 'js', 'json'], testEnvironment: 'node', transform, moduleNameMapper };

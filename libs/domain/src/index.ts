@@ -2,3 +2,4 @@ export * from './lead-vocabulary';
 export * from './lead-input';
 export * from './ip-address';
 export * from './tracking-input';
+export * from './catalog';

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { INestApplication, Type } from '@nestjs/common';
+import { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
@@ -19,7 +19,7 @@ export interface HttpAppOptions {
  * Creates a Nest app on Fastify with structured logs, Prometheus metrics and
  * graceful shutdown, and listens on the app's port. Every app's main.ts calls this.
  */
-export async function startHttpApp(module: Type<unknown>, config: AppConfig, opts: HttpAppOptions = {}): Promise<NestFastifyApplication> {
+export async function startHttpApp(module: Type<unknown> | DynamicModule, config: AppConfig, opts: HttpAppOptions = {}): Promise<NestFastifyApplication> {
   ensureDefaultMetrics(config.app);
   const adapter = new FastifyAdapter({
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
@@ -28,7 +28,10 @@ export async function startHttpApp(module: Type<unknown>, config: AppConfig, opt
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
-  const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { bufferLogs: true });
+  // JSON only (Fastify's own parser, Fastify's body limit): Nest's urlencoded parser and Fastify's
+  // text/plain parser would let a wrong Content-Type through; without them it is a 415.
+  adapter.getInstance().removeContentTypeParser('text/plain');
+  const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
   installDrainOnSignal(app, config);

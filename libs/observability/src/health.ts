@@ -1,4 +1,4 @@
-import { Controller, Get, HttpStatus, Inject, Module, DynamicModule, Res, Optional } from '@nestjs/common';
+import { Controller, DynamicModule, Get, HttpStatus, Inject, InjectionToken, Module, Optional, Res } from '@nestjs/common';
 
 /** A readiness probe of one dependency: resolves when usable, rejects (or times out) when not. */
 export interface ReadinessCheck {
@@ -58,12 +58,12 @@ export class HealthController {
 /** `/health/live` (the process runs) and `/health/ready` (its own dependencies answer). */
 @Module({})
 export class HealthModule {
-  /** `checks` is a provider token resolving to ReadinessCheck[] (or omit for none). */
-  static forRoot(checksProvider?: { provide: typeof READINESS_CHECKS; useFactory: (...a: never[]) => ReadinessCheck[]; inject?: unknown[] }): DynamicModule {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  static forRoot(checks?: { inject: InjectionToken[]; useFactory: (...deps: any[]) => ReadinessCheck[] }): DynamicModule {
     return {
       module: HealthModule,
       controllers: [HealthController],
-      providers: checksProvider ? [checksProvider as never] : [],
+      providers: checks ? [{ provide: READINESS_CHECKS, inject: checks.inject, useFactory: checks.useFactory }] : [],
     };
   }
 }

@@ -5,3 +5,4 @@ export * from './run-once';
 export * from './entities';
 export * from './queries';
 export { MIGRATIONS } from './migrations';
+export * from './search-state.query';

@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
-import { findApiKeyByHash } from '@lr/persistence';
+import { findApiKeyByHash, hashApiKey } from '@lr/persistence';
 import { ApiError } from '../http/api-error';
 import { dependency } from '../http/dependency';
 
@@ -18,8 +17,6 @@ export function presentedKey(req: FastifyRequest): string | undefined {
   if (typeof header === 'string' && header.trim() !== '') return header.trim();
   return undefined;
 }
-
-export const hashApiKey = (raw: string): string => createHash('sha256').update(raw, 'utf8').digest('hex');
 
 /**
  * Authentication (contract: Authentication). Keys are stored only as SHA-256

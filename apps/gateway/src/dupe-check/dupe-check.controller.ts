@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
+import { findAffiliate } from '@lr/persistence';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
@@ -30,10 +31,8 @@ export class DupeCheckController {
   async check(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: unknown) {
     const principal = req.principal!;
     const timeout = this.config.dependencyTimeoutMs;
-    const affiliate: Array<{ dupe_check: boolean }> = await dependency('postgres', timeout, () =>
-      this.ds.query('SELECT dupe_check FROM affiliates WHERE id = $1', [principal.affiliateId]),
-    );
-    if (!affiliate[0]?.dupe_check) {
+    const affiliate = await dependency('postgres', timeout, () => findAffiliate(this.ds, principal.affiliateId));
+    if (!affiliate?.dupeCheck) {
       // The contract's one plain body: the pre-check is not available on this account.
       void reply.status(404);
       return { error: 'dupe_check_not_available' };

@@ -1,1 +1,0 @@
-export const REDIS_CLIENT = Symbol('REDIS_CLIENT');

@@ -1,0 +1,24 @@
+import { loadConfig } from '@lr/config';
+import { startHttpApp } from '@lr/observability';
+import { DUPE_CHECK_BODY_LIMIT, DUPE_CHECK_PATH } from './dupe-check/dupe-check.controller';
+import { GatewayModule } from './gateway.module';
+
+/** The only public HTTP surface: the affiliate API of ../shared/spec/affiliate-api.md. */
+async function main(): Promise<void> {
+  const config = loadConfig('gateway');
+  await startHttpApp(GatewayModule.forRoot(config), config, {
+    bodyLimit: 256 * 1024,
+    configure: (app) => {
+      // The pre-check's own limit (contract: body at most 16 KB), set on its route before Nest registers it.
+      app.getHttpAdapter().getInstance().addHook('onRoute', (route) => {
+        if (route.url === DUPE_CHECK_PATH) route.bodyLimit = DUPE_CHECK_BODY_LIMIT;
+      });
+    },
+  });
+}
+
+main().catch((e) => {
+  // eslint-disable-next-line no-console
+  console.error(JSON.stringify({ level: 'fatal', app: 'gateway', msg: 'start-up failed', err: String(e?.stack ?? e) }));
+  process.exit(1);
+});

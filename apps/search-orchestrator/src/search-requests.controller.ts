@@ -1,0 +1,16 @@
+import { Controller } from '@nestjs/common';
+import { Ctx, Payload } from '@nestjs/microservices';
+import { MESSAGE_TYPES, SearchAnswerV1, SearchRequestedV1 } from '@lr/contracts';
+import { AmqpContext, HandleMessage } from '@lr/messaging';
+import { SearchStartService } from './search-start.service';
+
+/** Thin handler: decode, call the use case, reply (the transport acks after the reply is confirmed). */
+@Controller()
+export class SearchRequestsController {
+  constructor(private readonly searches: SearchStartService) {}
+
+  @HandleMessage(MESSAGE_TYPES.SearchRequested)
+  start(@Payload() msg: SearchRequestedV1, @Ctx() ctx: AmqpContext): Promise<SearchAnswerV1> {
+    return this.searches.start(msg, ctx.getMeta());
+  }
+}

@@ -1,0 +1,3 @@
+export * from './database.module';
+export * from './redis.module';
+export * from './worker';

@@ -1,0 +1,64 @@
+import { DynamicModule, Module, Provider, Type } from '@nestjs/common';
+import Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+import { AppConfig, AppName, ConfigModule, loadConfig } from '@lr/config';
+import { AmqpConnection, ConsumerName, MessagingModule, amqpReadiness, startAmqpConsumer } from '@lr/messaging';
+import { HealthModule, MetricsModule, ObservabilityLoggerModule, ReadinessCheck, startHttpApp } from '@lr/observability';
+import { redisReadiness } from '@lr/redis';
+import { DatabaseModule, postgresReadiness } from './database.module';
+import { REDIS_CLIENT, RedisModule } from './redis.module';
+
+export interface WorkerSpec {
+  app: AppName & ConsumerName;
+  /** Message handler controllers (@HandleMessage / @HandleEvent). */
+  controllers?: Type<unknown>[];
+  providers?: Provider[];
+  /** Whether the worker uses Redis (adds the client and its readiness check). */
+  redis?: boolean;
+}
+
+/** The module of a worker: config, JSON logs, PostgreSQL, (Redis), RabbitMQ consumer, health and metrics. */
+@Module({})
+export class WorkerModule {
+  static forRoot(config: AppConfig, spec: WorkerSpec): DynamicModule {
+    const useRedis = spec.redis ?? false;
+    return {
+      module: WorkerModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        ObservabilityLoggerModule.forRoot(config),
+        DatabaseModule,
+        ...(useRedis ? [RedisModule] : []),
+        MessagingModule.forRoot(config, { consumer: spec.app }),
+        MetricsModule,
+        HealthModule.forRoot({
+          inject: [DataSource, AmqpConnection, ...(useRedis ? [REDIS_CLIENT] : [])],
+          useFactory: (ds: DataSource, amqp: AmqpConnection, redis?: Redis): ReadinessCheck[] => [
+            postgresReadiness(ds),
+            amqpReadiness(amqp),
+            ...(redis ? [redisReadiness(redis)] : []),
+          ],
+        }),
+      ],
+      controllers: spec.controllers ?? [],
+      providers: spec.providers ?? [],
+    };
+  }
+}
+
+/**
+ * main() of a worker: validated config, the health/metrics HTTP port, then the
+ * queue consumer. Exits non-zero with a JSON line if start-up fails.
+ */
+export function runWorker(spec: WorkerSpec): void {
+  const start = async () => {
+    const config = loadConfig(spec.app);
+    const app = await startHttpApp(WorkerModule.forRoot(config, spec), config);
+    await startAmqpConsumer(app);
+  };
+  start().catch((e: unknown) => {
+    // eslint-disable-next-line no-console
+    console.error(JSON.stringify({ level: 'fatal', app: spec.app, msg: 'start-up failed', err: String((e as Error)?.stack ?? e) }));
+    process.exit(1);
+  });
+}

@@ -1,0 +1,276 @@
+import { Client } from 'pg';
+import { buildTestCatalog, searchBody } from '../support/catalog-builder';
+import { call } from '../support/http';
+import { RunningApp, startApp, stopAllApps } from '../support/app-process';
+import { applyCatalog, issueKey, runOps } from '../support/ops';
+import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
+
+/**
+ * The gateway's front door, black-box over HTTP against the built gateway and
+ * search-orchestrator on the real PostgreSQL, Redis and RabbitMQ.
+ */
+describe('gateway front door (e2e)', () => {
+  const env = testEnv(uniqueSuffix());
+  const { ids, catalog } = buildTestCatalog();
+  let gateway: RunningApp;
+  let keyA: string;
+  let keyB: string;
+  let db: Client;
+  const search = (key: string | undefined, body: unknown, extra: Parameters<typeof call>[3] = {}) =>
+    call(gateway.url, 'POST', '/api/v1/engine/search', { key, body, ...extra });
+
+  beforeAll(async () => {
+    applyCatalog(catalog, env);
+    // Generous budgets: these tests are about everything but the rate limit (rate-limit.e2e-spec.ts).
+    const roomy = ['--limit', 'search=6000/1000', '--limit', 'results=6000/1000', '--limit', 'leads=6000/1000', '--limit', 'dupe-check=6000/1000'];
+    keyA = issueKey(ids.affiliateA, env, roomy).key;
+    keyB = issueKey(ids.affiliateB, env, roomy).key;
+    db = new Client({ connectionString: TEST_DATABASE_URL });
+    await db.connect();
+    await startApp('search-orchestrator', env);
+    gateway = await startApp('gateway', env);
+  });
+
+  afterAll(async () => {
+    await stopAllApps();
+    await db?.end();
+  });
+
+  describe('search travels gateway → RabbitMQ → search-orchestrator and back', () => {
+    it('answers the envelope with a svc_lead_id stored in PostgreSQL, with its lead and tracking', async () => {
+      const res = await search(keyA, searchBody(ids.campaignA, ids.affiliateA, { form_cert_url: 'https://cert.example/1', svc_is_test_lead: true }));
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(
+        expect.objectContaining({
+          code: 'OK',
+          status: 'accepted',
+          success: true,
+          processing_done: true,
+          accepted_count: 0,
+          max_accepted_submissions: 3,
+          true_exclusive_accepted: false,
+          offers: [],
+        }),
+      );
+      expect(res.body).not.toHaveProperty('poll_after_ms');
+      const row = await db.query('SELECT affiliate_id, campaign_id, consumer_ip, is_test, form_cert_url, lead, tracking FROM searches WHERE id = $1', [
+        res.body.svc_lead_id,
+      ]);
+      expect(row.rows[0]).toEqual(
+        expect.objectContaining({
+          affiliate_id: ids.affiliateA,
+          campaign_id: ids.campaignA,
+          consumer_ip: '73.12.44.10',
+          is_test: true,
+          form_cert_url: 'https://cert.example/1',
+        }),
+      );
+      expect(row.rows[0].lead.personal.phone).toBe('5125550100');
+      expect(row.rows[0].tracking.subid).toBe('e2e');
+
+      const poll = await call(gateway.url, 'GET', `/api/v1/engine/results/${res.body.svc_lead_id}`, { key: keyA });
+      expect(poll.status).toBe(200);
+      expect(poll.body.svc_lead_id).toBe(res.body.svc_lead_id);
+      const other = await call(gateway.url, 'GET', `/api/v1/engine/results/${res.body.svc_lead_id}`, { key: keyB });
+      expect(other.status).toBe(404);
+      expect(other.body.code).toBe('NOT_FOUND');
+    });
+  });
+
+  describe('authentication', () => {
+    it('no key: 401 AUTH_REQUIRED', async () => {
+      const res = await search(undefined, searchBody(ids.campaignA, ids.affiliateA));
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual(expect.objectContaining({ code: 'AUTH_REQUIRED', status: 'invalid', reason: 'Missing API key', retryable: false }));
+    });
+
+    it('unknown key: 401 AUTH_INVALID, on every endpoint', async () => {
+      for (const [method, path] of [
+        ['POST', '/api/v1/engine/search'],
+        ['GET', '/api/v1/engine/results/00000000-0000-4000-8000-000000000000'],
+        ['POST', '/api/v1/engine/leads'],
+        ['POST', '/api/v1/engine/dupe-check'],
+      ]) {
+        const res = await call(gateway.url, method, path, { key: 'lr_not-a-real-key', body: method === 'POST' ? {} : undefined });
+        expect([path, res.status, res.body.code, res.body.reason]).toEqual([path, 401, 'AUTH_INVALID', 'Invalid API key']);
+      }
+    });
+
+    it('accepts Authorization: Bearer and X-API-Key', async () => {
+      const poll = (header: 'bearer' | 'x-api-key') =>
+        call(gateway.url, 'GET', '/api/v1/engine/results/00000000-0000-4000-8000-000000000000', { key: keyA, header });
+      expect((await poll('bearer')).status).toBe(404);
+      expect((await poll('x-api-key')).status).toBe(404);
+    });
+
+    it('a revoked key is refused at once', async () => {
+      const issued = issueKey(ids.affiliateA, env);
+      const before = await search(issued.key, searchBody(ids.campaignA, ids.affiliateA));
+      expect(before.status).toBe(200);
+      expect(runOps(['keys', 'revoke', issued.id], env).code).toBe(0);
+      const after = await search(issued.key, searchBody(ids.campaignA, ids.affiliateA));
+      expect([after.status, after.body.code]).toEqual([401, 'AUTH_INVALID']);
+    });
+
+    it('an expired key is refused', async () => {
+      const issued = issueKey(ids.affiliateA, env, ['--expires-at', new Date(Date.now() + 1500).toISOString()]);
+      expect((await search(issued.key, searchBody(ids.campaignA, ids.affiliateA))).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1700));
+      const after = await search(issued.key, searchBody(ids.campaignA, ids.affiliateA));
+      expect([after.status, after.body.code]).toEqual([401, 'AUTH_INVALID']);
+    });
+
+    it('svc_affiliate_id not the key’s affiliate: 403 FORBIDDEN', async () => {
+      const res = await search(keyA, searchBody(ids.campaignA, ids.affiliateB));
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(expect.objectContaining({ code: 'FORBIDDEN', status: 'invalid', reason: 'Not permitted' }));
+    });
+  });
+
+  describe('campaign', () => {
+    it.each([
+      ['unknown', () => '11111111-1111-4111-8111-111111111111'],
+      ['paused', () => ids.campaignAPaused],
+      ['another affiliate’s', () => ids.campaignB],
+    ])('%s campaign: 400 NOT_FOUND', async (_name, campaign) => {
+      const res = await search(keyA, searchBody(campaign(), ids.affiliateA));
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(expect.objectContaining({ code: 'NOT_FOUND', field: 'svc_campaign_id' }));
+    });
+  });
+
+  describe('validation names the field', () => {
+    const cases: Array<[string, (b: Record<string, any>) => void, number, string, string]> = [
+      ['svc_campaign_id missing', (b) => delete b.svc_campaign_id, 400, 'REQUIRED_FIELD_MISSING', 'svc_campaign_id'],
+      ['svc_campaign_id not a UUID', (b) => (b.svc_campaign_id = 'abc'), 400, 'INVALID_FIELD', 'svc_campaign_id'],
+      ['svc_affiliate_id missing', (b) => delete b.svc_affiliate_id, 400, 'REQUIRED_FIELD_MISSING', 'svc_affiliate_id'],
+      ['lead missing', (b) => delete b.lead, 400, 'REQUIRED_FIELD_MISSING', 'lead'],
+      ['lead not an object', (b) => (b.lead = 'x'), 400, 'INVALID_FIELD', 'lead'],
+      ['tracking missing', (b) => delete b.tracking, 400, 'REQUIRED_FIELD_MISSING', 'tracking'],
+      ['ip missing', (b) => delete b.tracking.ip_address, 400, 'REQUIRED_FIELD_MISSING', 'tracking.ip_address'],
+      ['ip private', (b) => (b.tracking.ip_address = '192.168.1.20'), 400, 'INVALID_FIELD', 'tracking.ip_address'],
+      ['ip shared', (b) => (b.tracking.ip_address = '100.64.3.3'), 400, 'INVALID_FIELD', 'tracking.ip_address'],
+      ['ip documentation', (b) => (b.tracking.ip_address = '2001:db8::5'), 400, 'INVALID_FIELD', 'tracking.ip_address'],
+      ['ip mapped loopback', (b) => (b.tracking.ip_address = '::ffff:127.0.0.1'), 400, 'INVALID_FIELD', 'tracking.ip_address'],
+      ['email', (b) => (b.lead.personal.email = 'nope'), 400, 'INVALID_FIELD', 'lead.personal.email'],
+      ['phone', (b) => (b.lead.personal.phone = '12345'), 400, 'INVALID_FIELD', 'lead.personal.phone'],
+      ['date of birth', (b) => (b.lead.personal.date_of_birth = '1995-02-30'), 400, 'INVALID_FIELD', 'lead.personal.date_of_birth'],
+      ['state', (b) => (b.lead.address.state = 'ZZ'), 400, 'INVALID_FIELD', 'lead.address.state'],
+      ['education level', (b) => (b.lead.education.education_level = 'phd'), 400, 'INVALID_FIELD', 'lead.education.education_level'],
+      ['flat zip', (b) => (b.lead.zip = '12'), 400, 'INVALID_FIELD', 'lead.zip'],
+      ['tcpa_consent type', (b) => (b.tcpa_consent = 'yes'), 400, 'INVALID_FIELD', 'tcpa_consent'],
+      ['svc_is_test_lead type', (b) => (b.svc_is_test_lead = 1), 400, 'INVALID_FIELD', 'svc_is_test_lead'],
+    ];
+    it.each(cases)('%s', async (_name, mutate, status, code, field) => {
+      const body = JSON.parse(JSON.stringify(searchBody(ids.campaignA, ids.affiliateA))) as Record<string, any>;
+      mutate(body);
+      const res = await search(keyA, body);
+      expect([res.status, res.body.code, res.body.field, res.body.status]).toEqual([status, code, field, 'invalid']);
+      expect(res.body.reason).toContain(field);
+    });
+
+    it('accepts flat lead keys and vocabulary values in any case', async () => {
+      const body = searchBody(ids.campaignA, ids.affiliateA, {
+        lead: { email: 'flat@example.com', phone: '+1 512 555 0199', zip: '75001-1234', state: 'tx', education_level: 'Associate' },
+      });
+      const res = await search(keyA, body);
+      expect(res.status).toBe(200);
+      const row = await db.query('SELECT lead FROM searches WHERE id = $1', [res.body.svc_lead_id]);
+      expect(row.rows[0].lead).toEqual({
+        personal: { email: 'flat@example.com', phone: '5125550199' },
+        address: { zip_code: '75001-1234', state: 'TX' },
+        education: { education_level: 'associate' },
+      });
+    });
+  });
+
+  describe('the envelope on every answer', () => {
+    it('unknown route: 404 NOT_FOUND', async () => {
+      const res = await call(gateway.url, 'GET', '/api/v2/whatever', { key: keyA });
+      expect([res.status, res.body.code, res.body.status]).toEqual([404, 'NOT_FOUND', 'invalid']);
+    });
+
+    it('wrong method on a known path: 405 MALFORMED_REQUEST with Allow', async () => {
+      const res = await call(gateway.url, 'DELETE', '/api/v1/engine/search', { key: keyA });
+      expect([res.status, res.body.code, res.headers.get('allow')]).toEqual([405, 'MALFORMED_REQUEST', 'POST']);
+      const dupe = await call(gateway.url, 'GET', '/api/v1/engine/dupe-check', { key: keyA });
+      expect([dupe.status, dupe.body.code]).toEqual([405, 'MALFORMED_REQUEST']);
+      expect(dupe.headers.get('access-control-allow-origin')).toBeNull();
+    });
+
+    it('malformed JSON: 400 MALFORMED_REQUEST', async () => {
+      const res = await call(gateway.url, 'POST', '/api/v1/engine/search', { key: keyA, rawBody: '{"svc_campaign_id": ' });
+      expect([res.status, res.body.code, res.body.reason]).toEqual([400, 'MALFORMED_REQUEST', 'Malformed JSON body']);
+    });
+
+    it('a JSON body that is not an object: 400 MALFORMED_REQUEST', async () => {
+      const res = await call(gateway.url, 'POST', '/api/v1/engine/search', { key: keyA, rawBody: '[1,2]' });
+      expect([res.status, res.body.code]).toEqual([400, 'MALFORMED_REQUEST']);
+    });
+
+    it('wrong content type: 415 MALFORMED_REQUEST', async () => {
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+        const res = await call(gateway.url, 'POST', '/api/v1/engine/search', { key: keyA, rawBody: 'a=b', headers: { 'Content-Type': type } });
+        expect([type, res.status, res.body.code]).toEqual([type, 415, 'MALFORMED_REQUEST']);
+      }
+    });
+
+    it('oversized body: 413 (256 KB on search, 16 KB on dupe-check)', async () => {
+      const big = await search(keyA, { ...searchBody(ids.campaignA, ids.affiliateA), pad: 'x'.repeat(300 * 1024) });
+      expect([big.status, big.body.code]).toEqual([413, 'MALFORMED_REQUEST']);
+      const dupe = await call(gateway.url, 'POST', '/api/v1/engine/dupe-check', { key: keyA, body: { email: 'a@b.co', pad: 'x'.repeat(17 * 1024) } });
+      expect([dupe.status, dupe.body.code]).toEqual([413, 'MALFORMED_REQUEST']);
+      const fits = await call(gateway.url, 'POST', '/api/v1/engine/dupe-check', { key: keyA, body: { pad: 'x'.repeat(15 * 1024) } });
+      expect(fits.status).toBe(400);
+    });
+  });
+
+  describe('leads and dupe-check front doors', () => {
+    it('result submit without search_lead_id: 409 MALFORMED_REQUEST', async () => {
+      const res = await call(gateway.url, 'POST', '/api/v1/engine/leads', {
+        key: keyA,
+        body: { svc_campaign_id: ids.campaignA, svc_affiliate_id: ids.affiliateA, svc_result_id: '5d2c8f7e-0000-4000-8000-000000000001' },
+      });
+      expect([res.status, res.body.code]).toEqual([409, 'MALFORMED_REQUEST']);
+    });
+
+    it('unknown result: 404 search_result_not_found', async () => {
+      const res = await call(gateway.url, 'POST', '/api/v1/engine/leads', {
+        key: keyA,
+        body: {
+          svc_campaign_id: ids.campaignA,
+          svc_affiliate_id: ids.affiliateA,
+          svc_result_id: '5d2c8f7e-0000-4000-8000-000000000001',
+          search_lead_id: '5d2c8f7e-0000-4000-8000-000000000002',
+        },
+      });
+      expect([res.status, res.body.code, res.body.error]).toEqual([404, 'NOT_FOUND', 'search_result_not_found']);
+    });
+
+    it('direct post missing its lead names the field', async () => {
+      const res = await call(gateway.url, 'POST', '/api/v1/engine/leads', {
+        key: keyA,
+        body: { svc_campaign_id: ids.campaignA, svc_affiliate_id: ids.affiliateA, svc_offer_id: ids.offer, tracking: { ip_address: '73.1.1.1' } },
+      });
+      expect([res.status, res.body.code, res.body.field]).toEqual([400, 'REQUIRED_FIELD_MISSING', 'lead']);
+    });
+
+    it('leads on another affiliate’s campaign: 403 FORBIDDEN', async () => {
+      const res = await call(gateway.url, 'POST', '/api/v1/engine/leads', {
+        key: keyA,
+        body: { svc_campaign_id: ids.campaignB, svc_affiliate_id: ids.affiliateA, svc_offer_id: ids.offer, lead: {}, tracking: { ip_address: '73.1.1.1' } },
+      });
+      expect([res.status, res.body.code]).toEqual([403, 'FORBIDDEN']);
+    });
+
+    it('dupe-check: no usable field 400, bad offer_id 400, not enabled 404 plain body', async () => {
+      const none = await call(gateway.url, 'POST', '/api/v1/engine/dupe-check', { key: keyA, body: { foo: 'bar' } });
+      expect([none.status, none.body.code]).toEqual([400, 'MALFORMED_REQUEST']);
+      const bad = await call(gateway.url, 'POST', '/api/v1/engine/dupe-check', { key: keyA, body: { email: 'a@b.co', offer_id: 'x' } });
+      expect([bad.status, bad.body.code, bad.body.field]).toEqual([400, 'INVALID_FIELD', 'offer_id']);
+      const off = await call(gateway.url, 'POST', '/api/v1/engine/dupe-check', { key: keyB, body: { email: 'a@b.co' } });
+      expect(off.status).toBe(404);
+      expect(off.body).toEqual({ error: expect.any(String) });
+    });
+  });
+});

@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+
+/**
+ * A small catalog with fresh ids for one test file, so test files never share
+ * catalog rows: affiliate A with an active and a paused campaign, affiliate B
+ * with its own campaign, one school and one own offer on A's campaigns.
+ */
+export function buildTestCatalog(sandboxUrl = 'http://127.0.0.1:4100') {
+  const ids = {
+    affiliateA: randomUUID(),
+    affiliateB: randomUUID(),
+    school: randomUUID(),
+    offer: randomUUID(),
+    campaignA: randomUUID(),
+    campaignAPaused: randomUUID(),
+    campaignB: randomUUID(),
+  };
+  const catalog = {
+    affiliates: [
+      { id: ids.affiliateA, name: 'Test Affiliate A', status: 'active', dupe_check: true },
+      { id: ids.affiliateB, name: 'Test Affiliate B', status: 'active', dupe_check: false },
+    ],
+    schools: [{ id: ids.school, name: 'Test School', logo_url: null }],
+    offers: [
+      {
+        id: ids.offer,
+        name: 'Test Offer',
+        school_id: ids.school,
+        source: 'own',
+        offer_type: 'shared',
+        status: 'active',
+        priority: 10,
+        price: 40,
+        tcpa_text: 'I agree to be contacted.',
+        result_ttl_seconds: 900,
+        programs: [{ value: 'bsn', label: 'BS in Nursing' }],
+        form_fields: [],
+        eligibility: {},
+        caps: [],
+        delivery: { adapter: 'sandbox', url: `${sandboxUrl}/schools/test/leads?outcome=accept`, timeout_ms: 5000 },
+      },
+    ],
+    campaigns: [
+      { id: ids.campaignA, affiliate_id: ids.affiliateA, name: 'A live', status: 'active', offers: [{ offer_id: ids.offer, payout: 20 }] },
+      { id: ids.campaignAPaused, affiliate_id: ids.affiliateA, name: 'A paused', status: 'paused', offers: [{ offer_id: ids.offer }] },
+      { id: ids.campaignB, affiliate_id: ids.affiliateB, name: 'B live', status: 'active', offers: [{ offer_id: ids.offer }] },
+    ],
+  };
+  return { ids, catalog };
+}
+
+/** A search body that passes validation. */
+export function searchBody(campaignId: string, affiliateId: string, overrides: Record<string, unknown> = {}) {
+  return {
+    svc_campaign_id: campaignId,
+    svc_affiliate_id: affiliateId,
+    lead: {
+      personal: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone: '512-555-0100', date_of_birth: '1995-04-12' },
+      address: { state: 'TX', zip_code: '75001' },
+      education: { education_level: 'associate', high_school_graduation_year: '2013' },
+    },
+    tracking: { ip_address: '73.12.44.10', subid: 'e2e' },
+    ...overrides,
+  };
+}

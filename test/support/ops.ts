@@ -1,0 +1,31 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+
+/** Runs the built operator CLI (`npm run ops -- …`) against the given environment. */
+export function runOps(args: string[], env: Record<string, string>): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'apps', 'ops', 'src', 'main.js'), ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+export function applyCatalog(catalog: unknown, env: Record<string, string>): void {
+  const dir = mkdtempSync(join(tmpdir(), 'lr-catalog-'));
+  const file = join(dir, 'catalog.json');
+  writeFileSync(file, JSON.stringify(catalog, null, 2));
+  const r = runOps(['catalog', 'apply', file], env);
+  if (r.code !== 0) throw new Error(`catalog apply failed (${r.code}): ${r.stderr}`);
+}
+
+export function issueKey(affiliateId: string, env: Record<string, string>, extra: string[] = []): { id: string; key: string } {
+  const r = runOps(['keys', 'issue', '--affiliate', affiliateId, ...extra], env);
+  if (r.code !== 0) throw new Error(`keys issue failed (${r.code}): ${r.stderr}`);
+  return JSON.parse(r.stdout) as { id: string; key: string };
+}
