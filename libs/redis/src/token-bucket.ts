@@ -60,7 +60,7 @@ export class TokenBucket {
   private readonly redis: WithBucket;
 
   constructor(redis: Redis) {
-    if (!(redis as Partial<WithBucket>).takeToken) redis.defineCommand('takeToken', { numberOfKeys: 1, lua: SCRIPT });
+    if (!(redis as unknown as Partial<WithBucket>).takeToken) redis.defineCommand('takeToken', { numberOfKeys: 1, lua: SCRIPT });
     this.redis = redis as WithBucket;
   }
 

@@ -7,6 +7,8 @@ import { runCli } from '../../../apps/ops/src/cli';
 import { testEnv, uniqueSuffix } from '../../support/test-env';
 
 export const FIXTURES = join(__dirname, '../../fixtures');
+/** The demo catalog that `npm run start:all` applies (sandbox URLs). */
+export const DEMO_CATALOG = join(__dirname, '../../../demo/catalog.json');
 
 const UUID_RE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
@@ -16,7 +18,7 @@ const UUID_RE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi
  * apply of the same fixture can disturb it.
  */
 export function freshCatalog(fixture: string): any {
-  const text = readFileSync(join(FIXTURES, fixture), 'utf8');
+  const text = readFileSync(fixture === 'demo-catalog.json' ? DEMO_CATALOG : join(FIXTURES, fixture), 'utf8');
   const map = new Map<string, string>();
   return JSON.parse(
     text.replace(UUID_RE, (id) => {

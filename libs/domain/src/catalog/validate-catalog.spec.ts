@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { validateCatalog } from './validate-catalog';
 import type { KnownCatalogRefs } from './catalog.types';
 
-const fixture = (name: string) => JSON.parse(readFileSync(join(__dirname, '../../../../test/fixtures', name), 'utf8'));
+const ROOT = join(__dirname, '../../../..');
+const fixture = (name: string) =>
+  JSON.parse(readFileSync(name === 'demo-catalog.json' ? join(ROOT, 'demo/catalog.json') : join(ROOT, 'test/fixtures', name), 'utf8'));
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v));
 const messages = (input: unknown, known?: KnownCatalogRefs) => validateCatalog(input, known).issues.map((i) => `${i.path}: ${i.message}`);
 
