@@ -13,6 +13,7 @@ describe('gateway front door (e2e)', () => {
   const env = testEnv(uniqueSuffix());
   const { ids, catalog } = buildTestCatalog();
   let gateway: RunningApp;
+  let orchestrator: RunningApp;
   let keyA: string;
   let keyB: string;
   let db: Client;
@@ -27,7 +28,7 @@ describe('gateway front door (e2e)', () => {
     keyB = issueKey(ids.affiliateB, env, roomy).key;
     db = new Client({ connectionString: TEST_DATABASE_URL });
     await db.connect();
-    await startApp('search-orchestrator', env);
+    orchestrator = await startApp('search-orchestrator', { ...env, LOG_LEVEL: 'info' });
     gateway = await startApp('gateway', env);
   });
 
@@ -38,8 +39,19 @@ describe('gateway front door (e2e)', () => {
 
   describe('search travels gateway → RabbitMQ → search-orchestrator and back', () => {
     it('answers the envelope with a svc_lead_id stored in PostgreSQL, with its lead and tracking', async () => {
-      const res = await search(keyA, searchBody(ids.campaignA, ids.affiliateA, { form_cert_url: 'https://cert.example/1', svc_is_test_lead: true }));
+      const res = await search(keyA, searchBody(ids.campaignA, ids.affiliateA, { form_cert_url: 'https://cert.example/1', svc_is_test_lead: true }), {
+        headers: { 'X-Request-Id': 'req-e2e-search-0001' },
+      });
       expect(res.status).toBe(200);
+      // The gateway's request id travels as the message's correlation id into the orchestrator's logs.
+      const handled = orchestrator
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"message handled"'))
+        .map((l) => JSON.parse(l));
+      expect(handled).toContainEqual(
+        expect.objectContaining({ type: 'search.requested.v1', message_id: res.body.svc_lead_id, correlation_id: 'req-e2e-search-0001', outcome: 'ack' }),
+      );
       expect(res.body).toEqual(
         expect.objectContaining({
           code: 'OK',

@@ -124,6 +124,19 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     messagingMetrics.handlerDuration.observe({ consumer: this.consumer, type: typeLabel, outcome }, seconds);
+    // One structured line per message, carrying the correlation id the gateway set from its request id.
+    const line = {
+      msg: 'message handled',
+      consumer: this.consumer,
+      type: decoded.ok ? decoded.meta.type : typeLabel,
+      message_id: decoded.ok ? decoded.meta.messageId : msg.properties.messageId,
+      correlation_id: decoded.ok ? decoded.meta.correlationId : msg.properties.correlationId,
+      attempt: decoded.ok ? decoded.meta.attempt : undefined,
+      outcome,
+      duration_ms: Math.round(seconds * 1000),
+    };
+    if (outcome === 'ack') this.log.log(line);
+    else this.log.warn(line);
   }
 
   private async handle(channel: ConfirmChannel, msg: ConsumeMessage, meta: MessageMeta, payload: unknown, typeLabel: string): Promise<Outcome> {
