@@ -132,6 +132,16 @@ describe('gateway front door (e2e)', () => {
       expect([after.status, after.body.code]).toEqual([401, 'AUTH_INVALID']);
     });
 
+    it('a paused affiliate’s keys: 403 FORBIDDEN', async () => {
+      const paused = buildTestCatalog();
+      applyCatalog(paused.catalog, env);
+      const pausedKey = issueKey(paused.ids.affiliateA, env).key;
+      expect((await search(pausedKey, searchBody(paused.ids.campaignA, paused.ids.affiliateA))).status).toBe(200);
+      applyCatalog({ affiliates: [{ ...paused.catalog.affiliates[0], status: 'paused' }] }, env);
+      const res = await search(pausedKey, searchBody(paused.ids.campaignA, paused.ids.affiliateA));
+      expect([res.status, res.body.code]).toEqual([403, 'FORBIDDEN']);
+    });
+
     it('svc_affiliate_id not the key’s affiliate: 403 FORBIDDEN', async () => {
       const res = await search(keyA, searchBody(ids.campaignA, ids.affiliateB));
       expect(res.status).toBe(403);

@@ -35,6 +35,7 @@ describe('persistence queries', () => {
     expect(await findApiKeyByHash(ds, hashApiKey(rawKey))).toEqual({
       id: keyId,
       affiliateId,
+      affiliateStatus: 'active',
       expiresAt: new Date('2040-01-01T00:00:00Z'),
       revokedAt: null,
       limits: { results: { perMinute: 900, burst: 900 } },

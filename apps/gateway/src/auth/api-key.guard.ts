@@ -40,6 +40,7 @@ export class ApiKeyGuard implements CanActivate {
     if (raw.length > 256) throw ApiError.authInvalid();
     const key = await dependency('postgres', this.config.dependencyTimeoutMs, () => findApiKeyByHash(this.ds, hashApiKey(raw)));
     if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) throw ApiError.authInvalid();
+    if (key.affiliateStatus !== 'active') throw ApiError.forbidden('Not permitted', { error: 'affiliate_paused' });
     req.principal = { keyId: key.id, affiliateId: key.affiliateId, limits: key.limits ?? {} };
     return true;
   }

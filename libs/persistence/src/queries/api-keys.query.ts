@@ -13,19 +13,26 @@ export interface ApiKeyRecord {
   affiliateId: string;
   expiresAt: Date | null;
   revokedAt: Date | null;
+  /** The key's affiliate account status: a paused affiliate's keys are refused. */
+  affiliateStatus: 'active' | 'paused';
   /** Per-endpoint overrides of DEFAULT_RATE_LIMITS; endpoints not listed use the defaults. */
   limits: Partial<Record<EndpointName, RateLimit>>;
 }
 
 /** The key with this hash, revoked and expired ones included (the caller decides); null when unknown. */
 export async function findApiKeyByHash(db: Queryable, keyHash: string): Promise<ApiKeyRecord | null> {
-  const rows: Array<{ id: string; affiliate_id: string; expires_at: Date | null; revoked_at: Date | null; limits: unknown }> =
-    await db.query('SELECT id, affiliate_id, expires_at, revoked_at, limits FROM api_keys WHERE key_hash = $1', [keyHash]);
+  const rows: Array<{ id: string; affiliate_id: string; affiliate_status: 'active' | 'paused'; expires_at: Date | null; revoked_at: Date | null; limits: unknown }> =
+    await db.query(
+      `SELECT k.id, k.affiliate_id, a.status AS affiliate_status, k.expires_at, k.revoked_at, k.limits
+         FROM api_keys k JOIN affiliates a ON a.id = k.affiliate_id WHERE k.key_hash = $1`,
+      [keyHash],
+    );
   const row = rows[0];
   if (!row) return null;
   return {
     id: row.id,
     affiliateId: row.affiliate_id,
+    affiliateStatus: row.affiliate_status,
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
     limits: limitsFromStored(row.limits),

@@ -1,0 +1,259 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import * as ts from 'typescript';
+
+/**
+ * Architecture rules (../shared/design/ARCHITECTURE.md: "Apps depend on libs,
+ * never on each other"; libs/domain holds pure rules). Every .ts file under
+ * apps/ and libs/ is parsed with the TypeScript compiler, and every module it
+ * names is checked: import/export … from, side-effect imports, import x =
+ * require(), require(), dynamic import() and import('…') types.
+ *
+ * A broken rule shows up as a failing test named after the file, line and
+ * import, e.g. `apps/checks/src/main.ts:3 imports '../../gateway/src/x'`.
+ */
+
+const ROOT = resolve(__dirname, '../..');
+const rel = (abs: string) => relative(ROOT, abs).split(sep).join('/');
+
+interface ImportRef {
+  file: string; // repository-relative, forward slashes
+  line: number;
+  specifier: string;
+}
+
+interface Violation extends ImportRef {
+  reason: string;
+}
+
+function listTsFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name === 'dist') continue;
+    const abs = join(dir, name);
+    if (statSync(abs).isDirectory()) out.push(...listTsFiles(abs));
+    else if (name.endsWith('.ts')) out.push(abs);
+  }
+  return out;
+}
+
+/** Every module specifier a source file names, with its line. */
+export function importsOf(fileName: string, text: string): Array<{ line: number; specifier: string }> {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found: Array<{ line: number; specifier: string }> = [];
+  const add = (node: ts.Node, literal: ts.Node | undefined) => {
+    if (literal && ts.isStringLiteralLike(literal)) {
+      found.push({ line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1, specifier: literal.text });
+    }
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) {
+      add(node, node.moduleSpecifier);
+    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
+      add(node, node.moduleReference.expression);
+    } else if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      const isRequire = ts.isIdentifier(callee) && callee.text === 'require';
+      const isRequireResolve =
+        ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'require';
+      if ((isRequire || isRequireResolve || callee.kind === ts.SyntaxKind.ImportKeyword) && node.arguments.length > 0) {
+        add(node, node.arguments[0]);
+      }
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+      add(node, node.argument.literal);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+const files = [...listTsFiles(join(ROOT, 'apps')), ...listTsFiles(join(ROOT, 'libs'))].sort();
+const refs: ImportRef[] = files.flatMap((abs) =>
+  importsOf(abs, readFileSync(abs, 'utf8')).map((i) => ({ file: rel(abs), line: i.line, specifier: i.specifier })),
+);
+
+const isRelative = (s: string) => s === '.' || s === '..' || s.startsWith('./') || s.startsWith('../');
+/** Repository-relative path a relative specifier points at (no extension resolution needed). */
+const target = (r: ImportRef) => rel(resolve(ROOT, dirname(r.file), r.specifier));
+/** `apps/<name>` or `libs/<name>` of a repository-relative path, or undefined. */
+const unitOf = (path: string) => /^((?:apps|libs)\/[^/]+)(?:\/|$)/.exec(path)?.[1];
+const isTestFile = (file: string) => /\.(spec|int-spec|e2e-spec)\.ts$/.test(file);
+
+// (c) Modules libs/domain must not import: frameworks, drivers, I/O, and the libs that wrap them.
+const FORBIDDEN_IN_DOMAIN: Array<{ name: string; test: (s: string) => boolean }> = [
+  { name: '@nestjs/*', test: (s) => s.startsWith('@nestjs/') },
+  ...['typeorm', 'pg', 'ioredis', 'amqplib', 'amqp-connection-manager'].map((m) => ({
+    name: m,
+    test: (s: string) => s === m || s.startsWith(`${m}/`),
+  })),
+  ...['fs', 'net', 'http', 'https', 'http2', 'tls', 'dgram', 'dns', 'child_process'].map((m) => ({
+    name: m,
+    test: (s: string) => [m, `node:${m}`].some((b) => s === b || s.startsWith(`${b}/`)),
+  })),
+  ...['@lr/persistence', '@lr/messaging', '@lr/redis', '@lr/platform', '@lr/observability'].map((m) => ({
+    name: m,
+    test: (s: string) => s === m || s.startsWith(`${m}/`),
+  })),
+];
+/**
+ * The one carve-out: a domain *test* may read its fixture files with fs
+ * (libs/domain/src/catalog/validate-catalog.spec.ts does). The library code
+ * itself, the part that ships, may not; and tests still may not pull in
+ * frameworks, drivers or the I/O libs.
+ */
+const ALLOWED_IN_DOMAIN_TESTS = new Set(['fs']);
+
+/** The forbidden module a libs/domain file's import names, if any. */
+function forbiddenInDomain(file: string, specifier: string): string | undefined {
+  const hit = FORBIDDEN_IN_DOMAIN.find((f) => f.test(specifier));
+  if (!hit || (isTestFile(file) && ALLOWED_IN_DOMAIN_TESTS.has(hit.name))) return undefined;
+  return hit.name;
+}
+
+function appViolations(): Violation[] {
+  return refs.flatMap((r): Violation[] => {
+    const own = unitOf(r.file);
+    if (!own?.startsWith('apps/')) return [];
+    if (isRelative(r.specifier)) {
+      const to = target(r);
+      if (to === own || to.startsWith(`${own}/`)) return [];
+      return [{ ...r, reason: `relative import leaves ${own}/ (resolves to ${to}); use an @lr/* library instead` }];
+    }
+    if (r.specifier.includes('apps/')) return [{ ...r, reason: `import path names apps/; an app never imports another app` }];
+    return [];
+  });
+}
+
+function libViolations(): Violation[] {
+  return refs.flatMap((r): Violation[] => {
+    if (!unitOf(r.file)?.startsWith('libs/')) return [];
+    if (isRelative(r.specifier)) {
+      const to = target(r);
+      if (to === 'apps' || to.startsWith('apps/')) return [{ ...r, reason: `libs never import from apps (resolves to ${to})` }];
+      return [];
+    }
+    if (r.specifier.includes('apps/')) return [{ ...r, reason: 'libs never import from apps' }];
+    return [];
+  });
+}
+
+function domainViolations(): Violation[] {
+  return refs.flatMap((r): Violation[] => {
+    if (unitOf(r.file) !== 'libs/domain') return [];
+    if (isRelative(r.specifier)) {
+      const to = target(r);
+      if (to === 'libs/domain' || to.startsWith('libs/domain/')) return [];
+      return [{ ...r, reason: `relative import leaves libs/domain/ (resolves to ${to}); the domain library depends on nothing of ours but pure libs` }];
+    }
+    const hit = forbiddenInDomain(r.file, r.specifier);
+    return hit ? [{ ...r, reason: `libs/domain is pure: no framework, driver or I/O module (${hit})` }] : [];
+  });
+}
+
+/** One failing test per violation, named after it; one passing test when there is none. */
+function expectNoViolations(what: string, violations: Violation[]): void {
+  if (violations.length === 0) {
+    it(`${what}: no violations`, () => expect(violations).toEqual([]));
+    return;
+  }
+  for (const v of violations) {
+    it(`${v.file}:${v.line} imports '${v.specifier}'`, () => {
+      throw new Error(`${v.file}:${v.line} imports '${v.specifier}': ${v.reason}`);
+    });
+  }
+}
+
+describe('architecture', () => {
+  describe('the scan itself', () => {
+    it('finds the sources of every app and library', () => {
+      const units = new Set(files.map((f) => unitOf(rel(f))));
+      for (const d of ['apps', 'libs']) {
+        for (const name of readdirSync(join(ROOT, d))) {
+          if (statSync(join(ROOT, d, name)).isDirectory()) expect(units).toContain(`${d}/${name}`);
+        }
+      }
+      expect(files).toContain(join(ROOT, 'libs/domain/src/index.ts'));
+      expect(refs.length).toBeGreaterThan(files.length / 2);
+    });
+
+    it('sees every form of import', () => {
+      const text = [
+        "import { a } from 'm-named';",
+        "import * as b from 'm-namespace';",
+        "import 'm-side-effect';",
+        "import type { C } from 'm-type';",
+        "export { d } from 'm-reexport';",
+        "export * from 'm-star';",
+        "import e = require('m-import-equals');",
+        "const f = require('m-require');",
+        "const g = require.resolve('m-require-resolve');",
+        "const h = import('m-dynamic');",
+        "let i: import('m-import-type').T;",
+      ].join('\n');
+      expect(importsOf('x.ts', text)).toEqual(
+        [
+          'm-named',
+          'm-namespace',
+          'm-side-effect',
+          'm-type',
+          'm-reexport',
+          'm-star',
+          'm-import-equals',
+          'm-require',
+          'm-require-resolve',
+          'm-dynamic',
+          'm-import-type',
+        ].map((specifier, n) => ({ line: n + 1, specifier })),
+      );
+    });
+
+    it('flags what the rules are meant to flag', () => {
+      const fake = (file: string, specifier: string): ImportRef => ({ file, line: 1, specifier });
+      expect(target(fake('apps/checks/src/main.ts', '../../gateway/src/x'))).toBe('apps/gateway/src/x');
+      expect(unitOf(target(fake('libs/domain/src/catalog/x.ts', '../../../persistence/src')))).toBe('libs/persistence');
+      const domain = (s: string, file = 'libs/domain/src/x.ts') => forbiddenInDomain(file, s) !== undefined;
+      for (const s of ['@nestjs/common', 'typeorm', 'pg', 'pg/lib/x', 'ioredis', 'amqplib', 'amqp-connection-manager', 'node:fs', 'fs/promises', 'node:fs/promises', 'net', 'node:http', 'http', '@lr/persistence', '@lr/messaging', '@lr/redis', '@lr/platform', '@lr/observability']) {
+        expect([s, domain(s)]).toEqual([s, true]);
+      }
+      for (const s of ['validator', 'validator/lib/isEmail', 'ipaddr.js', 'class-validator', 'pgp', 'fsevents', '@lr/contracts', 'node:path']) {
+        expect([s, domain(s)]).toEqual([s, false]);
+      }
+      expect(domain('node:fs', 'libs/domain/src/x.spec.ts')).toBe(false);
+      expect(domain('@nestjs/testing', 'libs/domain/src/x.spec.ts')).toBe(true);
+    });
+  });
+
+  describe('(a) an app never imports from another app', () => expectNoViolations('apps/*', appViolations()));
+  describe('(b) libs never import from apps', () => expectNoViolations('libs/*', libViolations()));
+  describe('(c) libs/domain imports no framework or I/O module', () => expectNoViolations('libs/domain', domainViolations()));
+
+  describe('(d) docker-compose.yml runs every app', () => {
+    const compose = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8').split(/\r?\n/);
+    // The `services:` block: from `services:` to the next top-level key. Its services are `  <name>:` lines.
+    const start = compose.findIndex((l) => /^services:\s*(#.*)?$/.test(l));
+    const end = compose.findIndex((l, n) => n > start && /^[^\s#]/.test(l));
+    const block = compose.slice(start + 1, end === -1 ? undefined : end);
+    const services = new Map<string, string>();
+    let current: string | undefined;
+    for (const line of block) {
+      const m = /^ {2}([A-Za-z0-9._-]+):\s*(#.*)?$/.exec(line);
+      if (m) services.set((current = m[1]), '');
+      else if (current) services.set(current, `${services.get(current)}${line}\n`);
+    }
+    const apps = readdirSync(join(ROOT, 'apps'))
+      .filter((n) => statSync(join(ROOT, 'apps', n)).isDirectory() && n !== 'ops')
+      .sort();
+
+    it('has a services block', () => {
+      expect(start).toBeGreaterThanOrEqual(0);
+      expect(apps.length).toBeGreaterThan(0);
+    });
+
+    it.each(apps)('has a service for apps/%s, running that app', (app) => {
+      expect([...services.keys()]).toContain(app);
+      // One image for every app: the service picks its app with APP=<name>.
+      expect(services.get(app)).toMatch(new RegExp(`\\bAPP:\\s*["']?${app.replace(/[-]/g, '\\-')}["']?\\s*(#.*)?$`, 'm'));
+    });
+  });
+});
