@@ -1,6 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { validateCatalog } from '../../../../libs/domain/src/catalog';
-import type { Catalog, CatalogCap, CatalogIssue } from '../../../../libs/domain/src/catalog';
+import { validateCatalog } from '@lr/domain';
+import type { Catalog, CatalogCap, CatalogIssue } from '@lr/domain';
 import { CATALOG_KINDS, CatalogTable, TABLES } from './catalog-tables';
 import { loadKnownRefs } from './known-refs';
 import { emptyCounts, Row, syncRows, SyncCounts } from './sync-rows';

@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import type { KnownCatalogRefs, KnownOffer, OfferSource } from '../../../../libs/domain/src/catalog';
+import type { KnownCatalogRefs, KnownOffer, OfferSource } from '@lr/domain';
 
 /** What the database already holds that a catalog file may refer to without defining it. */
 export async function loadKnownRefs(em: EntityManager): Promise<KnownCatalogRefs> {
