@@ -1,12 +1,12 @@
 import { AppName } from '../../libs/config/src';
 import { call } from '../support/http';
-import { startApp, stopAllApps } from '../support/app-process';
+import { startApp, stopAppsAndTopology } from '../support/app-process';
 import { testEnv, uniqueSuffix } from '../support/test-env';
 
 /** Every app: /health/live, /health/ready, Prometheus /metrics, JSON logs, graceful exit on SIGTERM. */
 describe('every app (e2e)', () => {
   const env = testEnv(uniqueSuffix(), { LOG_LEVEL: 'info' });
-  afterAll(() => stopAllApps());
+  afterAll(() => stopAppsAndTopology(env));
 
   const apps: AppName[] = ['sandbox', 'search-orchestrator', 'partner-adapter', 'checks', 'delivery', 'gateway'];
 

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { buildTestCatalog, searchBody } from '../support/catalog-builder';
 import { call } from '../support/http';
-import { RunningApp, startApp, stopAllApps } from '../support/app-process';
+import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey, runOps } from '../support/ops';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
 
@@ -33,7 +33,7 @@ describe('gateway front door (e2e)', () => {
   });
 
   afterAll(async () => {
-    await stopAllApps();
+    await stopAppsAndTopology(env);
     await db?.end();
   });
 

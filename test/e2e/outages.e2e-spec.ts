@@ -1,6 +1,6 @@
 import { buildTestCatalog, searchBody } from '../support/catalog-builder';
 import { call } from '../support/http';
-import { RunningApp, startApp, stopAllApps } from '../support/app-process';
+import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
 import { TcpProxy } from '../support/tcp-proxy';
 import { TEST_AMQP_VHOST, testEnv, uniqueSuffix } from '../support/test-env';
@@ -33,7 +33,7 @@ describe('dependency outages (e2e)', () => {
   });
 
   afterAll(async () => {
-    await stopAllApps();
+    await stopAppsAndTopology(direct);
     await Promise.all(Object.values(proxies).map((p) => p.close()));
   });
 

@@ -1,6 +1,6 @@
 import { buildTestCatalog } from '../support/catalog-builder';
 import { call, HttpAnswer } from '../support/http';
-import { RunningApp, startApp, stopAllApps } from '../support/app-process';
+import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
 import { testEnv, uniqueSuffix } from '../support/test-env';
 
@@ -18,7 +18,7 @@ describe('rate limits (e2e)', () => {
     applyCatalog(catalog, env);
     gateway = await startApp('gateway', env);
   });
-  afterAll(() => stopAllApps());
+  afterAll(() => stopAppsAndTopology(env));
 
   const searchCall = (key: string) => call(gateway.url, 'POST', '/api/v1/engine/search', { key, body: {} });
   const burstOf = async (n: number, make: () => Promise<HttpAnswer>) => Promise.all(Array.from({ length: n }, make));

@@ -97,3 +97,16 @@ export async function startApp(app: AppName, env: Record<string, string>, probe:
 export async function stopAllApps(): Promise<void> {
   await Promise.all([...running].map((a) => a.stop(5_000)));
 }
+
+/**
+ * Stops every app this test file started, then deletes the RabbitMQ queues and
+ * exchanges of its prefix (`env.AMQP_PREFIX`), so a test run leaves no quorum
+ * queues behind in the test vhost.
+ */
+export async function stopAppsAndTopology(env: Record<string, string>): Promise<void> {
+  await stopAllApps();
+  const { topologyFor } = await import('../../libs/messaging/src/topology');
+  const { loadConfig } = await import('../../libs/config/src');
+  const { deleteTopology } = await import('../integration/messaging/support');
+  await deleteTopology(topologyFor(loadConfig('gateway', env)));
+}

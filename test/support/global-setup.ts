@@ -1,20 +1,51 @@
 import { execFileSync } from 'node:child_process';
+import { Client } from 'pg';
+import Redis from 'ioredis';
 import { migrateDatabase } from '../../libs/persistence/src/migrate';
-import { TEST_AMQP_VHOST, TEST_DATABASE_URL } from './test-env';
+import { TEST_AMQP_VHOST, TEST_DATABASE_URL, TEST_REDIS_URL } from './test-env';
 
-/** Once per jest run: the test database exists and is migrated; the test vhost exists. */
+/**
+ * Once per jest run (both the integration and the e2e project name this file;
+ * the marker keeps the second call a no-op): a clean test state. The test
+ * database is dropped and migrated from scratch, the test Redis db is flushed,
+ * and the test vhost is recreated empty, so nothing a previous run left behind
+ * (quorum queues above all) slows this one down. Only test-named state is touched.
+ */
 export default async function globalSetup(): Promise<void> {
-  if (!/test/.test(new URL(TEST_DATABASE_URL).pathname)) {
-    throw new Error(`Refusing to run tests against ${TEST_DATABASE_URL}: the database name must say test`);
+  if (process.env.LR_TEST_STATE_READY === '1') return;
+  const dbName = new URL(TEST_DATABASE_URL).pathname.slice(1);
+  if (!/test/.test(dbName) || !/test/.test(TEST_AMQP_VHOST) || !/\/15$/.test(TEST_REDIS_URL)) {
+    throw new Error('Refusing to reset state whose name does not say test');
   }
+  await dropDatabase(dbName);
   await migrateDatabase(TEST_DATABASE_URL);
-  ensureVhost(TEST_AMQP_VHOST);
+  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  await redis.flushdb();
+  redis.disconnect();
+  resetVhost(TEST_AMQP_VHOST);
+  process.env.LR_TEST_STATE_READY = '1';
 }
 
-function ensureVhost(vhost: string): void {
-  const list = execFileSync('rabbitmqctl', ['-q', 'list_vhosts'], { encoding: 'utf8' });
-  if (!list.split('\n').map((l) => l.trim()).includes(vhost)) {
-    execFileSync('rabbitmqctl', ['-q', 'add_vhost', vhost]);
+async function dropDatabase(name: string): Promise<void> {
+  const admin = new URL(TEST_DATABASE_URL);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await client.end();
   }
-  execFileSync('rabbitmqctl', ['-q', 'set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*']);
+}
+
+function rabbitmqctl(...args: string[]): string {
+  return execFileSync('rabbitmqctl', ['-q', ...args], { encoding: 'utf8', timeout: 120_000 });
+}
+
+export function resetVhost(vhost: string): void {
+  const vhosts = rabbitmqctl('list_vhosts').split('\n').map((l) => l.trim());
+  if (vhosts.includes(vhost)) rabbitmqctl('delete_vhost', vhost);
+  rabbitmqctl('add_vhost', vhost);
+  rabbitmqctl('set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*');
 }

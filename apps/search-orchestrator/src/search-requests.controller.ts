@@ -10,7 +10,7 @@ export class SearchRequestsController {
   constructor(private readonly searches: SearchStartService) {}
 
   @HandleMessage(MESSAGE_TYPES.SearchRequested)
-  start(@Payload() msg: SearchRequestedV1, @Ctx() ctx: AmqpContext): Promise<SearchAnswerV1> {
+  start(@Payload() msg: SearchRequestedV1, @Ctx() ctx: AmqpContext): Promise<SearchAnswerV1 | null> {
     return this.searches.start(msg, ctx.getMeta());
   }
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import Redis from 'ioredis';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
@@ -9,10 +9,13 @@ import {
   SearchRequestedV1,
   searchStateKey,
 } from '@lr/contracts';
+import { counter } from '@lr/observability';
 import { loadSearchState, runOnce } from '@lr/persistence';
 import { REDIS_CLIENT } from '@lr/platform';
 
 export const CONSUMER = 'search-orchestrator';
+
+const expired = counter('search_requests_expired_total', 'Search requests dropped because the gateway had stopped waiting');
 
 /**
  * A search's life, first step: store the search and its lead (tracking, consumer
@@ -21,13 +24,21 @@ export const CONSUMER = 'search-orchestrator';
  */
 @Injectable()
 export class SearchStartService {
+  private readonly log = new Logger(SearchStartService.name);
+
   constructor(
     private readonly ds: DataSource,
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async start(msg: SearchRequestedV1, meta: { messageId: string; type: string }): Promise<SearchAnswerV1> {
+  async start(msg: SearchRequestedV1, meta: { messageId: string; type: string }): Promise<SearchAnswerV1 | null> {
+    if (Date.parse(msg.replyBy) < Date.now()) {
+      // The gateway already answered 503 and the affiliate will search again: storing it now would leave an orphan search.
+      this.log.warn({ msg: 'search request expired before it was handled; dropped', search_id: msg.searchId, reply_by: msg.replyBy });
+      expired.inc();
+      return null;
+    }
     const createdAt = new Date(msg.requestedAt);
     const closesAt = new Date(createdAt.getTime() + this.config.search.openSeconds * 1000);
     await runOnce(this.ds, CONSUMER, meta, (em) => this.insertSearch(em, msg, createdAt, closesAt));

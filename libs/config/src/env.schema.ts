@@ -61,7 +61,7 @@ export class EnvironmentVariables {
 
   /** How long the gateway waits for the search-orchestrator's first answer to a search. */
   @Transform(toInt) @IsInt() @Min(100) @Max(60000)
-  SEARCH_REPLY_TIMEOUT_MS = 5000;
+  SEARCH_REPLY_TIMEOUT_MS = 3000;
 
   /** A search stays open this long at most (contract: 45 seconds). */
   @Transform(toInt) @IsInt() @Min(1) @Max(3600)

@@ -43,6 +43,8 @@ export interface SearchRequestedV1 {
   formCertUrl: string | null;
   universalLeadCert: string | null;
   requestedAt: string;
+  /** The gateway stops waiting at this time and answers 503: a request handled later is dropped, not stored. */
+  replyBy: string;
 }
 
 /** The orchestrator's reply to SearchRequestedV1: the envelope fields the gateway answers with. */

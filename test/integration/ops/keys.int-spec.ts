@@ -54,7 +54,7 @@ describe('ops keys', () => {
     expect(JSON.stringify(rows[0])).not.toContain(issued.key.slice(8));
 
     const found = await findApiKeyByHash(ds, sha256(issued.key));
-    expect(found).toEqual({ id: issued.id, affiliateId, expiresAt: null, revokedAt: null, limits: {} });
+    expect(found).toEqual({ id: issued.id, affiliateId, affiliateStatus: 'active', expiresAt: null, revokedAt: null, limits: {} });
   });
 
   it('issue parses --limit (repeatable) and --expires-at', async () => {

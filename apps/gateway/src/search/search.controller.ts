@@ -40,6 +40,8 @@ export class SearchController {
     await assertActiveCampaign(this.ds, this.config.dependencyTimeoutMs, principal, request.campaignId);
 
     const searchId = randomUUID();
+    const timeoutMs = this.config.search.replyTimeoutMs;
+    const now = Date.now();
     const message: SearchRequestedV1 = {
       searchId,
       affiliateId: principal.affiliateId,
@@ -53,9 +55,9 @@ export class SearchController {
       tcpaConsent: request.tcpaConsent,
       formCertUrl: request.formCertUrl,
       universalLeadCert: request.universalLeadCert,
-      requestedAt: new Date().toISOString(),
+      requestedAt: new Date(now).toISOString(),
+      replyBy: new Date(now + timeoutMs).toISOString(),
     };
-    const timeoutMs = this.config.search.replyTimeoutMs;
     let answer: SearchAnswerV1;
     try {
       answer = await dependency('rabbitmq', timeoutMs + 500, () =>
