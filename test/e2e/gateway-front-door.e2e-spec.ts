@@ -44,12 +44,17 @@ describe('gateway front door (e2e)', () => {
       });
       expect(res.status).toBe(200);
       // The gateway's request id travels as the message's correlation id into the orchestrator's logs.
-      const handled = orchestrator
-        .output()
-        .split('\n')
-        .filter((l) => l.includes('"message handled"'))
-        .map((l) => JSON.parse(l));
-      expect(handled).toContainEqual(
+      // The orchestrator logs after it has replied and acked, so its line may reach us a moment later.
+      const handledLines = () =>
+        orchestrator
+          .output()
+          .split('\n')
+          .filter((l) => l.includes('"message handled"'))
+          .map((l) => JSON.parse(l) as Record<string, unknown>);
+      for (let i = 0; i < 50 && !handledLines().some((l) => l.message_id === res.body.svc_lead_id); i += 1) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(handledLines()).toContainEqual(
         expect.objectContaining({ type: 'search.requested.v1', message_id: res.body.svc_lead_id, correlation_id: 'req-e2e-search-0001', outcome: 'ack' }),
       );
       expect(res.body).toEqual(
