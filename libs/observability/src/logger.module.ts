@@ -30,7 +30,8 @@ export class ObservabilityLoggerModule {
             redact: { paths: PINO_REDACT_PATHS, censor: '[redacted]' },
             genReqId: (req) => (req as IncomingMessage & { id?: string }).id ?? requestIdFor(req),
             customAttributeKeys: { reqId: 'request_id' },
-            autoLogging: { ignore: (req) => /^\/(health|metrics)/.test(req.url ?? '') },
+            // Probes and scrapes are not worth a line each; middie may have rewritten req.url, originalUrl is the path asked for.
+            autoLogging: { ignore: (req) => /^\/(health|metrics)(\/|$|\?)/.test((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '') },
             serializers: {
               req: (req: { id?: string; method?: string; url?: string }) => ({ id: req.id, method: req.method, url: req.url }),
               res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
