@@ -234,55 +234,65 @@ function readOffer(r: JsonReader, v: unknown, path: string): CatalogOffer | unde
   return ok() ? (out as CatalogOffer) : undefined;
 }
 
-function readPrograms(r: JsonReader, v: unknown, path: string): CatalogProgram[] | undefined {
-  if (v === undefined) return [];
-  const arr = r.array(v, path);
+type Unique = (key: string | undefined, at: string, duplicateMessage: string) => void;
+
+/**
+ * An array of objects at `path`: each item must be an object with the given
+ * keys and is read by `item`, which may call `unique` to report a key repeated
+ * within this array. Undefined when anything in the list failed.
+ */
+function readObjectList<T>(
+  r: JsonReader,
+  arr: unknown[] | undefined,
+  path: string,
+  keys: { allowed: readonly string[]; required: readonly string[] },
+  item: (o: Record<string, unknown>, itemPath: string, unique: Unique) => T,
+): T[] | undefined {
   if (!arr) return undefined;
   const ok = tracker(r);
   const seen = new Map<string, string>();
-  const out = arr.map((item, i) => {
+  const unique: Unique = (key, at, duplicateMessage) => {
+    if (key === undefined) return;
+    const first = seen.get(key);
+    if (first) r.fail(at, `${duplicateMessage} (also ${first})`);
+    else seen.set(key, at);
+  };
+  const out = arr.map((raw, i) => {
     const ip = childPath(path, i);
-    const o = r.object(item, ip, ['value', 'label', 'eligibility'], ['value', 'label']);
-    if (!o) return undefined;
+    const o = r.object(raw, ip, keys.allowed, keys.required);
+    return o ? item(o, ip, unique) : undefined;
+  });
+  return ok() ? (out as T[]) : undefined;
+}
+
+function readPrograms(r: JsonReader, v: unknown, path: string): CatalogProgram[] | undefined {
+  if (v === undefined) return [];
+  const keys = { allowed: ['value', 'label', 'eligibility'], required: ['value', 'label'] };
+  return readObjectList(r, r.array(v, path), path, keys, (o, ip, unique) => {
     const value = r.string(o.value, childPath(ip, 'value'), { maxLength: NAME_MAX });
-    if (value !== undefined) {
-      const first = seen.get(value);
-      if (first) r.fail(childPath(ip, 'value'), `duplicate program value ${JSON.stringify(value)} (also ${first})`);
-      else seen.set(value, childPath(ip, 'value'));
-    }
+    unique(value, childPath(ip, 'value'), `duplicate program value ${JSON.stringify(value)}`);
     return {
       value,
       label: r.string(o.label, childPath(ip, 'label'), { maxLength: NAME_MAX }),
       eligibility: readEligibility(r, o.eligibility, childPath(ip, 'eligibility')),
-    };
+    } as CatalogProgram;
   });
-  return ok() ? (out as CatalogProgram[]) : undefined;
 }
 
 /** `programValues` undefined: the offer's programs are broken, so required_when is not cross-checked. */
 function readQuestions(r: JsonReader, v: unknown, path: string, programValues: string[] | undefined): CatalogQuestion[] | undefined {
   if (v === undefined) return [];
-  const arr = r.array(v, path);
-  if (!arr) return undefined;
-  const ok = tracker(r);
-  const seen = new Map<string, string>();
-  const out = arr.map((item, i) => {
-    const ip = childPath(path, i);
+  const keys = { allowed: ['name', 'label', 'type', 'required', 'required_when', 'options'], required: ['name', 'type', 'required'] };
+  return readObjectList(r, r.array(v, path), path, keys, (o, ip, unique) => {
     const p = (k: string) => childPath(ip, k);
-    const o = r.object(item, ip, ['name', 'label', 'type', 'required', 'required_when', 'options'], ['name', 'type', 'required']);
-    if (!o) return undefined;
     const name = r.string(o.name, p('name'), {
       pattern: QUESTION_NAME_RE,
       patternHint: `must be lower-case letters, digits and _ starting with a letter (at most 64), got ${JSON.stringify(o.name)}`,
     });
-    if (name !== undefined) {
-      if ((RESERVED_ANSWER_NAMES as readonly string[]).includes(name)) {
-        r.fail(p('name'), `${JSON.stringify(name)} is a field of the submit request and cannot name a question`);
-      }
-      const first = seen.get(name);
-      if (first) r.fail(p('name'), `duplicate question name ${JSON.stringify(name)} (also ${first})`);
-      else seen.set(name, p('name'));
+    if (name !== undefined && (RESERVED_ANSWER_NAMES as readonly string[]).includes(name)) {
+      r.fail(p('name'), `${JSON.stringify(name)} is a field of the submit request and cannot name a question`);
     }
+    unique(name, p('name'), `duplicate question name ${JSON.stringify(name)}`);
     const type = r.oneOf(o.type, p('type'), QUESTION_TYPES);
     let options: QuestionOption[] | null | undefined = null;
     if (type === 'select' && o.options === undefined) r.fail(p('options'), 'is required on a select question');
@@ -295,29 +305,17 @@ function readQuestions(r: JsonReader, v: unknown, path: string, programValues: s
       required: r.boolean(o.required, p('required')),
       required_when: o.required_when === undefined || o.required_when === null ? null : readRequiredWhen(r, o.required_when, p('required_when'), programValues),
       options,
-    };
+    } as CatalogQuestion;
   });
-  return ok() ? (out as CatalogQuestion[]) : undefined;
 }
 
 function readOptions(r: JsonReader, v: unknown, path: string): QuestionOption[] | undefined {
-  const arr = r.array(v, path, { nonEmpty: true });
-  if (!arr) return undefined;
-  const ok = tracker(r);
-  const seen = new Map<string, string>();
-  const out = arr.map((item, i) => {
-    const ip = childPath(path, i);
-    const o = r.object(item, ip, ['value', 'label'], ['value', 'label']);
-    if (!o) return undefined;
+  const keys = { allowed: ['value', 'label'], required: ['value', 'label'] };
+  return readObjectList(r, r.array(v, path, { nonEmpty: true }), path, keys, (o, ip, unique) => {
     const value = r.string(o.value, childPath(ip, 'value'), { maxLength: NAME_MAX });
-    if (value !== undefined) {
-      const first = seen.get(value);
-      if (first) r.fail(childPath(ip, 'value'), `duplicate option value ${JSON.stringify(value)} (also ${first})`);
-      else seen.set(value, childPath(ip, 'value'));
-    }
-    return { value, label: r.string(o.label, childPath(ip, 'label'), { maxLength: NAME_MAX }) };
+    unique(value, childPath(ip, 'value'), `duplicate option value ${JSON.stringify(value)}`);
+    return { value, label: r.string(o.label, childPath(ip, 'label'), { maxLength: NAME_MAX }) } as QuestionOption;
   });
-  return ok() ? (out as QuestionOption[]) : undefined;
 }
 
 function readRequiredWhen(r: JsonReader, v: unknown, path: string, programValues: string[] | undefined): { program_ids: string[] } | undefined {
@@ -339,27 +337,16 @@ function readRequiredWhen(r: JsonReader, v: unknown, path: string, programValues
 
 function readCaps(r: JsonReader, v: unknown, path: string): CatalogCap[] | undefined {
   if (v === undefined) return [];
-  const arr = r.array(v, path);
-  if (!arr) return undefined;
-  const ok = tracker(r);
-  const seen = new Map<string, string>();
-  const out = arr.map((item, i) => {
-    const ip = childPath(path, i);
-    const o = r.object(item, ip, ['period', 'limit', 'timezone'], ['period', 'limit']);
-    if (!o) return undefined;
+  const keys = { allowed: ['period', 'limit', 'timezone'], required: ['period', 'limit'] };
+  return readObjectList(r, r.array(v, path), path, keys, (o, ip, unique) => {
     const period = r.oneOf(o.period, childPath(ip, 'period'), CAP_PERIODS);
-    if (period !== undefined) {
-      const first = seen.get(period);
-      if (first) r.fail(childPath(ip, 'period'), `duplicate cap period ${JSON.stringify(period)} for the same scope (also ${first})`);
-      else seen.set(period, childPath(ip, 'period'));
-    }
+    unique(period, childPath(ip, 'period'), `duplicate cap period ${JSON.stringify(period)} for the same scope`);
     return {
       period,
       limit: r.integer(o.limit, childPath(ip, 'limit'), 0, 100000000),
       timezone: o.timezone === undefined ? DEFAULT_CAP_TIMEZONE : r.timezone(o.timezone, childPath(ip, 'timezone')),
-    };
+    } as CatalogCap;
   });
-  return ok() ? (out as CatalogCap[]) : undefined;
 }
 
 function readDelivery(r: JsonReader, v: unknown, path: string): DeliverySettings | undefined {
@@ -398,21 +385,11 @@ function readCampaign(r: JsonReader, v: unknown, path: string): CatalogCampaign 
 
 function readCampaignOffers(r: JsonReader, v: unknown, path: string): CatalogCampaignOffer[] | undefined {
   if (v === undefined) return [];
-  const arr = r.array(v, path);
-  if (!arr) return undefined;
-  const ok = tracker(r);
-  const seen = new Map<string, string>();
-  const out = arr.map((item, i) => {
-    const ip = childPath(path, i);
+  const keys = { allowed: ['offer_id', 'payout', 'program_payouts', 'caps'], required: ['offer_id'] };
+  return readObjectList(r, r.array(v, path), path, keys, (o, ip, unique) => {
     const p = (k: string) => childPath(ip, k);
-    const o = r.object(item, ip, ['offer_id', 'payout', 'program_payouts', 'caps'], ['offer_id']);
-    if (!o) return undefined;
     const offerId = r.uuid(o.offer_id, p('offer_id'));
-    if (offerId !== undefined) {
-      const first = seen.get(offerId);
-      if (first) r.fail(p('offer_id'), `offer ${offerId} is listed twice in this campaign (also ${first})`);
-      else seen.set(offerId, p('offer_id'));
-    }
+    unique(offerId, p('offer_id'), `offer ${offerId} is listed twice in this campaign`);
     let programPayouts: Record<string, number> | null | undefined = null;
     if (o.program_payouts !== undefined && o.program_payouts !== null) {
       const pp = p('program_payouts');
@@ -430,9 +407,8 @@ function readCampaignOffers(r: JsonReader, v: unknown, path: string): CatalogCam
       payout: o.payout === undefined || o.payout === null ? null : r.money(o.payout, p('payout')),
       program_payouts: programPayouts,
       caps: readCaps(r, o.caps, p('caps')),
-    };
+    } as CatalogCampaignOffer;
   });
-  return ok() ? (out as CatalogCampaignOffer[]) : undefined;
 }
 
 interface DefinedIds {
