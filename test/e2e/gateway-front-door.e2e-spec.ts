@@ -282,6 +282,22 @@ describe('gateway front door (e2e)', () => {
       expect([res.status, res.body.code, res.body.field]).toEqual([400, 'REQUIRED_FIELD_MISSING', 'lead']);
     });
 
+    it('direct post to a partner offer: 400 INVALID_FIELD naming svc_offer_id', async () => {
+      const res = await call(gateway.url, 'POST', '/api/v1/engine/leads', {
+        key: keyA,
+        body: { svc_campaign_id: ids.campaignA, svc_affiliate_id: ids.affiliateA, svc_offer_id: ids.partnerOffer, lead: {}, tracking: { ip_address: '73.1.1.1' } },
+      });
+      expect([res.status, res.body.code, res.body.field]).toEqual([400, 'INVALID_FIELD', 'svc_offer_id']);
+    });
+
+    it('direct post to an unknown offer: 404 NOT_FOUND', async () => {
+      const res = await call(gateway.url, 'POST', '/api/v1/engine/leads', {
+        key: keyA,
+        body: { svc_campaign_id: ids.campaignA, svc_affiliate_id: ids.affiliateA, svc_offer_id: '7c0d7a4e-0000-4000-8000-00000000abcd', lead: {}, tracking: { ip_address: '73.1.1.1' } },
+      });
+      expect([res.status, res.body.code]).toEqual([404, 'NOT_FOUND']);
+    });
+
     it('leads on another affiliate’s campaign: 403 FORBIDDEN', async () => {
       const res = await call(gateway.url, 'POST', '/api/v1/engine/leads', {
         key: keyA,
@@ -295,6 +311,11 @@ describe('gateway front door (e2e)', () => {
       expect([none.status, none.body.code]).toEqual([400, 'MALFORMED_REQUEST']);
       const bad = await call(gateway.url, 'POST', '/api/v1/engine/dupe-check', { key: keyA, body: { email: 'a@b.co', offer_id: 'x' } });
       expect([bad.status, bad.body.code, bad.body.field]).toEqual([400, 'INVALID_FIELD', 'offer_id']);
+      const notMine = await call(gateway.url, 'POST', '/api/v1/engine/dupe-check', {
+        key: keyA,
+        body: { email: 'a@b.co', offer_id: '7c0d7a4e-0000-4000-8000-00000000abcd' },
+      });
+      expect([notMine.status, notMine.body.code]).toEqual([403, 'FORBIDDEN']);
       const off = await call(gateway.url, 'POST', '/api/v1/engine/dupe-check', { key: keyB, body: { email: 'a@b.co' } });
       expect(off.status).toBe(404);
       expect(off.body).toEqual({ error: expect.any(String) });

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 /**
  * A small catalog with fresh ids for one test file, so test files never share
  * catalog rows: affiliate A with an active and a paused campaign, affiliate B
- * with its own campaign, one school and one own offer on A's campaigns.
+ * with its own campaign, one school, one own offer on every campaign and a
+ * partner offer on A's live campaign.
  */
 export function buildTestCatalog(sandboxUrl = 'http://127.0.0.1:4100') {
   const ids = {
@@ -11,6 +12,8 @@ export function buildTestCatalog(sandboxUrl = 'http://127.0.0.1:4100') {
     affiliateB: randomUUID(),
     school: randomUUID(),
     offer: randomUUID(),
+    partner: randomUUID(),
+    partnerOffer: randomUUID(),
     campaignA: randomUUID(),
     campaignAPaused: randomUUID(),
     campaignB: randomUUID(),
@@ -21,6 +24,9 @@ export function buildTestCatalog(sandboxUrl = 'http://127.0.0.1:4100') {
       { id: ids.affiliateB, name: 'Test Affiliate B', status: 'active', dupe_check: false },
     ],
     schools: [{ id: ids.school, name: 'Test School', logo_url: null }],
+    partners: [
+      { id: ids.partner, name: 'Test Partner', adapter: 'sandbox', base_url: `${sandboxUrl}/partners/test?match=all`, timeout_ms: 5000 },
+    ],
     offers: [
       {
         id: ids.offer,
@@ -39,9 +45,20 @@ export function buildTestCatalog(sandboxUrl = 'http://127.0.0.1:4100') {
         caps: [],
         delivery: { adapter: 'sandbox', url: `${sandboxUrl}/schools/test/leads?outcome=accept`, timeout_ms: 5000 },
       },
+      {
+        id: ids.partnerOffer,
+        name: 'Test Partner Offer',
+        school_id: ids.school,
+        source: 'partner',
+        partner_id: ids.partner,
+        external_id: `ext-${ids.partnerOffer}`,
+        offer_type: 'shared',
+        status: 'active',
+        result_ttl_seconds: 900,
+      },
     ],
     campaigns: [
-      { id: ids.campaignA, affiliate_id: ids.affiliateA, name: 'A live', status: 'active', offers: [{ offer_id: ids.offer, payout: 20 }] },
+      { id: ids.campaignA, affiliate_id: ids.affiliateA, name: 'A live', status: 'active', offers: [{ offer_id: ids.offer, payout: 20 }, { offer_id: ids.partnerOffer }] },
       { id: ids.campaignAPaused, affiliate_id: ids.affiliateA, name: 'A paused', status: 'paused', offers: [{ offer_id: ids.offer }] },
       { id: ids.campaignB, affiliate_id: ids.affiliateB, name: 'B live', status: 'active', offers: [{ offer_id: ids.offer }] },
     ],

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
-import { findAffiliate } from '@lr/persistence';
+import { findAffiliate, isOfferOfAffiliate } from '@lr/persistence';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
@@ -55,14 +55,9 @@ export class DupeCheckController {
       HASHED_KEYS.some((k) => typeof (hashed as Record<string, unknown> | undefined)?.[k] === 'string');
     if (!usable) throw ApiError.malformed(400, 'No usable lead field');
     if (typeof obj.offer_id === 'string') {
-      const owned: unknown[] = await dependency('postgres', timeout, () =>
-        this.ds.query(
-          `SELECT 1 FROM campaign_offers co JOIN campaigns c ON c.id = co.campaign_id
-            WHERE co.offer_id = $1 AND c.affiliate_id = $2 LIMIT 1`,
-          [String(obj.offer_id).toLowerCase(), principal.affiliateId],
-        ),
-      );
-      if (owned.length === 0) throw ApiError.forbidden();
+      const offerId = String(obj.offer_id).toLowerCase();
+      const owned = await dependency('postgres', timeout, () => isOfferOfAffiliate(this.ds, offerId, principal.affiliateId));
+      if (!owned) throw ApiError.forbidden();
     }
     throw new ApiError(503, 'UNAVAILABLE', 'Duplicate pre-check is not enabled on this deployment yet', { retryable: false }, 'failed');
   }

@@ -3,14 +3,13 @@ import type { FastifyRequest } from 'fastify';
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
-import { findCampaignForAffiliate } from '@lr/persistence';
+import { findCampaignForAffiliate, findOfferForDirectPost, findResultForSubmit } from '@lr/persistence';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiError } from '../http/api-error';
 import { dependency } from '../http/dependency';
 import { assertAffiliate } from '../search/campaign-access';
-import { findOfferForDirectPost, findResultForSubmit } from './lead-lookups';
 import { parseLeadsRequest } from './parse-leads-request';
 
 @Controller('api/v1/engine')
@@ -41,17 +40,17 @@ export class LeadsController {
       const result = isUUID(request.resultId)
         ? await dependency('postgres', timeout, () => findResultForSubmit(this.ds, request.resultId.toLowerCase()))
         : undefined;
-      if (!result || result.affiliate_id !== principal.affiliateId || result.search_id !== request.searchId) {
+      if (!result || result.affiliateId !== principal.affiliateId || result.searchId !== request.searchId) {
         throw ApiError.notFound(404, 'Search result not found', { error: 'search_result_not_found' });
       }
-      if (result.campaign_id !== campaignId) throw ApiError.forbidden('Not permitted', { error: 'result_campaign_mismatch' });
+      if (result.campaignId !== campaignId) throw ApiError.forbidden('Not permitted', { error: 'result_campaign_mismatch' });
     } else {
       const offer = await dependency('postgres', timeout, () => findOfferForDirectPost(this.ds, request.offerId, campaignId));
       if (!offer) throw ApiError.notFound(404, 'Offer not found', { field: 'svc_offer_id' });
       if (offer.source === 'partner') {
         throw ApiError.invalidField('svc_offer_id', 'svc_offer_id is a partner offer: submit it from a search result');
       }
-      if (!offer.on_campaign) throw ApiError.forbidden();
+      if (!offer.onCampaign) throw ApiError.forbidden();
     }
     throw new ApiError(503, 'UNAVAILABLE', 'Lead submission is not enabled on this deployment yet', { retryable: false }, 'failed');
   }

@@ -1,3 +1,4 @@
 export * from './queryable';
 export * from './api-keys.query';
 export * from './catalog.query';
+export * from './submit.query';
