@@ -7,7 +7,8 @@ import { TEST_AMQP_VHOST, testEnv, uniqueSuffix } from '../support/test-env';
 
 /**
  * The gateway reaches PostgreSQL, Redis and RabbitMQ through TCP proxies this
- * test controls. While one is cut, the gateway answers 503 UNAVAILABLE
+ * test controls. While one is cut (connections refused) or stalled (accepted,
+ * never answered), the gateway answers 503 UNAVAILABLE
  * (retryable) within two seconds and keeps running; once it is back, the
  * gateway serves again without a restart.
  */
@@ -57,15 +58,17 @@ describe('dependency outages (e2e)', () => {
   }
 
   it.each([
-    ['postgres', ['search', 'poll']],
-    ['redis', ['search', 'poll']],
-    ['rabbitmq', ['search']],
-  ] as const)('%s unreachable: 503 UNAVAILABLE within 2 s, then serves again', async (name, endpoints) => {
+    ['postgres', 'cut', ['search', 'poll']],
+    ['redis', 'cut', ['search', 'poll']],
+    ['rabbitmq', 'cut', ['search']],
+    ['postgres', 'stall', ['search', 'poll']],
+    ['redis', 'stall', ['search', 'poll']],
+  ] as const)('%s %s: 503 UNAVAILABLE within 2 s, then serves again', async (name, mode, endpoints) => {
     const ok = await search();
     expect(ok.status).toBe(200);
     const searchId = ok.body.svc_lead_id as string;
 
-    await proxies[name].cut();
+    await proxies[name][mode]();
     try {
       for (let i = 0; i < 3; i += 1) {
         if (endpoints.includes('search' as never)) expectUnavailable(await search());

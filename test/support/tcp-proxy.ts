@@ -10,6 +10,7 @@ export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private boundPort = 0;
+  private stalled = false;
 
   constructor(
     private readonly targetPort: number,
@@ -40,8 +41,27 @@ export class TcpProxy {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  /** Listens again on the same port. */
+  /**
+   * A hung dependency: established connections stop carrying data and new ones
+   * are accepted but never answered (no reset, no refusal), so only a client's
+   * own deadline ends its wait. `restore()` ends the stall.
+   */
+  async stall(): Promise<void> {
+    this.stalled = true;
+    for (const s of this.sockets) {
+      s.unpipe();
+      s.pause();
+    }
+    if (!this.server) await this.listen(this.port);
+  }
+
+  /** Listens again on the same port (after cut), or forwards again (after stall: the stalled connections are dropped). */
   async restore(): Promise<void> {
+    if (this.stalled) {
+      this.stalled = false;
+      for (const s of this.sockets) s.destroy();
+      this.sockets.clear();
+    }
     if (this.server) return;
     await this.listen(this.port);
   }
@@ -64,6 +84,13 @@ export class TcpProxy {
   }
 
   private pipe(client: Socket): void {
+    if (this.stalled) {
+      this.sockets.add(client);
+      client.on('error', () => undefined);
+      client.on('close', () => this.sockets.delete(client));
+      client.pause();
+      return;
+    }
     const upstream = createConnection({ port: this.targetPort, host: this.targetHost });
     for (const s of [client, upstream]) {
       this.sockets.add(s);
