@@ -1,3 +1,4 @@
 export * from './api-codes';
 export * from './messages';
 export * from './search-state';
+export * from './result-entry';

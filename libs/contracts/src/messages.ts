@@ -1,3 +1,4 @@
+import type { FormField, ResultEntry } from './result-entry';
 /**
  * The message types that cross RabbitMQ, versioned by name (STYLE.md: one place
  * declares them; producers and consumers import them from here). A breaking
@@ -6,6 +7,12 @@
 export const MESSAGE_TYPES = {
   /** gateway -> search-orchestrator (request/reply): store the search, answer the first results. */
   SearchRequested: 'search.requested.v1',
+  /** search-orchestrator -> checks (request/reply): which of these offers (and programs) may this search's lead be shown? */
+  OffersCheckRequested: 'checks.offers.requested.v1',
+  /** search-orchestrator -> partner-adapter (command): ask one partner network about its offers for one search. */
+  PartnerSearchRequested: 'partner.search.requested.v1',
+  /** partner-adapter -> search-orchestrator (command): one partner's answer (or its failure) for one search. */
+  PartnerSearchAnswered: 'partner.search.answered.v1',
 } as const;
 export type MessageType = (typeof MESSAGE_TYPES)[keyof typeof MESSAGE_TYPES];
 
@@ -55,5 +62,95 @@ export interface SearchAnswerV1 {
   acceptedCount: number;
   maxAcceptedSubmissions: number;
   trueExclusiveAccepted: boolean;
-  offers: unknown[];
+  offers: ResultEntry[];
+}
+
+/**
+ * Asks checks which offers a search's lead may be shown (search-time checks:
+ * offer and program eligibility, caps already full, the person already sold to
+ * the offer within its duplicate window (live only), and the search's sale
+ * state). Checks reads the catalog itself; only ids and the lead travel.
+ */
+export interface OffersCheckRequestedV1 {
+  searchId: string;
+  campaignId: string;
+  isTest: boolean;
+  lead: LeadPayload;
+  /** The offers to check (all on the campaign, or the ones a partner answered for). */
+  offerIds: string[];
+}
+
+/** Why an offer is left out of a search (stored for operators, never shown to affiliates). */
+export type OfferRefusal =
+  | 'offer_inactive'
+  | 'not_on_campaign'
+  | 'not_eligible'
+  | 'no_eligible_program'
+  | 'cap_reached'
+  | 'duplicate'
+  | 'sale_closed'
+  | 'school_sold_exclusive';
+
+export interface OfferCheckOutcome {
+  offerId: string;
+  qualifies: boolean;
+  /** When it does not qualify. */
+  refusal?: OfferRefusal;
+  /** For eligibility refusals: the rule that failed, e.g. `states` or `programs.bsn.education_levels`. */
+  detail?: string;
+  /** Own offers: the program values that qualify, in catalog order. Partner offers: null (the partner supplies programs). */
+  programs: string[] | null;
+}
+
+export interface OffersCheckAnswerV1 {
+  searchId: string;
+  outcomes: OfferCheckOutcome[];
+}
+
+/** The partner as the catalog configures it, snapshotted into the request. */
+export interface PartnerRef {
+  id: string;
+  name: string;
+  adapter: string;
+  baseUrl: string;
+  timeoutMs: number;
+}
+
+export interface PartnerSearchRequestedV1 {
+  searchId: string;
+  partner: PartnerRef;
+  /** The partner's offers on the campaign that passed the search-time checks. */
+  offers: Array<{ offerId: string; externalId: string }>;
+  lead: LeadPayload;
+  tracking: Record<string, string>;
+  isTest: boolean;
+  /** ISO time the search closes: the partner call never outlives it. */
+  closesAt: string;
+}
+
+/** How a partner call ended. */
+export type PartnerCallOutcome = 'answered' | 'timeout' | 'error' | 'circuit_open' | 'expired';
+
+/** One result a partner returned, validated and mapped back to our offer id. */
+export interface PartnerOfferResult {
+  offerId: string;
+  externalId: string;
+  partnerResultId: string;
+  programs: Array<{ value: string; label: string }>;
+  formFields: FormField[];
+  tcpaText: string | null;
+  school: { name: string; logoUrl: string | null } | null;
+  /** Seconds the partner keeps the result open, when it says. */
+  expiresInSeconds: number | null;
+}
+
+export interface PartnerSearchAnsweredV1 {
+  searchId: string;
+  partnerId: string;
+  outcome: PartnerCallOutcome;
+  latencyMs: number;
+  /** Empty unless outcome is `answered`. */
+  results: PartnerOfferResult[];
+  /** Short operator-facing description of a failure (never shown to affiliates). */
+  detail?: string;
 }

@@ -1,3 +1,5 @@
+import type { ResultEntry } from './result-entry';
+
 /**
  * The hot state of one search in Redis, written by the search-orchestrator and
  * read by the gateway to answer polls. Rebuildable from PostgreSQL (searches,
@@ -16,7 +18,7 @@ export interface SearchState {
   acceptedCount: number;
   trueExclusiveAccepted: boolean;
   /** Result entries, best first, exactly as shown to the affiliate. */
-  offers: unknown[];
+  offers: ResultEntry[];
 }
 
 /** Redis key of a search's state (the client adds the configured key prefix). */

@@ -1,5 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
-import type { SearchState } from '@lr/contracts';
+import type { ResultEntry, SearchState } from '@lr/contracts';
 
 /**
  * A search as stored in PostgreSQL, in the shape of its hot Redis state: what a
@@ -26,6 +26,6 @@ export async function loadSearchState(db: DataSource | EntityManager, searchId: 
     processingDone: s.processing_done_at !== null,
     acceptedCount: Number(s.accepted_count),
     trueExclusiveAccepted: Boolean(s.true_exclusive_accepted),
-    offers: s.offers as unknown[],
+    offers: s.offers as ResultEntry[],
   };
 }
