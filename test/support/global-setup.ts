@@ -14,7 +14,7 @@ import { TEST_AMQP_VHOST, TEST_DATABASE_URL, TEST_REDIS_URL } from './test-env';
 export default async function globalSetup(): Promise<void> {
   if (process.env.LR_TEST_STATE_READY === '1') return;
   const dbName = new URL(TEST_DATABASE_URL).pathname.slice(1);
-  if (!/test/.test(dbName) || !/test/.test(TEST_AMQP_VHOST) || !/\/15$/.test(TEST_REDIS_URL)) {
+  if (!/test/.test(dbName) || !/test/.test(TEST_AMQP_VHOST) || !/\/1[0-5]$/.test(TEST_REDIS_URL)) {
     throw new Error('Refusing to reset state whose name does not say test');
   }
   await dropDatabase(dbName);

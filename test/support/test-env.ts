@@ -7,7 +7,8 @@ import { AppConfig, AppName, loadConfig } from '../../libs/config/src';
  * running system and the test suite on the same machine never disturb each other.
  */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/leadrouter_test';
-export const TEST_AMQP_VHOST = 'leadrouter_test';
+/** Each of these can be overridden, so two developers' test runs on one machine can use separate state. */
+export const TEST_AMQP_VHOST = process.env.TEST_AMQP_VHOST ?? 'leadrouter_test';
 export const TEST_AMQP_URL = process.env.TEST_AMQP_URL ?? `amqp://guest:guest@127.0.0.1:5672/${TEST_AMQP_VHOST}`;
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
 
