@@ -18,6 +18,21 @@ export const APP_DEFAULT_PORTS: Record<AppName, number> = {
   ops: 0,
 };
 
+/**
+ * Messages each worker handles at once (AMQP_PREFETCH overrides). Workers that
+ * mostly wait on a remote system (partner networks, school systems) take more
+ * at once than those that mostly wait on PostgreSQL.
+ */
+export const APP_DEFAULT_PREFETCH: Record<AppName, number> = {
+  gateway: 16,
+  'search-orchestrator': 64,
+  'partner-adapter': 256,
+  checks: 32,
+  delivery: 64,
+  sandbox: 16,
+  ops: 16,
+};
+
 /** The typed, validated configuration every app receives (token APP_CONFIG). */
 export interface AppConfig {
   app: AppName;

@@ -30,8 +30,9 @@ export class EnvironmentVariables {
   @Matches(/^[a-z0-9][a-z0-9_-]*$/, { message: 'AMQP_PREFIX must be lower-case letters, digits, _ or -' })
   AMQP_PREFIX = 'lr';
 
+  /** Messages a worker handles at once; each app has its own default (see APP_DEFAULT_PREFETCH). */
   @Transform(toInt) @IsInt() @Min(1) @Max(1000)
-  AMQP_PREFETCH = 16;
+  AMQP_PREFETCH?: number;
 
   /** Tries of a message (first delivery included) before it goes to its dead-letter queue. */
   @Transform(toInt) @IsInt() @Min(1) @Max(50)

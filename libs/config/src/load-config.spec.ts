@@ -19,6 +19,13 @@ describe('loadConfig', () => {
     expect(c.amqp.maxAttempts).toBe(3);
   });
 
+  it('gives each worker its own prefetch unless AMQP_PREFETCH says otherwise', () => {
+    expect(loadConfig('partner-adapter', {}).amqp.prefetch).toBe(256);
+    expect(loadConfig('checks', {}).amqp.prefetch).toBe(32);
+    expect(loadConfig('partner-adapter', { AMQP_PREFETCH: '8' }).amqp.prefetch).toBe(8);
+    expect(() => loadConfig('checks', { AMQP_PREFETCH: '0' })).toThrow(/AMQP_PREFETCH/);
+  });
+
   it('fails fast naming every bad variable', () => {
     expect(() => loadConfig('gateway', { PORT: 'abc', REDIS_URL: 'http://x' })).toThrow(ConfigError);
     try {

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { APP_DEFAULT_PORTS, AppConfig, AppName } from './app-config';
+import { APP_DEFAULT_PORTS, APP_DEFAULT_PREFETCH, AppConfig, AppName } from './app-config';
 import { EnvironmentVariables } from './env.schema';
 
 export class ConfigError extends Error {}
@@ -11,7 +11,7 @@ export class ConfigError extends Error {}
  * bad variable, so a misconfigured service stops at start-up, not mid-request.
  */
 export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const known = Object.keys(new EnvironmentVariables()).concat('HTTP_PORT');
+  const known = Object.keys(new EnvironmentVariables()).concat('HTTP_PORT', 'AMQP_PREFETCH');
   const raw: Record<string, string> = {};
   for (const key of known) {
     const value = env[key];
@@ -19,7 +19,8 @@ export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): 
   }
   const parsed = plainToInstance(EnvironmentVariables, raw, { exposeDefaultValues: true });
   const errors = validateSync(parsed, { skipMissingProperties: false, forbidUnknownValues: false });
-  const bad = errors.filter((e) => !(e.property === 'HTTP_PORT' && e.value === undefined));
+  const optional = ['HTTP_PORT', 'AMQP_PREFETCH'];
+  const bad = errors.filter((e) => !(optional.includes(e.property) && e.value === undefined));
   if (bad.length > 0) {
     const lines = bad.map((e) => `${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
@@ -35,7 +36,7 @@ export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): 
     amqp: {
       url: parsed.AMQP_URL,
       prefix: parsed.AMQP_PREFIX,
-      prefetch: parsed.AMQP_PREFETCH,
+      prefetch: parsed.AMQP_PREFETCH ?? APP_DEFAULT_PREFETCH[app],
       maxAttempts: parsed.AMQP_MAX_ATTEMPTS,
       retryDelaysMs: parsed.AMQP_RETRY_DELAYS_MS.split(',').map(Number),
     },
