@@ -1,8 +1,9 @@
 import { runWorker } from '@lr/platform';
+import { SearchChecksController } from './search/search-checks.controller';
+import { SearchChecksService } from './search/search-checks.service';
 
 /**
  * Duplicate, cap, eligibility, required-answer and consent rules, used at search
- * and again in full at submit. Consumes its own queue; its handlers come with
- * the search and submit issues.
+ * (which offers a lead may be shown) and again in full at submit.
  */
-runWorker({ app: 'checks' });
+runWorker({ app: 'checks', controllers: [SearchChecksController], providers: [SearchChecksService] });

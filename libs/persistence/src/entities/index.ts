@@ -17,6 +17,7 @@ import { Sale } from './sale.entity';
 import { School } from './school.entity';
 import { Search } from './search.entity';
 import { SearchResult } from './search-result.entity';
+import { SearchPartnerCall } from './search-partner-call.entity';
 
 export {
   Affiliate,
@@ -38,9 +39,11 @@ export {
   School,
   Search,
   SearchResult,
+  SearchPartnerCall,
 };
 export type { StoredKeyLimits } from './api-key.entity';
 export { LEAD_KINDS, type LeadKind } from './lead.entity';
+export { PARTNER_CALL_STATUSES, type PartnerCallStatus } from './search-partner-call.entity';
 export { SALE_STATUSES, type SaleStatus } from './sale.entity';
 export { moneyTransformer } from './column-types';
 
@@ -59,6 +62,7 @@ export const ENTITIES = [
   ApiKey,
   Search,
   SearchResult,
+  SearchPartnerCall,
   Lead,
   ConsentEvidence,
   Sale,

@@ -41,4 +41,8 @@ export class Search {
   @Column('boolean', { name: 'true_exclusive_accepted', default: false }) trueExclusiveAccepted: boolean;
   /** First submit of the search; afterwards requests that would change its lead are refused. */
   @Column('timestamptz', { name: 'submitted_at', nullable: true }) submittedAt: Date | null;
+  /** Bumped by every change of the result list; Redis keeps only the newest version. */
+  @Column('integer', { name: 'state_version', default: 0 }) stateVersion: number;
+  /** offer id -> why it was or was not shown (operators only). */
+  @Column('jsonb', { name: 'offer_decisions', default: () => `'{}'` }) offerDecisions: Record<string, unknown>;
 }
