@@ -1,5 +1,6 @@
 export * from './lead-vocabulary';
 export * from './lead-input';
 export * from './ip-address';
+export * from './normalize';
 export * from './tracking-input';
 export * from './catalog';

@@ -1,0 +1,84 @@
+import type { Lead } from '../lead-input';
+import {
+  normalizeBirthYear,
+  normalizeDob,
+  normalizeEmail,
+  normalizeGradYear,
+  normalizeIp,
+  normalizeLastName,
+  normalizePhone,
+  normalizeZip,
+  sha256Hex,
+} from './normalize';
+
+/** The keys a dupe-check caller may send hashed (affiliate-api.md, `hashed`). */
+export const HASHED_KEYS = ['email', 'phone', 'last_name', 'zip', 'dob', 'birth_year', 'grad_year', 'ip'] as const;
+export type HashedKey = (typeof HASHED_KEYS)[number];
+
+const NORMALIZERS: Record<HashedKey, (raw: string) => string | undefined> = {
+  email: normalizeEmail,
+  phone: normalizePhone,
+  last_name: normalizeLastName,
+  zip: normalizeZip,
+  dob: normalizeDob,
+  birth_year: normalizeBirthYear,
+  grad_year: normalizeGradYear,
+  ip: normalizeIp,
+};
+
+/** The key's normalized form (the contract's table); undefined when the value cannot be normalized. */
+export function normalizeKey(key: HashedKey, raw: string): string | undefined {
+  return NORMALIZERS[key](raw);
+}
+
+/** SHA-256 hex of the key's normalized form; undefined when the value cannot be normalized. */
+export function hashOf(key: HashedKey, raw: string): string | undefined {
+  const normalized = normalizeKey(key, raw);
+  return normalized === undefined ? undefined : sha256Hex(normalized);
+}
+
+export type DedupeKeyType = 'email' | 'phone' | 'name_zip_dob';
+export interface DedupeKey {
+  type: DedupeKeyType;
+  hash: string;
+}
+
+/**
+ * The person keys a duplicate decision looks up, from per-field hashes: email,
+ * phone, and last name + ZIP + date of birth together (built from the three
+ * hashes, so a caller who sends only hashes yields the same key). Order: email,
+ * phone, name_zip_dob.
+ */
+export function dedupeKeysFromHashes(h: Partial<Record<HashedKey, string>>): DedupeKey[] {
+  const keys: DedupeKey[] = [];
+  if (h.email) keys.push({ type: 'email', hash: h.email });
+  if (h.phone) keys.push({ type: 'phone', hash: h.phone });
+  if (h.last_name && h.zip && h.dob) keys.push({ type: 'name_zip_dob', hash: sha256Hex(`${h.last_name}|${h.zip}|${h.dob}`) });
+  return keys;
+}
+
+/** Per-field hashes of a lead; fields missing or not normalizable are left out. birth_year comes from the date of birth. */
+export function leadHashes(lead: Lead): Partial<Record<HashedKey, string>> {
+  const dob = lead.personal?.date_of_birth;
+  const raw: Partial<Record<HashedKey, string>> = {
+    email: lead.personal?.email,
+    phone: lead.personal?.phone,
+    last_name: lead.personal?.last_name,
+    zip: lead.address?.zip_code,
+    dob,
+    birth_year: dob === undefined ? undefined : normalizeDob(dob)?.slice(0, 4),
+    grad_year: lead.education?.high_school_graduation_year,
+  };
+  const hashes: Partial<Record<HashedKey, string>> = {};
+  for (const key of HASHED_KEYS) {
+    const value = raw[key];
+    const hash = value === undefined ? undefined : hashOf(key, value);
+    if (hash !== undefined) hashes[key] = hash;
+  }
+  return hashes;
+}
+
+/** The duplicate keys of a lead: dedupeKeysFromHashes(leadHashes(lead)). */
+export function leadDedupeKeys(lead: Lead): DedupeKey[] {
+  return dedupeKeysFromHashes(leadHashes(lead));
+}
