@@ -4,3 +4,4 @@ export * from './ip-address';
 export * from './normalize';
 export * from './tracking-input';
 export * from './catalog';
+export * from './search';

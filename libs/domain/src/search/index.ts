@@ -1,0 +1,3 @@
+export * from './eligibility';
+export * from './payouts';
+export * from './ranking';
