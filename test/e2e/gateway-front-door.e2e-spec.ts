@@ -28,6 +28,7 @@ describe('gateway front door (e2e)', () => {
     keyB = issueKey(ids.affiliateB, env, roomy).key;
     db = new Client({ connectionString: TEST_DATABASE_URL });
     await db.connect();
+    await startApp('checks', env);
     orchestrator = await startApp('search-orchestrator', { ...env, LOG_LEVEL: 'info' });
     gateway = await startApp('gateway', env);
   });
@@ -62,14 +63,15 @@ describe('gateway front door (e2e)', () => {
           code: 'OK',
           status: 'accepted',
           success: true,
-          processing_done: true,
+          // The campaign's partner offer is still being asked (no partner-adapter runs in this file).
+          processing_done: false,
+          poll_after_ms: 1000,
           accepted_count: 0,
           max_accepted_submissions: 3,
           true_exclusive_accepted: false,
-          offers: [],
+          offers: [expect.objectContaining({ offer: expect.objectContaining({ id: ids.offer }) })],
         }),
       );
-      expect(res.body).not.toHaveProperty('poll_after_ms');
       const row = await db.query('SELECT affiliate_id, campaign_id, consumer_ip, is_test, form_cert_url, lead, tracking FROM searches WHERE id = $1', [
         res.body.svc_lead_id,
       ]);

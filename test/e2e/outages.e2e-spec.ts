@@ -24,6 +24,7 @@ describe('dependency outages (e2e)', () => {
     await Promise.all(Object.values(proxies).map((p) => p.start()));
     applyCatalog(catalog, direct);
     key = issueKey(ids.affiliateA, direct, ['--limit', 'search=6000/1000', '--limit', 'results=6000/1000']).key;
+    await startApp('checks', direct);
     await startApp('search-orchestrator', direct);
     gateway = await startApp('gateway', {
       ...direct,

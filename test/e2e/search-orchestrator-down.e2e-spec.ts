@@ -27,6 +27,7 @@ describe('search-orchestrator down (e2e)', () => {
 
   it('answers 503 after the reply deadline and never stores the abandoned search', async () => {
     const key = issueKey(ids.affiliateA, env).key;
+    await startApp('checks', env);
     const gateway = await startApp('gateway', env);
     // The first start declares the topology, so the request waits in the orchestrator's queue.
     const orchestrator = await startApp('search-orchestrator', env);

@@ -1,6 +1,14 @@
 import { runWorker } from '@lr/platform';
+import { PartnerAnswerService } from './partner-answer.service';
 import { SearchRequestsController } from './search-requests.controller';
+import { SearchResultsRepository } from './search-results.repository';
 import { SearchStartService } from './search-start.service';
+import { SearchStatePublisher } from './search-state.publisher';
 
 /** Owns a search's life: stores it, gathers own and partner results, writes the growing list to Redis. */
-runWorker({ app: 'search-orchestrator', controllers: [SearchRequestsController], providers: [SearchStartService], redis: true });
+runWorker({
+  app: 'search-orchestrator',
+  controllers: [SearchRequestsController],
+  providers: [SearchStartService, PartnerAnswerService, SearchResultsRepository, SearchStatePublisher],
+  redis: true,
+});

@@ -1,26 +1,40 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import Redis from 'ioredis';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import {
   MAX_ACCEPTED_SUBMISSIONS,
-  SEARCH_STATE_TTL_SECONDS,
+  MESSAGE_TYPES,
+  OfferCheckOutcome,
+  OffersCheckAnswerV1,
+  OffersCheckRequestedV1,
+  PartnerSearchRequestedV1,
   SearchAnswerV1,
   SearchRequestedV1,
-  searchStateKey,
+  SearchState,
 } from '@lr/contracts';
-import { counter } from '@lr/observability';
-import { loadSearchState, runOnce } from '@lr/persistence';
-import { REDIS_CLIENT } from '@lr/platform';
+import { mergeResults } from '@lr/domain';
+import { AmqpConnection } from '@lr/messaging';
+import { counter, histogram } from '@lr/observability';
+import { CampaignOfferRecord, loadCampaignOffers, runOnce } from '@lr/persistence';
+import { ownResult, ResultCandidate } from './result-entries';
+import { OfferDecision, SearchResultsRepository } from './search-results.repository';
+import { SearchStatePublisher } from './search-state.publisher';
 
 export const CONSUMER = 'search-orchestrator';
 
 const expired = counter('search_requests_expired_total', 'Search requests dropped because the gateway had stopped waiting');
+const shownOnStart = histogram('search_first_results', 'Results in a search answer (own offers)', [], [0, 1, 2, 5, 10, 20, 50, 100]);
+const partnersAsked = counter('search_partner_requests_total', 'Partner networks asked, by partner', ['partner']);
+
+/** Time kept back from the gateway's deadline for the write and the reply after the checks answer. */
+const REPLY_MARGIN_MS = 250;
 
 /**
- * A search's life, first step: store the search and its lead (tracking, consumer
- * IP, consent certificates, test flag) in PostgreSQL exactly once, publish its
- * hot state to Redis for polling, and answer the first results.
+ * A search's life, first step (gateway -> here, request/reply): ask checks
+ * which of the campaign's offers the lead may be shown, store the search with
+ * its lead and its first results (own offers) in one transaction, ask each
+ * partner network about its qualifying offers, publish the state for polls and
+ * answer the first results.
  */
 @Injectable()
 export class SearchStartService {
@@ -28,45 +42,178 @@ export class SearchStartService {
 
   constructor(
     private readonly ds: DataSource,
-    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    private readonly amqp: AmqpConnection,
+    private readonly results: SearchResultsRepository,
+    private readonly state: SearchStatePublisher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async start(msg: SearchRequestedV1, meta: { messageId: string; type: string }): Promise<SearchAnswerV1 | null> {
-    if (Date.parse(msg.replyBy) < Date.now()) {
-      // The gateway already answered 503 and the affiliate will search again: storing it now would leave an orphan search.
+  async start(msg: SearchRequestedV1, meta: { messageId: string; type: string; correlationId: string }): Promise<SearchAnswerV1 | null> {
+    const remainingMs = Date.parse(msg.replyBy) - Date.now();
+    if (remainingMs <= 0) return this.late(msg);
+
+    const offers = await loadCampaignOffers(this.ds, msg.campaignId);
+    const checks = await this.checkOffers(msg, offers, Math.max(100, remainingMs - REPLY_MARGIN_MS), meta.correlationId);
+    const plan = planSearch(msg, offers, checks.outcomes, new Date());
+
+    const firstTime = await runOnce(this.ds, CONSUMER, meta, (em) => this.store(em, msg, plan));
+    if (firstTime) await this.askPartners(msg, plan.partnerCalls, meta.correlationId);
+    else await this.askPartners(msg, await this.pendingCalls(msg, offers), meta.correlationId);
+
+    const state = await this.state.publishBestEffort(msg.searchId);
+    shownOnStart.observe(state.offers.length);
+    return answer(state);
+  }
+
+  /**
+   * The gateway stopped waiting and answered 503, so the affiliate will search
+   * again: a search not stored yet is dropped (storing it now would leave an
+   * orphan). One already stored (a redelivery after a crash) gets its partner
+   * calls and hot state completed, and no answer anyone waits for.
+   */
+  private async late(msg: SearchRequestedV1): Promise<null> {
+    const stored: unknown[] = await this.ds.query('SELECT 1 FROM searches WHERE id = $1', [msg.searchId]);
+    if (stored.length === 0) {
       this.log.warn({ msg: 'search request expired before it was handled; dropped', search_id: msg.searchId, reply_by: msg.replyBy });
       expired.inc();
       return null;
     }
-    const createdAt = new Date(msg.requestedAt);
-    const closesAt = new Date(createdAt.getTime() + this.config.search.openSeconds * 1000);
-    await runOnce(this.ds, CONSUMER, meta, (em) => this.insertSearch(em, msg, createdAt, closesAt));
-    const state = await loadSearchState(this.ds, msg.searchId);
-    if (!state) throw new Error(`search ${msg.searchId} was not stored`);
-    await this.redis.set(searchStateKey(msg.searchId), JSON.stringify(state), 'EX', SEARCH_STATE_TTL_SECONDS);
-    return {
-      searchId: state.searchId,
-      processingDone: state.processingDone,
-      acceptedCount: state.acceptedCount,
-      maxAcceptedSubmissions: MAX_ACCEPTED_SUBMISSIONS,
-      trueExclusiveAccepted: state.trueExclusiveAccepted,
-      offers: state.offers,
-    };
+    const offers = await loadCampaignOffers(this.ds, msg.campaignId);
+    await this.askPartners(msg, await this.pendingCalls(msg, offers), msg.searchId);
+    await this.state.publishBestEffort(msg.searchId);
+    return null;
   }
 
-  private async insertSearch(em: EntityManager, msg: SearchRequestedV1, createdAt: Date, closesAt: Date): Promise<void> {
-    // No offers are searched yet (the search issue adds own and partner offers), so the search is done at once.
+  private checkOffers(msg: SearchRequestedV1, offers: CampaignOfferRecord[], timeoutMs: number, correlationId: string): Promise<OffersCheckAnswerV1> {
+    const active = offers.filter((o) => o.status === 'active').map((o) => o.offerId);
+    if (active.length === 0) return Promise.resolve({ searchId: msg.searchId, outcomes: [] });
+    const request: OffersCheckRequestedV1 = {
+      searchId: msg.searchId,
+      campaignId: msg.campaignId,
+      isTest: msg.isTest,
+      lead: msg.lead,
+      offerIds: active,
+    };
+    return this.amqp.request<OffersCheckRequestedV1, OffersCheckAnswerV1>(MESSAGE_TYPES.OffersCheckRequested, request, {
+      timeoutMs,
+      correlationId,
+    });
+  }
+
+  private async store(em: EntityManager, msg: SearchRequestedV1, plan: SearchPlan): Promise<void> {
+    const createdAt = new Date(msg.requestedAt);
+    const closesAt = new Date(createdAt.getTime() + this.config.search.openSeconds * 1000);
     await em.query(
       `INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
-                             tcpa_consent, form_cert_url, universal_lead_cert, created_at, closes_at, processing_done_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $13)
-       ON CONFLICT (id) DO NOTHING`,
+                             tcpa_consent, form_cert_url, universal_lead_cert, created_at, closes_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
       [
         msg.searchId, msg.affiliateId, msg.campaignId, msg.apiKeyId, msg.isTest, JSON.stringify(msg.lead),
         JSON.stringify(msg.tracking), msg.consumerIp, msg.ipSource, msg.tcpaConsent, msg.formCertUrl,
         msg.universalLeadCert, createdAt, closesAt,
       ],
     );
+    await this.results.saveList(em, msg.searchId, plan.shown, plan.shown);
+    for (const call of plan.partnerCalls) {
+      await em.query('INSERT INTO search_partner_calls (search_id, partner_id, offer_ids, status) VALUES ($1, $2, $3, $4)', [
+        msg.searchId, call.partner.id, call.offers.map((o) => o.offerId), 'pending',
+      ]);
+    }
+    await this.results.recordDecisions(em, msg.searchId, plan.decisions, plan.partnerCalls.length === 0);
   }
+
+  /** After a redelivery: the partner calls the first run stored but may not have sent. */
+  private async pendingCalls(msg: SearchRequestedV1, offers: CampaignOfferRecord[]): Promise<PartnerCall[]> {
+    const rows: Array<{ partner_id: string; offer_ids: string[] }> = await this.ds.query(
+      `SELECT partner_id, offer_ids FROM search_partner_calls WHERE search_id = $1 AND status = 'pending'`,
+      [msg.searchId],
+    );
+    const byId = new Map(offers.map((o) => [o.offerId, o]));
+    return rows.flatMap((r) => {
+      const group = r.offer_ids.map((id) => byId.get(id)).filter((o): o is CampaignOfferRecord => o?.partner != null);
+      return group.length > 0 ? [partnerCall(group)] : [];
+    });
+  }
+
+  private async askPartners(msg: SearchRequestedV1, calls: PartnerCall[], correlationId: string): Promise<void> {
+    const closesAt = new Date(Date.parse(msg.requestedAt) + this.config.search.openSeconds * 1000).toISOString();
+    await Promise.all(
+      calls.map((call) => {
+        partnersAsked.inc({ partner: call.partner.name });
+        const request: PartnerSearchRequestedV1 = {
+          searchId: msg.searchId,
+          partner: call.partner,
+          offers: call.offers,
+          lead: msg.lead,
+          tracking: msg.tracking,
+          isTest: msg.isTest,
+          closesAt,
+        };
+        return this.amqp.publish(MESSAGE_TYPES.PartnerSearchRequested, request, {
+          messageId: `partner-search:${msg.searchId}:${call.partner.id}`,
+          correlationId,
+        });
+      }),
+    );
+  }
+}
+
+interface PartnerCall {
+  partner: PartnerSearchRequestedV1['partner'];
+  offers: PartnerSearchRequestedV1['offers'];
+}
+
+interface SearchPlan {
+  shown: ResultCandidate[];
+  partnerCalls: PartnerCall[];
+  decisions: Record<string, OfferDecision>;
+}
+
+/**
+ * What the checks' answer means for a new search: the own offers shown (best
+ * first; a live search shows each school once, a test search every offer), the
+ * partners to ask (one call per partner network, for its qualifying offers) and
+ * why every offer was or was not shown.
+ */
+export function planSearch(msg: SearchRequestedV1, offers: CampaignOfferRecord[], outcomes: OfferCheckOutcome[], now: Date): SearchPlan {
+  const byId = new Map(offers.map((o) => [o.offerId, o]));
+  const decisions: Record<string, OfferDecision> = {};
+  for (const o of offers) if (o.status !== 'active') decisions[o.offerId] = { shown: false, reason: 'offer_inactive' };
+  const own: ResultCandidate[] = [];
+  const partnerOffers = new Map<string, CampaignOfferRecord[]>();
+  for (const outcome of outcomes) {
+    const offer = byId.get(outcome.offerId);
+    if (!offer) continue;
+    if (!outcome.qualifies) {
+      decisions[offer.offerId] = { shown: false, reason: outcome.refusal, ...(outcome.detail ? { detail: outcome.detail } : {}) };
+    } else if (offer.source === 'own') {
+      own.push(ownResult(offer, msg.campaignId, outcome.programs ?? [], now));
+    } else if (offer.partner) {
+      const group = partnerOffers.get(offer.partner.id) ?? [];
+      group.push(offer);
+      partnerOffers.set(offer.partner.id, group);
+      decisions[offer.offerId] = { shown: false, reason: 'partner_asked', partner: offer.partner.name };
+    }
+  }
+  const { added } = mergeResults([], own, msg.isTest ? 'test' : 'live');
+  const shown = new Set(added.map((c) => c.resultId));
+  for (const c of own) {
+    decisions[c.offerId] = shown.has(c.resultId) ? { shown: true, result_id: c.resultId } : { shown: false, reason: 'school_already_shown' };
+  }
+  return { shown: added, partnerCalls: [...partnerOffers.values()].map(partnerCall), decisions };
+}
+
+function partnerCall(group: CampaignOfferRecord[]): PartnerCall {
+  return { partner: group[0].partner!, offers: group.map((o) => ({ offerId: o.offerId, externalId: o.externalId! })) };
+}
+
+function answer(state: SearchState): SearchAnswerV1 {
+  return {
+    searchId: state.searchId,
+    processingDone: state.processingDone,
+    acceptedCount: state.acceptedCount,
+    maxAcceptedSubmissions: MAX_ACCEPTED_SUBMISSIONS,
+    trueExclusiveAccepted: state.trueExclusiveAccepted,
+    offers: state.offers,
+  };
 }

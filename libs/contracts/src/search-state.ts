@@ -7,6 +7,8 @@ import type { ResultEntry } from './result-entry';
  */
 export interface SearchState {
   searchId: string;
+  /** Bumped by every change (searches.state_version): Redis never goes back to an older version. */
+  version: number;
   affiliateId: string;
   campaignId: string;
   isTest: boolean;

@@ -9,7 +9,7 @@ import type { ResultEntry, SearchState } from '@lr/contracts';
 export async function loadSearchState(db: DataSource | EntityManager, searchId: string): Promise<SearchState | undefined> {
   const rows: Array<Record<string, unknown>> = await db.query(
     `SELECT s.id, s.affiliate_id, s.campaign_id, s.is_test, s.created_at, s.closes_at, s.processing_done_at,
-            s.accepted_count, s.true_exclusive_accepted,
+            s.accepted_count, s.true_exclusive_accepted, s.state_version,
             COALESCE((SELECT json_agg(r.entry ORDER BY r.rank) FROM results r WHERE r.search_id = s.id), '[]') AS offers
        FROM searches s WHERE s.id = $1`,
     [searchId],
@@ -18,6 +18,7 @@ export async function loadSearchState(db: DataSource | EntityManager, searchId: 
   if (!s) return undefined;
   return {
     searchId: String(s.id),
+    version: Number(s.state_version),
     affiliateId: String(s.affiliate_id),
     campaignId: String(s.campaign_id),
     isTest: Boolean(s.is_test),
