@@ -23,7 +23,7 @@ describe('search and polling (e2e)', () => {
     schoolPartner: id(), schoolPartnerNy: id(), schoolSlow: id(),
     own1: id(), own1b: id(), ownNoPayout: id(), ownCapped: id(), ownDup: id(), ownOldDup: id(), ownNy: id(),
     partnerFast: id(), partnerSlow: id(), partnerDead: id(), pOffer: id(), pOfferNy: id(), pSlowOffer: id(), pDeadOffer: id(),
-    campaign: id(), campaignTimeout: id(), campaignSlow: id(), campaignB: id(),
+    campaign: id(), campaignTimeout: id(), campaignSlow: id(), campaignB: id(), campaignMoved: id(),
   };
   const email = `ada.${uniqueSuffix()}@example.com`;
   let sandbox: RunningApp;
@@ -128,6 +128,7 @@ describe('search and polling (e2e)', () => {
         { id: ids.campaignTimeout, affiliate_id: ids.affA, name: 'Dead partner', status: 'active', offers: [{ offer_id: ids.own1 }, { offer_id: ids.pDeadOffer }] },
         { id: ids.campaignSlow, affiliate_id: ids.affA, name: 'Slow partner', status: 'active', offers: [{ offer_id: ids.ownNoPayout }, { offer_id: ids.pSlowOffer }] },
         { id: ids.campaignB, affiliate_id: ids.affB, name: 'B', status: 'active', offers: [{ offer_id: ids.own1 }] },
+        { id: ids.campaignMoved, affiliate_id: ids.affA, name: 'Moved later', status: 'active', offers: [{ offer_id: ids.own1 }] },
       ],
     };
   }
@@ -335,6 +336,18 @@ describe('search and polling (e2e)', () => {
       expect(answer.body).toEqual(expect.objectContaining({ code: 'NOT_FOUND', status: 'invalid' }));
       expect(answer.text).not.toContain(ids.own1);
     }
+  });
+
+  it('403 FORBIDDEN on a poll of the caller\'s search once its campaign is no longer the caller\'s', async () => {
+    const res = await search(ids.campaignMoved);
+    expect(res.status).toBe(200);
+    const moved = catalog();
+    moved.campaigns = moved.campaigns.map((c) => (c.id === ids.campaignMoved ? { ...c, affiliate_id: ids.affB } : c));
+    applyCatalog({ campaigns: moved.campaigns.filter((c) => c.id === ids.campaignMoved) }, env);
+    const answer = await poll(res.body.svc_lead_id);
+    expect(answer.status).toBe(403);
+    expect(answer.body).toEqual(expect.objectContaining({ code: 'FORBIDDEN', status: 'invalid', reason: 'Not permitted' }));
+    expect(answer.text).not.toContain(ids.own1);
   });
 
   it('answers a poll from PostgreSQL when Redis lost the state', async () => {

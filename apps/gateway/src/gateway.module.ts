@@ -13,6 +13,7 @@ import { DupeCheckController } from './dupe-check/dupe-check.controller';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { LeadsController } from './leads/leads.controller';
 import { ResultsController } from './results/results.controller';
+import { CampaignOwners } from './results/campaign-owners';
 import { SearchStore } from './results/search-store';
 import { SearchController } from './search/search.controller';
 
@@ -42,6 +43,7 @@ export class GatewayModule {
         ApiKeyGuard,
         RateLimitGuard,
         SearchStore,
+        CampaignOwners,
         { provide: TokenBucket, inject: [REDIS_CLIENT], useFactory: (redis: Redis) => new TokenBucket(redis) },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
       ],

@@ -7,6 +7,7 @@ import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiError } from '../http/api-error';
 import { answerFromState, searchEnvelope } from './search-envelope';
+import { CampaignOwners } from './campaign-owners';
 import { SearchStore } from './search-store';
 
 const polls = counter('gateway_polls_total', 'Polls answered 200, by done', ['done']);
@@ -14,9 +15,17 @@ const polls = counter('gateway_polls_total', 'Polls answered 200, by done', ['do
 @Controller('api/v1/engine')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
 export class ResultsController {
-  constructor(private readonly store: SearchStore) {}
+  constructor(
+    private readonly store: SearchStore,
+    private readonly owners: CampaignOwners,
+  ) {}
 
-  /** Every poll returns the whole list so far; a search of another affiliate is as unknown as a missing one (404). */
+  /**
+   * Every poll returns the whole list so far. A search of another affiliate is
+   * as unknown as a missing one (404); the caller's own search whose campaign
+   * has since been given to another affiliate is 403 (contract: campaign not
+   * the caller's).
+   */
   @Get('results/:svcLeadId')
   @Endpoint('results')
   async results(@Req() req: FastifyRequest, @Param('svcLeadId') svcLeadId: string) {
@@ -24,6 +33,9 @@ export class ResultsController {
     if (!isUUID(svcLeadId)) throw notFound;
     const state = await this.store.find(svcLeadId.toLowerCase());
     if (!state || state.affiliateId !== req.principal!.affiliateId) throw notFound;
+    if ((await this.owners.ownerOf(state.campaignId)) !== req.principal!.affiliateId) {
+      throw ApiError.forbidden('Not permitted', { error: 'campaign_not_owned' });
+    }
     const answer = answerFromState(state);
     polls.inc({ done: String(answer.processingDone) });
     return searchEnvelope(answer);
