@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import Redis from 'ioredis';
+import { loadConfig } from '../../libs/config/src';
+import { MESSAGE_TYPES, PartnerSearchAnsweredV1, SearchAnswerV1, SearchRequestedV1 } from '../../libs/contracts/src';
+import { AmqpConnection, topologyFor } from '../../libs/messaging/src';
+import { searchBody } from '../support/catalog-builder';
+import { call } from '../support/http';
+import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
+import { applyCatalog, issueKey } from '../support/ops';
+import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
+
+/**
+ * The search-orchestrator's handlers under concurrency and redelivery, against
+ * the real broker: answers of three partners arriving at once, each delivered
+ * twice, merge exactly once each into one consistent ranked list; a search
+ * request delivered twice at once stores one search with one result list; Redis
+ * ends on the newest version. No partner-adapter runs: this test plays it.
+ */
+describe('search orchestration races (e2e)', () => {
+  const env = testEnv(uniqueSuffix());
+  const id = () => randomUUID();
+  const ids = {
+    aff: id(), schoolOwn: id(), own: id(), campaign: id(),
+    partners: [id(), id(), id()], schools: [id(), id(), id()], offers: [id(), id(), id()],
+  };
+  let gateway: RunningApp;
+  let key: { id: string; key: string };
+  let db: Client;
+  let amqp: AmqpConnection;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    applyCatalog(
+      {
+        affiliates: [{ id: ids.aff, name: 'Races', status: 'active', dupe_check: false }],
+        schools: [{ id: ids.schoolOwn, name: 'Own School', logo_url: null }, ...ids.schools.map((s, i) => ({ id: s, name: `Partner School ${i}`, logo_url: null }))],
+        partners: ids.partners.map((p, i) => ({ id: p, name: `Race partner ${i}`, adapter: 'sandbox', base_url: `http://127.0.0.1:9/partners/race${i}`, timeout_ms: 30000 })),
+        offers: [
+          { id: ids.own, name: 'Own', school_id: ids.schoolOwn, source: 'own', offer_type: 'shared', status: 'active', priority: 5, price: 10,
+            tcpa_text: 'ok', programs: [{ value: 'gen', label: 'General' }], delivery: { adapter: 'sandbox', url: 'http://127.0.0.1:9/schools/x/leads' } },
+          ...ids.offers.map((o, i) => ({ id: o, name: `Partner offer ${i}`, school_id: ids.schools[i], source: 'partner', partner_id: ids.partners[i],
+            external_id: `race-${i}`, offer_type: 'shared', status: 'active', priority: i * 4 })),
+        ],
+        campaigns: [{ id: ids.campaign, affiliate_id: ids.aff, name: 'Races', status: 'active',
+          offers: [{ offer_id: ids.own, payout: 3 }, ...ids.offers.map((o) => ({ offer_id: o, payout: 7 }))] }],
+      },
+      env,
+    );
+    key = issueKey(ids.aff, env, ['--limit', 'search=6000/1000', '--limit', 'results=6000/1000']);
+    db = new Client({ connectionString: TEST_DATABASE_URL });
+    await db.connect();
+    await Promise.all([startApp('checks', env), startApp('search-orchestrator', env)]);
+    gateway = await startApp('gateway', env);
+    const config = loadConfig('gateway', env);
+    amqp = new AmqpConnection(config, { topology: topologyFor(config) });
+    await amqp.start();
+    redis = new Redis(env.REDIS_URL, { keyPrefix: env.REDIS_KEY_PREFIX });
+  });
+
+  afterAll(async () => {
+    await amqp?.close();
+    redis?.disconnect();
+    await stopAppsAndTopology(env);
+    await db?.end();
+  });
+
+  const poll = (searchId: string) => call(gateway.url, 'GET', `/api/v1/engine/results/${searchId}`, { key: key.key });
+  const answerOf = (searchId: string, i: number): PartnerSearchAnsweredV1 => ({
+    searchId,
+    partnerId: ids.partners[i],
+    outcome: 'answered',
+    latencyMs: 12,
+    results: [{
+      offerId: ids.offers[i], externalId: `race-${i}`, partnerResultId: `pr-${i}`, programs: [{ value: `p${i}`, label: `Program ${i}` }],
+      formFields: [], tcpaText: `Partner ${i} may contact me`, school: null, expiresInSeconds: 600,
+    }],
+  });
+
+  async function waitDone(searchId: string) {
+    for (let i = 0; i < 100; i += 1) {
+      const res = await poll(searchId);
+      if (res.body.processing_done) return res;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('search not done');
+  }
+
+  it('three partner answers at once, each delivered twice, merge once each into one ranked list', async () => {
+    const first = await call(gateway.url, 'POST', '/api/v1/engine/search', { key: key.key, body: searchBody(ids.campaign, ids.aff) });
+    expect(first.status).toBe(200);
+    const searchId = first.body.svc_lead_id as string;
+    expect(first.body.processing_done).toBe(false);
+
+    await Promise.all(
+      [0, 1, 2, 0, 1, 2].map((i) =>
+        amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, answerOf(searchId, i), { messageId: `partner-answer:${searchId}:${ids.partners[i]}` }),
+      ),
+    );
+    const done = await waitDone(searchId);
+    // Priority 8, 5 (own), 4, 0: every partner result once, in rank order.
+    expect(done.body.offers.map((o: any) => o.offer.id)).toEqual([ids.offers[2], ids.own, ids.offers[1], ids.offers[0]]);
+
+    const rows = await db.query('SELECT offer_id, rank FROM results WHERE search_id = $1 ORDER BY rank', [searchId]);
+    expect(rows.rows.map((r) => r.rank)).toEqual([0, 1, 2, 3]);
+    const calls = await db.query('SELECT status FROM search_partner_calls WHERE search_id = $1', [searchId]);
+    expect(calls.rows.map((r) => r.status)).toEqual(['answered', 'answered', 'answered']);
+    const version = (await db.query('SELECT state_version FROM searches WHERE id = $1', [searchId])).rows[0].state_version;
+    expect(version).toBe(4); // the first results, then one change per partner
+
+    // Redis holds the newest version, and a late redelivery changes nothing.
+    await amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, answerOf(searchId, 1), { messageId: `partner-answer:${searchId}:${ids.partners[1]}` });
+    await new Promise((r) => setTimeout(r, 500));
+    const hot = JSON.parse((await redis.get(`search:${searchId}`))!);
+    expect(hot.version).toBe(4);
+    expect((await db.query('SELECT count(*)::int AS n FROM results WHERE search_id = $1', [searchId])).rows[0].n).toBe(4);
+    expect((await poll(searchId)).body).toEqual(done.body);
+  });
+
+  it('a search request delivered twice at once stores one search and answers both with the same list', async () => {
+    const searchId = randomUUID();
+    const body = searchBody(ids.campaign, ids.aff);
+    const now = Date.now();
+    const request: SearchRequestedV1 = {
+      searchId, affiliateId: ids.aff, campaignId: ids.campaign, apiKeyId: key.id, isTest: false,
+      lead: body.lead as SearchRequestedV1['lead'], tracking: { ip_address: '73.12.44.10' }, consumerIp: '73.12.44.10', ipSource: 'consumer',
+      tcpaConsent: null, formCertUrl: null, universalLeadCert: null,
+      requestedAt: new Date(now).toISOString(), replyBy: new Date(now + 5000).toISOString(),
+    };
+    const answers = await Promise.allSettled(
+      [1, 2].map(() => amqp.request<SearchRequestedV1, SearchAnswerV1>(MESSAGE_TYPES.SearchRequested, request, { messageId: searchId, timeoutMs: 5000 })),
+    );
+    const ok = answers.filter((a): a is PromiseFulfilledResult<SearchAnswerV1> => a.status === 'fulfilled').map((a) => a.value);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    for (const a of ok) expect(a.offers.map((o) => o.svc_result_id)).toEqual(ok[0].offers.map((o) => o.svc_result_id));
+    expect((await db.query('SELECT count(*)::int AS n FROM searches WHERE id = $1', [searchId])).rows[0].n).toBe(1);
+    expect((await db.query('SELECT count(*)::int AS n FROM results WHERE search_id = $1', [searchId])).rows[0].n).toBe(1);
+    expect((await db.query('SELECT count(*)::int AS n FROM search_partner_calls WHERE search_id = $1', [searchId])).rows[0].n).toBe(3);
+  });
+});
