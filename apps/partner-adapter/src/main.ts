@@ -1,8 +1,17 @@
 import { runWorker } from '@lr/platform';
+import { PartnerAdapterRegistry } from './adapters/adapter-registry';
+import { PartnerCalls } from './calls/partner-calls';
+import { PartnerCircuitBreakers } from './calls/circuit-breakers';
+import { PartnerSearchController } from './search/partner-search.controller';
+import { PartnerSearchService } from './search/partner-search.service';
 
 /**
- * Calls partner networks (timeouts, circuit breaking), maps their answers to
- * result entries and posts chosen results to partners. Consumes its own queue;
- * its handlers come with the search issue.
+ * Calls partner networks with deadlines and a circuit breaker per partner,
+ * validates and maps their answers to our offers, and answers the orchestrator
+ * (docs/partner-adapter.md).
  */
-runWorker({ app: 'partner-adapter' });
+runWorker({
+  app: 'partner-adapter',
+  controllers: [PartnerSearchController],
+  providers: [PartnerAdapterRegistry, PartnerCircuitBreakers, PartnerCalls, PartnerSearchService],
+});

@@ -1,0 +1,83 @@
+/**
+ * Small checks for reading an untrusted partner body. Each throws
+ * InvalidPartnerValue naming the JSON path, so one bad result entry can be
+ * dropped with a reason while the rest of the answer is kept.
+ */
+export class InvalidPartnerValue extends Error {
+  constructor(
+    readonly path: string,
+    problem: string,
+  ) {
+    super(`${path} ${problem}`);
+    this.name = 'InvalidPartnerValue';
+  }
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function object(v: unknown, path: string): Record<string, unknown> {
+  if (!isObject(v)) throw new InvalidPartnerValue(path, 'must be an object');
+  return v;
+}
+
+/**
+ * NUL and unpaired surrogates parse as JSON but PostgreSQL refuses them in
+ * jsonb, where the orchestrator stores results: such a value would fail the
+ * whole answer there, again on every retry.
+ */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export function text(v: unknown, path: string, max: number, min = 1): string {
+  if (typeof v !== 'string' || v.length < min || v.length > max) {
+    throw new InvalidPartnerValue(path, `must be a string of ${min} to ${max} characters`);
+  }
+  if (UNSTORABLE.test(v)) throw new InvalidPartnerValue(path, 'holds a NUL character or broken Unicode');
+  return v;
+}
+
+/** A string, or null when the key is null or absent. */
+export function nullableText(v: unknown, path: string, max: number): string | null {
+  return v === null || v === undefined ? null : text(v, path, max);
+}
+
+export function list(v: unknown, path: string, min: number, max: number): unknown[] {
+  if (!Array.isArray(v) || v.length < min || v.length > max) {
+    throw new InvalidPartnerValue(path, `must be an array of ${min} to ${max} items`);
+  }
+  return v;
+}
+
+/** `[{ value, label }]`, values distinct (a program or an answer is picked by its value). */
+export function choices(v: unknown, path: string, min: number, max: number): Array<{ value: string; label: string }> {
+  const seen = new Set<string>();
+  return list(v, path, min, max).map((item, i) => {
+    const o = object(item, `${path}[${i}]`);
+    const value = text(o.value, `${path}[${i}].value`, 200);
+    if (seen.has(value)) throw new InvalidPartnerValue(`${path}[${i}].value`, 'repeats an earlier value');
+    seen.add(value);
+    return { value, label: text(o.label, `${path}[${i}].label`, 500) };
+  });
+}
+
+/** A positive integer, or null when the key is null or absent. */
+export function positiveIntegerOrNull(v: unknown, path: string): number | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) throw new InvalidPartnerValue(path, 'must be a positive integer or null');
+  return v;
+}
+
+/** An absolute http(s) URL (shown to affiliates, so no `javascript:` or `data:`), or null. */
+export function httpUrlOrNull(v: unknown, path: string): string | null {
+  const s = nullableText(v, path, 2000);
+  if (s === null) return null;
+  let url: URL;
+  try {
+    url = new URL(s);
+  } catch {
+    throw new InvalidPartnerValue(path, 'must be an http(s) URL or null');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new InvalidPartnerValue(path, 'must be an http(s) URL or null');
+  return s;
+}
