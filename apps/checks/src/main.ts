@@ -1,4 +1,4 @@
-import { runWorker } from '@lr/platform';
+import { CampaignCatalog, runWorker } from '@lr/platform';
 import { SearchChecksController } from './search/search-checks.controller';
 import { SearchChecksService } from './search/search-checks.service';
 
@@ -6,4 +6,4 @@ import { SearchChecksService } from './search/search-checks.service';
  * Duplicate, cap, eligibility, required-answer and consent rules, used at search
  * (which offers a lead may be shown) and again in full at submit.
  */
-runWorker({ app: 'checks', controllers: [SearchChecksController], providers: [SearchChecksService] });
+runWorker({ app: 'checks', controllers: [SearchChecksController], providers: [SearchChecksService, CampaignCatalog] });

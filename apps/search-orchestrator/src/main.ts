@@ -1,4 +1,4 @@
-import { runWorker } from '@lr/platform';
+import { CampaignCatalog, runWorker } from '@lr/platform';
 import { PartnerAnswerService } from './partner-answer.service';
 import { SearchRequestsController } from './search-requests.controller';
 import { SearchResultsRepository } from './search-results.repository';
@@ -9,6 +9,6 @@ import { SearchStatePublisher } from './search-state.publisher';
 runWorker({
   app: 'search-orchestrator',
   controllers: [SearchRequestsController],
-  providers: [SearchStartService, PartnerAnswerService, SearchResultsRepository, SearchStatePublisher],
+  providers: [CampaignCatalog, SearchStartService, PartnerAnswerService, SearchResultsRepository, SearchStatePublisher],
   redis: true,
 });

@@ -11,7 +11,8 @@ import {
 import { mergeResults } from '@lr/domain';
 import { AmqpConnection } from '@lr/messaging';
 import { counter } from '@lr/observability';
-import { CampaignOfferRecord, loadCampaignOffers, runOnce } from '@lr/persistence';
+import { CampaignOfferRecord, runOnce } from '@lr/persistence';
+import { CampaignCatalog } from '@lr/platform';
 import { partnerResult, ResultCandidate } from './result-entries';
 import { OfferDecision, SearchResultsRepository, ShownResult } from './search-results.repository';
 import { SearchStatePublisher } from './search-state.publisher';
@@ -37,6 +38,7 @@ export class PartnerAnswerService {
   constructor(
     private readonly ds: DataSource,
     private readonly amqp: AmqpConnection,
+    private readonly catalog: CampaignCatalog,
     private readonly results: SearchResultsRepository,
     private readonly state: SearchStatePublisher,
   ) {}
@@ -48,7 +50,7 @@ export class PartnerAnswerService {
       return;
     }
     const open = Date.now() < search.closesAt.getTime();
-    const offers = open && msg.results.length > 0 ? await loadCampaignOffers(this.ds, search.campaignId) : [];
+    const offers = open && msg.results.length > 0 ? await this.catalog.offersOf(search.campaignId) : [];
     const results = msg.results.filter((r) => search.offerIds.has(r.offerId));
     const outcomes = open && results.length > 0 ? (await this.check(msg, search, results, meta.correlationId)).outcomes : [];
 

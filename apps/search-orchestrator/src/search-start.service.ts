@@ -15,7 +15,8 @@ import {
 import { mergeResults } from '@lr/domain';
 import { AmqpConnection } from '@lr/messaging';
 import { counter, histogram } from '@lr/observability';
-import { CampaignOfferRecord, loadCampaignOffers, runOnce } from '@lr/persistence';
+import { CampaignOfferRecord, runOnce } from '@lr/persistence';
+import { CampaignCatalog } from '@lr/platform';
 import { ownResult, ResultCandidate } from './result-entries';
 import { OfferDecision, SearchResultsRepository } from './search-results.repository';
 import { SearchStatePublisher } from './search-state.publisher';
@@ -43,6 +44,7 @@ export class SearchStartService {
   constructor(
     private readonly ds: DataSource,
     private readonly amqp: AmqpConnection,
+    private readonly catalog: CampaignCatalog,
     private readonly results: SearchResultsRepository,
     private readonly state: SearchStatePublisher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -52,7 +54,7 @@ export class SearchStartService {
     const remainingMs = Date.parse(msg.replyBy) - Date.now();
     if (remainingMs <= 0) return this.late(msg);
 
-    const offers = await loadCampaignOffers(this.ds, msg.campaignId);
+    const offers = await this.catalog.offersOf(msg.campaignId);
     const checks = await this.checkOffers(msg, offers, Math.max(100, remainingMs - REPLY_MARGIN_MS), meta.correlationId);
     const plan = planSearch(msg, offers, checks.outcomes, new Date());
 
@@ -78,7 +80,7 @@ export class SearchStartService {
       expired.inc();
       return null;
     }
-    const offers = await loadCampaignOffers(this.ds, msg.campaignId);
+    const offers = await this.catalog.offersOf(msg.campaignId);
     await this.askPartners(msg, await this.pendingCalls(msg, offers), msg.searchId);
     await this.state.publishBestEffort(msg.searchId);
     return null;

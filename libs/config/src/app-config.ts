@@ -46,6 +46,8 @@ export interface AppConfig {
   dependencyTimeoutMs: number;
   search: { replyTimeoutMs: number; openSeconds: number };
   shutdownGraceMs: number;
+  /** How long a campaign's offers are reused from memory (ms). */
+  catalogCacheMs: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -71,4 +71,8 @@ export class EnvironmentVariables {
   /** On SIGTERM, how long in-flight work may take before the process exits anyway. */
   @Transform(toInt) @IsInt() @Min(0) @Max(600000)
   SHUTDOWN_GRACE_MS = 10000;
+
+  /** How long a worker reuses a campaign's offers as read from the catalog; 0 reads them for every search. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(600000)
+  CATALOG_CACHE_MS = 2000;
 }

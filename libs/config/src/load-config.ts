@@ -44,5 +44,6 @@ export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): 
     dependencyTimeoutMs: parsed.DEPENDENCY_TIMEOUT_MS,
     search: { replyTimeoutMs: parsed.SEARCH_REPLY_TIMEOUT_MS, openSeconds: parsed.SEARCH_OPEN_SECONDS },
     shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS,
+    catalogCacheMs: parsed.CATALOG_CACHE_MS,
   });
 }

@@ -1,3 +1,4 @@
 export * from './database.module';
 export * from './redis.module';
 export * from './worker';
+export * from './campaign-catalog';

@@ -5,11 +5,11 @@ import { Lead, leadDedupeKeys, qualifyOffer } from '@lr/domain';
 import { counter } from '@lr/observability';
 import {
   CampaignOfferRecord,
-  loadCampaignOffers,
   loadSaleState,
   offersAlreadySoldToPerson,
   offersWithFullCaps,
 } from '@lr/persistence';
+import { CampaignCatalog } from '@lr/platform';
 
 const refusals = counter('checks_search_refusals_total', 'Offers left out of a search, by reason', ['refusal']);
 
@@ -25,10 +25,13 @@ const refusals = counter('checks_search_refusals_total', 'Offers left out of a s
  */
 @Injectable()
 export class SearchChecksService {
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly ds: DataSource,
+    private readonly catalog: CampaignCatalog,
+  ) {}
 
   async check(req: OffersCheckRequestedV1, today: Date = new Date()): Promise<OffersCheckAnswerV1> {
-    const catalog = new Map((await loadCampaignOffers(this.ds, req.campaignId)).map((o) => [o.offerId, o]));
+    const catalog = new Map((await this.catalog.offersOf(req.campaignId)).map((o) => [o.offerId, o]));
     const lead = req.lead as Lead;
     const outcomes = new Map<string, OfferCheckOutcome>();
     const candidates: Array<{ offer: CampaignOfferRecord; programs: string[] | null }> = [];
