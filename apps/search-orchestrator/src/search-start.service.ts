@@ -25,6 +25,7 @@ export const CONSUMER = 'search-orchestrator';
 
 const expired = counter('search_requests_expired_total', 'Search requests dropped because the gateway had stopped waiting');
 const shownOnStart = histogram('search_first_results', 'Results in a search answer (own offers)', [], [0, 1, 2, 5, 10, 20, 50, 100]);
+const stageSeconds = histogram('search_start_stage_seconds', 'Time a search start spends in each stage', ['stage'], [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]);
 const partnersAsked = counter('search_partner_requests_total', 'Partner networks asked, by partner', ['partner']);
 
 /** Time kept back from the gateway's deadline for the write and the reply after the checks answer. */
@@ -54,15 +55,22 @@ export class SearchStartService {
     const remainingMs = Date.parse(msg.replyBy) - Date.now();
     if (remainingMs <= 0) return this.late(msg);
 
+    const stage = stageTimer();
     const offers = await this.catalog.offersOf(msg.campaignId);
+    stage('catalog');
     const checks = await this.checkOffers(msg, offers, Math.max(100, remainingMs - REPLY_MARGIN_MS), meta.correlationId);
+    stage('checks');
     const plan = planSearch(msg, offers, checks.outcomes, new Date());
+    stage('plan');
 
     const firstTime = await runOnce(this.ds, CONSUMER, meta, (em) => this.store(em, msg, plan));
+    stage('store');
     if (firstTime) await this.askPartners(msg, plan.partnerCalls, meta.correlationId);
     else await this.askPartners(msg, await this.pendingCalls(msg, offers), meta.correlationId);
+    stage('partners');
 
     const state = await this.state.publishBestEffort(msg.searchId);
+    stage('publish');
     shownOnStart.observe(state.offers.length);
     return answer(state);
   }
@@ -207,6 +215,16 @@ export function planSearch(msg: SearchRequestedV1, offers: CampaignOfferRecord[]
 
 function partnerCall(group: CampaignOfferRecord[]): PartnerCall {
   return { partner: group[0].partner!, offers: group.map((o) => ({ offerId: o.offerId, externalId: o.externalId! })) };
+}
+
+/** Observes the time since the previous call under each stage's name. */
+function stageTimer(): (name: string) => void {
+  let last = process.hrtime.bigint();
+  return (name) => {
+    const now = process.hrtime.bigint();
+    stageSeconds.observe({ stage: name }, Number(now - last) / 1e9);
+    last = now;
+  };
 }
 
 function answer(state: SearchState): SearchAnswerV1 {
