@@ -1,0 +1,246 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ResultEntry } from '../libs/contracts/src';
+import { ROOT, RunningProcess, startApp, startProcess, stopAllApps } from './support/app-process';
+import { benchCatalog, benchSearchBody } from './support/bench-catalog';
+import { benchEnv, ops, removeBenchVhost, resetBenchState, waitUntilDrained } from './support/bench-state';
+import { runClosedLoop } from './support/closed-loop';
+import { Answer, Call, keepAliveAgent, send } from './support/http-client';
+import { OpenLoopResult, runOpenLoop } from './support/open-loop';
+import { renderReport, Row } from './support/report';
+
+/**
+ * `npm run bench:search`: the search answer's latency at a fixed offered load
+ * and the poll's throughput and latency, for a 50-offer campaign, each beside a
+ * bare-node baseline measured in the same run (docs/performance.md).
+ */
+const SEARCH = { rate: 50, warmupMs: 5_000, durationMs: 30_000 };
+const POLL_SEARCHES = 200;
+const POLL_THROUGHPUT = { connections: 64, warmupMs: 3_000, durationMs: 10_000 };
+const POLL_LATENCY = { rate: 500, warmupMs: 2_000, durationMs: 10_000 };
+/** Longest wait for the system to work off a backlog between phases. */
+const DRAIN_MAX_MS = 60_000;
+const TARGET_SEARCH_P99_MS = 100;
+const TARGET_POLL_RATIO = 0.5;
+
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+const json = (a: Answer) => JSON.parse(a.body.toString('utf8')) as { svc_lead_id: string; processing_done: boolean; offers: ResultEntry[] };
+
+interface SearchRun extends OpenLoopResult {
+  avgOffers: number;
+  avgAnswerBytes: number;
+}
+
+/** Searches at the fixed offered load; every search a different person. */
+async function searchLoad(baseUrl: string, path: string, headers: Record<string, string>, body: (i: number) => unknown): Promise<SearchRun> {
+  let offers = 0;
+  let bytes = 0;
+  let answers = 0;
+  const result = await runOpenLoop({
+    baseUrl,
+    ...SEARCH,
+    call: (i) => ({ method: 'POST', path, headers, body: JSON.stringify(body(i)) }),
+    onAnswer: (a) => {
+      const parsed = json(a);
+      answers++;
+      offers += parsed.offers.length;
+      bytes += a.body.length;
+    },
+  });
+  return { ...result, avgOffers: Math.round((offers / answers) * 10) / 10, avgAnswerBytes: Math.round(bytes / answers) };
+}
+
+/** A single search; its result entries, or an error saying what the gateway answered. */
+async function firstSearch(gatewayUrl: string, auth: Record<string, string>, searchBody: unknown): Promise<ResultEntry[]> {
+  const agent = keepAliveAgent(1);
+  const answer = await send(agent, new URL(gatewayUrl), { method: 'POST', path: '/api/v1/engine/search', headers: auth, body: JSON.stringify(searchBody) }, 10_000);
+  agent.destroy();
+  if (answer.status !== 200) throw new Error(`the first search answered ${answer.status}: ${answer.body.toString('utf8').slice(0, 500)}`);
+  return json(answer).offers;
+}
+
+async function main(): Promise<void> {
+  const run = randomBytes(3).toString('hex');
+  log('resetting the bench state (database leadrouter_bench, Redis db 13, vhost leadrouter_bench)');
+  await resetBenchState();
+
+  const sandbox = await startApp('sandbox', benchEnv, 'live');
+  const { catalog, affiliateId, campaignId } = benchCatalog(sandbox.url);
+  const dir = mkdtempSync(join(tmpdir(), 'lr-bench-'));
+  writeFileSync(join(dir, 'catalog.json'), JSON.stringify(catalog));
+  ops('catalog', 'apply', join(dir, 'catalog.json'));
+  const { key } = JSON.parse(
+    ops('keys', 'issue', '--affiliate', affiliateId, '--limit', 'search=1000000/100000', '--limit', 'results=1000000/1000000'),
+  ) as { key: string };
+
+  log('starting checks, partner-adapter, search-orchestrator, gateway');
+  const env = appEnv();
+  await Promise.all([startApp('checks', env), startApp('partner-adapter', env), startApp('search-orchestrator', env)]);
+  const gateway = await startApp('gateway', env);
+  const auth = { authorization: `Bearer ${key}` };
+  const body = (prefix: string) => (i: number) => benchSearchBody(campaignId, affiliateId, `${run}${prefix}`, i);
+
+  // One search first: it proves the pipeline answers, and its entries give the baseline the same JSON size.
+  const template = await firstSearch(gateway.url, auth, body('t')(0));
+
+  log(`search, system: ${SEARCH.rate}/s open loop, ${SEARCH.warmupMs / 1000} s warm-up + ${SEARCH.durationMs / 1000} s`);
+  const searchSystem = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('s'));
+
+  const drainAfterSearch = await drain();
+
+  log('search, baseline: bare node:http + one PostgreSQL transaction + Redis SET, same load');
+  writeFileSync(join(dir, 'entries.json'), JSON.stringify(template));
+  const searchBaselineApp = await startBaseline('search-baseline', { BENCH_ENTRIES_FILE: join(dir, 'entries.json') });
+  const searchBaseline = await searchLoad(searchBaselineApp.url, '/search', {}, body('b'));
+  await searchBaselineApp.stop();
+
+  log(`polls: ${POLL_SEARCHES} searches, then waiting until they are done`);
+  const ids = await doneSearches(gateway.url, auth, body('p'));
+  const drainBeforePolls = await drain();
+  const pollBaselineApp = await startBaseline('poll-baseline', {});
+  const pollCall = (prefix: string, headers: Record<string, string>) => (i: number): Call => ({ method: 'GET', path: `${prefix}${ids[i % ids.length]}`, headers });
+  const gatewayPoll = pollCall('/api/v1/engine/results/', auth);
+  const baselinePoll = pollCall('/results/', {});
+
+  log(`poll throughput: closed loop, ${POLL_THROUGHPUT.connections} connections, ${POLL_THROUGHPUT.durationMs / 1000} s each`);
+  const pollTputSystem = await runClosedLoop({ baseUrl: gateway.url, ...POLL_THROUGHPUT, call: gatewayPoll });
+  const pollTputBaseline = await runClosedLoop({ baseUrl: pollBaselineApp.url, ...POLL_THROUGHPUT, call: baselinePoll });
+  log(`poll latency: ${POLL_LATENCY.rate}/s open loop, ${POLL_LATENCY.durationMs / 1000} s each`);
+  const pollLatSystem = await runOpenLoop({ baseUrl: gateway.url, ...POLL_LATENCY, call: gatewayPoll });
+  const pollLatBaseline = await runOpenLoop({ baseUrl: pollBaselineApp.url, ...POLL_LATENCY, call: baselinePoll });
+
+  const rows: Row[] = [
+    { metric: `search p50 ms @ ${SEARCH.rate}/s`, system: searchSystem.p50, baseline: searchBaseline.p50 },
+    { metric: `search p90 ms @ ${SEARCH.rate}/s`, system: searchSystem.p90, baseline: searchBaseline.p90 },
+    { metric: `search p99 ms @ ${SEARCH.rate}/s`, system: searchSystem.p99, baseline: searchBaseline.p99 },
+    { metric: `search max ms @ ${SEARCH.rate}/s`, system: searchSystem.max, baseline: searchBaseline.max },
+    { metric: 'search achieved /s', system: searchSystem.achievedRate, baseline: searchBaseline.achievedRate },
+    { metric: 'searches measured', system: searchSystem.count, baseline: searchBaseline.count },
+    { metric: 'search errors (non-200)', system: searchSystem.errors, baseline: searchBaseline.errors },
+    { metric: 'search offers per answer', system: searchSystem.avgOffers, baseline: searchBaseline.avgOffers },
+    { metric: 'search answer bytes', system: searchSystem.avgAnswerBytes, baseline: searchBaseline.avgAnswerBytes },
+    { metric: `poll throughput /s (${POLL_THROUGHPUT.connections} conns)`, system: pollTputSystem.throughput, baseline: pollTputBaseline.throughput },
+    { metric: 'poll p50 ms (closed loop)', system: pollTputSystem.p50, baseline: pollTputBaseline.p50 },
+    { metric: 'poll p99 ms (closed loop)', system: pollTputSystem.p99, baseline: pollTputBaseline.p99 },
+    { metric: 'poll errors (closed loop)', system: pollTputSystem.errors, baseline: pollTputBaseline.errors },
+    { metric: `poll p50 ms @ ${POLL_LATENCY.rate}/s`, system: pollLatSystem.p50, baseline: pollLatBaseline.p50 },
+    { metric: `poll p99 ms @ ${POLL_LATENCY.rate}/s`, system: pollLatSystem.p99, baseline: pollLatBaseline.p99 },
+    { metric: `poll max ms @ ${POLL_LATENCY.rate}/s`, system: pollLatSystem.max, baseline: pollLatBaseline.max },
+    { metric: `poll achieved /s @ ${POLL_LATENCY.rate}/s`, system: pollLatSystem.achievedRate, baseline: pollLatBaseline.achievedRate },
+    { metric: `poll errors @ ${POLL_LATENCY.rate}/s`, system: pollLatSystem.errors, baseline: pollLatBaseline.errors },
+  ];
+  const pollRatio = pollTputSystem.throughput / pollTputBaseline.throughput;
+  const targets = [
+    {
+      name: `search p99 < ${TARGET_SEARCH_P99_MS} ms at ${SEARCH.rate} searches/s`,
+      met: searchSystem.p99 < TARGET_SEARCH_P99_MS && searchSystem.errors === 0,
+      detail: `p99 ${searchSystem.p99} ms, ${searchSystem.errors} errors`,
+    },
+    {
+      name: `poll throughput >= ${TARGET_POLL_RATIO} x baseline`,
+      met: pollRatio >= TARGET_POLL_RATIO && pollTputSystem.errors === 0,
+      detail: `${pollTputSystem.throughput}/s vs ${pollTputBaseline.throughput}/s = ${pollRatio.toFixed(2)} x, ${pollTputSystem.errors} errors`,
+    },
+  ];
+  const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` };
+  process.stdout.write(`\nSearch and polling — ${machine.nproc} cores (${machine.cpu}), node ${machine.node}\n\n${renderReport(rows, targets)}\n`);
+
+  const date = new Date().toISOString().slice(0, 10);
+  const file = join(ROOT, 'bench', 'results', `search-${date}.json`);
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+  const figures = {
+    date: new Date().toISOString(),
+    machine,
+    load: { search: SEARCH, pollSearches: POLL_SEARCHES, pollThroughput: POLL_THROUGHPUT, pollLatency: POLL_LATENCY },
+    search: { system: searchSystem, baseline: searchBaseline },
+    pollThroughput: { system: pollTputSystem, baseline: pollTputBaseline, ratio: Math.round(pollRatio * 100) / 100 },
+    pollLatency: { system: pollLatSystem, baseline: pollLatBaseline },
+    drained: { afterSearch: drainAfterSearch, beforePolls: drainBeforePolls },
+    targets,
+  };
+  writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);
+  log(`figures written to ${file}`);
+}
+
+/** Waits for queued work to end; says how long the system needed to work off a backlog. */
+async function drain(): Promise<{ ms: number; left: number }> {
+  const result = await waitUntilDrained(DRAIN_MAX_MS);
+  if (result.ms > 2_000 || result.left > 0) log(`system drained its queues in ${(result.ms / 1000).toFixed(1)} s (${result.left} messages left)`);
+  return result;
+}
+
+/** The apps' environment; with BENCH_CPU_PROF_DIR set, each writes a CPU profile there when it stops. */
+function appEnv(): Record<string, string> {
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  if (!dir) return benchEnv;
+  return { ...benchEnv, BENCH_CPU_PROF_DIR: dir, NODE_OPTIONS: `--require ${join(__dirname, 'support', 'cpu-profile.js')}` };
+}
+
+/** A baseline server from the build (dist/bench/baselines/<name>.js), as a child process like the apps. */
+function startBaseline(name: 'search-baseline' | 'poll-baseline', extra: Record<string, string>): Promise<RunningProcess> {
+  return startProcess({
+    name,
+    entry: join(__dirname, 'baselines', `${name}.js`),
+    env: { ...benchEnv, ...extra },
+    portVar: 'PORT',
+    probePath: '/health/ready',
+    probeLabel: 'ready',
+  });
+}
+
+/**
+ * Makes the poll phase's searches (8 at a time, so the system's own pace sets
+ * the rate and none times out), then polls each until it is done (partners answered).
+ */
+async function doneSearches(gatewayUrl: string, auth: Record<string, string>, body: (i: number) => unknown): Promise<string[]> {
+  const ids: string[] = [];
+  const agent = keepAliveAgent(8);
+  const base = new URL(gatewayUrl);
+  let next = 0;
+  let failures = 0;
+  const worker = async () => {
+    while (ids.length < POLL_SEARCHES && failures < POLL_SEARCHES) {
+      const answer = await send(agent, base, { method: 'POST', path: '/api/v1/engine/search', headers: auth, body: JSON.stringify(body(next++)) }, 10_000);
+      if (answer.status === 200) ids.push(json(answer).svc_lead_id);
+      else failures++;
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  let open = [...ids];
+  for (let round = 0; open.length > 0 && round < 30; round++) {
+    await sleep(500);
+    const answers = await Promise.all(open.map((id) => send(agent, base, { method: 'GET', path: `/api/v1/engine/results/${id}`, headers: auth }, 10_000)));
+    open = open.filter((_, i) => !json(answers[i]).processing_done);
+  }
+  agent.destroy();
+  if (open.length > 0) throw new Error(`${open.length} of ${ids.length} searches still not done`);
+  return ids;
+}
+
+let cleaning: Promise<void> | undefined;
+/** Stops every process the bench started and deletes its vhost; once, whatever called it. */
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    await stopAllApps();
+    removeBenchVhost();
+  })();
+  return cleaning;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+main()
+  .catch((e: unknown) => {
+    process.stderr.write(`[bench] failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+    process.exitCode = 1;
+  })
+  .finally(() => cleanUp());
+

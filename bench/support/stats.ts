@@ -1,0 +1,30 @@
+/** Latency figures of one measured run, in milliseconds (rounded to 0.1 ms). */
+export interface LatencySummary {
+  count: number;
+  errors: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+/** Nearest-rank percentile of sorted values. */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+
+export function summarize(latenciesMs: number[], errors: number): LatencySummary {
+  const sorted = [...latenciesMs].sort((a, b) => a - b);
+  return {
+    count: sorted.length + errors,
+    errors,
+    p50: round(percentile(sorted, 50)),
+    p90: round(percentile(sorted, 90)),
+    p99: round(percentile(sorted, 99)),
+    max: round(sorted[sorted.length - 1] ?? NaN),
+  };
+}
