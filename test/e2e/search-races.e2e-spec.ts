@@ -101,8 +101,11 @@ describe('search orchestration races (e2e)', () => {
     // Priority 8, 5 (own), 4, 0: every partner result once, in rank order.
     expect(done.body.offers.map((o: any) => o.offer.id)).toEqual([ids.offers[2], ids.own, ids.offers[1], ids.offers[0]]);
 
-    const rows = await db.query('SELECT offer_id, rank FROM results WHERE search_id = $1 ORDER BY rank', [searchId]);
-    expect(rows.rows.map((r) => r.rank)).toEqual([0, 1, 2, 3]);
+    const order = await db.query(
+      'SELECT r.offer_id FROM searches s JOIN results r ON r.search_id = s.id WHERE s.id = $1 ORDER BY array_position(s.result_order, r.id)',
+      [searchId],
+    );
+    expect(order.rows.map((r) => r.offer_id)).toEqual([ids.offers[2], ids.own, ids.offers[1], ids.offers[0]]);
     const calls = await db.query('SELECT status FROM search_partner_calls WHERE search_id = $1', [searchId]);
     expect(calls.rows.map((r) => r.status)).toEqual(['answered', 'answered', 'answered']);
     const version = (await db.query('SELECT state_version FROM searches WHERE id = $1', [searchId])).rows[0].state_version;

@@ -108,17 +108,13 @@ export class PartnerAnswerService {
 
     const now = new Date();
     const decisions: Record<string, OfferDecision> = {};
-    let added: ResultCandidate[] = [];
+    let order: string[] | undefined;
     if (now < search.closesAt) {
-      added = await this.mergeIntoList(em, msg.searchId, search, offers, results, outcomes, now, decisions);
+      order = await this.mergeIntoList(em, msg.searchId, search, offers, results, outcomes, now, decisions);
     } else {
       lateAnswers.inc();
     }
-    const pending: unknown[] = await em.query(`SELECT 1 FROM search_partner_calls WHERE search_id = $1 AND status = 'pending' LIMIT 1`, [
-      msg.searchId,
-    ]);
-    this.log.debug({ msg: 'partner answer merged', search_id: msg.searchId, partner_id: msg.partnerId, added: added.length });
-    await this.results.recordDecisions(em, msg.searchId, decisions, pending.length === 0);
+    await this.results.saveChange(em, msg.searchId, order ?? search.resultOrder, decisions);
   }
 
   private async mergeIntoList(
@@ -130,7 +126,7 @@ export class PartnerAnswerService {
     outcomes: OfferCheckOutcome[],
     now: Date,
     decisions: Record<string, OfferDecision>,
-  ): Promise<ResultCandidate[]> {
+  ): Promise<string[]> {
     const byId = new Map(offers.map((o) => [o.offerId, o]));
     const verdict = new Map(outcomes.map((o) => [o.offerId, o]));
     const incoming: ResultCandidate[] = [];
@@ -151,7 +147,7 @@ export class PartnerAnswerService {
     for (const c of incoming) {
       decisions[c.offerId] = addedIds.has(c.resultId) ? { shown: true, result_id: c.resultId } : { shown: false, reason: 'school_already_shown' };
     }
-    await this.results.saveList(em, searchId, added, merged.ordered);
-    return added;
+    await this.results.insertResults(em, searchId, added);
+    return merged.ordered.map((r) => r.resultId);
   }
 }

@@ -10,19 +10,22 @@ export interface ShownResult extends RankCandidate {
 
 /**
  * The writes of a search's result list, always inside the caller's
- * transaction: new results, the rank of every result (partner results merge
- * into the order), and the decision recorded for each offer.
+ * transaction: new results, the order of the list (`searches.result_order`;
+ * partner results merge into it), and the decision recorded for each offer.
  */
 @Injectable()
 export class SearchResultsRepository {
   /** Locks the search row: changes of one search's list are serialized (first results, partner answers). */
-  async lockSearch(em: EntityManager, searchId: string): Promise<{ closesAt: Date; isTest: boolean; campaignId: string } | undefined> {
-    const rows: Array<{ closes_at: Date; is_test: boolean; campaign_id: string }> = await em.query(
-      'SELECT closes_at, is_test, campaign_id FROM searches WHERE id = $1 FOR UPDATE',
+  async lockSearch(
+    em: EntityManager,
+    searchId: string,
+  ): Promise<{ closesAt: Date; isTest: boolean; campaignId: string; resultOrder: string[] } | undefined> {
+    const rows: Array<{ closes_at: Date; is_test: boolean; campaign_id: string; result_order: string[] }> = await em.query(
+      'SELECT closes_at, is_test, campaign_id, result_order FROM searches WHERE id = $1 FOR UPDATE',
       [searchId],
     );
     const r = rows[0];
-    return r && { closesAt: new Date(r.closes_at), isTest: r.is_test, campaignId: r.campaign_id };
+    return r && { closesAt: new Date(r.closes_at), isTest: r.is_test, campaignId: r.campaign_id, resultOrder: r.result_order };
   }
 
   async shownResults(em: EntityManager, searchId: string): Promise<ShownResult[]> {
@@ -44,47 +47,43 @@ export class SearchResultsRepository {
     }));
   }
 
-  /** Inserts the new results and sets every result's rank to its place in `ordered` (best first, 0-based). */
-  async saveList(em: EntityManager, searchId: string, added: ResultCandidate[], ordered: Array<{ resultId: string }>): Promise<void> {
-    const rank = new Map(ordered.map((r, i) => [r.resultId, i]));
-    if (added.length > 0) {
-      const rows = added.map((c) => ({
-        id: c.resultId,
-        offer_id: c.offerId,
-        campaign_id: c.entry.campaign_id,
-        rank: rank.get(c.resultId),
-        entry: c.entry,
-        partner_data: c.partnerData,
-        expires_at: c.expiresAt.toISOString(),
-      }));
-      await em.query(
-        `INSERT INTO results (id, search_id, offer_id, campaign_id, rank, entry, partner_data, expires_at)
-         SELECT x.id, $1, x.offer_id, x.campaign_id, x.rank, x.entry, x.partner_data, x.expires_at
-           FROM jsonb_to_recordset($2::jsonb)
-             AS x(id uuid, offer_id uuid, campaign_id uuid, rank int, entry jsonb, partner_data jsonb, expires_at timestamptz)`,
-        [searchId, JSON.stringify(rows)],
-      );
-    }
-    const existing = ordered.filter((r) => !added.some((a) => a.resultId === r.resultId));
-    if (existing.length > 0) {
-      await em.query(
-        `UPDATE results r SET rank = v.rank
-           FROM unnest($2::uuid[], $3::int[]) AS v(id, rank)
-          WHERE r.id = v.id AND r.search_id = $1 AND r.rank <> v.rank`,
-        [searchId, existing.map((r) => r.resultId), existing.map((r) => rank.get(r.resultId))],
-      );
-    }
+  /** Inserts new results (one statement). */
+  async insertResults(em: EntityManager, searchId: string, added: ResultCandidate[]): Promise<void> {
+    if (added.length === 0) return;
+    const rows = added.map((c) => ({
+      id: c.resultId,
+      offer_id: c.offerId,
+      campaign_id: c.entry.campaign_id,
+      entry: c.entry,
+      partner_data: c.partnerData,
+      expires_at: c.expiresAt.toISOString(),
+    }));
+    await em.query(
+      `INSERT INTO results (id, search_id, offer_id, campaign_id, entry, partner_data, expires_at)
+       SELECT x.id, $1, x.offer_id, x.campaign_id, x.entry, x.partner_data, x.expires_at
+         FROM jsonb_to_recordset($2::jsonb)
+           AS x(id uuid, offer_id uuid, campaign_id uuid, entry jsonb, partner_data jsonb, expires_at timestamptz)`,
+      [searchId, JSON.stringify(rows)],
+    );
   }
 
-  /** Merges offer decisions into the search's record and bumps its state version (every change of the list does). */
-  async recordDecisions(em: EntityManager, searchId: string, decisions: Record<string, OfferDecision>, done: boolean): Promise<void> {
+  /**
+   * After a partner's answer: the new order of the list, the decisions made,
+   * a new state version, and done once no partner call is pending. One
+   * statement on the (locked) search row; no result row is rewritten.
+   */
+  async saveChange(em: EntityManager, searchId: string, order: string[], decisions: Record<string, OfferDecision>): Promise<void> {
     await em.query(
-      `UPDATE searches
-          SET offer_decisions = offer_decisions || $2::jsonb,
-              state_version = state_version + 1,
-              processing_done_at = CASE WHEN $3 AND processing_done_at IS NULL THEN now() ELSE processing_done_at END
-        WHERE id = $1`,
-      [searchId, JSON.stringify(decisions), done],
+      `UPDATE searches s
+          SET result_order = $2::uuid[],
+              offer_decisions = s.offer_decisions || $3::jsonb,
+              state_version = s.state_version + 1,
+              processing_done_at = CASE
+                WHEN s.processing_done_at IS NULL
+                 AND NOT EXISTS (SELECT 1 FROM search_partner_calls c WHERE c.search_id = s.id AND c.status = 'pending')
+                THEN now() ELSE s.processing_done_at END
+        WHERE s.id = $1`,
+      [searchId, order, JSON.stringify(decisions)],
     );
   }
 }

@@ -110,26 +110,32 @@ export class SearchStartService {
     });
   }
 
+  /** Three statements: the search (with its first list, decisions and version 1), its results, its partner calls. */
   private async store(em: EntityManager, msg: SearchRequestedV1, plan: SearchPlan): Promise<void> {
     const createdAt = new Date(msg.requestedAt);
     const closesAt = new Date(createdAt.getTime() + this.config.search.openSeconds * 1000);
+    const done = plan.partnerCalls.length === 0;
     await em.query(
       `INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
-                             tcpa_consent, form_cert_url, universal_lead_cert, created_at, closes_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+                             tcpa_consent, form_cert_url, universal_lead_cert, created_at, closes_at, processing_done_at,
+                             state_version, offer_decisions, result_order)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1, $16, $17::uuid[])`,
       [
         msg.searchId, msg.affiliateId, msg.campaignId, msg.apiKeyId, msg.isTest, JSON.stringify(msg.lead),
         JSON.stringify(msg.tracking), msg.consumerIp, msg.ipSource, msg.tcpaConsent, msg.formCertUrl,
-        msg.universalLeadCert, createdAt, closesAt,
+        msg.universalLeadCert, createdAt, closesAt, done ? createdAt : null, JSON.stringify(plan.decisions),
+        plan.shown.map((c) => c.resultId),
       ],
     );
-    await this.results.saveList(em, msg.searchId, plan.shown, plan.shown);
-    for (const call of plan.partnerCalls) {
-      await em.query('INSERT INTO search_partner_calls (search_id, partner_id, offer_ids, status) VALUES ($1, $2, $3, $4)', [
-        msg.searchId, call.partner.id, call.offers.map((o) => o.offerId), 'pending',
-      ]);
+    await this.results.insertResults(em, msg.searchId, plan.shown);
+    if (!done) {
+      await em.query(
+        `INSERT INTO search_partner_calls (search_id, partner_id, offer_ids, status)
+         SELECT $1, x.partner_id, ARRAY(SELECT jsonb_array_elements_text(x.offer_ids)::uuid), 'pending'
+           FROM jsonb_to_recordset($2::jsonb) AS x(partner_id uuid, offer_ids jsonb)`,
+        [msg.searchId, JSON.stringify(plan.partnerCalls.map((c) => ({ partner_id: c.partner.id, offer_ids: c.offers.map((o) => o.offerId) })))],
+      );
     }
-    await this.results.recordDecisions(em, msg.searchId, plan.decisions, plan.partnerCalls.length === 0);
   }
 
   /** After a redelivery: the partner calls the first run stored but may not have sent. */

@@ -10,7 +10,7 @@ export async function loadSearchState(db: DataSource | EntityManager, searchId: 
   const rows: Array<Record<string, unknown>> = await db.query(
     `SELECT s.id, s.affiliate_id, s.campaign_id, s.is_test, s.created_at, s.closes_at, s.processing_done_at,
             s.accepted_count, s.true_exclusive_accepted, s.state_version,
-            COALESCE((SELECT json_agg(r.entry ORDER BY r.rank) FROM results r WHERE r.search_id = s.id), '[]') AS offers
+            COALESCE((SELECT json_agg(r.entry ORDER BY array_position(s.result_order, r.id)) FROM results r WHERE r.search_id = s.id), '[]') AS offers
        FROM searches s WHERE s.id = $1`,
     [searchId],
   );

@@ -4,10 +4,9 @@ import { Campaign } from './campaign.entity';
 import { Offer } from './offer.entity';
 import { Search } from './search.entity';
 
-/** A result of a search (`svc_result_id`); `entry` is the result entry exactly as shown to the affiliate. */
+/** A result of a search (`svc_result_id`); `entry` is the result entry exactly as shown to the affiliate. Order: `searches.result_order`. */
 @Entity({ name: 'results' })
 @Index('ux_results_search_offer', ['searchId', 'offerId'], { unique: true })
-@Index('ix_results_search_rank', ['searchId', 'rank'])
 export class SearchResult {
   @PrimaryColumn('uuid') id: string;
   @ForeignKey(() => Search, { name: 'fk_results_search' })
@@ -19,8 +18,6 @@ export class SearchResult {
   @ForeignKey(() => Campaign, { name: 'fk_results_campaign' })
   @Column('uuid', { name: 'campaign_id' })
   campaignId: string;
-  /** Position in the search's list, best first (0-based). */
-  @Column('integer') rank: number;
   @Column('jsonb') entry: Record<string, unknown>;
   /** What a partner result needs on submit (e.g. the partner's result id, its price); never shown to the affiliate. */
   @Column('jsonb', { name: 'partner_data', nullable: true }) partnerData: Record<string, unknown> | null;

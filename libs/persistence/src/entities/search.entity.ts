@@ -45,4 +45,6 @@ export class Search {
   @Column('integer', { name: 'state_version', default: 0 }) stateVersion: number;
   /** offer id -> why it was or was not shown (operators only). */
   @Column('jsonb', { name: 'offer_decisions', default: () => `'{}'` }) offerDecisions: Record<string, unknown>;
+  /** The result ids, best first: the order every poll shows. */
+  @Column('uuid', { name: 'result_order', array: true, default: () => `'{}'` }) resultOrder: string[];
 }

@@ -4,6 +4,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * What the search orchestrator needs to run a search across services:
  * - `searches.state_version`: bumped by every change of a search's result list,
  *   so a slower writer can never overwrite newer hot state in Redis.
+ * - `searches.result_order`: the result ids best first. A partner result merged
+ *   into the list changes one array on the search instead of rewriting the rank
+ *   of every result row (each with its whole entry), so `results.rank` goes.
  * - `searches.offer_decisions`: why each offer on the campaign was or was not
  *   shown (operators read it; never shown to affiliates).
  * - `search_partner_calls`: one row per partner asked during a search, pending
@@ -20,6 +23,9 @@ export class SearchFanOut1763900000000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE searches ADD COLUMN state_version integer NOT NULL DEFAULT 0`);
     await q.query(`ALTER TABLE searches ADD COLUMN offer_decisions jsonb NOT NULL DEFAULT '{}'`);
+    await q.query(`ALTER TABLE searches ADD COLUMN result_order uuid[] NOT NULL DEFAULT '{}'`);
+    await q.query(`DROP INDEX ix_results_search_rank`);
+    await q.query(`ALTER TABLE results DROP COLUMN rank`); // ux_results_search_offer still serves lookups by search
     await q.query(
       `CREATE TABLE search_partner_calls (
          search_id    uuid        NOT NULL,
@@ -56,6 +62,9 @@ export class SearchFanOut1763900000000 implements MigrationInterface {
     await q.query(`DROP FUNCTION cap_period_start(text, text, timestamptz)`);
     await q.query(`DROP FUNCTION cap_scope(uuid, uuid)`);
     await q.query(`DROP TABLE search_partner_calls`);
+    await q.query(`ALTER TABLE results ADD COLUMN rank integer NOT NULL DEFAULT 0`);
+    await q.query(`CREATE INDEX ix_results_search_rank ON results (search_id, rank)`);
+    await q.query(`ALTER TABLE searches DROP COLUMN result_order`);
     await q.query(`ALTER TABLE searches DROP COLUMN offer_decisions`);
     await q.query(`ALTER TABLE searches DROP COLUMN state_version`);
   }
