@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
-import type { ResultEntry, SearchState } from '../../libs/contracts/src';
+import type { ResultEntry, SearchMeta } from '../../libs/contracts/src';
+import { SearchStateStore } from '../../libs/redis/src/search-state-store';
 import { MAX_ACCEPTED_SUBMISSIONS, SEARCH_STATE_TTL_SECONDS, searchStateKey } from '../../libs/contracts/src';
 import { searchEnvelope } from '../../apps/gateway/src/results/search-envelope';
 import { answerJson, serveBare } from './bare-server';
@@ -27,6 +28,7 @@ function main(): void {
   const template = JSON.parse(readFileSync(process.env.BENCH_ENTRIES_FILE!, 'utf8')) as ResultEntry[];
   const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
   const redis = new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX });
+  const store = new SearchStateStore(redis);
   void pool.query(SEARCH_BASELINE_SCHEMA).then(() =>
     serveBare(
     async (req, body, res) => {
@@ -53,12 +55,12 @@ function main(): void {
       } finally {
         client.release();
       }
-      const state: SearchState = {
+      const meta: SearchMeta = {
         searchId, version: 1, affiliateId: request.svc_affiliate_id, campaignId: request.svc_campaign_id, isTest: false,
         createdAt: now.toISOString(), closesAt: new Date(now.getTime() + 45_000).toISOString(), processingDone: false,
-        acceptedCount: 0, trueExclusiveAccepted: false, offers,
+        acceptedCount: 0, trueExclusiveAccepted: false, order: offers.map((o) => o.svc_result_id),
       };
-      await redis.set(searchStateKey(searchId), JSON.stringify(state), 'EX', SEARCH_STATE_TTL_SECONDS);
+      await store.write(searchStateKey(searchId), meta, offers.map((o) => ({ id: o.svc_result_id, entry: o })), SEARCH_STATE_TTL_SECONDS);
       const envelope = searchEnvelope({
         searchId, processingDone: false, acceptedCount: 0, maxAcceptedSubmissions: MAX_ACCEPTED_SUBMISSIONS, trueExclusiveAccepted: false, offers,
       });

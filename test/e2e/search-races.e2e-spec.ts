@@ -114,8 +114,10 @@ describe('search orchestration races (e2e)', () => {
     // Redis holds the newest version, and a late redelivery changes nothing.
     await amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, answerOf(searchId, 1), { messageId: `partner-answer:${searchId}:${ids.partners[1]}` });
     await new Promise((r) => setTimeout(r, 500));
-    const hot = JSON.parse((await redis.get(`search:${searchId}`))!);
-    expect(hot.version).toBe(4);
+    const hot = await redis.hgetall(`search:${searchId}`);
+    expect(Number(hot.v)).toBe(4);
+    expect(JSON.parse(hot.meta).order).toHaveLength(4);
+    expect(Object.keys(hot).filter((f) => f.startsWith('r:'))).toHaveLength(4);
     expect((await db.query('SELECT count(*)::int AS n FROM results WHERE search_id = $1', [searchId])).rows[0].n).toBe(4);
     expect((await poll(searchId)).body).toEqual(done.body);
   });

@@ -7,6 +7,7 @@ import {
   OffersCheckRequestedV1,
   PartnerOfferResult,
   PartnerSearchAnsweredV1,
+  SearchMeta,
 } from '@lr/contracts';
 import { mergeResults } from '@lr/domain';
 import { AmqpConnection } from '@lr/messaging';
@@ -20,6 +21,12 @@ import { CONSUMER } from './search-start.service';
 
 const answers = counter('search_partner_answers_total', 'Partner answers merged into searches, by outcome', ['outcome']);
 const lateAnswers = counter('search_partner_answers_late_total', 'Partner answers that arrived after their search closed');
+
+/** A committed change of a search's list: what Redis needs to follow it. */
+interface StateChange {
+  meta: SearchMeta;
+  added: ResultCandidate[];
+}
 
 /** How long the checks may take on a partner's results. */
 const CHECKS_TIMEOUT_MS = 5000;
@@ -54,10 +61,14 @@ export class PartnerAnswerService {
     const results = msg.results.filter((r) => search.offerIds.has(r.offerId));
     const outcomes = open && results.length > 0 ? (await this.check(msg, search, results, meta.correlationId)).outcomes : [];
 
-    await runOnce(this.ds, CONSUMER, meta, (em) => this.apply(em, msg, offers, results, outcomes));
+    let change: StateChange | undefined;
+    const firstTime = await runOnce(this.ds, CONSUMER, meta, async (em) => {
+      change = await this.apply(em, msg, offers, results, outcomes);
+    });
     answers.inc({ outcome: msg.outcome });
-    // Always (also for a duplicate answer): a retry after a failed Redis write has to complete the publish.
-    await this.state.publish(msg.searchId);
+    // A Redis failure throws, so the message is retried; the retry (a no-op in PostgreSQL) rebuilds the state from there.
+    if (!firstTime) await this.state.resync(msg.searchId);
+    else if (change) await this.state.write(change.meta, change.added.map((c) => ({ id: c.resultId, entry: c.entry })));
   }
 
   private async searchOf(msg: PartnerSearchAnsweredV1) {
@@ -94,27 +105,29 @@ export class PartnerAnswerService {
     offers: CampaignOfferRecord[],
     results: PartnerOfferResult[],
     outcomes: OfferCheckOutcome[],
-  ): Promise<void> {
+  ): Promise<StateChange | undefined> {
     const search = await this.results.lockSearch(em, msg.searchId);
-    if (!search) return;
-    const updated: unknown[] = await em.query(
+    if (!search) return undefined;
+    // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
+    const [updated]: [unknown[], number] = await em.query(
       `UPDATE search_partner_calls
           SET status = $3, answered_at = now(), latency_ms = $4, result_count = $5, detail = $6
         WHERE search_id = $1 AND partner_id = $2 AND status = 'pending'
         RETURNING partner_id`,
       [msg.searchId, msg.partnerId, msg.outcome, Math.round(msg.latencyMs), msg.results.length, msg.detail ?? null],
     );
-    if (updated.length === 0) return; // this call already took an answer
+    if (updated.length === 0) return undefined; // this call already took an answer
 
     const now = new Date();
     const decisions: Record<string, OfferDecision> = {};
-    let order: string[] | undefined;
+    let merged: { order: string[]; added: ResultCandidate[] } = { order: search.resultOrder, added: [] };
     if (now < search.closesAt) {
-      order = await this.mergeIntoList(em, msg.searchId, search, offers, results, outcomes, now, decisions);
+      merged = await this.mergeIntoList(em, msg.searchId, search, offers, results, outcomes, now, decisions);
     } else {
       lateAnswers.inc();
     }
-    await this.results.saveChange(em, msg.searchId, order ?? search.resultOrder, decisions);
+    const meta = await this.results.saveChange(em, msg.searchId, merged.order, decisions);
+    return { meta, added: merged.added };
   }
 
   private async mergeIntoList(
@@ -126,7 +139,7 @@ export class PartnerAnswerService {
     outcomes: OfferCheckOutcome[],
     now: Date,
     decisions: Record<string, OfferDecision>,
-  ): Promise<string[]> {
+  ): Promise<{ order: string[]; added: ResultCandidate[] }> {
     const byId = new Map(offers.map((o) => [o.offerId, o]));
     const verdict = new Map(outcomes.map((o) => [o.offerId, o]));
     const incoming: ResultCandidate[] = [];
@@ -148,6 +161,6 @@ export class PartnerAnswerService {
       decisions[c.offerId] = addedIds.has(c.resultId) ? { shown: true, result_id: c.resultId } : { shown: false, reason: 'school_already_shown' };
     }
     await this.results.insertResults(em, searchId, added);
-    return merged.ordered.map((r) => r.resultId);
+    return { order: merged.ordered.map((r) => r.resultId), added };
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import type { SearchMeta } from '@lr/contracts';
 import type { RankCandidate } from '@lr/domain';
 import type { ResultCandidate } from './result-entries';
 
@@ -72,8 +73,8 @@ export class SearchResultsRepository {
    * a new state version, and done once no partner call is pending. One
    * statement on the (locked) search row; no result row is rewritten.
    */
-  async saveChange(em: EntityManager, searchId: string, order: string[], decisions: Record<string, OfferDecision>): Promise<void> {
-    await em.query(
+  async saveChange(em: EntityManager, searchId: string, order: string[], decisions: Record<string, OfferDecision>): Promise<SearchMeta> {
+    const [rows]: [Array<Record<string, unknown>>, number] = await em.query(
       `UPDATE searches s
           SET result_order = $2::uuid[],
               offer_decisions = s.offer_decisions || $3::jsonb,
@@ -82,9 +83,26 @@ export class SearchResultsRepository {
                 WHEN s.processing_done_at IS NULL
                  AND NOT EXISTS (SELECT 1 FROM search_partner_calls c WHERE c.search_id = s.id AND c.status = 'pending')
                 THEN now() ELSE s.processing_done_at END
-        WHERE s.id = $1`,
+        WHERE s.id = $1
+        RETURNING s.state_version, s.affiliate_id, s.campaign_id, s.is_test, s.created_at, s.closes_at,
+                  s.processing_done_at, s.accepted_count, s.true_exclusive_accepted, s.result_order`,
       [searchId, order, JSON.stringify(decisions)],
     );
+    // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
+    const r = rows[0];
+    return {
+      searchId,
+      version: Number(r.state_version),
+      affiliateId: String(r.affiliate_id),
+      campaignId: String(r.campaign_id),
+      isTest: Boolean(r.is_test),
+      createdAt: new Date(r.created_at as string).toISOString(),
+      closesAt: new Date(r.closes_at as string).toISOString(),
+      processingDone: r.processing_done_at !== null,
+      acceptedCount: Number(r.accepted_count),
+      trueExclusiveAccepted: Boolean(r.true_exclusive_accepted),
+      order: r.result_order as string[],
+    };
   }
 }
 

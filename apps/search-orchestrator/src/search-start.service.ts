@@ -10,6 +10,7 @@ import {
   PartnerSearchRequestedV1,
   SearchAnswerV1,
   SearchRequestedV1,
+  SearchMeta,
   SearchState,
 } from '@lr/contracts';
 import { mergeResults } from '@lr/domain';
@@ -65,14 +66,22 @@ export class SearchStartService {
 
     const firstTime = await runOnce(this.ds, CONSUMER, meta, (em) => this.store(em, msg, plan));
     stage('store');
-    if (firstTime) await this.askPartners(msg, plan.partnerCalls, meta.correlationId);
-    else await this.askPartners(msg, await this.pendingCalls(msg, offers), meta.correlationId);
+    if (!firstTime) {
+      // A redelivery: the first run stored the search; answer what is stored, finish what it may not have.
+      await this.askPartners(msg, await this.pendingCalls(msg, offers), meta.correlationId);
+      return answer(await this.state.resync(msg.searchId, true));
+    }
+    await this.askPartners(msg, plan.partnerCalls, meta.correlationId);
     stage('partners');
-
-    const state = await this.state.publishBestEffort(msg.searchId);
+    const first = firstState(msg, plan, this.closesAt(msg));
+    await this.state.writeBestEffort(first.meta, plan.shown.map((c) => ({ id: c.resultId, entry: c.entry })));
     stage('publish');
-    shownOnStart.observe(state.offers.length);
-    return answer(state);
+    shownOnStart.observe(plan.shown.length);
+    return answer(first.state);
+  }
+
+  private closesAt(msg: SearchRequestedV1): Date {
+    return new Date(Date.parse(msg.requestedAt) + this.config.search.openSeconds * 1000);
   }
 
   /**
@@ -90,7 +99,7 @@ export class SearchStartService {
     }
     const offers = await this.catalog.offersOf(msg.campaignId);
     await this.askPartners(msg, await this.pendingCalls(msg, offers), msg.searchId);
-    await this.state.publishBestEffort(msg.searchId);
+    await this.state.resync(msg.searchId, true);
     return null;
   }
 
@@ -113,7 +122,7 @@ export class SearchStartService {
   /** Three statements: the search (with its first list, decisions and version 1), its results, its partner calls. */
   private async store(em: EntityManager, msg: SearchRequestedV1, plan: SearchPlan): Promise<void> {
     const createdAt = new Date(msg.requestedAt);
-    const closesAt = new Date(createdAt.getTime() + this.config.search.openSeconds * 1000);
+    const closesAt = this.closesAt(msg);
     const done = plan.partnerCalls.length === 0;
     await em.query(
       `INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
@@ -152,7 +161,7 @@ export class SearchStartService {
   }
 
   private async askPartners(msg: SearchRequestedV1, calls: PartnerCall[], correlationId: string): Promise<void> {
-    const closesAt = new Date(Date.parse(msg.requestedAt) + this.config.search.openSeconds * 1000).toISOString();
+    const closesAt = this.closesAt(msg).toISOString();
     await Promise.all(
       calls.map((call) => {
         partnersAsked.inc({ partner: call.partner.name });
@@ -221,6 +230,23 @@ export function planSearch(msg: SearchRequestedV1, offers: CampaignOfferRecord[]
 
 function partnerCall(group: CampaignOfferRecord[]): PartnerCall {
   return { partner: group[0].partner!, offers: group.map((o) => ({ offerId: o.offerId, externalId: o.externalId! })) };
+}
+
+/** The state of a search just stored (version 1), built from what was stored rather than read back. */
+function firstState(msg: SearchRequestedV1, plan: SearchPlan, closesAt: Date): { meta: SearchMeta; state: SearchState } {
+  const base = {
+    searchId: msg.searchId,
+    version: 1,
+    affiliateId: msg.affiliateId,
+    campaignId: msg.campaignId,
+    isTest: msg.isTest,
+    createdAt: new Date(msg.requestedAt).toISOString(),
+    closesAt: closesAt.toISOString(),
+    processingDone: plan.partnerCalls.length === 0,
+    acceptedCount: 0,
+    trueExclusiveAccepted: false,
+  };
+  return { meta: { ...base, order: plan.shown.map((c) => c.resultId) }, state: { ...base, offers: plan.shown.map((c) => c.entry) } };
 }
 
 /** Observes the time since the previous call under each stage's name. */

@@ -1,48 +1,52 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { SEARCH_STATE_TTL_SECONDS, SearchState, searchStateKey } from '@lr/contracts';
+import { SEARCH_STATE_TTL_SECONDS, SearchMeta, SearchState, searchStateKey } from '@lr/contracts';
 import { loadSearchState } from '@lr/persistence';
 import { REDIS_CLIENT } from '@lr/platform';
-import { VersionedJsonStore } from '@lr/redis';
+import { SearchStateStore } from '@lr/redis';
 
 /**
- * Publishes a search's state from PostgreSQL (the truth) to Redis (what polls
- * read). Always the whole state, read after the change committed, written only
- * if newer than what Redis holds.
+ * Publishes a search's state to Redis (what polls read); PostgreSQL is the
+ * truth. A change known in memory writes only its new entries and the meta
+ * (libs/redis SearchStateStore); after a redelivery or a failed write the whole
+ * state is rebuilt from PostgreSQL.
  */
 @Injectable()
 export class SearchStatePublisher {
   private readonly log = new Logger(SearchStatePublisher.name);
-  private readonly store: VersionedJsonStore;
+  private readonly store: SearchStateStore;
 
   constructor(
     private readonly ds: DataSource,
     @Inject(REDIS_CLIENT) redis: Redis,
   ) {
-    this.store = new VersionedJsonStore(redis);
+    this.store = new SearchStateStore(redis);
   }
 
-  /** Reads the state and writes it to Redis; a Redis failure is thrown (the caller decides whether it matters). */
-  async publish(searchId: string): Promise<SearchState> {
-    const state = await loadSearchState(this.ds, searchId);
-    if (!state) throw new Error(`search ${searchId} is not stored`);
-    await this.store.setIfNewer(searchStateKey(searchId), state, SEARCH_STATE_TTL_SECONDS);
-    return state;
+  /** Writes a committed change: the new entries and the meta of its version. Throws when Redis fails. */
+  async write(meta: SearchMeta, added: Array<{ id: string; entry: unknown }>): Promise<void> {
+    await this.store.write(searchStateKey(meta.searchId), meta, added, SEARCH_STATE_TTL_SECONDS);
   }
 
-  /**
-   * As publish, but a Redis failure is only logged: the state is in PostgreSQL,
-   * and a poll reads it from there when Redis has no copy.
-   */
-  async publishBestEffort(searchId: string): Promise<SearchState> {
-    const state = await loadSearchState(this.ds, searchId);
-    if (!state) throw new Error(`search ${searchId} is not stored`);
+  /** As write, but a Redis failure is only logged: polls read PostgreSQL when Redis has no copy. */
+  async writeBestEffort(meta: SearchMeta, added: Array<{ id: string; entry: unknown }>): Promise<void> {
     try {
-      await this.store.setIfNewer(searchStateKey(searchId), state, SEARCH_STATE_TTL_SECONDS);
+      await this.write(meta, added);
     } catch (e) {
-      this.log.warn({ msg: 'search state not written to Redis; polls read PostgreSQL', search_id: searchId, err: String(e) });
+      this.log.warn({ msg: 'search state not written to Redis; polls read PostgreSQL', search_id: meta.searchId, err: String(e) });
     }
+  }
+
+  /** Rebuilds the whole state from PostgreSQL and writes it. Throws when Redis fails (unless bestEffort). */
+  async resync(searchId: string, bestEffort = false): Promise<SearchState> {
+    const state = await loadSearchState(this.ds, searchId);
+    if (!state) throw new Error(`search ${searchId} is not stored`);
+    const { offers, ...rest } = state;
+    const meta: SearchMeta = { ...rest, order: offers.map((o) => o.svc_result_id) };
+    const entries = offers.map((o) => ({ id: o.svc_result_id, entry: o }));
+    if (bestEffort) await this.writeBestEffort(meta, entries);
+    else await this.write(meta, entries);
     return state;
   }
 }

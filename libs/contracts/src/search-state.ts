@@ -23,6 +23,14 @@ export interface SearchState {
   offers: ResultEntry[];
 }
 
+/**
+ * What Redis holds about a search besides its result entries (a hash: field
+ * `meta` is this as JSON, `v` its version, and `r:<result id>` each entry's
+ * JSON exactly as shown). Entries never change once shown, so a writer adds
+ * only new ones; `order` lists them best first.
+ */
+export type SearchMeta = Omit<SearchState, 'offers'> & { order: string[] };
+
 /** Redis key of a search's state (the client adds the configured key prefix). */
 export const searchStateKey = (searchId: string): string => `search:${searchId}`;
 

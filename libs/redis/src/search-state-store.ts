@@ -1,37 +1,78 @@
 import Redis from 'ioredis';
+import type { SearchMeta } from '@lr/contracts';
 
 /**
- * Writes a search's hot state (JSON with a numeric `version`) to Redis only if
- * it is newer than what is there. Two workers can finish changes of one search
- * in either order (the first results and a fast partner's answer, or two
- * partners); PostgreSQL serializes the changes and numbers them, and this keeps
- * Redis from ever going back to an older list. One Lua script, so the compare
- * and the write are atomic.
+ * A search's hot state in Redis, as a hash (see SearchMeta): `meta` + `v` (its
+ * version), and one `r:<result id>` field per result entry, stored as the JSON
+ * the affiliate sees.
+ *
+ * Why a hash of entries rather than one JSON document: a search's list is
+ * about 1.3 KB per result, and it grows while partners answer. Entries never
+ * change once shown, so each change writes only its new entries and the small
+ * meta; and a poll joins the stored entry strings in `order` without parsing
+ * and re-serializing the whole list.
+ *
+ * Two workers can finish changes of one search in either order. PostgreSQL
+ * serializes and numbers them; the script below adds the writer's entries
+ * (always safe: they are immutable) but replaces `meta` only with a newer
+ * version, so Redis never goes back to an older list. A reader that finds an
+ * id in `order` whose entry is not written yet (an older writer still on its
+ * way) reads PostgreSQL instead.
  */
-const SCRIPT = `
-local current = redis.call('GET', KEYS[1])
-if current then
-  local ok, old = pcall(cjson.decode, current)
-  if ok and type(old) == 'table' and tonumber(old.version) and tonumber(old.version) >= tonumber(ARGV[2]) then
-    return 0
-  end
+const WRITE = `
+local version = tonumber(ARGV[1])
+for i = 4, #ARGV, 2 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
 end
-redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[3]))
-return 1
+local current = tonumber(redis.call('HGET', KEYS[1], 'v'))
+local written = 0
+if current == nil or current < version then
+  redis.call('HSET', KEYS[1], 'v', version, 'meta', ARGV[2])
+  written = 1
+end
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+return written
 `;
 
-type WithScript = Redis & { setIfNewer(key: string, json: string, version: number, ttlSeconds: number): Promise<number> };
+type WithScript = Redis & { writeSearchState(key: string, ...args: Array<string | number>): Promise<number> };
 
-export class VersionedJsonStore {
+export interface CachedSearch {
+  meta: SearchMeta;
+  /** The entries as stored: result id -> the entry's JSON. */
+  entries: Map<string, string>;
+}
+
+export class SearchStateStore {
   private readonly redis: WithScript;
 
   constructor(redis: Redis) {
-    if (!(redis as unknown as Partial<WithScript>).setIfNewer) redis.defineCommand('setIfNewer', { numberOfKeys: 1, lua: SCRIPT });
+    if (!(redis as unknown as Partial<WithScript>).writeSearchState) redis.defineCommand('writeSearchState', { numberOfKeys: 1, lua: WRITE });
     this.redis = redis as WithScript;
   }
 
-  /** True when written; false when Redis already holds this version or a newer one. */
-  async setIfNewer(key: string, value: { version: number }, ttlSeconds: number): Promise<boolean> {
-    return (await this.redis.setIfNewer(key, JSON.stringify(value), value.version, ttlSeconds)) === 1;
+  /** Adds `entries` (result id -> entry) and sets `meta` if newer. True when meta was written. */
+  async write(key: string, meta: SearchMeta, entries: Array<{ id: string; entry: unknown }>, ttlSeconds: number): Promise<boolean> {
+    const args: Array<string | number> = [meta.version, JSON.stringify(meta), ttlSeconds];
+    for (const e of entries) args.push(`r:${e.id}`, JSON.stringify(e.entry));
+    return (await this.redis.writeSearchState(key, ...args)) === 1;
   }
+
+  async read(key: string): Promise<CachedSearch | undefined> {
+    const fields = await this.redis.hgetall(key);
+    if (!fields.meta) return undefined;
+    const entries = new Map<string, string>();
+    for (const [field, value] of Object.entries(fields)) if (field.startsWith('r:')) entries.set(field.slice(2), value);
+    return { meta: JSON.parse(fields.meta) as SearchMeta, entries };
+  }
+}
+
+/** The `offers` array as JSON text, in the meta's order; undefined when an entry is missing (read PostgreSQL then). */
+export function offersJson(cached: CachedSearch): string | undefined {
+  const parts: string[] = [];
+  for (const id of cached.meta.order) {
+    const entry = cached.entries.get(id);
+    if (entry === undefined) return undefined;
+    parts.push(entry);
+  }
+  return `[${parts.join(',')}]`;
 }

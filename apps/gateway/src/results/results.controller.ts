@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Req, UseGuards } from '@nestjs/common';
+import { Controller, Get, Header, Param, Req, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { isUUID } from 'class-validator';
 import { counter } from '@lr/observability';
@@ -6,10 +6,11 @@ import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiError } from '../http/api-error';
-import { answerFromState, searchEnvelope } from './search-envelope';
+import { pollBody } from './search-envelope';
 import { CampaignOwners } from './campaign-owners';
 import { SearchStore } from './search-store';
 
+const searchNotFound = () => ApiError.notFound(404, 'Search not found');
 const polls = counter('gateway_polls_total', 'Polls answered 200, by done', ['done']);
 
 @Controller('api/v1/engine')
@@ -28,16 +29,16 @@ export class ResultsController {
    */
   @Get('results/:svcLeadId')
   @Endpoint('results')
+  @Header('Content-Type', 'application/json; charset=utf-8')
   async results(@Req() req: FastifyRequest, @Param('svcLeadId') svcLeadId: string) {
-    const notFound = ApiError.notFound(404, 'Search not found');
-    if (!isUUID(svcLeadId)) throw notFound;
-    const state = await this.store.find(svcLeadId.toLowerCase());
-    if (!state || state.affiliateId !== req.principal!.affiliateId) throw notFound;
-    if ((await this.owners.ownerOf(state.campaignId)) !== req.principal!.affiliateId) {
+    if (!isUUID(svcLeadId)) throw searchNotFound();
+    const view = await this.store.find(svcLeadId.toLowerCase());
+    if (!view || view.meta.affiliateId !== req.principal!.affiliateId) throw searchNotFound();
+    if ((await this.owners.ownerOf(view.meta.campaignId)) !== req.principal!.affiliateId) {
       throw ApiError.forbidden('Not permitted', { error: 'campaign_not_owned' });
     }
-    const answer = answerFromState(state);
-    polls.inc({ done: String(answer.processingDone) });
-    return searchEnvelope(answer);
+    const { body, processingDone } = pollBody(view);
+    polls.inc({ done: String(processingDone) });
+    return body;
   }
 }

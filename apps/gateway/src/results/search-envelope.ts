@@ -1,7 +1,8 @@
-import { MAX_ACCEPTED_SUBMISSIONS, POLL_AFTER_MS, SearchAnswerV1, SearchState } from '@lr/contracts';
+import { MAX_ACCEPTED_SUBMISSIONS, POLL_AFTER_MS, SearchAnswerV1 } from '@lr/contracts';
+import type { PollView } from './search-store';
 
-/** The contract's answer envelope of search and results; `poll_after_ms` only while not done. */
-export function searchEnvelope(a: SearchAnswerV1) {
+/** The contract's answer envelope of search and results, without `offers`; `poll_after_ms` only while not done. */
+function envelopeHead(a: Omit<SearchAnswerV1, 'offers'>) {
   return {
     code: 'OK',
     status: 'accepted',
@@ -13,20 +14,29 @@ export function searchEnvelope(a: SearchAnswerV1) {
     accepted_count: a.acceptedCount,
     max_accepted_submissions: a.maxAcceptedSubmissions,
     true_exclusive_accepted: a.trueExclusiveAccepted,
-    offers: a.offers,
   };
 }
 
-/** A poll's answer from the search's hot state; the gateway itself closes a search past its 45 seconds. */
-export function answerFromState(s: SearchState, now: Date = new Date()): SearchAnswerV1 {
-  const done = s.processingDone || now.getTime() >= Date.parse(s.closesAt);
-  return {
-    searchId: s.searchId,
-    processingDone: done,
-    pollAfterMs: POLL_AFTER_MS,
-    acceptedCount: s.acceptedCount,
-    maxAcceptedSubmissions: MAX_ACCEPTED_SUBMISSIONS,
-    trueExclusiveAccepted: s.trueExclusiveAccepted,
-    offers: s.offers,
-  };
+export function searchEnvelope(a: SearchAnswerV1) {
+  return { ...envelopeHead(a), offers: a.offers };
+}
+
+/**
+ * A poll's answer as JSON text: the envelope, then the stored entries as they
+ * are (never parsed and re-serialized). The gateway itself closes a search past
+ * its 45 seconds, so a search is never open longer even if a worker died.
+ */
+export function pollBody(view: PollView, now: Date = new Date()): { body: string; processingDone: boolean } {
+  const m = view.meta;
+  const processingDone = m.processingDone || now.getTime() >= Date.parse(m.closesAt);
+  const head = JSON.stringify(
+    envelopeHead({
+      searchId: m.searchId,
+      processingDone,
+      acceptedCount: m.acceptedCount,
+      maxAcceptedSubmissions: MAX_ACCEPTED_SUBMISSIONS,
+      trueExclusiveAccepted: m.trueExclusiveAccepted,
+    }),
+  );
+  return { body: `${head.slice(0, -1)},"offers":${view.offersJson}}`, processingDone };
 }

@@ -3,26 +3,42 @@ import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { loadSearchState } from '@lr/persistence';
-import { SearchState, searchStateKey } from '@lr/contracts';
+import { SearchMeta, searchStateKey } from '@lr/contracts';
 import { REDIS_CLIENT } from '@lr/platform';
+import { offersJson, SearchStateStore } from '@lr/redis';
 import { dependency } from '../http/dependency';
+
+/** A search as a poll answers it: its meta, and its `offers` already as JSON text. */
+export interface PollView {
+  meta: Omit<SearchMeta, 'order'>;
+  offersJson: string;
+}
 
 /**
  * Reads a search's state for polling: Redis first (hot, written by the
- * search-orchestrator); PostgreSQL when Redis no longer has it (expired or
- * flushed), so losing Redis loses no search.
+ * search-orchestrator), with the entries joined as stored, unparsed;
+ * PostgreSQL when Redis has no complete copy (expired, flushed, or an entry
+ * still on its way), so losing Redis loses no search.
  */
 @Injectable()
 export class SearchStore {
+  private readonly store: SearchStateStore;
+
   constructor(
-    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    @Inject(REDIS_CLIENT) redis: Redis,
     private readonly ds: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.store = new SearchStateStore(redis);
+  }
 
-  async find(searchId: string): Promise<SearchState | undefined> {
-    const raw = await dependency('redis', this.config.dependencyTimeoutMs, () => this.redis.get(searchStateKey(searchId)));
-    if (raw) return JSON.parse(raw) as SearchState;
-    return dependency('postgres', this.config.dependencyTimeoutMs, () => loadSearchState(this.ds, searchId));
+  async find(searchId: string): Promise<PollView | undefined> {
+    const cached = await dependency('redis', this.config.dependencyTimeoutMs, () => this.store.read(searchStateKey(searchId)));
+    const joined = cached && offersJson(cached);
+    if (cached && joined !== undefined) return { meta: cached.meta, offersJson: joined };
+    const state = await dependency('postgres', this.config.dependencyTimeoutMs, () => loadSearchState(this.ds, searchId));
+    if (!state) return undefined;
+    const { offers, ...meta } = state;
+    return { meta, offersJson: JSON.stringify(offers) };
   }
 }

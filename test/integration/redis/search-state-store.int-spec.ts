@@ -1,0 +1,40 @@
+import Redis from 'ioredis';
+import type { SearchMeta } from '@lr/contracts';
+import { offersJson, SearchStateStore } from '@lr/redis';
+import { TEST_REDIS_URL, uniqueSuffix } from '../../support/test-env';
+
+/** The search's hot state in Redis: entries are added by every writer, the meta only by a newer version. */
+describe('SearchStateStore', () => {
+  const redis = new Redis(TEST_REDIS_URL, { keyPrefix: `test:${uniqueSuffix()}:` });
+  const store = new SearchStateStore(redis);
+  afterAll(() => redis.disconnect());
+
+  const meta = (version: number, order: string[], processingDone = false): SearchMeta => ({
+    searchId: 's1', version, affiliateId: 'a', campaignId: 'c', isTest: false, createdAt: '2026-11-21T00:00:00.000Z',
+    closesAt: '2026-11-21T00:00:45.000Z', processingDone, acceptedCount: 0, trueExclusiveAccepted: false, order,
+  });
+  const entry = (id: string) => ({ id, entry: { svc_result_id: id, name: `é ${id}` } });
+
+  it('writes in any order and ends on the newest meta with every entry', async () => {
+    const key = 'search:a';
+    expect(await store.write(key, meta(1, ['own']), [entry('own')], 60)).toBe(true);
+    // Version 3 (both partners merged) arrives before version 2 (the first partner).
+    expect(await store.write(key, meta(3, ['p2', 'own', 'p1'], true), [entry('p2')], 60)).toBe(true);
+    let cached = (await store.read(key))!;
+    expect(cached.meta.version).toBe(3);
+    expect(offersJson(cached)).toBeUndefined(); // p1 is still on its way: the reader goes to PostgreSQL
+    expect(await store.write(key, meta(2, ['own', 'p1']), [entry('p1')], 60)).toBe(false);
+    cached = (await store.read(key))!;
+    expect(cached.meta).toEqual(meta(3, ['p2', 'own', 'p1'], true));
+    expect(JSON.parse(offersJson(cached)!)).toEqual([entry('p2').entry, entry('own').entry, entry('p1').entry]);
+    expect(await redis.ttl(key)).toBeGreaterThan(50);
+  });
+
+  it('a rewrite of the same version changes nothing; an unknown search reads as undefined', async () => {
+    const key = 'search:b';
+    await store.write(key, meta(1, ['own']), [entry('own')], 60);
+    expect(await store.write(key, meta(1, []), [], 60)).toBe(false);
+    expect((await store.read(key))!.meta.order).toEqual(['own']);
+    expect(await store.read('search:none')).toBeUndefined();
+  });
+});
