@@ -18,6 +18,8 @@ import { renderReport, Row } from './support/report';
  * bare-node baseline measured in the same run (docs/performance.md).
  */
 const SEARCH = { rate: 50, warmupMs: 5_000, durationMs: 30_000 };
+/** A lower load measured too, to show where the system stands below its capacity on this machine. */
+const SEARCH_MODERATE = { rate: 20, warmupMs: 3_000, durationMs: 15_000 };
 const POLL_SEARCHES = 200;
 const POLL_THROUGHPUT = { connections: 64, warmupMs: 3_000, durationMs: 10_000 };
 const POLL_LATENCY = { rate: 500, warmupMs: 2_000, durationMs: 10_000 };
@@ -35,13 +37,19 @@ interface SearchRun extends OpenLoopResult {
 }
 
 /** Searches at the fixed offered load; every search a different person. */
-async function searchLoad(baseUrl: string, path: string, headers: Record<string, string>, body: (i: number) => unknown): Promise<SearchRun> {
+async function searchLoad(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string>,
+  body: (i: number) => unknown,
+  load: { rate: number; warmupMs: number; durationMs: number } = SEARCH,
+): Promise<SearchRun> {
   let offers = 0;
   let bytes = 0;
   let answers = 0;
   const result = await runOpenLoop({
     baseUrl,
-    ...SEARCH,
+    ...load,
     call: (i) => ({ method: 'POST', path, headers, body: JSON.stringify(body(i)) }),
     onAnswer: (a) => {
       const parsed = json(a);
@@ -86,6 +94,9 @@ async function main(): Promise<void> {
   // One search first: it proves the pipeline answers, and its entries give the baseline the same JSON size.
   const template = await firstSearch(gateway.url, auth, body('t')(0));
 
+  log(`search, system: ${SEARCH_MODERATE.rate}/s open loop, ${SEARCH_MODERATE.warmupMs / 1000} s warm-up + ${SEARCH_MODERATE.durationMs / 1000} s`);
+  const searchModerate = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('m'), SEARCH_MODERATE);
+  await drain();
   log(`search, system: ${SEARCH.rate}/s open loop, ${SEARCH.warmupMs / 1000} s warm-up + ${SEARCH.durationMs / 1000} s`);
   const searchSystem = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('s'));
 
@@ -94,6 +105,7 @@ async function main(): Promise<void> {
   log('search, baseline: bare node:http + one PostgreSQL transaction + Redis SET, same load');
   writeFileSync(join(dir, 'entries.json'), JSON.stringify(template));
   const searchBaselineApp = await startBaseline('search-baseline', { BENCH_ENTRIES_FILE: join(dir, 'entries.json') });
+  const searchBaselineModerate = await searchLoad(searchBaselineApp.url, '/search', {}, body('c'), SEARCH_MODERATE);
   const searchBaseline = await searchLoad(searchBaselineApp.url, '/search', {}, body('b'));
   await searchBaselineApp.stop();
 
@@ -113,6 +125,9 @@ async function main(): Promise<void> {
   const pollLatBaseline = await runOpenLoop({ baseUrl: pollBaselineApp.url, ...POLL_LATENCY, call: baselinePoll });
 
   const rows: Row[] = [
+    { metric: `search p50 ms @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.p50, baseline: searchBaselineModerate.p50 },
+    { metric: `search p99 ms @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.p99, baseline: searchBaselineModerate.p99 },
+    { metric: `search errors @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.errors, baseline: searchBaselineModerate.errors },
     { metric: `search p50 ms @ ${SEARCH.rate}/s`, system: searchSystem.p50, baseline: searchBaseline.p50 },
     { metric: `search p90 ms @ ${SEARCH.rate}/s`, system: searchSystem.p90, baseline: searchBaseline.p90 },
     { metric: `search p99 ms @ ${SEARCH.rate}/s`, system: searchSystem.p99, baseline: searchBaseline.p99 },
@@ -156,6 +171,7 @@ async function main(): Promise<void> {
     machine,
     load: { search: SEARCH, pollSearches: POLL_SEARCHES, pollThroughput: POLL_THROUGHPUT, pollLatency: POLL_LATENCY },
     search: { system: searchSystem, baseline: searchBaseline },
+    searchModerate: { load: SEARCH_MODERATE, system: searchModerate, baseline: searchBaselineModerate },
     pollThroughput: { system: pollTputSystem, baseline: pollTputBaseline, ratio: Math.round(pollRatio * 100) / 100 },
     pollLatency: { system: pollLatSystem, baseline: pollLatBaseline },
     drained: { afterSearch: drainAfterSearch, beforePolls: drainBeforePolls },
