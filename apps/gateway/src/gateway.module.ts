@@ -7,6 +7,7 @@ import { AmqpConnection, MessagingModule, amqpReadiness } from '@lr/messaging';
 import { HealthModule, MetricsModule, ObservabilityLoggerModule } from '@lr/observability';
 import { DatabaseModule, postgresReadiness, REDIS_CLIENT, RedisModule } from '@lr/platform';
 import { redisReadiness, TokenBucket } from '@lr/redis';
+import { ApiKeyCache } from './auth/api-key-cache';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { DupeCheckController } from './dupe-check/dupe-check.controller';
@@ -40,6 +41,7 @@ export class GatewayModule {
       ],
       controllers: [SearchController, ResultsController, LeadsController, DupeCheckController],
       providers: [
+        ApiKeyCache,
         ApiKeyGuard,
         RateLimitGuard,
         SearchStore,

@@ -12,6 +12,14 @@ export class CliContext {
   ) {}
 
   databaseUrl(): string {
+    return this.appConfig().database.url;
+  }
+
+  redis(): { url: string; keyPrefix: string } {
+    return this.appConfig().redis;
+  }
+
+  private appConfig(): AppConfig {
     if (!this.config) {
       try {
         this.config = loadConfig('ops', this.env);
@@ -20,6 +28,6 @@ export class CliContext {
         throw e;
       }
     }
-    return this.config.database.url;
+    return this.config;
   }
 }

@@ -48,6 +48,8 @@ export interface AppConfig {
   shutdownGraceMs: number;
   /** How long a campaign's offers are reused from memory (ms). */
   catalogCacheMs: number;
+  /** How long the gateway reuses an API key read from PostgreSQL (ms). */
+  apiKeyCacheMs: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -72,6 +72,14 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(0) @Max(600000)
   SHUTDOWN_GRACE_MS = 10000;
 
+  /**
+   * How long the gateway reuses an API key read from PostgreSQL. A revocation
+   * reaches every gateway at once through Redis (keys revoke announces it);
+   * this bounds how long any other change (a paused affiliate) takes.
+   */
+  @Transform(toInt) @IsInt() @Min(0) @Max(60000)
+  API_KEY_CACHE_MS = 1000;
+
   /** How long a worker reuses a campaign's offers as read from the catalog; 0 reads them for every search. */
   @Transform(toInt) @IsInt() @Min(0) @Max(600000)
   CATALOG_CACHE_MS = 2000;

@@ -45,5 +45,6 @@ export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): 
     search: { replyTimeoutMs: parsed.SEARCH_REPLY_TIMEOUT_MS, openSeconds: parsed.SEARCH_OPEN_SECONDS },
     shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS,
     catalogCacheMs: parsed.CATALOG_CACHE_MS,
+    apiKeyCacheMs: parsed.API_KEY_CACHE_MS,
   });
 }

@@ -1,3 +1,4 @@
 export * from './redis-client';
 export * from './token-bucket';
 export * from './search-state-store';
+export * from './key-events';

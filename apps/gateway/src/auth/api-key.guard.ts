@@ -1,10 +1,8 @@
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '@lr/config';
-import { findApiKeyByHash, hashApiKey } from '@lr/persistence';
+import { hashApiKey } from '@lr/persistence';
 import { ApiError } from '../http/api-error';
-import { dependency } from '../http/dependency';
+import { ApiKeyCache } from './api-key-cache';
 
 /** Extracts the key from `Authorization: Bearer <key>` or `X-API-Key: <key>`. */
 export function presentedKey(req: FastifyRequest): string | undefined {
@@ -21,14 +19,11 @@ export function presentedKey(req: FastifyRequest): string | undefined {
 /**
  * Authentication (contract: Authentication). Keys are stored only as SHA-256
  * hashes; an unknown, revoked or expired key is AUTH_INVALID, checked on every
- * call so a revocation takes effect at once.
+ * call (keys are cached for a second, and a revocation clears them at once: see ApiKeyCache).
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
-  constructor(
-    private readonly ds: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly keys: ApiKeyCache) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const req = ctx.switchToHttp().getRequest<FastifyRequest>();
@@ -38,7 +33,7 @@ export class ApiKeyGuard implements CanActivate {
       throw sentSomething ? ApiError.authInvalid() : ApiError.authRequired();
     }
     if (raw.length > 256) throw ApiError.authInvalid();
-    const key = await dependency('postgres', this.config.dependencyTimeoutMs, () => findApiKeyByHash(this.ds, hashApiKey(raw)));
+    const key = await this.keys.find(hashApiKey(raw));
     if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) throw ApiError.authInvalid();
     if (key.affiliateStatus !== 'active') throw ApiError.forbidden('Not permitted', { error: 'affiliate_paused' });
     req.principal = { keyId: key.id, affiliateId: key.affiliateId, limits: key.limits ?? {} };

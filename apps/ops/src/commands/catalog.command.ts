@@ -5,6 +5,7 @@ import { readCatalogFile } from '../catalog/read-catalog-file';
 import { CliError } from '../cli-error';
 import { CliContext } from '../context';
 import { withDatabase } from '../database';
+import { announceKeysChanged } from './announce-keys';
 
 /** `catalog apply <file.json>` (CATALOG.md). */
 export function registerCatalogCommands(program: Command, ctx: CliContext): void {
@@ -23,5 +24,7 @@ export function registerCatalogCommands(program: Command, ctx: CliContext): void
       }
       ctx.io.out(`Catalog ${file} applied${changedAnything(outcome.summary) ? '' : ' (no changes)'}:`);
       for (const line of formatSummary(outcome.summary)) ctx.io.out(line);
+      // A paused affiliate's keys must stop working now: gateways drop every cached key.
+      if (changedAnything(outcome.summary)) await announceKeysChanged(ctx, '*');
     });
 }

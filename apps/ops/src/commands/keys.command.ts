@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { ENDPOINTS } from '@lr/contracts';
 import { CliContext } from '../context';
 import { withDatabase } from '../database';
+import { announceKeysChanged } from './announce-keys';
 import { issueApiKey, listApiKeys, revokeApiKey } from '../keys/api-keys.service';
 import { parseExpiresAt, parseLimitSpecs } from '../keys/key-options';
 
@@ -31,6 +32,7 @@ export function registerKeysCommands(program: Command, ctx: CliContext): void {
     .action(async (keyId: string) => {
       const revoked = await withDatabase(ctx.databaseUrl(), (ds) => revokeApiKey(ds, keyId));
       if (!revoked.newly_revoked) ctx.io.err(`key ${revoked.id} was already revoked at ${revoked.revoked_at}`);
+      await announceKeysChanged(ctx, revoked.id);
       ctx.io.out(JSON.stringify({ id: revoked.id, revoked_at: revoked.revoked_at }));
     });
 
