@@ -122,6 +122,31 @@ describe('search orchestration races (e2e)', () => {
     expect((await poll(searchId)).body).toEqual(done.body);
   });
 
+  it('an answer after the search closed is recorded on its call and adds nothing; one for an unknown search is dropped', async () => {
+    const first = await call(gateway.url, 'POST', '/api/v1/engine/search', { key: key.key, body: searchBody(ids.campaign, ids.aff) });
+    const searchId = first.body.svc_lead_id as string;
+    await db.query(`UPDATE searches SET closes_at = now() - interval '1 second' WHERE id = $1`, [searchId]);
+    await amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, answerOf(searchId, 0), { messageId: `partner-answer:${searchId}:${ids.partners[0]}` });
+    const unknown = randomUUID();
+    await amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, answerOf(unknown, 0), { messageId: `partner-answer:${unknown}:${ids.partners[0]}` });
+    const deadline = Date.now() + 5000;
+    let status = 'pending';
+    while (status === 'pending' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = (await db.query('SELECT status FROM search_partner_calls WHERE search_id = $1 AND partner_id = $2', [searchId, ids.partners[0]])).rows[0].status;
+    }
+    expect(status).toBe('answered');
+    expect((await db.query('SELECT count(*)::int AS n FROM results WHERE search_id = $1', [searchId])).rows[0].n).toBe(1);
+    const done = await poll(searchId);
+    expect(done.body.processing_done).toBe(true); // past closes_at: the gateway closes it
+    expect(done.body.offers.map((o: any) => o.offer.id)).toEqual([ids.own]);
+    expect((await db.query('SELECT count(*)::int AS n FROM searches WHERE id = $1', [unknown])).rows[0].n).toBe(0);
+    // Neither answer was dead-lettered: both were handled.
+    const { withAdminChannel } = await import('../integration/messaging/support');
+    const dlq = await withAdminChannel((ch) => ch.checkQueue(`${env.AMQP_PREFIX}.search-orchestrator.dlq`));
+    expect(dlq.messageCount).toBe(0);
+  });
+
   it('a search request delivered twice at once stores one search and answers both with the same list', async () => {
     const searchId = randomUUID();
     const body = searchBody(ids.campaign, ids.aff);

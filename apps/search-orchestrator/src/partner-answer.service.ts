@@ -95,6 +95,7 @@ export class PartnerAnswerService {
       isTest: search.isTest,
       lead: search.lead,
       offerIds: [...new Set(results.map((r) => r.offerId))],
+      searchStored: true,
     };
     return this.amqp.request(MESSAGE_TYPES.OffersCheckRequested, request, { timeoutMs: CHECKS_TIMEOUT_MS, correlationId });
   }

@@ -54,7 +54,7 @@ export class SearchStartService {
 
   async start(msg: SearchRequestedV1, meta: { messageId: string; type: string; correlationId: string }): Promise<SearchAnswerV1 | null> {
     const remainingMs = Date.parse(msg.replyBy) - Date.now();
-    if (remainingMs <= 0) return this.late(msg);
+    if (remainingMs <= 0) return this.late(msg, meta.correlationId);
 
     const stage = stageTimer();
     const offers = await this.catalog.offersOf(msg.campaignId);
@@ -90,7 +90,7 @@ export class SearchStartService {
    * orphan). One already stored (a redelivery after a crash) gets its partner
    * calls and hot state completed, and no answer anyone waits for.
    */
-  private async late(msg: SearchRequestedV1): Promise<null> {
+  private async late(msg: SearchRequestedV1, correlationId: string): Promise<null> {
     const stored: unknown[] = await this.ds.query('SELECT 1 FROM searches WHERE id = $1', [msg.searchId]);
     if (stored.length === 0) {
       this.log.warn({ msg: 'search request expired before it was handled; dropped', search_id: msg.searchId, reply_by: msg.replyBy });
@@ -98,7 +98,7 @@ export class SearchStartService {
       return null;
     }
     const offers = await this.catalog.offersOf(msg.campaignId);
-    await this.askPartners(msg, await this.pendingCalls(msg, offers), msg.searchId);
+    await this.askPartners(msg, await this.pendingCalls(msg, offers), correlationId);
     await this.state.resync(msg.searchId, true);
     return null;
   }
@@ -112,6 +112,7 @@ export class SearchStartService {
       isTest: msg.isTest,
       lead: msg.lead,
       offerIds: active,
+      searchStored: false,
     };
     return this.amqp.request<OffersCheckRequestedV1, OffersCheckAnswerV1>(MESSAGE_TYPES.OffersCheckRequested, request, {
       timeoutMs,

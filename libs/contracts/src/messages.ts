@@ -78,6 +78,11 @@ export interface OffersCheckRequestedV1 {
   lead: LeadPayload;
   /** The offers to check (all on the campaign, or the ones a partner answered for). */
   offerIds: string[];
+  /**
+   * False when asked before the search is stored (its first results): it has
+   * no sales yet, so its sale state is not read.
+   */
+  searchStored: boolean;
 }
 
 /** Why an offer is left out of a search (stored for operators, never shown to affiliates). */

@@ -8,9 +8,11 @@ import {
   loadSaleState,
   offersAlreadySoldToPerson,
   offersWithFullCaps,
+  SaleState,
 } from '@lr/persistence';
 import { CampaignCatalog } from '@lr/platform';
 
+const NO_SALES: SaleState = { acceptedCount: 0, trueExclusiveAccepted: false, exclusiveSchoolIds: new Set() };
 const refusals = counter('checks_search_refusals_total', 'Offers left out of a search, by reason', ['refusal']);
 
 /**
@@ -65,7 +67,7 @@ export class SearchChecksService {
             leadDedupeKeys(lead),
             candidates.map((c) => ({ offerId: c.offer.offerId, windowDays: c.offer.duplicateWindowDays })),
           ),
-      loadSaleState(this.ds, req.searchId),
+      req.searchStored ? loadSaleState(this.ds, req.searchId) : Promise.resolve(NO_SALES),
     ]);
     const saleClosed = sale.trueExclusiveAccepted || sale.acceptedCount >= MAX_ACCEPTED_SUBMISSIONS;
 

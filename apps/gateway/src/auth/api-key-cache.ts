@@ -26,6 +26,8 @@ export class ApiKeyCache implements OnModuleDestroy {
   private readonly byHash = new Map<string, { record: ApiKeyRecord; at: number }>();
   private readonly subscriber: Redis;
   private listening = false;
+  /** Bumped by every announcement: a lookup that began before one must not cache what it read. */
+  private generation = 0;
 
   constructor(
     private readonly ds: DataSource,
@@ -43,6 +45,7 @@ export class ApiKeyCache implements OnModuleDestroy {
     });
     this.subscriber.on('close', () => {
       this.listening = false;
+      this.generation += 1; // a lookup that spans the outage may have missed an announcement
       this.byHash.clear();
     });
     this.subscriber.on('message', (_channel: string, keyId: string) => this.forget(keyId));
@@ -52,8 +55,9 @@ export class ApiKeyCache implements OnModuleDestroy {
   async find(keyHash: string, now = Date.now()): Promise<ApiKeyRecord | null> {
     const hit = this.byHash.get(keyHash);
     if (hit && this.listening && now - hit.at < this.config.apiKeyCacheMs) return hit.record;
+    const generation = this.generation;
     const record = await dependency('postgres', this.config.dependencyTimeoutMs, () => findApiKeyByHash(this.ds, keyHash));
-    if (record && this.listening && this.config.apiKeyCacheMs > 0) {
+    if (record && this.listening && this.config.apiKeyCacheMs > 0 && generation === this.generation) {
       if (this.byHash.size >= MAX_KEYS) this.byHash.clear();
       this.byHash.set(keyHash, { record, at: now });
     } else {
@@ -64,6 +68,7 @@ export class ApiKeyCache implements OnModuleDestroy {
 
   /** Drops one key (by id), or every key for "*". */
   forget(keyId: string): void {
+    this.generation += 1;
     if (keyId === '*') return this.byHash.clear();
     for (const [hash, entry] of this.byHash) if (entry.record.id === keyId) this.byHash.delete(hash);
   }
