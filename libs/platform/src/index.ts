@@ -2,3 +2,4 @@ export * from './database.module';
 export * from './redis.module';
 export * from './worker';
 export * from './campaign-catalog';
+export * from './http/post-json';
