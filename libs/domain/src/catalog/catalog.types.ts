@@ -7,6 +7,7 @@ import type {
   OfferType,
   QuestionType,
 } from './catalog-vocabulary';
+import { LEAD_GROUPS } from '../lead-input';
 
 /**
  * Eligibility rules of an offer or a program (CATALOG.md). Every key is
@@ -75,15 +76,94 @@ export interface CatalogCap {
   timezone: string;
 }
 
-/** How delivery reaches a school's system (own offers only). Stored as given. */
-export interface DeliverySettings {
-  adapter: string;
+/**
+ * How delivery reaches a school's system (own offers only; docs/delivery-adapters.md).
+ * Stored as given. `headers` values may reference environment variables as
+ * `${env:NAME}`, so secrets stay out of the catalog.
+ */
+export type DeliverySettings = SandboxDeliverySettings | JsonDeliverySettings;
+
+interface DeliveryEndpoint {
   url: string;
+  /** How long to wait for the school's answer; default 8000. */
   timeout_ms?: number;
   headers?: Record<string, string>;
-  field_map?: Record<string, string>;
-  response_rules?: Record<string, unknown>;
 }
+
+/** The sandbox school protocol (docs/sandbox.md): the default lead document, a fixed answer. */
+export interface SandboxDeliverySettings extends DeliveryEndpoint {
+  adapter: 'sandbox';
+}
+
+/** A real school's JSON API: what to send (`field_map`) and how to read its answer (`response_rules`). */
+export interface JsonDeliverySettings extends DeliveryEndpoint {
+  adapter: 'json';
+  /**
+   * Dotted path in the school's body → a source: a path in the default lead
+   * document (`lead.personal.email`, `answers.<question>`, `consent.ip`, …) or a
+   * literal written `=text`. Absent: the default document is sent as it is.
+   */
+  field_map?: Record<string, string>;
+  /** Absent: the sandbox protocol's answer (`result`: accepted / duplicate / rejected, `id`, `reason`). */
+  response_rules?: DeliveryResponseRules;
+}
+
+export type JsonScalar = string | number | boolean | null;
+
+/**
+ * When a school's answer counts as one outcome. Every condition given must
+ * hold: the HTTP status is one of `http_status`, and the JSON value at `path`
+ * is one of `in` (or, with `exists`, is present and not null, or absent).
+ * Without `http_status` a match only looks at 2xx answers.
+ */
+export interface DeliveryAnswerMatch {
+  http_status?: number[];
+  path?: string;
+  in?: JsonScalar[];
+  exists?: boolean;
+}
+
+/** One match, or a list of which any one is enough. */
+export type DeliveryAnswerMatches = DeliveryAnswerMatch | DeliveryAnswerMatch[];
+
+/** Tried in the order accepted, duplicate, rejected; a 2xx answer none matches is rejected. */
+export interface DeliveryResponseRules {
+  accepted: DeliveryAnswerMatches;
+  duplicate?: DeliveryAnswerMatches;
+  rejected?: DeliveryAnswerMatches;
+  /** Where an accepted answer holds the school's id of the lead. */
+  buyer_lead_id_path?: string;
+  /** Where a duplicate or rejected answer holds the school's reason (kept for operators only). */
+  reason_path?: string;
+}
+
+/** A value (`true`), a map whose keys are not fixed (`'any-key'`), or an object with these fields. */
+export type LeadDocumentShape = true | 'any-key' | { readonly [field: string]: LeadDocumentShape };
+
+/**
+ * The default lead document every school adapter builds
+ * (docs/delivery-adapters.md), as far as a field_map source may name it.
+ * `tracking` keys are the sender's; `answers` keys are the offer's questions.
+ */
+export const LEAD_DOCUMENT_FIELDS: { readonly [field: string]: LeadDocumentShape } = {
+  lead_id: true,
+  offer: { id: true, name: true, school_name: true },
+  lead: Object.fromEntries(Object.entries(LEAD_GROUPS).map(([group, fields]) => [group, Object.fromEntries(fields.map((f) => [f, true]))])),
+  tracking: 'any-key',
+  consumer_ip: true,
+  program_id: true,
+  answers: 'any-key',
+  consent: {
+    tcpa_consent: true,
+    tcpa_text: true,
+    button_label: true,
+    consented_at: true,
+    ip: true,
+    form_cert_url: true,
+    universal_lead_cert: true,
+  },
+  submitted_at: true,
+};
 
 export interface CatalogOffer {
   id: string;

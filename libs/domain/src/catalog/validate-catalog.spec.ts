@@ -204,4 +204,162 @@ describe('validateCatalog', () => {
       expect.stringMatching(/^offers\[1\]\.external_id: partner .* already has offer 11111111-2222-4333-8444-555555555555 with external_id "westlake-001" in the database$/),
     ]);
   });
+
+  describe('delivery settings', () => {
+    /** The example with its own offer's delivery replaced. */
+    const withDelivery = (delivery: unknown) => {
+      const c = clone(example);
+      c.offers[0].delivery = delivery;
+      return c;
+    };
+    const json = (extra: Record<string, unknown> = {}) => ({ adapter: 'json', url: 'https://api.school.example/leads', ...extra });
+
+    it('keeps a sandbox delivery with just adapter, url and timeout_ms as it was', () => {
+      expect(validateCatalog(example).catalog!.offers[0].delivery).toEqual(example.offers[0].delivery);
+    });
+
+    it('accepts and stores a full json delivery as given', () => {
+      const delivery = json({
+        timeout_ms: 5000,
+        headers: { Authorization: 'Bearer ${env:NORTHFIELD_TOKEN}', 'X-Vendor': 'lead-router' },
+        field_map: {
+          'contact.email': 'lead.personal.email',
+          'contact.zip': 'lead.address.zip_code',
+          sub_id: 'tracking.subid',
+          grad_year: 'answers.hs_grad_year',
+          program: 'program_id',
+          'consent.text': 'consent.tcpa_text',
+          'consent.ip': 'consent.ip',
+          reference: 'lead_id',
+          campaign: 'offer.id',
+          vendor: '=lead-router',
+          person: 'lead.personal',
+        },
+        response_rules: {
+          accepted: { path: 'status', in: ['ok', 'accepted'] },
+          duplicate: [{ path: 'status', in: ['duplicate'] }, { http_status: [409] }],
+          rejected: { http_status: [400, 422], path: 'errors.0.code', exists: true },
+          buyer_lead_id_path: 'data.id',
+          reason_path: 'message',
+        },
+      });
+      const { catalog, issues } = validateCatalog(withDelivery(delivery));
+      expect(issues).toEqual([]);
+      expect(catalog!.offers[0].delivery).toEqual(delivery);
+    });
+
+    it('names the adapter, url and keys the sandbox adapter does not read', () => {
+      expect(messages(withDelivery({ adapter: 'soap', url: 'ftp://x.example' }))).toEqual([
+        'offers[0].delivery.adapter: must be one of sandbox, json; got "soap"',
+        'offers[0].delivery.url: must be an http(s) URL, got the string "ftp://x.example"',
+      ]);
+      expect(messages(withDelivery({ adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/a/leads', field_map: { a: 'lead_id' }, retries: 2 }))).toEqual([
+        'offers[0].delivery.retries: unknown key (allowed: adapter, url, timeout_ms, headers, field_map, response_rules)',
+        'offers[0].delivery.field_map: only the json adapter reads it (the sandbox school protocol is fixed)',
+      ]);
+      expect(messages(withDelivery(json({ timeout_ms: '8000' })))).toEqual(['offers[0].delivery.timeout_ms: must be an integer, got the string "8000"']);
+    });
+
+    it('checks headers: names, values, environment references, headers the adapter sets', () => {
+      const headers = {
+        'Bad Name': 'x',
+        'Idempotency-Key': 'mine',
+        'Content-Type': 'text/plain',
+        'X-Key': 'a\r\nInjected: 1',
+        'X-Token': 'Bearer ${NORTHFIELD_TOKEN}',
+        'X-Env': '${env:lower_ok}-${env:ALSO_OK}',
+        'x-env': 'twice',
+        'X-Num': 5,
+      };
+      expect(messages(withDelivery(json({ headers })))).toEqual([
+        'offers[0].delivery.headers.X-Num: must be a string, got number 5',
+      ]);
+      delete (headers as Record<string, unknown>)['X-Num'];
+      expect(messages(withDelivery(json({ headers })))).toEqual([
+        `offers[0].delivery.headers["Bad Name"]: must be an HTTP header name (letters, digits and !#$%&'*+.^_\`|~-)`,
+        'offers[0].delivery.headers.Idempotency-Key: is set by the adapter and cannot be configured',
+        'offers[0].delivery.headers.Content-Type: is set by the adapter and cannot be configured',
+        'offers[0].delivery.headers.X-Key: must be printable ASCII (no line breaks or control characters)',
+        'offers[0].delivery.headers.X-Token: has a "${" that is not an environment reference ${env:NAME} (NAME: letters, digits and _)',
+        'offers[0].delivery.headers.x-env: repeats header X-Env (header names are case-insensitive)',
+      ]);
+      expect(messages(withDelivery(json({ headers: ['Authorization'] })))).toEqual(['offers[0].delivery.headers: must be an object, got an array']);
+    });
+
+    it('checks field_map sources against the lead document and the offer\'s questions', () => {
+      const field_map = {
+        a: 'lead.personal.email',
+        b: 'lead.personal.favourite_colour',
+        c: 'lead.contact.email',
+        d: 'lead_id.value',
+        e: 'answers.hs_grad_year',
+        f: 'answers.shoe_size',
+        g: 'tracking.subid.x',
+        h: 'consent.tcpa_consent',
+        i: 'email',
+        j: '',
+        k: 7,
+        l: '=',
+        m: 'tracking.my custom key',
+      };
+      expect(messages(withDelivery(json({ field_map })))).toEqual([
+        'offers[0].delivery.field_map.b: invalid source "lead.personal.favourite_colour": lead.personal has no field "favourite_colour" (fields: first_name, last_name, email, phone, date_of_birth) (a literal is written =text)',
+        'offers[0].delivery.field_map.c: invalid source "lead.contact.email": lead has no field "contact" (fields: personal, address, education, background) (a literal is written =text)',
+        'offers[0].delivery.field_map.d: invalid source "lead_id.value": lead_id is a value and has no fields (a literal is written =text)',
+        'offers[0].delivery.field_map.f: invalid source "answers.shoe_size": "shoe_size" is not among this offer\'s form_fields (hs_grad_year, rn_license) (a literal is written =text)',
+        'offers[0].delivery.field_map.g: invalid source "tracking.subid.x": tracking.subid is a value and has no fields (a literal is written =text)',
+        'offers[0].delivery.field_map.i: invalid source "email": the lead document has no field "email" (fields: lead_id, offer, lead, tracking, consumer_ip, program_id, answers, consent, submitted_at) (a literal is written =text)',
+        'offers[0].delivery.field_map.j: must not be empty',
+        'offers[0].delivery.field_map.k: must be a string, got number 7',
+        'offers[0].delivery.field_map.m: invalid source "tracking.my custom key": "my custom key" is not a key of tracking (a literal is written =text)',
+      ]);
+    });
+
+    it('checks field_map targets: dotted paths, no clashes, no prototype keys', () => {
+      const field_map = { 'contact.email': 'lead.personal.email', contact: 'lead_id', 'a..b': 'lead_id', 'x.__proto__.y': 'lead_id', [`${'a.'.repeat(10)}z`]: 'lead_id' };
+      expect(messages(withDelivery(json({ field_map })))).toEqual([
+        'offers[0].delivery.field_map.contact: conflicts with target "contact.email": one value cannot also hold fields',
+        'offers[0].delivery.field_map["a..b"]: must be a dotted path of non-empty parts of at most 100 characters, got "a..b"',
+        'offers[0].delivery.field_map["x.__proto__.y"]: must not use __proto__ as a key',
+        'offers[0].delivery.field_map["a.a.a.a.a.a.a.a.a.a.z"]: must be a dotted path of at most 10 parts',
+      ]);
+      expect(messages(withDelivery(json({ field_map: {} })))).toEqual([
+        'offers[0].delivery.field_map: must not be empty (leave field_map out to send the default lead document)',
+      ]);
+      expect(messages(withDelivery(json({ field_map: 'lead' })))).toEqual([
+        "offers[0].delivery.field_map: must be an object of target path (in the school's body) to source",
+      ]);
+    });
+
+    it('checks response_rules: keys, matches, statuses, values', () => {
+      const rules = (response_rules: unknown) => messages(withDelivery(json({ response_rules })));
+      expect(rules({ duplicate: { http_status: [409] }, otherwise: 'rejected' })).toEqual([
+        'offers[0].delivery.response_rules.otherwise: unknown key (allowed: accepted, duplicate, rejected, buyer_lead_id_path, reason_path)',
+        'offers[0].delivery.response_rules.accepted: is required',
+      ]);
+      expect(
+        rules({
+          accepted: [{ path: 'status' }, { http_status: [201, 503] }, {}, { in: ['ok'] }],
+          duplicate: { path: 'status', in: [], exists: true },
+          rejected: [],
+          reason_path: 'errors..message',
+        }),
+      ).toEqual([
+        'offers[0].delivery.response_rules.accepted[0]: a path needs exactly one of in or exists',
+        'offers[0].delivery.response_rules.accepted[1].http_status[1]: must be between 200 and 499, got 503',
+        'offers[0].delivery.response_rules.accepted[2]: must name http_status, path or both',
+        'offers[0].delivery.response_rules.accepted[3]: must name http_status, path or both',
+        'offers[0].delivery.response_rules.accepted[3]: in and exists need a path',
+        'offers[0].delivery.response_rules.duplicate: a path needs exactly one of in or exists',
+        'offers[0].delivery.response_rules.duplicate.in: must not be empty',
+        'offers[0].delivery.response_rules.rejected: must not be empty',
+        'offers[0].delivery.response_rules.reason_path: must be a dotted path of non-empty parts of at most 100 characters, got "errors..message"',
+      ]);
+      expect(rules({ accepted: { path: 'ok', in: [true, 1, null, 'yes', { a: 1 }] }, buyer_lead_id_path: 42 })).toEqual([
+        'offers[0].delivery.response_rules.accepted.in[4]: must be a string (at most 200 characters), a number, a boolean or null',
+        'offers[0].delivery.response_rules.buyer_lead_id_path: must be a string, got number 42',
+      ]);
+      expect(rules({ accepted: { http_status: 200 } })).toEqual(['offers[0].delivery.response_rules.accepted.http_status: must be an array, got number 200']);
+    });
+  });
 });
