@@ -180,8 +180,8 @@ describe('search and polling (e2e)', () => {
     for (const [offerId, schoolId, daysAgo] of [[ids.ownDup, ids.schoolDup, 1], [ids.ownOldDup, ids.schoolOld, 5]] as const) {
       const leadId = randomUUID();
       await db.query(
-        `INSERT INTO leads (id, kind, affiliate_id, campaign_id, offer_id, api_key_id, lead, consumer_ip, status, code)
-         VALUES ($1, 'direct_post', $2, $3, $4, $5, '{}', '73.12.44.10', 'accepted', 'ACCEPTED')`,
+        `INSERT INTO leads (id, kind, affiliate_id, campaign_id, offer_id, api_key_id, lead, consumer_ip, status, code, lead_group_id)
+         VALUES ($1, 'direct_post', $2, $3, $4, $5, '{}', '73.12.44.10', 'accepted', 'ACCEPTED', $1)`,
         [leadId, ids.affA, ids.campaign, offerId, keyA.id],
       );
       await db.query(

@@ -1,8 +1,18 @@
-import { runWorker } from '@lr/platform';
+import { runWorker, SearchStatePublisher } from '@lr/platform';
+import { BuyerDelivery } from './submit/buyer-delivery';
+import { SaleLedger } from './submit/sale-ledger';
+import { SubmitController } from './submit/submit.controller';
+import { SubmitService } from './submit/submit.service';
 
 /**
- * Turns a submit into a decision: re-checks, reserves cap and sale slots
- * atomically, delivers to the school's system, books the payout. Consumes its
- * own queue; its handlers come with the submit issue.
+ * Turns a submit into a decision: re-checks (through checks), reserves cap and
+ * sale slots atomically, delivers to the school's system (or the partner's,
+ * through partner-adapter) at most once, translates the buyer's answer to a
+ * standardized reason, books the payout (docs/submit.md).
  */
-runWorker({ app: 'delivery' });
+runWorker({
+  app: 'delivery',
+  redis: true,
+  controllers: [SubmitController],
+  providers: [SubmitService, SaleLedger, BuyerDelivery, SearchStatePublisher],
+});

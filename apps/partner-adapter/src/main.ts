@@ -4,6 +4,8 @@ import { PartnerCalls } from './calls/partner-calls';
 import { PartnerCircuitBreakers } from './calls/circuit-breakers';
 import { PartnerSearchController } from './search/partner-search.controller';
 import { PartnerSearchService } from './search/partner-search.service';
+import { PartnerSubmitController } from './submit/partner-submit.controller';
+import { PartnerSubmitService } from './submit/partner-submit.service';
 
 /**
  * Calls partner networks with deadlines and a circuit breaker per partner,
@@ -12,6 +14,6 @@ import { PartnerSearchService } from './search/partner-search.service';
  */
 runWorker({
   app: 'partner-adapter',
-  controllers: [PartnerSearchController],
-  providers: [PartnerAdapterRegistry, PartnerCircuitBreakers, PartnerCalls, PartnerSearchService],
+  controllers: [PartnerSearchController, PartnerSubmitController],
+  providers: [PartnerAdapterRegistry, PartnerCircuitBreakers, PartnerCalls, PartnerSearchService, PartnerSubmitService],
 });

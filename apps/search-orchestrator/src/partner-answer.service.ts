@@ -16,7 +16,7 @@ import { CampaignOfferRecord, runOnce } from '@lr/persistence';
 import { CampaignCatalog } from '@lr/platform';
 import { partnerResult, ResultCandidate } from './result-entries';
 import { OfferDecision, SearchResultsRepository, ShownResult } from './search-results.repository';
-import { SearchStatePublisher } from './search-state.publisher';
+import { SearchStatePublisher } from '@lr/platform';
 import { CONSUMER } from './search-start.service';
 
 const answers = counter('search_partner_answers_total', 'Partner answers merged into searches, by outcome', ['outcome']);

@@ -20,7 +20,7 @@ import { CampaignOfferRecord, runOnce } from '@lr/persistence';
 import { CampaignCatalog } from '@lr/platform';
 import { ownResult, ResultCandidate } from './result-entries';
 import { OfferDecision, SearchResultsRepository } from './search-results.repository';
-import { SearchStatePublisher } from './search-state.publisher';
+import { SearchStatePublisher } from '@lr/platform';
 
 export const CONSUMER = 'search-orchestrator';
 

@@ -45,6 +45,8 @@ export interface AppConfig {
   sandbox: { port: number };
   dependencyTimeoutMs: number;
   search: { replyTimeoutMs: number; openSeconds: number };
+  /** How long the gateway waits for a submit's decision before answering PENDING (ms). */
+  submitAnswerTimeoutMs: number;
   shutdownGraceMs: number;
   /** How long a campaign's offers are reused from memory (ms). */
   catalogCacheMs: number;

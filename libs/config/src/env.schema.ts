@@ -64,6 +64,14 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(100) @Max(60000)
   SEARCH_REPLY_TIMEOUT_MS = 3000;
 
+  /**
+   * How long the gateway waits for a submit's decision before answering
+   * PENDING (HTTP 202); the decision still completes and is stored, and
+   * GET /api/v1/engine/leads/{svc_lead_id} answers it.
+   */
+  @Transform(toInt) @IsInt() @Min(100) @Max(60000)
+  SUBMIT_ANSWER_TIMEOUT_MS = 5000;
+
   /** A search stays open this long at most (contract: 45 seconds). */
   @Transform(toInt) @IsInt() @Min(1) @Max(3600)
   SEARCH_OPEN_SECONDS = 45;

@@ -2,3 +2,4 @@ export * from './api-codes';
 export * from './messages';
 export * from './search-state';
 export * from './result-entry';
+export * from './submit-messages';

@@ -13,6 +13,12 @@ export const MESSAGE_TYPES = {
   PartnerSearchRequested: 'partner.search.requested.v1',
   /** partner-adapter -> search-orchestrator (command): one partner's answer (or its failure) for one search. */
   PartnerSearchAnswered: 'partner.search.answered.v1',
+  /** gateway -> delivery (request/reply): decide one submit or direct post; the reply is the decision (or PENDING when late). */
+  SubmitRequested: 'submit.requested.v1',
+  /** delivery -> checks (request/reply): the submit-time checks in full. */
+  SubmitChecksRequested: 'checks.submit.requested.v1',
+  /** delivery -> partner-adapter (request/reply): post a chosen partner result to its partner network. */
+  PartnerSubmitRequested: 'partner.submit.requested.v1',
 } as const;
 export type MessageType = (typeof MESSAGE_TYPES)[keyof typeof MESSAGE_TYPES];
 

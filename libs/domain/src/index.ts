@@ -5,3 +5,4 @@ export * from './normalize';
 export * from './tracking-input';
 export * from './catalog';
 export * from './search';
+export * from './submit';

@@ -3,3 +3,4 @@ export * from './redis.module';
 export * from './worker';
 export * from './campaign-catalog';
 export * from './http/post-json';
+export * from './search-state.publisher';

@@ -73,7 +73,8 @@ export class SearchChecksService {
 
     for (const { offer, programs } of candidates) {
       const id = offer.offerId;
-      if (saleClosed) outcomes.set(id, refuse(id, 'sale_closed'));
+      // A true_exclusive sale needs an unsold lead (libs/domain saleRefusal), so it is not offered once sold.
+      if (saleClosed || (offer.offerType === 'true_exclusive' && sale.acceptedCount > 0)) outcomes.set(id, refuse(id, 'sale_closed'));
       else if (sale.exclusiveSchoolIds.has(offer.schoolId)) outcomes.set(id, refuse(id, 'school_sold_exclusive'));
       else if (fullCaps.has(id)) outcomes.set(id, refuse(id, 'cap_reached'));
       else if (alreadySold.has(id)) outcomes.set(id, refuse(id, 'duplicate'));

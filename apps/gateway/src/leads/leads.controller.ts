@@ -1,9 +1,13 @@
-import { Body, Controller, Inject, Post, Req, UseGuards } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { Body, Controller, Get, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
-import { findCampaignForAffiliate, findOfferForDirectPost, findResultForSubmit } from '@lr/persistence';
+import { MESSAGE_TYPES, SubmitAnswerV1, SubmitRequestedV1 } from '@lr/contracts';
+import { AmqpConnection, BrokerUnavailableError, RequestTimeoutError } from '@lr/messaging';
+import { counter } from '@lr/observability';
+import { findCampaignForAffiliate, findLead, findOfferForDirectPost, findResultForSubmit, leadDecision } from '@lr/persistence';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
@@ -11,23 +15,29 @@ import { ApiError } from '../http/api-error';
 import { dependency } from '../http/dependency';
 import { assertAffiliate } from '../search/campaign-access';
 import { parseLeadsRequest } from './parse-leads-request';
+import { pendingDecision, submitAnswer } from './submit-answer';
+
+const submits = counter('gateway_submits_total', 'Leads endpoint answers with a decision, by code', ['code']);
 
 @Controller('api/v1/engine')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
 export class LeadsController {
   constructor(
     private readonly ds: DataSource,
+    private readonly amqp: AmqpConnection,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
-   * The front door of submits: validation, affiliate, campaign, result or offer
-   * ownership, each with the contract's status. The decision itself (checks,
-   * atomic sale, delivery) is the delivery service's; see docs/decisions.md.
+   * Result submits and direct posts. The front door (validation, affiliate,
+   * campaign, result or offer ownership) answers the contract's HTTP errors;
+   * the decision is delivery's, over RabbitMQ (request/reply). When it takes
+   * longer than SUBMIT_ANSWER_TIMEOUT_MS (a slow school) the answer is PENDING
+   * (202) and the decision completes anyway; GET leads/{svc_lead_id} reads it.
    */
   @Post('leads')
   @Endpoint('leads')
-  async submit(@Req() req: FastifyRequest, @Body() body: unknown): Promise<never> {
+  async submit(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: unknown) {
     const principal = req.principal!;
     const request = parseLeadsRequest(body);
     assertAffiliate(principal, request.dto.svc_affiliate_id);
@@ -36,6 +46,24 @@ export class LeadsController {
     const campaign = await dependency('postgres', timeout, () => findCampaignForAffiliate(this.ds, campaignId));
     if (!campaign || campaign.affiliateId !== principal.affiliateId) throw ApiError.forbidden();
 
+    const leadId = randomUUID();
+    const dto = request.dto;
+    const common = {
+      leadId,
+      affiliateId: principal.affiliateId,
+      apiKeyId: principal.keyId,
+      campaignId,
+      programId: dto.program_id ?? null,
+      answers: request.answers,
+      tcpaConsent: dto.tcpa_consent ?? null,
+      consentButtonLabel: dto.consent_button_label ?? null,
+      formCertUrl: dto.form_cert_url ?? null,
+      universalLeadCert: dto.universal_lead_cert ?? null,
+      isTest: dto.svc_is_test_lead === true,
+      requestedAt: new Date().toISOString(),
+    };
+    let message: SubmitRequestedV1;
+    let offerId: string;
     if (request.mode === 'result_submit') {
       const result = isUUID(request.resultId)
         ? await dependency('postgres', timeout, () => findResultForSubmit(this.ds, request.resultId.toLowerCase()))
@@ -44,6 +72,19 @@ export class LeadsController {
         throw ApiError.notFound(404, 'Search result not found', { error: 'search_result_not_found' });
       }
       if (result.campaignId !== campaignId) throw ApiError.forbidden('Not permitted', { error: 'result_campaign_mismatch' });
+      offerId = result.offerId;
+      message = {
+        ...common,
+        kind: 'result_submit',
+        resultId: result.id,
+        searchId: result.searchId,
+        offerId: null,
+        originLeadId: null,
+        lead: request.lead ?? null,
+        tracking: null,
+        consumerIp: null,
+        ipSource: null,
+      };
     } else {
       const offer = await dependency('postgres', timeout, () => findOfferForDirectPost(this.ds, request.offerId, campaignId));
       if (!offer) throw ApiError.notFound(404, 'Offer not found', { field: 'svc_offer_id' });
@@ -51,7 +92,65 @@ export class LeadsController {
         throw ApiError.invalidField('svc_offer_id', 'svc_offer_id is a partner offer: submit it from a search result');
       }
       if (!offer.onCampaign) throw ApiError.forbidden();
+      offerId = offer.id;
+      const originLeadId = dto.svc_lead_id?.toLowerCase() ?? null;
+      if (originLeadId) {
+        const origin = await dependency('postgres', timeout, () => findLead(this.ds, originLeadId));
+        if (!origin || origin.affiliateId !== principal.affiliateId || origin.kind !== 'direct_post') {
+          throw ApiError.notFound(404, 'Lead not found', { field: 'svc_lead_id' });
+        }
+      }
+      message = {
+        ...common,
+        kind: 'direct_post',
+        resultId: null,
+        searchId: null,
+        offerId: offer.id,
+        originLeadId,
+        lead: request.lead,
+        tracking: request.tracking.values,
+        consumerIp: request.tracking.ip!,
+        ipSource: 'consumer',
+      };
     }
-    throw new ApiError(503, 'UNAVAILABLE', 'Lead submission is not enabled on this deployment yet', { retryable: false }, 'failed');
+
+    const answer = await this.decide(message, offerId, String(req.id));
+    if (answer.kind === 'refused') {
+      const r = answer.refusal;
+      throw new ApiError(r.httpStatus, r.code, r.reason, r.error ? { error: r.error } : {});
+    }
+    const { httpStatus, body: out } = submitAnswer(answer.decision);
+    submits.inc({ code: answer.decision.code });
+    void reply.status(httpStatus);
+    return out;
+  }
+
+  /** The current decision of a submit, in the submit answer's shape (an addition to the contract). */
+  @Get('leads/:id')
+  @Endpoint('leads')
+  async status(@Req() req: FastifyRequest, @Param('id') id: string) {
+    const principal = req.principal!;
+    const lead = isUUID(id)
+      ? await dependency('postgres', this.config.dependencyTimeoutMs, () => findLead(this.ds, id.toLowerCase()))
+      : null;
+    if (!lead || lead.affiliateId !== principal.affiliateId) throw ApiError.notFound(404, 'Lead not found');
+    return submitAnswer(leadDecision(lead)).body;
+  }
+
+  private async decide(message: SubmitRequestedV1, offerId: string, correlationId: string): Promise<SubmitAnswerV1> {
+    try {
+      return await this.amqp.request<SubmitRequestedV1, SubmitAnswerV1>(MESSAGE_TYPES.SubmitRequested, message, {
+        messageId: `submit:${message.leadId}`,
+        correlationId,
+        timeoutMs: this.config.submitAnswerTimeoutMs,
+      });
+    } catch (e) {
+      // The request is durable in the queue: it will be decided, and the lead-status read shows it.
+      if (e instanceof RequestTimeoutError) {
+        return { kind: 'decision', decision: pendingDecision(message.leadId, offerId, message.resultId, message.searchId, message.isTest) };
+      }
+      if (e instanceof BrokerUnavailableError) throw ApiError.unavailable('rabbitmq');
+      throw e;
+    }
   }
 }

@@ -29,6 +29,8 @@ export type LeadKind = (typeof LEAD_KINDS)[number];
 @Index('ix_leads_result_id', ['resultId'])
 @Index('ix_leads_affiliate_created', ['affiliateId', 'createdAt'])
 @Index('ix_leads_offer_id', ['offerId'])
+@Index('ix_leads_lead_group', ['leadGroupId'])
+@Check('ck_leads_decided_by', `"decided_by" IN ('service', 'buyer')`)
 export class Lead {
   @PrimaryColumn('uuid') id: string;
   @ForeignKey(() => Search, { name: 'fk_leads_search' })
@@ -38,6 +40,12 @@ export class Lead {
   @Column('uuid', { name: 'result_id', nullable: true })
   resultId: string | null;
   @Column('text') kind: LeadKind;
+  /** The lead whose sales count together: the search, or the first direct post (a retry joins its group). */
+  @Column('uuid', { name: 'lead_group_id' }) leadGroupId: string;
+  /** A direct-post retry: the earlier post it named as `svc_lead_id`. */
+  @ForeignKey(() => Lead, { name: 'fk_leads_origin_lead' })
+  @Column('uuid', { name: 'origin_lead_id', nullable: true })
+  originLeadId: string | null;
   @ForeignKey(() => Affiliate, { name: 'fk_leads_affiliate' })
   @Column('uuid', { name: 'affiliate_id' })
   affiliateId: string;
@@ -67,4 +75,8 @@ export class Lead {
   @Column({ ...MONEY, nullable: true }) payout: number | null;
   @Column({ ...TIMESTAMP_NOW, name: 'created_at' }) createdAt: Date;
   @Column('timestamptz', { name: 'decided_at', nullable: true }) decidedAt: Date | null;
+  /** Who decided: the service's checks or the buyer's system. */
+  @Column('text', { name: 'decided_by', nullable: true }) decidedBy: 'service' | 'buyer' | null;
+  /** The request field a refusal is about (e.g. a question's name). */
+  @Column('text', { nullable: true }) field: string | null;
 }

@@ -13,15 +13,16 @@ export type SaleStatus = (typeof SALE_STATUSES)[number];
 /**
  * The sales ledger: a slot reserved for a submit before delivery, then
  * accepted (booked with its payout and price) or released. One row per lead;
- * at most one live (reserved or accepted) sale per search and offer.
+ * at most one live (reserved or accepted) sale per lead group and offer.
  */
 @Entity({ name: 'sales' })
 @Check('ck_sales_status', `"status" IN ('reserved', 'accepted', 'released')`)
 @Check('ck_sales_offer_type', `"offer_type" IN ('shared', 'exclusive', 'true_exclusive')`)
 @Check('ck_sales_amounts', `"payout" >= 0 AND "price" >= 0`)
 @Index('ux_sales_lead_id', ['leadId'], { unique: true })
-@Index('ux_sales_live_search_offer', ['searchId', 'offerId'], { unique: true, where: `"status" <> 'released'` })
+@Index('ux_sales_live_group_offer', ['leadGroupId', 'offerId'], { unique: true, where: `"status" <> 'released'` })
 @Index('ix_sales_search_status', ['searchId', 'status'])
+@Index('ix_sales_group_status', ['leadGroupId', 'status'])
 @Index('ix_sales_school_created', ['schoolId', 'createdAt'])
 @Index('ix_sales_affiliate_created', ['affiliateId', 'createdAt'])
 export class Sale {
@@ -32,6 +33,8 @@ export class Sale {
   @ForeignKey(() => Search, { name: 'fk_sales_search' })
   @Column('uuid', { name: 'search_id', nullable: true })
   searchId: string | null;
+  /** The lead whose sales count together: the search, or the first direct post. */
+  @Column('uuid', { name: 'lead_group_id' }) leadGroupId: string;
   @ForeignKey(() => Offer, { name: 'fk_sales_offer' })
   @Column('uuid', { name: 'offer_id' })
   offerId: string;
@@ -48,6 +51,8 @@ export class Sale {
   @Column({ ...MONEY, nullable: true }) payout: number | null;
   @Column({ ...MONEY, nullable: true }) price: number | null;
   @Column('text') status: SaleStatus;
+  /** The cap_usage rows this sale's reservation took: `[{scope, period, period_start}]`. */
+  @Column('jsonb', { name: 'cap_slots', default: () => `'[]'` }) capSlots: Array<{ scope: string; period: string; period_start: string }>;
   @Column({ ...TIMESTAMP_NOW, name: 'created_at' }) createdAt: Date;
   @Column({ ...TIMESTAMP_NOW, name: 'updated_at' }) updatedAt: Date;
 }

@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { SEARCH_STATE_TTL_SECONDS, SearchMeta, SearchState, searchStateKey } from '@lr/contracts';
 import { loadSearchState } from '@lr/persistence';
-import { REDIS_CLIENT } from '@lr/platform';
+import { REDIS_CLIENT } from './redis.module';
 import { SearchStateStore } from '@lr/redis';
 
 /**

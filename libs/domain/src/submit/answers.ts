@@ -1,0 +1,83 @@
+import type { FormField } from '@lr/contracts';
+
+/** A refusal inside a 200 submit answer (LEAD-FIELDS.md, "Refusals inside a 200 submit answer"). */
+export interface SubmitRefusal {
+  status: 'invalid' | 'rejected';
+  code: 'REQUIRED_FIELD_MISSING' | 'INVALID_FIELD' | 'CONSENT_REQUIRED' | 'NOT_ELIGIBLE' | 'DUPLICATE' | 'CAP_REACHED' | 'OFFER_UNAVAILABLE';
+  reason: string;
+  field?: string;
+}
+
+export interface ShownOffer {
+  programs: ReadonlyArray<{ value: string; label: string }>;
+  formFields: readonly FormField[];
+}
+
+export type AnswersCheck =
+  | { ok: true; programId: string | null; answers: Record<string, string> }
+  | { ok: false; refusal: SubmitRefusal };
+
+const MAX_ANSWER = 500;
+
+/**
+ * The program and the answers of a submit against what the result showed
+ * (affiliate-api.md, "Question rules"):
+ * - `program_id` must be one of the result's programs. Left out, it is implied
+ *   when the result has exactly one program; with several it is required
+ *   (a school needs to know what the consumer asked about).
+ * - every question with `required` true, and every question whose
+ *   `required_when.program_ids` holds the chosen program, needs an answer;
+ * - a `select` answer is one of its `options[].value`, a `number` is a number;
+ * - answers are strings (a number or boolean is taken as its text), at most 500
+ *   characters. Keys that are not questions are ignored.
+ * The first failing rule is reported, in the result's question order.
+ */
+export function checkAnswers(shown: ShownOffer, programId: string | null, raw: Record<string, unknown>): AnswersCheck {
+  let program: string | null = programId;
+  if (program === null) {
+    if (shown.programs.length === 1) program = shown.programs[0].value;
+    else if (shown.programs.length > 1) return refuse('REQUIRED_FIELD_MISSING', 'Missing program', 'program_id');
+  } else if (!shown.programs.some((p) => p.value === program)) {
+    return refuse('INVALID_FIELD', 'Unknown program', 'program_id');
+  }
+
+  const answers: Record<string, string> = {};
+  for (const q of shown.formFields) {
+    const value = answerText(raw[q.name]);
+    const needed = q.required || (program !== null && (q.required_when?.program_ids ?? []).includes(program));
+    if (value === undefined || value === '') {
+      if (raw[q.name] !== undefined && value === undefined) return refuse('INVALID_FIELD', `Invalid ${labelOf(q)}`, q.name);
+      if (needed) return refuse('REQUIRED_FIELD_MISSING', `Missing ${labelOf(q)}`, q.name);
+      continue;
+    }
+    if (value.length > MAX_ANSWER) return refuse('INVALID_FIELD', `Invalid ${labelOf(q)}`, q.name);
+    if (q.options && !q.options.some((o) => o.value === value)) return refuse('INVALID_FIELD', `Invalid ${labelOf(q)}`, q.name);
+    if (q.type === 'number' && !/^-?\d+(\.\d+)?$/.test(value)) return refuse('INVALID_FIELD', `Invalid ${labelOf(q)}`, q.name);
+    answers[q.name] = value;
+  }
+  return { ok: true, programId: program, answers };
+}
+
+/** Consent is never taken from the search: absent is a missing field, false is a refusal. */
+export function checkConsent(tcpaConsent: boolean | null): SubmitRefusal | null {
+  if (tcpaConsent === null) return { status: 'invalid', code: 'REQUIRED_FIELD_MISSING', reason: 'Missing tcpa_consent', field: 'tcpa_consent' };
+  if (!tcpaConsent) return { status: 'invalid', code: 'CONSENT_REQUIRED', reason: 'Consent required', field: 'tcpa_consent' };
+  return null;
+}
+
+function answerText(v: unknown): string | undefined {
+  if (typeof v === 'string') return v.trim();
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (typeof v === 'boolean') return String(v);
+  return v === undefined || v === null ? '' : undefined;
+}
+
+/** The reason names the question: its label when short, else its name (`Missing HS grad year`). */
+function labelOf(q: FormField): string {
+  const label = q.label?.trim();
+  return label && label.length <= 60 ? label : q.name;
+}
+
+function refuse(code: SubmitRefusal['code'], reason: string, field: string): AnswersCheck {
+  return { ok: false, refusal: { status: 'invalid', code, reason, field } };
+}

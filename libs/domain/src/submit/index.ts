@@ -1,0 +1,3 @@
+export * from './answers';
+export * from './lead-merge';
+export * from './sale-rules';
