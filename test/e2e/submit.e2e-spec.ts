@@ -22,7 +22,7 @@ describe('submit and delivery (e2e)', () => {
     sNorth: id(), sA: id(), sB: id(), sC: id(), sTe: id(), sCap: id(), sRej: id(), sDupC: id(), sSlow: id(), sExp: id(), sNoPay: id(),
     sExcl: id(), sPartner: id(),
     oMain: id(), oA: id(), oB: id(), oC: id(), oTe: id(), oCap: id(), oRej: id(), oDupC: id(), oSlow: id(), oExp: id(), oNoPay: id(),
-    oExcl: id(), oExclShared: id(), partner: id(), pOffer: id(),
+    oExcl: id(), oExclShared: id(), partner: id(), pOffer: id(), sJson: id(), oJson: id(),
     cMain: id(), cMisc: id(), cOther: id(), cB: id(),
   };
   const school = (name: string) => `sub${suffix}-${name}`;
@@ -87,6 +87,16 @@ describe('submit and delivery (e2e)', () => {
         own(ids.oNoPay, ids.sNoPay, 'No Payout'),
         own(ids.oExcl, ids.sExcl, 'Exclusive', 'accept', { offer_type: 'exclusive' }),
         own(ids.oExclShared, ids.sExcl, 'Exclusive School Shared'),
+        own(ids.oJson, ids.sJson, 'Json School', 'accept', {
+          delivery: {
+            adapter: 'json',
+            url: `${sandbox.url}/schools/${school('json')}/leads?outcome=accept`,
+            timeout_ms: 5000,
+            headers: { 'X-Vendor': 'lead-router' },
+            field_map: { 'applicant.email': 'lead.personal.email', 'applicant.zip': 'lead.address.zip_code', reference: 'lead_id', source: '=lead-router' },
+            response_rules: { accepted: { path: 'result', in: ['accepted'] }, duplicate: { path: 'result', in: ['duplicate'] }, buyer_lead_id_path: 'id' },
+          },
+        }),
         { id: ids.pOffer, name: 'Partner offer', school_id: ids.sPartner, source: 'partner', partner_id: ids.partner,
           external_id: `ext-${ids.pOffer.slice(0, 8)}`, offer_type: 'shared', status: 'active', result_ttl_seconds: 600 },
       ],
@@ -104,7 +114,7 @@ describe('submit and delivery (e2e)', () => {
           offers: [
             { offer_id: ids.oCap, payout: 8 }, { offer_id: ids.oRej, payout: 8 }, { offer_id: ids.oDupC, payout: 8 },
             { offer_id: ids.oSlow, payout: 9 }, { offer_id: ids.oExp, payout: 8 }, { offer_id: ids.oNoPay },
-            { offer_id: ids.oExcl, payout: 8 }, { offer_id: ids.oExclShared, payout: 8 },
+            { offer_id: ids.oExcl, payout: 8 }, { offer_id: ids.oExclShared, payout: 8 }, { offer_id: ids.oJson, payout: 7 },
           ],
         },
         { id: ids.cOther, affiliate_id: ids.affA, name: 'Other', status: 'active', offers: [{ offer_id: ids.oMain, payout: 1 }] },
@@ -194,6 +204,16 @@ describe('submit and delivery (e2e)', () => {
       expect(res.body.payout).toBeGreaterThan(0);
       const received = (await (await fetch(`${sandbox.url}/partners/${school('partner')}/received`)).json()) as { submits?: unknown[]; items?: unknown[] };
       expect(JSON.stringify(received)).toContain(res.body.svc_lead_id);
+    });
+
+    it('a school on the generic JSON adapter gets the mapped body and its answer is read by the response rules', async () => {
+      const lead = person();
+      const res = await a.directPost(ids.cMisc, ids.oJson, lead);
+      expect([res.body.code, res.body.payout]).toEqual(['ACCEPTED', 7]);
+      const got = (await (await fetch(`${sandbox.url}/schools/${school('json')}/received`)).json()) as { leads: Array<{ body: unknown; headers: Record<string, string> }> };
+      expect(got.leads).toHaveLength(1);
+      expect(got.leads[0].body).toEqual({ applicant: { email: lead.personal.email, zip: '75001' }, reference: res.body.svc_lead_id, source: 'lead-router' });
+      expect(got.leads[0].headers['idempotency-key']).toBe(res.body.svc_lead_id);
     });
 
     it('the submit lead fields replace the search values, and the delivered lead carries them', async () => {
