@@ -4,3 +4,4 @@ export * from './catalog.query';
 export * from './submit.query';
 export * from './search-catalog.query';
 export * from './search-checks.query';
+export * from './dupe-check.query';
