@@ -26,8 +26,10 @@ export interface PersonKey {
 /**
  * Offer-scoped: the submit-time rule for one offer (offersAlreadySoldToPerson
  * in search-checks.query.ts), a key of the person on a row of that offer,
- * accepted within that offer's duplicate window. Served by
- * ix_dedupe_keys_offer (key_type, key_hash, offer_id).
+ * accepted within that offer's duplicate window. Served by either
+ * (key_type, key_hash, …) index: ix_dedupe_keys_offer or
+ * ix_dedupe_keys_accepted (a person has few rows under one key, so
+ * PostgreSQL may pick either; both reach them in a few buffer reads).
  * $1 key types, $2 key hashes, $3 offer id.
  */
 export const DUPE_CHECK_OFFER_SQL = `
