@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { sha256Hex } from '../../libs/domain/src';
 import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
@@ -126,7 +127,7 @@ describe('submit and delivery (e2e)', () => {
   beforeAll(async () => {
     sandbox = await startApp('sandbox', env, 'live');
     applyCatalog(catalog(), env);
-    const roomy = ['--limit', 'search=6000/1000', '--limit', 'results=6000/1000', '--limit', 'leads=6000/1000'];
+    const roomy = ['--limit', 'search=6000/1000', '--limit', 'results=6000/1000', '--limit', 'leads=6000/1000', '--limit', 'dupe-check=6000/1000'];
     a = new SubmitClient('', issueKey(ids.affA, env, roomy).key, ids.affA);
     b = new SubmitClient('', issueKey(ids.affB, env, roomy).key, ids.affB);
     db = new Client({ connectionString: TEST_DATABASE_URL });
@@ -461,6 +462,40 @@ describe('submit and delivery (e2e)', () => {
       expect(answers.map((r) => r.status)).toEqual([404, 404, 429]);
       expect(answers[2].body).toEqual(expect.objectContaining({ code: 'RATE_LIMITED', status: 'failed', retryable: true }));
       expect(Number(answers[2].headers.get('retry-after'))).toBeGreaterThan(0);
+    });
+  });
+
+  describe('the duplicate pre-check after real submits', () => {
+    const precheck = (body: Record<string, unknown>) => call(gateway.url, 'POST', '/api/v1/engine/dupe-check', { key: a.key, body });
+
+    it('says duplicate_likely for an accepted live lead’s person (raw in other formatting, or hashed), not for others, test leads or outside the window', async () => {
+      const sold = person();
+      const accepted = await a.directPost(ids.cMain, ids.oA, sold);
+      expect(accepted.body.code).toBe('ACCEPTED');
+      const p = sold.personal;
+      const digits = p.phone;
+      const formatted = { email: `  ${p.email.toUpperCase()} `, phone: `+1 (${digits.slice(0, 3)}) ${digits.slice(3, 6)}-${digits.slice(6)}` };
+      const raw = await precheck(formatted);
+      expect(raw.body).toEqual({ code: 'OK', status: 'accepted', reason: 'OK', success: true, duplicate_likely: true, retryable: false });
+      expect((await precheck({ ...formatted, offer_id: ids.oA })).body.duplicate_likely).toBe(true);
+      expect((await precheck({ phone: formatted.phone, offer_id: ids.oB })).body.duplicate_likely).toBe(false);
+      expect((await precheck({ hashed: { email: sha256Hex(p.email.toLowerCase()) } })).body.duplicate_likely).toBe(true);
+      expect((await precheck({ last_name: p.last_name.toUpperCase(), zip: '75001-1234', dob: '04/12/1995' })).body.duplicate_likely).toBe(true);
+
+      expect((await precheck({ email: person().personal.email })).body.duplicate_likely).toBe(false);
+
+      const tester = person();
+      expect((await a.directPost(ids.cMain, ids.oA, tester, { svc_is_test_lead: true })).body.code).toBe('TEST_LEAD_HELD');
+      expect((await precheck({ email: tester.personal.email })).body.duplicate_likely).toBe(false);
+
+      // A refused sale leaves nothing behind either.
+      const refused = person();
+      expect((await a.directPost(ids.cMisc, ids.oRej, refused)).body.code).toBe('BUYER_REJECTED');
+      expect((await precheck({ email: refused.personal.email })).body.duplicate_likely).toBe(false);
+
+      // Past the offer's window (30 days) the person is no longer a duplicate.
+      await db.query(`UPDATE dedupe_keys SET accepted_at = now() - interval '31 days' WHERE lead_id = $1`, [accepted.body.svc_lead_id]);
+      expect((await precheck(formatted)).body.duplicate_likely).toBe(false);
     });
   });
 });

@@ -5,3 +5,4 @@ export * from './submit.query';
 export * from './search-catalog.query';
 export * from './search-checks.query';
 export * from './sales.query';
+export * from './dupe-check.query';

@@ -1,0 +1,35 @@
+import { Pool } from 'pg';
+import { DUPE_CHECK_ACCOUNT_SQL, DUPE_CHECK_OFFER_SQL, dupeCheckParams } from '../../libs/persistence/src/queries/dupe-check.query';
+import { parseDupeCheckRequest } from '../../apps/gateway/src/dupe-check/dupe-check-request';
+import { answerJson, serveBare } from '../baselines/bare-server';
+
+/**
+ * Baseline for the duplicate pre-check: POST /dupe-check reads the body with
+ * the gateway's own parseDupeCheckRequest (normalization and hashing
+ * included), runs the very same SQL statement (offer-scoped with offer_id,
+ * account-wide for BENCH_AFFILIATE_ID without) on a pool as large as the
+ * gateway's, and answers the same JSON. No framework, authentication, rate
+ * limit, account and offer checks or logging: the gap to the gateway is what
+ * those cost.
+ * Env: PORT, DATABASE_URL, BENCH_AFFILIATE_ID.
+ */
+function main(): void {
+  const affiliateId = process.env.BENCH_AFFILIATE_ID!;
+  const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
+  serveBare(
+    async (req, body, res) => {
+      if (req.method !== 'POST' || req.url !== '/dupe-check') return answerJson(res, 404, '{"code":"NOT_FOUND"}');
+      const { offerId, keys } = parseDupeCheckRequest(JSON.parse(body.toString('utf8')));
+      let duplicate = false;
+      if (keys.length > 0) {
+        const sql = offerId !== undefined ? DUPE_CHECK_OFFER_SQL : DUPE_CHECK_ACCOUNT_SQL;
+        const { rows } = await pool.query<{ duplicate: boolean }>(sql, dupeCheckParams(keys, offerId ?? affiliateId));
+        duplicate = rows[0]?.duplicate === true;
+      }
+      answerJson(res, 200, JSON.stringify({ code: 'OK', status: 'accepted', reason: 'OK', success: true, duplicate_likely: duplicate, retryable: false }));
+    },
+    () => pool.end(),
+  );
+}
+
+if (require.main === module) main();
