@@ -26,7 +26,9 @@ export async function offersWithFullCaps(db: Queryable, campaignId: string, offe
 /**
  * The offers (each with its duplicate window in days) that already bought this
  * person within the window: any of the person's dedupe keys (normalized hashes)
- * on an accepted live lead of that offer.
+ * on an accepted live lead of that offer. The hashes are compared as
+ * char(64), the column's type: as text, PostgreSQL would cast the column and
+ * no index could serve the lookup (a full scan of dedupe_keys).
  */
 export async function offersAlreadySoldToPerson(
   db: Queryable,
@@ -36,7 +38,7 @@ export async function offersAlreadySoldToPerson(
   if (keys.length === 0 || offers.length === 0) return new Set();
   const rows: Array<{ offer_id: string }> = await db.query(
     `SELECT DISTINCT d.offer_id
-       FROM unnest($1::text[], $2::text[]) AS k(key_type, key_hash)
+       FROM unnest($1::text[], $2::char(64)[]) AS k(key_type, key_hash)
        JOIN unnest($3::uuid[], $4::int[]) AS o(offer_id, window_days) ON true
        JOIN dedupe_keys d
          ON d.key_type = k.key_type AND d.key_hash = k.key_hash AND d.offer_id = o.offer_id
