@@ -3,7 +3,7 @@ import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
 import { TcpProxy } from '../support/tcp-proxy';
-import { TEST_AMQP_VHOST, testEnv, uniqueSuffix } from '../support/test-env';
+import { TEST_AMQP_URL, TEST_DATABASE_URL, TEST_REDIS_URL, testEnv, uniqueSuffix } from '../support/test-env';
 
 /**
  * The gateway reaches PostgreSQL, Redis and RabbitMQ through TCP proxies this
@@ -23,14 +23,17 @@ describe('dependency outages (e2e)', () => {
   beforeAll(async () => {
     await Promise.all(Object.values(proxies).map((p) => p.start()));
     applyCatalog(catalog, direct);
-    key = issueKey(ids.affiliateA, direct, ['--limit', 'search=6000/1000', '--limit', 'results=6000/1000']).key;
+    key = issueKey(ids.affiliateA, direct, ['--limit', 'search=6000/1000', '--limit', 'results=6000/1000', '--limit', 'leads=6000/1000']).key;
     await startApp('checks', direct);
     await startApp('search-orchestrator', direct);
+    await startApp('delivery', direct);
+    // The test's own database, Redis db and vhost, reached through the proxies' ports.
+    const via = (url: string, port: number) => url.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${port}`);
     gateway = await startApp('gateway', {
       ...direct,
-      DATABASE_URL: `postgres://postgres@127.0.0.1:${proxies.postgres.port}/leadrouter_test`,
-      REDIS_URL: `redis://127.0.0.1:${proxies.redis.port}/15`,
-      AMQP_URL: `amqp://guest:guest@127.0.0.1:${proxies.rabbitmq.port}/${TEST_AMQP_VHOST}`,
+      DATABASE_URL: via(TEST_DATABASE_URL, proxies.postgres.port),
+      REDIS_URL: via(TEST_REDIS_URL, proxies.redis.port),
+      AMQP_URL: via(TEST_AMQP_URL, proxies.rabbitmq.port),
     });
   });
 
@@ -41,6 +44,12 @@ describe('dependency outages (e2e)', () => {
 
   const search = () => call(gateway.url, 'POST', '/api/v1/engine/search', { key, body: searchBody(ids.campaignA, ids.affiliateA) });
   const poll = (id: string) => call(gateway.url, 'GET', `/api/v1/engine/results/${id}`, { key });
+  const base = searchBody(ids.campaignA, ids.affiliateA);
+  const post = () =>
+    call(gateway.url, 'POST', '/api/v1/engine/leads', {
+      key,
+      body: { svc_campaign_id: ids.campaignA, svc_affiliate_id: ids.affiliateA, svc_offer_id: ids.offer, lead: base.lead, tracking: base.tracking, tcpa_consent: true, svc_is_test_lead: true },
+    });
 
   async function eventually(what: () => Promise<boolean>, ms = 15_000): Promise<void> {
     const deadline = Date.now() + ms;
@@ -59,11 +68,11 @@ describe('dependency outages (e2e)', () => {
   }
 
   it.each([
-    ['postgres', 'cut', ['search', 'poll']],
-    ['redis', 'cut', ['search', 'poll']],
-    ['rabbitmq', 'cut', ['search']],
-    ['postgres', 'stall', ['search', 'poll']],
-    ['redis', 'stall', ['search', 'poll']],
+    ['postgres', 'cut', ['search', 'poll', 'leads']],
+    ['redis', 'cut', ['search', 'poll', 'leads']],
+    ['rabbitmq', 'cut', ['search', 'leads']],
+    ['postgres', 'stall', ['search', 'poll', 'leads']],
+    ['redis', 'stall', ['search', 'poll', 'leads']],
   ] as const)('%s %s: 503 UNAVAILABLE within 2 s, then serves again', async (name, mode, endpoints) => {
     const ok = await search();
     expect(ok.status).toBe(200);
@@ -74,6 +83,7 @@ describe('dependency outages (e2e)', () => {
       for (let i = 0; i < 3; i += 1) {
         if (endpoints.includes('search' as never)) expectUnavailable(await search());
         if (endpoints.includes('poll' as never)) expectUnavailable(await poll(searchId));
+        if (endpoints.includes('leads' as never)) expectUnavailable(await post());
       }
       const ready = await call(gateway.url, 'GET', '/health/ready');
       expect(ready.status).toBe(503);
@@ -85,6 +95,7 @@ describe('dependency outages (e2e)', () => {
 
     await eventually(async () => (await search()).status === 200);
     expect((await poll(searchId)).status).toBe(200);
+    await eventually(async () => (await post()).body?.code === 'TEST_LEAD_HELD');
     await eventually(async () => (await call(gateway.url, 'GET', '/health/ready')).status === 200);
   });
 });

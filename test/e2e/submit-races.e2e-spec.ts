@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { loadConfig } from '../../libs/config/src';
+import { MESSAGE_TYPES, SubmitRequestedV1 } from '../../libs/contracts/src';
+import { AmqpConnection, topologyFor } from '../../libs/messaging/src';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
 import { person, receivedBySchool, SubmitClient } from '../support/submit-flow';
@@ -27,6 +30,8 @@ describe('submit races and a killed delivery worker (e2e)', () => {
   let delivery: RunningApp;
   let client: SubmitClient;
   let db: Client;
+  let apiKeyId: string;
+  let amqp: AmqpConnection;
 
   const own = (offerId: string, schoolId: string, name: string, extra: Record<string, unknown> = {}, query = 'outcome=accept') => ({
     id: offerId, name, school_id: schoolId, source: 'own', offer_type: 'shared', status: 'active', priority: 5, price: 30,
@@ -59,7 +64,9 @@ describe('submit races and a killed delivery worker (e2e)', () => {
       env,
     );
     const roomy = ['--limit', 'search=60000/1000', '--limit', 'results=60000/1000', '--limit', 'leads=60000/1000'];
-    const key = issueKey(ids.aff, env, roomy).key;
+    const issued = issueKey(ids.aff, env, roomy);
+    const key = issued.key;
+    apiKeyId = issued.id;
     db = new Client({ connectionString: TEST_DATABASE_URL });
     await db.connect();
     const [, , , d] = await Promise.all([
@@ -70,9 +77,13 @@ describe('submit races and a killed delivery worker (e2e)', () => {
     ]);
     delivery = d;
     client = new SubmitClient((await startApp('gateway', env)).url, key, ids.aff);
+    const config = loadConfig('gateway', env);
+    amqp = new AmqpConnection(config, { topology: topologyFor(config) });
+    await amqp.start();
   });
 
   afterAll(async () => {
+    await amqp?.close();
     await stopAppsAndTopology(env);
     await db?.end();
   });
@@ -167,5 +178,30 @@ describe('submit races and a killed delivery worker (e2e)', () => {
     // Asking again (a redelivery, a replay) changes nothing.
     const again = await client.leadStatus(leadId);
     expect(again.body.code).toBe(final.body.code);
+  });
+
+  it('the same submit message delivered twice at once (a redelivery while the first copy runs) has one effect', async () => {
+    const s = await client.searchDone(ids.cShared, person());
+    const leadId = randomUUID();
+    const msg: SubmitRequestedV1 = {
+      leadId, kind: 'result_submit', affiliateId: ids.aff, apiKeyId, campaignId: ids.cShared,
+      resultId: s.results.get(ids.o4).svc_result_id, searchId: s.searchId, offerId: null, originLeadId: null,
+      lead: null, tracking: null, consumerIp: null, ipSource: null, programId: null, answers: {},
+      tcpaConsent: true, consentButtonLabel: 'Go', formCertUrl: null, universalLeadCert: null, isTest: false,
+      requestedAt: new Date().toISOString(),
+    };
+    await Promise.all([0, 1].map(() => amqp.publish(MESSAGE_TYPES.SubmitRequested, msg, { messageId: `submit:${leadId}` })));
+    const final = await client.finalStatus(leadId, 30_000);
+    expect([final.body.code, final.body.payout]).toEqual(['ACCEPTED', 2]);
+    const sales = await db.query(`SELECT status FROM sales WHERE lead_id = $1`, [leadId]);
+    expect(sales.rows).toEqual([{ status: 'accepted' }]);
+    const state = await db.query(`SELECT accepted_count FROM searches WHERE id = $1`, [s.searchId]);
+    expect(state.rows[0].accepted_count).toBe(1);
+    expect((await receivedBySchool(sandbox.url, school('o4'))).get(leadId)).toBe(1);
+    // A third copy later (a DLQ replay) only answers the stored decision.
+    await amqp.publish(MESSAGE_TYPES.SubmitRequested, msg, { messageId: `submit:${leadId}` });
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await db.query(`SELECT count(*)::int AS n FROM sales WHERE lead_id = $1`, [leadId])).rows[0].n).toBe(1);
+    expect((await receivedBySchool(sandbox.url, school('o4'))).get(leadId)).toBe(1);
   });
 });

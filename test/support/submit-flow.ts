@@ -82,12 +82,13 @@ export class SubmitClient {
     return call(this.gatewayUrl, 'GET', `/api/v1/engine/leads/${leadId}`, { key });
   }
 
-  /** Polls the lead status until it is no longer pending. */
+  /** Polls the lead status until it is stored and no longer pending. */
   async finalStatus(leadId: string, timeoutMs = 20_000): Promise<HttpAnswer> {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const res = await this.leadStatus(leadId);
-      if (res.body?.status !== 'pending' || Date.now() > end) return res;
+      const waiting = res.status === 404 || res.body?.status === 'pending';
+      if (!waiting || Date.now() > end) return res;
       await new Promise((r) => setTimeout(r, 200));
     }
   }

@@ -45,6 +45,9 @@ export class SaleLedger {
     try {
       await this.ds.transaction(async (em) => {
         await this.lockGroup(em, ctx);
+        // A twin of this message (a redelivery while the first copy still runs) reserved already: nothing more to take.
+        const own: unknown[] = await em.query(`SELECT 1 FROM sales WHERE lead_id = $1`, [ctx.msg.leadId]);
+        if (own.length > 0) return;
         const offer = { offerId: ctx.offer.id, schoolId: ctx.offer.schoolId, offerType: ctx.offer.offerType };
         const sale = saleRefusal(await loadLiveSales(em, ctx.leadGroupId), offer);
         if (sale) throw new Refused({ kind: 'refused', refusal: { status: 'rejected', ...saleRefusalAnswer(sale) } });

@@ -29,7 +29,12 @@ const FORBIDDEN: SubmitAnswerV1 = {
   kind: 'refused',
   refusal: { httpStatus: 403, code: 'FORBIDDEN', reason: 'Lead already submitted; its data cannot change' },
 };
-const GONE: SubmitAnswerV1 = { kind: 'refused', refusal: { httpStatus: 404, code: 'NOT_FOUND', reason: 'Search result not found', error: 'search_result_not_found' } };
+/** The result, offer or earlier post the gateway found is gone (e.g. the offer left the campaign since). */
+function gone(msg: SubmitRequestedV1): SubmitAnswerV1 {
+  return msg.kind === 'result_submit'
+    ? { kind: 'refused', refusal: { httpStatus: 404, code: 'NOT_FOUND', reason: 'Search result not found', error: 'search_result_not_found' } }
+    : { kind: 'refused', refusal: { httpStatus: 404, code: 'NOT_FOUND', reason: 'Offer not found' } };
+}
 
 /**
  * Turns a submit (result submit or direct post) into one decision
@@ -55,12 +60,19 @@ export class SubmitService {
   ) {}
 
   async handle(msg: SubmitRequestedV1): Promise<SubmitAnswerV1> {
-    const ctx = await loadSubmitContext(this.ds, msg);
     let stored = await findLead(this.ds, msg.leadId);
+    if (stored && stored.status !== 'pending') return this.answer(stored); // a redelivery of a decided submit
+    const ctx = await loadSubmitContext(this.ds, msg);
     if (!ctx) {
-      if (stored) return this.answer(stored);
       this.log.warn({ msg: 'submit names a result or offer that is gone', lead_id: msg.leadId });
-      return GONE;
+      if (!stored) return gone(msg);
+      // Stored, then its offer left the campaign: it can no longer be sold.
+      await this.ds.transaction(async (em) => {
+        if (await this.decideIn(em, msg.leadId, { status: 'rejected', code: 'OFFER_UNAVAILABLE', reason: 'Offer unavailable' }, 'service')) {
+          await this.ledger.release(em, msg.leadId);
+        }
+      });
+      return this.answer((await findLead(this.ds, msg.leadId))!);
     }
     if (!stored) {
       if (ctx.lockedLead && !sameLead(ctx.lockedLead, ctx.lead)) return FORBIDDEN;
@@ -119,7 +131,7 @@ export class SubmitService {
     await this.ds.transaction(async (em) => {
       await this.buyers.finishAttempt(em, leadId, answer);
       if (answer.outcome === 'accepted') {
-        await this.ledger.accept(em, leadId, payout);
+        if (await this.ledger.accept(em, leadId, payout)) decisions.inc({ code: 'ACCEPTED', test: 'false' });
       } else {
         const d = buyerDecision(answer.outcome);
         if (await this.decideIn(em, leadId, { status: d.status, code: d.code, reason: d.reason }, 'buyer')) {
@@ -205,19 +217,19 @@ export class SubmitService {
     d: { status: string; code: string; reason: string; field?: string },
     by: 'service' | 'buyer',
   ): Promise<boolean> {
-    const rows = rowsOf<{ id: string }>(
+    const rows = rowsOf<{ is_test: boolean }>(
       await em.query(
         `UPDATE leads SET status = $2, code = $3, reason = $4, field = $5, payout = 0, decided_at = now(), decided_by = $6
-          WHERE id = $1 AND status = 'pending' RETURNING id`,
+          WHERE id = $1 AND status = 'pending' RETURNING is_test`,
         [leadId, d.status, d.code, d.reason, d.field ?? null, by],
       ),
     );
+    if (rows.length > 0) decisions.inc({ code: d.code, test: String(rows[0].is_test) });
     return rows.length > 0;
   }
 
   /** The stored decision as the reply; an accepted result submit also refreshes the search's hot state (its counters). */
   private async answer(stored: LeadDecisionRow): Promise<SubmitAnswerV1> {
-    if (stored.status !== 'pending') decisions.inc({ code: stored.code ?? 'unknown', test: String(stored.isTest) });
     if (stored.status === 'accepted' && stored.searchId) await this.searchState.resync(stored.searchId);
     return { kind: 'decision', decision: leadDecision(stored) };
   }

@@ -1,12 +1,4 @@
-import type { FormField } from '@lr/contracts';
-
-/** A refusal inside a 200 submit answer (LEAD-FIELDS.md, "Refusals inside a 200 submit answer"). */
-export interface SubmitRefusal {
-  status: 'invalid' | 'rejected';
-  code: 'REQUIRED_FIELD_MISSING' | 'INVALID_FIELD' | 'CONSENT_REQUIRED' | 'NOT_ELIGIBLE' | 'DUPLICATE' | 'CAP_REACHED' | 'OFFER_UNAVAILABLE';
-  reason: string;
-  field?: string;
-}
+import type { FormField, SubmitCheckRefusal } from '@lr/contracts';
 
 export interface ShownOffer {
   programs: ReadonlyArray<{ value: string; label: string }>;
@@ -15,7 +7,7 @@ export interface ShownOffer {
 
 export type AnswersCheck =
   | { ok: true; programId: string | null; answers: Record<string, string> }
-  | { ok: false; refusal: SubmitRefusal };
+  | { ok: false; refusal: SubmitCheckRefusal };
 
 const MAX_ANSWER = 500;
 
@@ -59,7 +51,7 @@ export function checkAnswers(shown: ShownOffer, programId: string | null, raw: R
 }
 
 /** Consent is never taken from the search: absent is a missing field, false is a refusal. */
-export function checkConsent(tcpaConsent: boolean | null): SubmitRefusal | null {
+export function checkConsent(tcpaConsent: boolean | null): SubmitCheckRefusal | null {
   if (tcpaConsent === null) return { status: 'invalid', code: 'REQUIRED_FIELD_MISSING', reason: 'Missing tcpa_consent', field: 'tcpa_consent' };
   if (!tcpaConsent) return { status: 'invalid', code: 'CONSENT_REQUIRED', reason: 'Consent required', field: 'tcpa_consent' };
   return null;
@@ -78,6 +70,6 @@ function labelOf(q: FormField): string {
   return label && label.length <= 60 ? label : q.name;
 }
 
-function refuse(code: SubmitRefusal['code'], reason: string, field: string): AnswersCheck {
+function refuse(code: SubmitCheckRefusal['code'], reason: string, field: string): AnswersCheck {
   return { ok: false, refusal: { status: 'invalid', code, reason, field } };
 }

@@ -1,16 +1,10 @@
 import type { ApiCode, OutcomeStatus, SubmitDecision } from '@lr/contracts';
+import type { LiveSale } from '@lr/domain';
 import type { Queryable } from './queryable';
 
-/** A live (reserved or accepted) sale of a lead group, as the sales rules read it. */
-export interface LiveSaleRow {
-  offerId: string;
-  schoolId: string;
-  offerType: 'shared' | 'exclusive' | 'true_exclusive';
-}
-
-/** The group's live sales: reserved ones count, since a reservation holds its slot until released. */
-export async function loadLiveSales(db: Queryable, leadGroupId: string): Promise<LiveSaleRow[]> {
-  const rows: Array<{ offer_id: string; school_id: string; offer_type: LiveSaleRow['offerType'] }> = await db.query(
+/** The lead group's live sales (the sales rules' input): reserved ones count, since a reservation holds its slot until released. */
+export async function loadLiveSales(db: Queryable, leadGroupId: string): Promise<LiveSale[]> {
+  const rows: Array<{ offer_id: string; school_id: string; offer_type: LiveSale['offerType'] }> = await db.query(
     `SELECT offer_id, school_id, offer_type FROM sales WHERE lead_group_id = $1 AND status <> 'released' ORDER BY created_at`,
     [leadGroupId],
   );
