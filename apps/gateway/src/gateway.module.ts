@@ -8,6 +8,7 @@ import { HealthModule, MetricsModule, ObservabilityLoggerModule } from '@lr/obse
 import { DatabaseModule, postgresReadiness, REDIS_CLIENT, RedisModule } from '@lr/platform';
 import { redisReadiness, TokenBucket } from '@lr/redis';
 import { ApiKeyCache } from './auth/api-key-cache';
+import { CatalogChanges } from './auth/catalog-changes';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { DupeCheckController } from './dupe-check/dupe-check.controller';
@@ -41,6 +42,7 @@ export class GatewayModule {
       ],
       controllers: [SearchController, ResultsController, LeadsController, DupeCheckController],
       providers: [
+        CatalogChanges,
         ApiKeyCache,
         ApiKeyGuard,
         RateLimitGuard,

@@ -51,21 +51,7 @@ export class SearchResultsRepository {
   /** Inserts new results (one statement). */
   async insertResults(em: EntityManager, searchId: string, added: ResultCandidate[]): Promise<void> {
     if (added.length === 0) return;
-    const rows = added.map((c) => ({
-      id: c.resultId,
-      offer_id: c.offerId,
-      campaign_id: c.entry.campaign_id,
-      entry: c.entry,
-      partner_data: c.partnerData,
-      expires_at: c.expiresAt.toISOString(),
-    }));
-    await em.query(
-      `INSERT INTO results (id, search_id, offer_id, campaign_id, entry, partner_data, expires_at)
-       SELECT x.id, $1, x.offer_id, x.campaign_id, x.entry, x.partner_data, x.expires_at
-         FROM jsonb_to_recordset($2::jsonb)
-           AS x(id uuid, offer_id uuid, campaign_id uuid, entry jsonb, partner_data jsonb, expires_at timestamptz)`,
-      [searchId, JSON.stringify(rows)],
-    );
+    await em.query(RESULT_ROWS_INSERT('$1::uuid', '$2'), [searchId, JSON.stringify(resultRows(added))]);
   }
 
   /**
@@ -105,6 +91,25 @@ export class SearchResultsRepository {
     };
   }
 }
+
+/** The rows of new results, as the JSON parameter of RESULT_ROWS_INSERT. */
+export function resultRows(added: ResultCandidate[]) {
+  return added.map((c) => ({
+    id: c.resultId,
+    offer_id: c.offerId,
+    campaign_id: c.entry.campaign_id,
+    entry: c.entry,
+    partner_data: c.partnerData,
+    expires_at: c.expiresAt.toISOString(),
+  }));
+}
+
+/** INSERT of result rows for one search (an SQL expression) from a JSON array parameter (resultRows). */
+export const RESULT_ROWS_INSERT = (searchIdSql: string, rowsParam: string, where = '') =>
+  `INSERT INTO results (id, search_id, offer_id, campaign_id, entry, partner_data, expires_at)
+   SELECT x.id, ${searchIdSql}, x.offer_id, x.campaign_id, x.entry, x.partner_data, x.expires_at
+     FROM jsonb_to_recordset(${rowsParam}::jsonb)
+       AS x(id uuid, offer_id uuid, campaign_id uuid, entry jsonb, partner_data jsonb, expires_at timestamptz) ${where}`;
 
 /** Why an offer was or was not shown on a search (operators only). */
 export interface OfferDecision {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import {
   MAX_ACCEPTED_SUBMISSIONS,
@@ -16,10 +16,10 @@ import {
 import { mergeResults } from '@lr/domain';
 import { AmqpConnection } from '@lr/messaging';
 import { counter, histogram } from '@lr/observability';
-import { CampaignOfferRecord, runOnce } from '@lr/persistence';
+import { CampaignOfferRecord } from '@lr/persistence';
 import { CampaignCatalog } from '@lr/platform';
 import { ownResult, ResultCandidate } from './result-entries';
-import { OfferDecision, SearchResultsRepository } from './search-results.repository';
+import { OfferDecision, RESULT_ROWS_INSERT, resultRows } from './search-results.repository';
 import { SearchStatePublisher } from '@lr/platform';
 
 export const CONSUMER = 'search-orchestrator';
@@ -35,7 +35,7 @@ const REPLY_MARGIN_MS = 250;
 /**
  * A search's life, first step (gateway -> here, request/reply): ask checks
  * which of the campaign's offers the lead may be shown, store the search with
- * its lead and its first results (own offers) in one transaction, ask each
+ * its lead and its first results (own offers) in one statement, ask each
  * partner network about its qualifying offers, publish the state for polls and
  * answer the first results.
  */
@@ -47,7 +47,6 @@ export class SearchStartService {
     private readonly ds: DataSource,
     private readonly amqp: AmqpConnection,
     private readonly catalog: CampaignCatalog,
-    private readonly results: SearchResultsRepository,
     private readonly state: SearchStatePublisher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -64,18 +63,20 @@ export class SearchStartService {
     const plan = planSearch(msg, offers, checks.outcomes, new Date());
     stage('plan');
 
-    const firstTime = await runOnce(this.ds, CONSUMER, meta, (em) => this.store(em, msg, plan));
+    const firstTime = await this.store(msg, plan, meta);
     stage('store');
     if (!firstTime) {
       // A redelivery: the first run stored the search; answer what is stored, finish what it may not have.
       await this.askPartners(msg, await this.pendingCalls(msg, offers), meta.correlationId);
       return answer(await this.state.resync(msg.searchId, true));
     }
-    await this.askPartners(msg, plan.partnerCalls, meta.correlationId);
-    stage('partners');
+    // Independent of each other: the partner requests and the hot state for polls.
     const first = firstState(msg, plan, this.closesAt(msg));
-    await this.state.writeBestEffort(first.meta, plan.shown.map((c) => ({ id: c.resultId, entry: c.entry })));
-    stage('publish');
+    await Promise.all([
+      this.askPartners(msg, plan.partnerCalls, meta.correlationId),
+      this.state.writeBestEffort(first.meta, plan.shown.map((c) => ({ id: c.resultId, entry: c.entry }))),
+    ]);
+    stage('partners_and_publish');
     shownOnStart.observe(plan.shown.length);
     return answer(first.state);
   }
@@ -120,32 +121,52 @@ export class SearchStartService {
     });
   }
 
-  /** Three statements: the search (with its first list, decisions and version 1), its results, its partner calls. */
-  private async store(em: EntityManager, msg: SearchRequestedV1, plan: SearchPlan): Promise<void> {
+  /**
+   * Stores the search (with its first list, decisions and version 1), its
+   * results and its partner calls, and records the message as handled: one
+   * statement, so one round trip and one commit on the critical path of the
+   * search answer (it was a transaction of six). Data-modifying CTEs run as a
+   * unit; the rows depend on the processed-message insert, so a redelivered
+   * message (its record already there) stores nothing and answers false, as
+   * runOnce does. Foreign keys are checked at the end of the statement, when
+   * the search row exists.
+   */
+  private async store(msg: SearchRequestedV1, plan: SearchPlan, meta: { messageId: string; type: string }): Promise<boolean> {
     const createdAt = new Date(msg.requestedAt);
     const closesAt = this.closesAt(msg);
     const done = plan.partnerCalls.length === 0;
-    await em.query(
-      `INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
-                             tcpa_consent, form_cert_url, universal_lead_cert, created_at, closes_at, processing_done_at,
-                             state_version, offer_decisions, result_order)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1, $16, $17::uuid[])`,
+    const rows: Array<{ stored: number }> = await this.ds.query(
+      `WITH handled AS (
+         INSERT INTO processed_messages (consumer, message_id, message_type) VALUES ($18, $19, $20)
+         ON CONFLICT DO NOTHING RETURNING message_id
+       ), search AS (
+         INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
+                               tcpa_consent, form_cert_url, universal_lead_cert, created_at, closes_at, processing_done_at,
+                               state_version, offer_decisions, result_order)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1, $16, $17::uuid[]
+          WHERE EXISTS (SELECT 1 FROM handled)
+         RETURNING id
+       ), shown AS (
+         ${RESULT_ROWS_INSERT('(SELECT id FROM search)', '$21', 'WHERE EXISTS (SELECT 1 FROM search)')}
+         RETURNING 1
+       ), calls AS (
+         INSERT INTO search_partner_calls (search_id, partner_id, offer_ids, status)
+         SELECT (SELECT id FROM search), x.partner_id, ARRAY(SELECT jsonb_array_elements_text(x.offer_ids)::uuid), 'pending'
+           FROM jsonb_to_recordset($22::jsonb) AS x(partner_id uuid, offer_ids jsonb)
+          WHERE EXISTS (SELECT 1 FROM search)
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM search)::int AS stored`,
       [
         msg.searchId, msg.affiliateId, msg.campaignId, msg.apiKeyId, msg.isTest, JSON.stringify(msg.lead),
         JSON.stringify(msg.tracking), msg.consumerIp, msg.ipSource, msg.tcpaConsent, msg.formCertUrl,
         msg.universalLeadCert, createdAt, closesAt, done ? createdAt : null, JSON.stringify(plan.decisions),
-        plan.shown.map((c) => c.resultId),
+        plan.shown.map((c) => c.resultId), CONSUMER, meta.messageId, meta.type,
+        JSON.stringify(resultRows(plan.shown)),
+        JSON.stringify(plan.partnerCalls.map((c) => ({ partner_id: c.partner.id, offer_ids: c.offers.map((o) => o.offerId) }))),
       ],
     );
-    await this.results.insertResults(em, msg.searchId, plan.shown);
-    if (!done) {
-      await em.query(
-        `INSERT INTO search_partner_calls (search_id, partner_id, offer_ids, status)
-         SELECT $1, x.partner_id, ARRAY(SELECT jsonb_array_elements_text(x.offer_ids)::uuid), 'pending'
-           FROM jsonb_to_recordset($2::jsonb) AS x(partner_id uuid, offer_ids jsonb)`,
-        [msg.searchId, JSON.stringify(plan.partnerCalls.map((c) => ({ partner_id: c.partner.id, offer_ids: c.offers.map((o) => o.offerId) })))],
-      );
-    }
+    return rows[0]?.stored === 1;
   }
 
   /** After a redelivery: the partner calls the first run stored but may not have sent. */

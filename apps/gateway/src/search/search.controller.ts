@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Body, Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { MESSAGE_TYPES, SearchAnswerV1, SearchRequestedV1 } from '@lr/contracts';
 import { AmqpConnection, RequestTimeoutError } from '@lr/messaging';
@@ -11,6 +10,7 @@ import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiError } from '../http/api-error';
 import { dependency } from '../http/dependency';
+import { CampaignOwners } from '../results/campaign-owners';
 import { searchEnvelope } from '../results/search-envelope';
 import { assertActiveCampaign, assertAffiliate } from './campaign-access';
 import { parseSearchRequest } from './parse-search-request';
@@ -21,7 +21,7 @@ const searches = counter('gateway_searches_total', 'Searches answered 200, by te
 @UseGuards(ApiKeyGuard, RateLimitGuard)
 export class SearchController {
   constructor(
-    private readonly ds: DataSource,
+    private readonly campaigns: CampaignOwners,
     private readonly amqp: AmqpConnection,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -37,7 +37,7 @@ export class SearchController {
     const principal = req.principal!;
     const request = parseSearchRequest(body);
     assertAffiliate(principal, request.affiliateId);
-    await assertActiveCampaign(this.ds, this.config.dependencyTimeoutMs, principal, request.campaignId);
+    await assertActiveCampaign(this.campaigns, principal, request.campaignId);
 
     const searchId = randomUUID();
     const timeoutMs = this.config.search.replyTimeoutMs;
