@@ -341,7 +341,7 @@ describe('k8s/ manifests', () => {
       expect(byName(staging, 'Deployment', 'checks').metadata.namespace).toBe('lead-router-staging');
       expect(byName(staging, 'Deployment', 'sandbox').spec.replicas).toBe(1);
       expect(byName(staging, 'ScaledObject', 'checks').spec).toMatchObject({ minReplicaCount: 1, maxReplicaCount: 3 });
-      expect(byName(production, 'ScaledObject', 'checks').spec).toMatchObject({ minReplicaCount: 3, maxReplicaCount: 20 });
+      expect(byName(production, 'ScaledObject', 'checks').spec).toMatchObject({ minReplicaCount: 3, maxReplicaCount: 12 });
       expect(byName(staging, 'ConfigMap', 'lead-router-config').data).toMatchObject({ LOG_LEVEL: 'debug', AMQP_PREFIX: 'lr' });
       // Target patches change requests only; the base's limits stay.
       const stagingChecks = byName(staging, 'Deployment', 'checks').spec.template.spec.containers[0];
