@@ -1,0 +1,355 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { AppName } from '@lr/config';
+import { CONSUMERS } from '@lr/messaging';
+import {
+  containerEnv,
+  deploymentProblems,
+  find,
+  hpaProblems,
+  imageProblems,
+  migrationJobProblems,
+  namespaceProblems,
+  replicaOwnershipProblems,
+  scaledObjectProblems,
+  schemaVariables,
+  secretProblems,
+  serviceProblems,
+  unknownVariables,
+} from '../support/k8s-checks';
+import { fieldErrors } from '../support/k8s-strict-fields';
+import {
+  K8sObject,
+  filesOfKustomization,
+  parseImage,
+  readYamlDocuments,
+  renderKustomization,
+  strategicMerge,
+  yamlFilesUnder,
+} from '../support/kustomize-lite';
+
+/**
+ * k8s/ checked offline, without a cluster or a kustomize binary (issue 6, part 4):
+ *  - every YAML file under k8s/ parses, and every one is used by a kustomization;
+ *  - the base and each overlay, rendered by test/support/kustomize-lite.ts, validate
+ *    object by object against the Kubernetes and KEDA schemas of kubernetes-models
+ *    (in a child node: those packages are ESM-only) and have no field those
+ *    models do not know (test/support/k8s-strict-fields.ts);
+ *  - each overlay is a working deployment of this code base: a Deployment, probes,
+ *    resources and a PodDisruptionBudget for every app, the real loadConfig accepts
+ *    each container's environment, every ScaledObject reads its worker's own queue
+ *    as libs/messaging's topology names it, the HPA scales the gateway, and the
+ *    migration Job runs `npm run migrate` (rules: test/support/k8s-checks.ts).
+ * The overlays' secretGenerator reads secrets.env, which is never committed;
+ * this test renders them with secrets.env.example in its place.
+ */
+
+const ROOT = resolve(__dirname, '../..');
+const K8S = join(ROOT, 'k8s');
+const rel = (p: string) => relative(ROOT, p);
+const withExampleSecrets = { readEnvFile: (path: string) => readFileSync(`${path}.example`, 'utf8') };
+
+/** The sandbox (simulated schools and partners) belongs to staging only. */
+const SANDBOX_IN = ['staging'];
+const apps = readdirSync(join(ROOT, 'apps'))
+  .filter((n) => statSync(join(ROOT, 'apps', n)).isDirectory() && n !== 'ops')
+  .sort() as AppName[];
+const overlayNames = readdirSync(join(K8S, 'overlays')).filter((n) => existsSync(join(K8S, 'overlays', n, 'kustomization.yaml'))).sort();
+
+interface Rendered {
+  name: string;
+  dir: string;
+  objects: K8sObject[];
+}
+const rendered: Rendered[] = [
+  { name: 'base', dir: join(K8S, 'base'), objects: renderKustomization(join(K8S, 'base'), withExampleSecrets) },
+  ...overlayNames.map((name) => {
+    const dir = join(K8S, 'overlays', name);
+    return { name, dir, objects: renderKustomization(dir, withExampleSecrets) };
+  }),
+];
+const overlays = rendered.filter((r) => r.name !== 'base');
+const label = (set: string, o: K8sObject) => `${set}: ${o.apiVersion} ${o.kind} ${o.metadata.name}`;
+const all = rendered.flatMap((r) => r.objects.map((o) => ({ set: r.name, object: o })));
+
+/** Runs the schema validator (test/support/k8s-validate.mjs) once for a batch of objects. */
+function schemaErrors(objects: unknown[]): string[][] {
+  const out = execFileSync(process.execPath, [join(ROOT, 'test/support/k8s-validate.mjs')], {
+    cwd: ROOT,
+    input: JSON.stringify(objects),
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 60_000,
+  });
+  return (JSON.parse(out.toString('utf8')) as Array<{ errors: string[] }>).map((r) => r.errors);
+}
+
+const clone = <T>(v: T): T => structuredClone(v);
+const productionSet = () => clone(overlays.find((o) => o.name === 'production')!.objects);
+const migrateScript = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.migrate;
+
+describe('k8s/ manifests', () => {
+  describe('files', () => {
+    const files = yamlFilesUnder(K8S);
+
+    it('has a base and the staging and production overlays', () => {
+      expect(existsSync(join(K8S, 'base/kustomization.yaml'))).toBe(true);
+      expect(overlayNames).toEqual(['production', 'staging']);
+      expect(files.length).toBeGreaterThan(overlayNames.length + 1);
+    });
+
+    it.each(files.map(rel))('%s parses as YAML', (file) => {
+      expect(readYamlDocuments(join(ROOT, file)).length).toBeGreaterThan(0);
+    });
+
+    it('uses every YAML file under k8s/ in some kustomization (nothing lies there unapplied)', () => {
+      const used = new Set(rendered.flatMap((r) => filesOfKustomization(r.dir)));
+      expect(files.filter((f) => !used.has(f)).map(rel)).toEqual([]);
+    });
+
+    it('keeps the overlays’ secrets out of git and ships an example of each', () => {
+      const ignore = readFileSync(join(ROOT, '.gitignore'), 'utf8');
+      expect(ignore).toMatch(/^k8s\/overlays\/\*\/secrets\.env$/m);
+      for (const name of overlayNames) {
+        const example = readFileSync(join(K8S, 'overlays', name, 'secrets.env.example'), 'utf8');
+        expect(example).toMatch(/EXAMPLE/);
+      }
+    });
+  });
+
+  describe('schemas (kubernetes-models 5.1.0, @kubernetes-models/keda 2.0.0)', () => {
+    let schema: string[][];
+    let fields: string[][];
+    beforeAll(() => {
+      schema = schemaErrors(all.map((a) => a.object));
+      fields = fieldErrors(all.map((a) => a.object));
+    });
+
+    it('renders a full set for every overlay', () => {
+      for (const o of overlays) {
+        for (const kind of ['Namespace', 'ConfigMap', 'Secret', 'Job', 'Deployment', 'Service', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'ScaledObject', 'TriggerAuthentication']) {
+          expect([o.name, kind, o.objects.some((x) => x.kind === kind)]).toEqual([o.name, kind, true]);
+        }
+      }
+    });
+
+    it.each(all.map((a, n) => [label(a.set, a.object), n] as const))('%s matches its schema and has no unknown field', (_name, n) => {
+      expect({ schema: schema[n], fields: fields[n] }).toEqual({ schema: [], fields: [] });
+    });
+  });
+
+  describe('the validators reject broken manifests', () => {
+    const gateway = () => clone(find(productionSet(), 'Deployment', 'gateway')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const scaled = () => clone(find(productionSet(), 'ScaledObject', 'checks')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const broken: Array<[string, unknown, RegExp]> = [];
+    {
+      const d = gateway();
+      d.spec.replicas = 'two';
+      broken.push(['a wrong type (replicas: "two")', d, /replicas must be integer/]);
+    }
+    {
+      const d = gateway();
+      d.spec.template.spec.containers[0].readinesProbe = d.spec.template.spec.containers[0].readinessProbe;
+      broken.push(['an unknown field deep in a pod (readinesProbe)', d, /readinesProbe/]);
+    }
+    {
+      const d = gateway();
+      delete d.spec.template.spec.containers[0].name;
+      broken.push(['a missing required field (container name)', d, /name/]);
+    }
+    {
+      const d = gateway();
+      d.spec.template.spec.containers[0].resources.limits.memory = '512 MB';
+      broken.push(['a malformed quantity', d, /quantity/]);
+    }
+    {
+      const d = gateway();
+      d.spec.template.spec.containers[0].livenessProbe.httpGet = { path: '/health/live' };
+      broken.push(['a probe without a port', d, /port/]);
+    }
+    {
+      const s = scaled();
+      s.spec.triggers[0].metadata.value = 50;
+      broken.push(['a KEDA trigger value as a number', s, /must be string/]);
+    }
+    {
+      const s = scaled();
+      s.spec.minReplicas = s.spec.minReplicaCount;
+      broken.push(['an unknown KEDA field (minReplicas)', s, /minReplicas/]);
+    }
+    {
+      const s = scaled();
+      s.apiVersion = 'keda.sh/v1';
+      broken.push(['an API version with no schema', s, /keda\.sh\/v1/]);
+    }
+    let results: string[][];
+    beforeAll(() => {
+      const objects = broken.map(([, o]) => o as K8sObject);
+      const schema = schemaErrors(objects);
+      const fields = fieldErrors(objects);
+      results = objects.map((_, n) => [...schema[n], ...fields[n]]);
+    });
+    it.each(broken.map(([what, , pattern], n) => [what, pattern, n] as const))('%s', (_what, pattern, n) => {
+      expect(results[n].length).toBeGreaterThan(0);
+      expect(results[n].join('\n')).toMatch(pattern);
+    });
+  });
+
+  describe.each(overlays.map((o) => [o.name, o] as const))('overlay %s', (name, { objects }) => {
+    const expected = apps.filter((a) => a !== 'sandbox' || SANDBOX_IN.includes(name));
+
+    it.each(expected)('runs %s: Deployment of the one image, probes on its port, resources, security, grace, PDB, Service', (app) => {
+      expect(deploymentProblems(objects, app)).toEqual([]);
+    });
+
+    it('runs nothing else (no ops server; the sandbox only where it belongs)', () => {
+      expect(objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name).sort()).toEqual([...expected].sort());
+    });
+
+    it('sets only variables that libs/config knows', () => {
+      const known = schemaVariables();
+      expect(known.has('HTTP_PORT') && known.has('AMQP_PREFIX') && known.has('DATABASE_URL')).toBe(true);
+      const configMaps = objects.filter((o) => o.kind === 'ConfigMap' || o.kind === 'Secret');
+      const names = configMaps.flatMap((o) => Object.keys(((o as { data?: object }).data ?? {}) as object));
+      expect(unknownVariables({ values: {}, names, problems: [] }, known)).toEqual([]);
+    });
+
+    it('puts every object in its one Namespace', () => expect(namespaceProblems(objects)).toEqual([]));
+    it('keeps the connection settings in the Secret', () => expect(secretProblems(objects)).toEqual([]));
+    it('runs one image, pinned to a release', () => expect(imageProblems(objects, parseImage)).toEqual([]));
+    it('has Services that reach their pods', () => expect(serviceProblems(objects)).toEqual([]));
+    it('scales the gateway with an HPA on CPU', () => expect(hpaProblems(objects)).toEqual([]));
+    it('scales each worker with KEDA on its own queue, as the topology names it', () => {
+      expect(scaledObjectProblems(objects, CONSUMERS)).toEqual([]);
+    });
+    it('leaves replicas to the autoscalers', () => expect(replicaOwnershipProblems(objects)).toEqual([]));
+    it('migrates with a Job running npm run migrate, labelled for the first deploy step', () => {
+      expect(migrationJobProblems(objects, migrateScript)).toEqual([]);
+    });
+  });
+
+  describe('the overlay checks catch broken manifests', () => {
+    type Mutable = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const mutate = (kind: string, name: string, change: (o: Mutable) => void) => {
+      const set = productionSet();
+      change(find(set, kind, name));
+      return set;
+    };
+
+    it('a ScaledObject on another worker’s queue, or on a queue the topology does not declare', () => {
+      const other = mutate('ScaledObject', 'delivery', (s) => (s.spec.triggers[0].metadata.queueName = 'lr.checks'));
+      expect(scaledObjectProblems(other, CONSUMERS)).toEqual(['ScaledObject delivery: queue lr.checks, but delivery consumes lr.delivery']);
+      const unknown = mutate('ScaledObject', 'checks', (s) => (s.spec.triggers[0].metadata.queueName = 'lr.check'));
+      expect(scaledObjectProblems(unknown, CONSUMERS)).toEqual([
+        'ScaledObject checks: queue lr.check is not a consumer queue of the topology',
+        'ScaledObject checks: queue lr.check, but checks consumes lr.checks',
+      ]);
+    });
+
+    it('a prefix change in the ConfigMap that the ScaledObjects do not follow', () => {
+      const set = mutate('ConfigMap', 'lead-router-config', (c) => (c.data.AMQP_PREFIX = 'leads'));
+      expect(scaledObjectProblems(set, CONSUMERS)).toContain('ScaledObject checks: queue lr.checks, but checks consumes leads.checks');
+    });
+
+    it('a ScaledObject on a Deployment that does not exist, and a worker left without one', () => {
+      const set = mutate('ScaledObject', 'checks', (s) => (s.spec.scaleTargetRef.name = 'check'));
+      expect(scaledObjectProblems(set, CONSUMERS)).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^ScaledObjects target \[/), 'ScaledObject checks targets Deployment check, which is not in this set']),
+      );
+    });
+
+    it('an HPA on a worker', () => {
+      const set = mutate('HorizontalPodAutoscaler', 'gateway', (h) => (h.spec.scaleTargetRef.name = 'checks'));
+      expect(hpaProblems(set)).toContain('HPA gateway targets Deployment checks, not Deployment gateway');
+      expect(replicaOwnershipProblems(set)).toContain('Deployment checks is scaled by HPA gateway and ScaledObject checks');
+    });
+
+    it('a probe on the wrong port, a missing probe, a missing limit, a writable root, too short a grace', () => {
+      const set = mutate('Deployment', 'checks', (d) => {
+        const c = d.spec.template.spec.containers[0];
+        c.readinessProbe.httpGet.port = 3000;
+        delete c.livenessProbe;
+        delete c.resources.limits.memory;
+        c.securityContext.readOnlyRootFilesystem = false;
+        d.spec.template.spec.terminationGracePeriodSeconds = 5;
+      });
+      expect(deploymentProblems(set, 'checks')).toEqual([
+        'checks: no livenessProbe',
+        'checks: readinessProbe on port 3000, but the app listens on 3003',
+        'app: no readable memory limit',
+        'app: root filesystem is writable',
+        'checks: terminationGracePeriodSeconds 5 < preStop 0 s + SHUTDOWN_GRACE_MS 10000 ms + 2000 ms',
+      ]);
+    });
+
+    it('an env var libs/config does not know, and a value it refuses', () => {
+      const set = mutate('Deployment', 'delivery', (d) => {
+        d.spec.template.spec.containers[0].env.push({ name: 'AMQP_PREFETCH_COUNT', value: '10' }, { name: 'HTTP_PORT', value: 'http' });
+      });
+      const problems = deploymentProblems(set, 'delivery');
+      expect(problems).toContain('AMQP_PREFETCH_COUNT is not a variable of libs/config/src/env.schema.ts');
+      expect(problems.some((p) => p.startsWith("loadConfig('delivery') refuses") && p.includes('HTTP_PORT'))).toBe(true);
+    });
+
+    it('a Deployment without its PodDisruptionBudget', () => {
+      const set = productionSet().filter((o) => !(o.kind === 'PodDisruptionBudget' && o.metadata.name === 'partner-adapter'));
+      expect(deploymentProblems(set, 'partner-adapter')).toEqual(['partner-adapter: 0 PodDisruptionBudgets select its pods, expected 1']);
+    });
+
+    it('a migration Job that runs something else or misses its Secret', () => {
+      const set = mutate('Job', 'lead-router-migrate', (j) => (j.spec.template.spec.containers[0].command = ['node', 'dist/apps/ops/src/main.js', 'db', 'status']));
+      expect(migrationJobProblems(set, migrateScript)).toEqual([`Job lead-router-migrate runs "node dist/apps/ops/src/main.js db status", npm run migrate is "${migrateScript}"`]);
+      const noSecret = productionSet().filter((o) => o.kind !== 'Secret');
+      expect(migrationJobProblems(noSecret, migrateScript)).toContain('envFrom names Secret lead-router-secrets, which is not in this set');
+    });
+
+    it('reads the Secret the way the pods get it', () => {
+      const set = productionSet();
+      const { values } = containerEnv(set, (find(set, 'Job', 'lead-router-migrate') as any).spec.template.spec.containers[0]); // eslint-disable-line @typescript-eslint/no-explicit-any
+      const example = readFileSync(join(K8S, 'overlays/production/secrets.env.example'), 'utf8');
+      expect(example).toContain(`DATABASE_URL=${values.DATABASE_URL}`);
+      expect(values).toMatchObject({ APP: 'ops', AMQP_PREFIX: 'lr' });
+    });
+  });
+
+  describe('the kustomize subset (test/support/kustomize-lite.ts)', () => {
+    it('merges containers by name, maps recursively, and deletes on null', () => {
+      const target = { spec: { containers: [{ name: 'a', image: 'x', resources: { requests: { cpu: '1' }, limits: { cpu: '2' } } }, { name: 'b', image: 'y' }] }, keep: 1, drop: 2 };
+      strategicMerge(target as never, { spec: { containers: [{ name: 'a', resources: { requests: { cpu: '50m' } } }] }, drop: null } as never, true, 't');
+      expect(target).toEqual({ spec: { containers: [{ name: 'a', image: 'x', resources: { requests: { cpu: '50m' }, limits: { cpu: '2' } } }, { name: 'b', image: 'y' }] }, keep: 1 });
+    });
+
+    it('refuses a list merge it does not know on a built-in kind, and replaces lists of custom resources', () => {
+      expect(() => strategicMerge({ tolerations: [] } as never, { tolerations: [{ key: 'k' }] } as never, true, 't')).toThrow(/not implemented/);
+      const custom = { triggers: [{ type: 'a' }, { type: 'b' }] };
+      strategicMerge(custom as never, { triggers: [{ type: 'c' }] } as never, false, 't');
+      expect(custom).toEqual({ triggers: [{ type: 'c' }] });
+    });
+
+    it('reads image references with registries, ports, tags and digests', () => {
+      expect(parseImage('lead-router')).toEqual({ name: 'lead-router', digest: undefined });
+      expect(parseImage('registry.example.com:5000/team/lead-router:0.1.0')).toEqual({ name: 'registry.example.com:5000/team/lead-router', tag: '0.1.0', digest: undefined });
+      expect(parseImage('r.example.com/lead-router@sha256:abc')).toEqual({ name: 'r.example.com/lead-router', digest: 'sha256:abc' });
+    });
+
+    it('applies the overlays: namespace, image, replicas, patches, generated Secret', () => {
+      const staging = overlays.find((o) => o.name === 'staging')!.objects as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+      const production = productionSet() as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+      const base = rendered[0].objects as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+      const byName = (set: any[], kind: string, name: string) => set.find((o) => o.kind === kind && o.metadata.name === name); // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(byName(base, 'Deployment', 'checks').metadata.namespace).toBeUndefined();
+      expect(byName(staging, 'Deployment', 'checks').metadata.namespace).toBe('lead-router-staging');
+      expect(byName(staging, 'Deployment', 'sandbox').spec.replicas).toBe(1);
+      expect(byName(staging, 'ScaledObject', 'checks').spec).toMatchObject({ minReplicaCount: 1, maxReplicaCount: 3 });
+      expect(byName(production, 'ScaledObject', 'checks').spec).toMatchObject({ minReplicaCount: 3, maxReplicaCount: 12 });
+      expect(byName(staging, 'ConfigMap', 'lead-router-config').data).toMatchObject({ LOG_LEVEL: 'debug', AMQP_PREFIX: 'lr' });
+      // Target patches change requests only; the base's limits stay.
+      const stagingChecks = byName(staging, 'Deployment', 'checks').spec.template.spec.containers[0];
+      const baseChecks = byName(base, 'Deployment', 'checks').spec.template.spec.containers[0];
+      expect(stagingChecks.resources).toEqual({ requests: { cpu: '50m', memory: '128Mi' }, limits: baseChecks.resources.limits });
+      expect(stagingChecks.image).toBe('registry.example.com/lead-router:0.1.0');
+      expect(baseChecks.image).toBe('lead-router');
+      expect(byName(production, 'Secret', 'lead-router-secrets').metadata.namespace).toBe('lead-router-production');
+    });
+  });
+});
