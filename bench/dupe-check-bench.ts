@@ -12,6 +12,7 @@ import { runBench } from './support/bench-main';
 import { Answer } from './support/http-client';
 import { OpenLoopResult, runOpenLoop } from './support/open-loop';
 import { renderReport, Row } from './support/report';
+import { writeSection } from './support/section';
 
 /**
  * `npm run bench:dupe-check`: the duplicate pre-check's latency at a fixed
@@ -408,6 +409,7 @@ async function main(): Promise<void> {
   };
   writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);
   log(`figures written to ${file}`);
+  writeSection({ name: 'dupe-check', title: 'Duplicate pre-check (1 M dedupe keys)', rows, targets, figures: { ...figures, plans: undefined } });
 }
 
 async function stopProcesses(list: RunningProcess[]): Promise<void> {

@@ -2,15 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { ResultEntry } from '../libs/contracts/src';
-import { ROOT, RunningProcess, startApp, startProcess, stopAllApps } from './support/app-process';
+import { ROOT, startApp, stopAllApps } from './support/app-process';
 import { benchCatalog, benchSearchBody } from './support/bench-catalog';
 import { benchEnv, ops, removeBenchVhost, resetBenchState, waitUntilDrained } from './support/bench-state';
 import { runClosedLoop } from './support/closed-loop';
-import { Answer, Call, keepAliveAgent, send } from './support/http-client';
-import { OpenLoopResult, runOpenLoop } from './support/open-loop';
+import { runBench } from './support/bench-main';
+import { Call } from './support/http-client';
+import { runOpenLoop } from './support/open-loop';
 import { renderReport, Row } from './support/report';
+import { writeSection } from './support/section';
+import { doneSearches, firstSearch, searchLoad, startBaseline } from './support/search-drive';
 
 /**
  * `npm run bench:search`: the search answer's latency at a fixed offered load
@@ -29,46 +30,6 @@ const TARGET_SEARCH_P99_MS = 100;
 const TARGET_POLL_RATIO = 0.5;
 
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
-const json = (a: Answer) => JSON.parse(a.body.toString('utf8')) as { svc_lead_id: string; processing_done: boolean; offers: ResultEntry[] };
-
-interface SearchRun extends OpenLoopResult {
-  avgOffers: number;
-  avgAnswerBytes: number;
-}
-
-/** Searches at the fixed offered load; every search a different person. */
-async function searchLoad(
-  baseUrl: string,
-  path: string,
-  headers: Record<string, string>,
-  body: (i: number) => unknown,
-  load: { rate: number; warmupMs: number; durationMs: number } = SEARCH,
-): Promise<SearchRun> {
-  let offers = 0;
-  let bytes = 0;
-  let answers = 0;
-  const result = await runOpenLoop({
-    baseUrl,
-    ...load,
-    call: (i) => ({ method: 'POST', path, headers, body: JSON.stringify(body(i)) }),
-    onAnswer: (a) => {
-      const parsed = json(a);
-      answers++;
-      offers += parsed.offers.length;
-      bytes += a.body.length;
-    },
-  });
-  return { ...result, avgOffers: Math.round((offers / answers) * 10) / 10, avgAnswerBytes: Math.round(bytes / answers) };
-}
-
-/** A single search; its result entries, or an error saying what the gateway answered. */
-async function firstSearch(gatewayUrl: string, auth: Record<string, string>, searchBody: unknown): Promise<ResultEntry[]> {
-  const agent = keepAliveAgent(1);
-  const answer = await send(agent, new URL(gatewayUrl), { method: 'POST', path: '/api/v1/engine/search', headers: auth, body: JSON.stringify(searchBody) }, 10_000);
-  agent.destroy();
-  if (answer.status !== 200) throw new Error(`the first search answered ${answer.status}: ${answer.body.toString('utf8').slice(0, 500)}`);
-  return json(answer).offers;
-}
 
 async function main(): Promise<void> {
   const run = randomBytes(3).toString('hex');
@@ -98,7 +59,7 @@ async function main(): Promise<void> {
   const searchModerate = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('m'), SEARCH_MODERATE);
   await drain();
   log(`search, system: ${SEARCH.rate}/s open loop, ${SEARCH.warmupMs / 1000} s warm-up + ${SEARCH.durationMs / 1000} s`);
-  const searchSystem = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('s'));
+  const searchSystem = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('s'), SEARCH);
 
   const drainAfterSearch = await drain();
 
@@ -106,11 +67,11 @@ async function main(): Promise<void> {
   writeFileSync(join(dir, 'entries.json'), JSON.stringify(template));
   const searchBaselineApp = await startBaseline('search-baseline', { BENCH_ENTRIES_FILE: join(dir, 'entries.json') });
   const searchBaselineModerate = await searchLoad(searchBaselineApp.url, '/search', {}, body('c'), SEARCH_MODERATE);
-  const searchBaseline = await searchLoad(searchBaselineApp.url, '/search', {}, body('b'));
+  const searchBaseline = await searchLoad(searchBaselineApp.url, '/search', {}, body('b'), SEARCH);
   await searchBaselineApp.stop();
 
   log(`polls: ${POLL_SEARCHES} searches, then waiting until they are done`);
-  const ids = await doneSearches(gateway.url, auth, body('p'));
+  const ids = await doneSearches(gateway.url, auth, body('p'), POLL_SEARCHES);
   const drainBeforePolls = await drain();
   const pollBaselineApp = await startBaseline('poll-baseline', {});
   const pollCall = (prefix: string, headers: Record<string, string>) => (i: number): Call => ({ method: 'GET', path: `${prefix}${ids[i % ids.length]}`, headers });
@@ -179,6 +140,7 @@ async function main(): Promise<void> {
   };
   writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);
   log(`figures written to ${file}`);
+  writeSection({ name: 'search', title: 'Search and polling (50-offer campaign)', rows, targets, figures });
 }
 
 /** Waits for queued work to end; says how long the system needed to work off a backlog. */
@@ -195,68 +157,10 @@ function appEnv(): Record<string, string> {
   return { ...benchEnv, BENCH_CPU_PROF_DIR: dir, NODE_OPTIONS: `--require ${join(__dirname, 'support', 'cpu-profile.js')}` };
 }
 
-/** A baseline server from the build (dist/bench/baselines/<name>.js), as a child process like the apps. */
-function startBaseline(name: 'search-baseline' | 'poll-baseline', extra: Record<string, string>): Promise<RunningProcess> {
-  return startProcess({
-    name,
-    entry: join(__dirname, 'baselines', `${name}.js`),
-    env: { ...benchEnv, ...extra },
-    portVar: 'PORT',
-    probePath: '/health/ready',
-    probeLabel: 'ready',
-  });
+/** Stops every process the bench started and deletes its vhost. */
+async function cleanUp(): Promise<void> {
+  await stopAllApps();
+  removeBenchVhost();
 }
 
-/**
- * Makes the poll phase's searches (8 at a time, so the system's own pace sets
- * the rate and none times out), then polls each until it is done (partners answered).
- */
-async function doneSearches(gatewayUrl: string, auth: Record<string, string>, body: (i: number) => unknown): Promise<string[]> {
-  const ids: string[] = [];
-  const agent = keepAliveAgent(8);
-  const base = new URL(gatewayUrl);
-  let next = 0;
-  let failures = 0;
-  const worker = async () => {
-    while (ids.length < POLL_SEARCHES && failures < POLL_SEARCHES) {
-      const answer = await send(agent, base, { method: 'POST', path: '/api/v1/engine/search', headers: auth, body: JSON.stringify(body(next++)) }, 10_000);
-      if (answer.status === 200) ids.push(json(answer).svc_lead_id);
-      else failures++;
-    }
-  };
-  await Promise.all(Array.from({ length: 8 }, worker));
-  let open = [...ids];
-  for (let round = 0; open.length > 0 && round < 30; round++) {
-    await sleep(500);
-    const answers = await Promise.all(open.map((id) => send(agent, base, { method: 'GET', path: `/api/v1/engine/results/${id}`, headers: auth }, 10_000)));
-    open = open.filter((_, i) => !json(answers[i]).processing_done);
-  }
-  agent.destroy();
-  if (open.length > 0) throw new Error(`${open.length} of ${ids.length} searches still not done`);
-  return ids;
-}
-
-let cleaning: Promise<void> | undefined;
-/** Stops every process the bench started and deletes its vhost; once, whatever called it. */
-function cleanUp(): Promise<void> {
-  cleaning ??= (async () => {
-    await stopAllApps();
-    removeBenchVhost();
-  })();
-  return cleaning;
-}
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    log(`${signal}: stopping`);
-    void cleanUp().finally(() => process.exit(130));
-  });
-}
-
-main()
-  .catch((e: unknown) => {
-    process.stderr.write(`[bench] failed: ${e instanceof Error ? e.stack : String(e)}\n`);
-    process.exitCode = 1;
-  })
-  .finally(() => cleanUp());
-
+runBench(main, cleanUp);

@@ -10,7 +10,7 @@ export const PARTNER_OFFERS = 4;
  * eligibility, a day cap too large to matter and campaign payouts; and 4
  * partner offers across 2 sandbox partners answering after 300 ms.
  */
-export function benchCatalog(sandboxUrl: string) {
+export function benchCatalog(sandboxUrl: string, size: { own: number; partner: number } = { own: OWN_OFFERS, partner: PARTNER_OFFERS }) {
   const affiliateId = randomUUID();
   const campaignId = randomUUID();
   const partners = ['bench-a', 'bench-b'].map((name) => ({
@@ -20,12 +20,12 @@ export function benchCatalog(sandboxUrl: string) {
     base_url: `${sandboxUrl}/partners/${name}?delay_ms=300&match=all`,
     timeout_ms: 5000,
   }));
-  const schools = Array.from({ length: OWN_OFFERS + PARTNER_OFFERS }, (_, i) => ({
+  const schools = Array.from({ length: size.own + size.partner }, (_, i) => ({
     id: randomUUID(),
     name: `Bench College ${i + 1}`,
     logo_url: `https://cdn.example.org/bench/college-${i + 1}.png`,
   }));
-  const own = schools.slice(0, OWN_OFFERS).map((school, i) => ({
+  const own = schools.slice(0, size.own).map((school, i) => ({
     id: randomUUID(),
     name: `${school.name} Online Programs`,
     school_id: school.id,
@@ -51,7 +51,7 @@ export function benchCatalog(sandboxUrl: string) {
     caps: [{ period: 'day', limit: 1_000_000, timezone: 'America/New_York' }],
     delivery: { adapter: 'sandbox', url: `${sandboxUrl}/schools/bench/leads`, timeout_ms: 5000 },
   }));
-  const partnerOffers = schools.slice(OWN_OFFERS).map((school, i) => ({
+  const partnerOffers = schools.slice(size.own).map((school, i) => ({
     id: randomUUID(),
     name: `Partner: ${school.name}`,
     school_id: school.id,
@@ -64,15 +64,15 @@ export function benchCatalog(sandboxUrl: string) {
     result_ttl_seconds: 900,
   }));
   const catalog = {
-    affiliates: [{ id: affiliateId, name: 'Bench Affiliate', status: 'active', dupe_check: false }],
+    affiliates: [{ id: affiliateId, name: `Bench Affiliate ${affiliateId.slice(0, 8)}`, status: 'active', dupe_check: false }],
     schools,
-    partners,
+    partners: size.partner > 0 ? partners : [],
     offers: [...own, ...partnerOffers],
     campaigns: [
       {
         id: campaignId,
         affiliate_id: affiliateId,
-        name: 'Bench 50-offer campaign',
+        name: `Bench ${size.own + size.partner}-offer campaign`,
         status: 'active',
         offers: [
           ...own.map((o, i) => ({ offer_id: o.id, payout: 20 + (i % 5), ...(i % 3 === 0 ? { program_payouts: { bsn: 35 } } : {}) })),
@@ -103,5 +103,18 @@ export function benchSearchBody(campaignId: string, affiliateId: string, run: st
     },
     tracking: { ip_address: '73.12.44.10', subid: 'bench', utm_source: 'bench' },
     tcpa_consent: true,
+  };
+}
+
+type BenchCatalog = ReturnType<typeof benchCatalog>['catalog'];
+
+/** Several bench catalogs as one file (catalog apply syncs the whole catalog, so they go in together). */
+export function mergeCatalogs(catalogs: BenchCatalog[]): BenchCatalog {
+  return {
+    affiliates: catalogs.flatMap((c) => c.affiliates),
+    schools: catalogs.flatMap((c) => c.schools),
+    partners: catalogs.flatMap((c) => c.partners),
+    offers: catalogs.flatMap((c) => c.offers),
+    campaigns: catalogs.flatMap((c) => c.campaigns),
   };
 }

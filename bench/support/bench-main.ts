@@ -1,8 +1,7 @@
 /**
  * Runs a bench's main() and its clean-up exactly once, whether main ends, fails
  * or the run is interrupted (SIGINT/SIGTERM exit 130 after cleaning up). A
- * failure is printed with its stack and sets exit code 1. (search-bench.ts
- * still has its own copy of this; it can move here.)
+ * failure is printed with its stack and sets exit code 1.
  */
 export function runBench(main: () => Promise<void>, cleanUp: () => Promise<void>): void {
   let cleaning: Promise<void> | undefined;
