@@ -36,7 +36,7 @@ export function formatLeadStory(story: LeadStory): string[] {
       field('test', yesNo(s.is_test)),
       field('consumer ip', `${s.consumer_ip} (${s.ip_source})`),
       field('tracking', pairs(s.tracking)),
-      field('tcpa consent', `${yesNo(s.tcpa_consent)} (as sent with the search; each submit's own is below)`),
+      field('tcpa consent', s.tcpa_consent === null ? 'not sent with the search' : `${yesNo(s.tcpa_consent)} (as sent with the search; each submit's own is below)`),
       field('form cert url', orDash(s.form_cert_url)),
       field('universal lead id', orDash(s.universal_lead_cert)),
       field('first submitted', orDash(s.submitted_at)),
