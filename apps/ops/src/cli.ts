@@ -3,11 +3,13 @@ import { CliError, EXIT } from './cli-error';
 import { registerCatalogCommands } from './commands/catalog.command';
 import { registerDbCommands } from './commands/db.command';
 import { registerKeysCommands } from './commands/keys.command';
+import { registerLeadCommands } from './commands/lead.command';
+import { registerReportCommands } from './commands/report.command';
 import { CliContext } from './context';
 import { CliIo, processIo } from './io';
 
 /** Each command group registers itself; a new group is one file in commands/ and one line here. */
-const COMMAND_GROUPS = [registerDbCommands, registerCatalogCommands, registerKeysCommands];
+const COMMAND_GROUPS = [registerDbCommands, registerCatalogCommands, registerKeysCommands, registerLeadCommands, registerReportCommands];
 
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('ops')

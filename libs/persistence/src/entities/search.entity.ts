@@ -13,6 +13,7 @@ import { Campaign } from './campaign.entity';
 @Check('ck_searches_ip_source', `"ip_source" IN ('consumer', 'caller_server')`)
 @Check('ck_searches_accepted_count', `"accepted_count" >= 0`)
 @Index('ix_searches_affiliate_created', ['affiliateId', 'createdAt'])
+@Index('ix_searches_created_at', ['createdAt'])
 @Index('ix_searches_campaign_id', ['campaignId'])
 export class Search {
   @PrimaryColumn('uuid') id: string;

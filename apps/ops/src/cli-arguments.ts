@@ -1,0 +1,20 @@
+import { InvalidArgumentError } from 'commander';
+import { isUuid } from '@lr/persistence';
+import { parseIsoInstant } from './iso-instant';
+
+/**
+ * commander argument parsers. A value they refuse is a wrong command line:
+ * commander names the argument or option, prints the help hint, and the CLI
+ * exits 2 (a well-formed value that names nothing is a failed lookup, exit 1).
+ */
+export function uuidArgument(value: string): string {
+  if (!isUuid(value)) throw new InvalidArgumentError('must be a UUID');
+  return value.toLowerCase();
+}
+
+/** `--from 2026-11-01` (midnight UTC) or a date-time with a zone. */
+export function instantArgument(value: string): Date {
+  const parsed = parseIsoInstant(value);
+  if ('error' in parsed) throw new InvalidArgumentError(parsed.error);
+  return parsed.at;
+}
