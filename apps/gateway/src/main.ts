@@ -2,6 +2,7 @@ import { loadConfig } from '@lr/config';
 import { startHttpApp } from '@lr/observability';
 import { DUPE_CHECK_BODY_LIMIT, DUPE_CHECK_PATH } from './dupe-check/dupe-check.controller';
 import { GatewayModule } from './gateway.module';
+import { serveOpenApi } from './openapi/setup';
 
 /** The only public HTTP surface: the affiliate API of ../shared/spec/affiliate-api.md. */
 async function main(): Promise<void> {
@@ -13,6 +14,8 @@ async function main(): Promise<void> {
       app.getHttpAdapter().getInstance().addHook('onRoute', (route) => {
         if (route.url === DUPE_CHECK_PATH) route.bodyLimit = DUPE_CHECK_BODY_LIMIT;
       });
+      // The contract as OpenAPI 3: /docs (Swagger UI) and /docs-json, open to anyone (docs/openapi.md).
+      serveOpenApi(app, GatewayModule);
     },
   });
 }

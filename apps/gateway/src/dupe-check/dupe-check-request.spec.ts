@@ -98,6 +98,20 @@ describe('parseDupeCheckRequest', () => {
     expect(refusal(body)).toEqual(expected);
   });
 
+  it('names the field in the reason', () => {
+    const reason = (body: unknown) => {
+      try {
+        parseDupeCheckRequest(body);
+      } catch (e) {
+        return (e as ApiError).reason;
+      }
+      return undefined;
+    };
+    expect(reason({ email: 'a@b.co', offer_id: 'x' })).toBe('offer_id must be a UUID');
+    expect(reason({ hashed: 'abc' })).toBe('hashed must be an object');
+    expect(reason({ hashed: { zip: hashOf('zip', '75001'), email: 'ada@example.com' } })).toBe('hashed.email must be a lower-case hex SHA-256');
+  });
+
   it('checks offer_id before usability (the field is named even when nothing else is usable)', () => {
     expect(refusal({ offer_id: 'x' })).toEqual({ status: 400, code: 'INVALID_FIELD', field: 'offer_id' });
   });

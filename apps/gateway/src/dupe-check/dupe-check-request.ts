@@ -1,7 +1,7 @@
-import { isUUID } from 'class-validator';
 import { type DedupeKey, dedupeKeysFromHashes, HASHED_KEYS, type HashedKey, leadHashes } from '@lr/domain';
 import { ApiError } from '../http/api-error';
-import { requireObjectBody } from '../http/validation';
+import { checkDto, requireObjectBody, throwIfProblems } from '../http/validation';
+import { DupeCheckRequestDto, HashedKeysDto } from './dupe-check-request.dto';
 
 /**
  * Raw fields that are accepted (they make a request usable) but belong to no
@@ -17,8 +17,6 @@ export interface DupeCheckRequest {
   keys: DedupeKey[];
 }
 
-const HEX64 = /^[0-9a-fA-F]{64}$/;
-
 /** A non-empty string after trimming, or undefined. */
 function text(v: unknown): string | undefined {
   return typeof v === 'string' && v.trim() !== '' ? v : undefined;
@@ -27,7 +25,8 @@ function text(v: unknown): string | undefined {
 /**
  * Reads a pre-check body into the person's duplicate keys, or throws the
  * contract's 400: INVALID_FIELD for a non-UUID `offer_id` (or a `hashed` value
- * that is not a SHA-256 hex), MALFORMED_REQUEST when no field is usable.
+ * that is not a SHA-256 hex), both checked by DupeCheckRequestDto, the class the
+ * OpenAPI document shows; MALFORMED_REQUEST when no field is usable.
  *
  * Raw values are normalized and hashed by leadHashes(), the very function the
  * submit path builds the dedupe index with, so both always hash a person alike
@@ -37,37 +36,25 @@ function text(v: unknown): string | undefined {
  * inside `hashed` or beside it, are ignored (the contract allows extra properties).
  */
 export function parseDupeCheckRequest(body: unknown): DupeCheckRequest {
-  const obj = requireObjectBody(body);
-  if (obj.offer_id !== undefined && (typeof obj.offer_id !== 'string' || !isUUID(obj.offer_id))) {
-    throw ApiError.invalidField('offer_id', 'offer_id must be a UUID');
-  }
-  const hashed = hashedValues(obj.hashed);
+  const { dto, problems } = checkDto(DupeCheckRequestDto, requireObjectBody(body));
+  throwIfProblems(problems);
+  const hashed = hashedValues(dto.hashed);
   const raw = leadHashes({
-    personal: { email: text(obj.email), phone: text(obj.phone), last_name: text(obj.last_name), date_of_birth: text(obj.dob) },
-    address: { zip_code: text(obj.zip) },
+    personal: { email: text(dto.email), phone: text(dto.phone), last_name: text(dto.last_name), date_of_birth: text(dto.dob) },
+    address: { zip_code: text(dto.zip) },
   });
   const hashes: Partial<Record<HashedKey, string>> = { ...raw, ...hashed };
-  const usable = Object.keys(hashes).length > 0 || RAW_ONLY_FIELDS.some((f) => text(obj[f]) !== undefined);
+  const usable = Object.keys(hashes).length > 0 || RAW_ONLY_FIELDS.some((f) => text(dto[f]) !== undefined);
   if (!usable) throw ApiError.malformed(400, 'No usable lead field');
-  return {
-    offerId: typeof obj.offer_id === 'string' ? obj.offer_id.toLowerCase() : undefined,
-    keys: dedupeKeysFromHashes(hashes),
-  };
+  return { offerId: dto.offer_id?.toLowerCase(), keys: dedupeKeysFromHashes(hashes) };
 }
 
-/** The contract's `hashed` object: its known keys, each a SHA-256 hex, lower-cased. */
-function hashedValues(hashed: unknown): Partial<Record<HashedKey, string>> {
-  if (hashed === undefined) return {};
-  if (hashed === null || typeof hashed !== 'object' || Array.isArray(hashed)) {
-    throw ApiError.invalidField('hashed', 'hashed must be an object');
-  }
-  const given = hashed as Record<string, unknown>;
+/** The known keys of `hashed` (each already checked as a SHA-256 hex by the DTO), lower-cased. */
+function hashedValues(hashed: HashedKeysDto | undefined): Partial<Record<HashedKey, string>> {
   const out: Partial<Record<HashedKey, string>> = {};
   for (const key of HASHED_KEYS) {
-    const v = given[key];
-    if (v === undefined) continue;
-    if (typeof v !== 'string' || !HEX64.test(v)) throw ApiError.invalidField(`hashed.${key}`, `hashed.${key} must be a lower-case hex SHA-256`);
-    out[key] = v.toLowerCase();
+    const v = hashed?.[key];
+    if (v !== undefined) out[key] = v.toLowerCase();
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import { Body, Controller, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiOperation } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
@@ -9,6 +10,9 @@ import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiError } from '../http/api-error';
 import { dependency } from '../http/dependency';
+import { DupeCheckAnswerSchema } from '../openapi/answer-schemas';
+import { AffiliateApi, ContractAnswers } from '../openapi/contract-answers';
+import { DupeCheckRequestDto } from './dupe-check-request.dto';
 import { parseDupeCheckRequest } from './dupe-check-request';
 
 export const DUPE_CHECK_PATH = '/api/v1/engine/dupe-check';
@@ -28,6 +32,7 @@ export interface DupeCheckAnswer {
 const decisions = counter('gateway_dupe_check_answers_total', 'Duplicate pre-check answers by policy and outcome', ['scope', 'duplicate_likely']);
 
 @Controller('api/v1/engine')
+@AffiliateApi()
 export class DupeCheckController {
   constructor(
     private readonly ds: DataSource,
@@ -44,6 +49,15 @@ export class DupeCheckController {
   @Endpoint('dupe-check')
   @UseGuards(ApiKeyGuard, RateLimitGuard)
   @HttpCode(200)
+  @ApiOperation({
+    operationId: 'dupeCheck',
+    summary: 'Ask whether a lead would likely be refused as a duplicate',
+    description:
+      'Optional, server to server only (no CORS). Answers only `duplicate_likely`: no score, no matched fields. ' +
+      'Submit always runs the full duplicate check regardless. Body at most 16 KB.',
+  })
+  @ApiBody({ type: DupeCheckRequestDto })
+  @ContractAnswers('dupe-check', { type: DupeCheckAnswerSchema, ok: '`code` `OK`, `status` `accepted`, `duplicate_likely`.' })
   async check(
     @Req() req: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiParam } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
@@ -13,7 +14,10 @@ import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiError } from '../http/api-error';
 import { dependency } from '../http/dependency';
+import { SubmitAnswerSchema } from '../openapi/answer-schemas';
+import { AffiliateApi, ContractAnswers } from '../openapi/contract-answers';
 import { assertAffiliate } from '../search/campaign-access';
+import { LeadsRequestDto } from './leads-request.dto';
 import { parseLeadsRequest } from './parse-leads-request';
 import { pendingDecision, submitAnswer } from './submit-answer';
 
@@ -21,6 +25,7 @@ const submits = counter('gateway_submits_total', 'Leads endpoint answers with a 
 
 @Controller('api/v1/engine')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
+@AffiliateApi()
 export class LeadsController {
   constructor(
     private readonly ds: DataSource,
@@ -37,6 +42,19 @@ export class LeadsController {
    */
   @Post('leads')
   @Endpoint('leads')
+  @ApiOperation({
+    operationId: 'submitLead',
+    summary: 'Submit a search result, or post a lead directly to one offer',
+    description:
+      'Result submit: `svc_result_id` and `search_lead_id` (the lead comes from the search). Direct post: `svc_offer_id`, `lead` and `tracking`. ' +
+      'Checks run again in full before the buyer receives the lead. Clients read `status` and `code`, not the HTTP status.',
+  })
+  @ApiBody({ type: LeadsRequestDto })
+  @ContractAnswers('leads', {
+    type: SubmitAnswerSchema,
+    ok: 'A decision (accepted or refused by the service or the buyer), including refusals for a missing or invalid answer or consent (`status` `invalid`).',
+    accepted: '`PENDING`: the buyer has not answered in time; not final. `GET /api/v1/engine/leads/{svc_lead_id}` returns the decision.',
+  })
   async submit(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: unknown) {
     const principal = req.principal!;
     const request = parseLeadsRequest(body);
@@ -126,9 +144,16 @@ export class LeadsController {
   }
 
   /** The current decision of a submit, in the submit answer's shape (an addition to the contract). */
-  @Get('leads/:id')
+  @Get('leads/:svc_lead_id')
   @Endpoint('leads')
-  async status(@Req() req: FastifyRequest, @Param('id') id: string) {
+  @ApiOperation({
+    operationId: 'getLeadStatus',
+    summary: 'Read the current decision of a submit',
+    description: 'An addition to the contract: the submit answer of a lead now, e.g. after a `PENDING`. Counts toward the leads endpoint’s limit.',
+  })
+  @ApiParam({ name: 'svc_lead_id', format: 'uuid', description: 'The `svc_lead_id` of a submit answer (not the search id).' })
+  @ContractAnswers('lead-status', { type: SubmitAnswerSchema, ok: 'The submit answer as it stands.' })
+  async status(@Req() req: FastifyRequest, @Param('svc_lead_id') id: string) {
     const principal = req.principal!;
     const lead = isUUID(id)
       ? await dependency('postgres', this.config.dependencyTimeoutMs, () => findLead(this.ds, id.toLowerCase()))

@@ -1,4 +1,31 @@
-import type { SubmitDecision } from '@lr/contracts';
+import type { ApiCode, OutcomeStatus, SubmitDecision } from '@lr/contracts';
+
+/** The contract's submit answer ("Submit answer"), as the leads endpoint and the lead-status read send it. */
+export interface SubmitAnswerBody {
+  code: ApiCode;
+  status: OutcomeStatus;
+  reason: string;
+  source?: 'buyer';
+  success: boolean;
+  accepted: boolean;
+  retryable: false;
+  svc_lead_id: string;
+  payout?: number;
+  message: string;
+  field?: string;
+  disposition: SubmitDisposition;
+  submitted?: false;
+  test_lead?: true;
+}
+
+/** The contract leaves `disposition`'s contents open; these are what the service puts there. */
+export interface SubmitDisposition {
+  decided_by: 'service' | 'buyer' | null;
+  decided_at: string | null;
+  offer_id: string;
+  svc_result_id?: string;
+  search_lead_id?: string | null;
+}
 
 /**
  * The contract's submit answer for a decision (affiliate-api.md, "Submit
@@ -8,11 +35,11 @@ import type { SubmitDecision } from '@lr/contracts';
  * check is held: `success` and `accepted` as a live acceptance would answer,
  * plus `submitted: false` and `test_lead: true`.
  */
-export function submitAnswer(d: SubmitDecision): { httpStatus: 200 | 202; body: Record<string, unknown> } {
+export function submitAnswer(d: SubmitDecision): { httpStatus: 200 | 202; body: SubmitAnswerBody } {
   const held = d.code === 'TEST_LEAD_HELD';
   const accepted = d.status === 'accepted' || held;
   const pending = d.status === 'pending';
-  const body: Record<string, unknown> = {
+  const body: SubmitAnswerBody = {
     code: d.code,
     status: d.status,
     reason: d.reason,

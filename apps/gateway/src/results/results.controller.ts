@@ -1,4 +1,5 @@
 import { Controller, Get, Header, Param, Req, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiParam } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { isUUID } from 'class-validator';
 import { counter } from '@lr/observability';
@@ -6,6 +7,8 @@ import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiError } from '../http/api-error';
+import { SearchAnswerSchema } from '../openapi/answer-schemas';
+import { AffiliateApi, ContractAnswers } from '../openapi/contract-answers';
 import { pollBody } from './search-envelope';
 import { CampaignOwners } from './campaign-owners';
 import { SearchStore } from './search-store';
@@ -15,6 +18,7 @@ const polls = counter('gateway_polls_total', 'Polls answered 200, by done', ['do
 
 @Controller('api/v1/engine')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
+@AffiliateApi()
 export class ResultsController {
   constructor(
     private readonly store: SearchStore,
@@ -27,10 +31,17 @@ export class ResultsController {
    * has since been given to another affiliate is 403 (contract: campaign not
    * the caller's).
    */
-  @Get('results/:svcLeadId')
+  @Get('results/:svc_lead_id')
   @Endpoint('results')
   @Header('Content-Type', 'application/json; charset=utf-8')
-  async results(@Req() req: FastifyRequest, @Param('svcLeadId') svcLeadId: string) {
+  @ApiOperation({
+    operationId: 'pollResults',
+    summary: 'Poll the results of a search',
+    description: 'Returns all results of the search so far, not only new ones. Poll until `processing_done` is true, no faster than `poll_after_ms`.',
+  })
+  @ApiParam({ name: 'svc_lead_id', format: 'uuid', description: 'The search id (`svc_lead_id` of the search answer).' })
+  @ContractAnswers('results', { type: SearchAnswerSchema, ok: 'The search answer envelope; `poll_after_ms` only while `processing_done` is false.' })
+  async results(@Req() req: FastifyRequest, @Param('svc_lead_id') svcLeadId: string) {
     if (!isUUID(svcLeadId)) throw searchNotFound();
     const view = await this.store.find(svcLeadId.toLowerCase());
     if (!view || view.meta.affiliateId !== req.principal!.affiliateId) throw searchNotFound();

@@ -40,3 +40,6 @@ export function pollBody(view: PollView, now: Date = new Date()): { body: string
   );
   return { body: `${head.slice(0, -1)},"offers":${view.offersJson}}`, processingDone };
 }
+
+/** The contract's answer envelope of search and results, as sent (documented by SearchAnswerSchema). */
+export type SearchAnswer = ReturnType<typeof searchEnvelope>;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Body, Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiOperation } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { MESSAGE_TYPES, SearchAnswerV1, SearchRequestedV1 } from '@lr/contracts';
@@ -10,15 +11,19 @@ import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiError } from '../http/api-error';
 import { dependency } from '../http/dependency';
+import { SearchAnswerSchema } from '../openapi/answer-schemas';
+import { AffiliateApi, ContractAnswers } from '../openapi/contract-answers';
 import { CampaignOwners } from '../results/campaign-owners';
 import { searchEnvelope } from '../results/search-envelope';
 import { assertActiveCampaign, assertAffiliate } from './campaign-access';
 import { parseSearchRequest } from './parse-search-request';
+import { SearchRequestDto } from './search-request.dto';
 
 const searches = counter('gateway_searches_total', 'Searches answered 200, by test flag', ['test']);
 
 @Controller('api/v1/engine')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
+@AffiliateApi()
 export class SearchController {
   constructor(
     private readonly campaigns: CampaignOwners,
@@ -33,6 +38,13 @@ export class SearchController {
   @Post('search')
   @Endpoint('search')
   @HttpCode(200)
+  @ApiOperation({
+    operationId: 'search',
+    summary: 'Search all active offers on a campaign for one lead',
+    description: 'Stores the lead, runs duplicate, cap, eligibility and requirement checks, and answers with the first results.',
+  })
+  @ApiBody({ type: SearchRequestDto })
+  @ContractAnswers('search', { type: SearchAnswerSchema, ok: 'The answer envelope with the first results, `code` `OK`, `status` `accepted`.' })
   async search(@Req() req: FastifyRequest, @Body() body: unknown) {
     const principal = req.principal!;
     const request = parseSearchRequest(body);

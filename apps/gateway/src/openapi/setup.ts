@@ -1,0 +1,66 @@
+import type { Type } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DEFAULT_RATE_LIMITS, ENDPOINTS } from '@lr/contracts';
+import { API_KEY_SCHEME, BEARER_SCHEME } from './contract-answers';
+import { domainSchemas } from './lead-schemas';
+
+export const DOCS_PATH = 'docs';
+export const DOCS_JSON_PATH = 'docs-json';
+
+/** The contract's version label (affiliate-api.md, Versioning). */
+const CONTRACT_VERSION = '2026-09-28';
+
+const LIMITS = ENDPOINTS.map((e) => `| ${e} | ${DEFAULT_RATE_LIMITS[e].perMinute} | ${DEFAULT_RATE_LIMITS[e].burst} |`).join('\n');
+
+const DESCRIPTION = `Lead search, result polling, result submission, direct lead posting and the optional duplicate pre-check.
+Server to server: JSON in, JSON out, UTF-8; requests send \`Content-Type: application/json\`.
+
+**Flow.** (1) \`POST /api/v1/engine/search\` with the lead, campaign id and affiliate id; the answer carries the search id
+(\`svc_lead_id\`) and the first results. (2) \`GET /api/v1/engine/results/{svc_lead_id}\` until \`processing_done\` is true,
+no faster than \`poll_after_ms\`; a search stays open for up to 45 seconds. (3) \`POST /api/v1/engine/leads\` with the
+chosen \`svc_result_id\`, \`search_lead_id\`, program, answers to the result's questions and consent.
+
+**Authentication.** Every call carries an API key: \`Authorization: Bearer <API_KEY>\` or \`X-API-Key: <API_KEY>\`.
+
+**Answers.** Every answer carries \`status\`, \`reason\` and \`code\`; the service adds answer fields without notice and
+clients ignore keys they do not use. A \`PENDING\` submit answer is not final.
+
+**Limits** per key and per endpoint (a key may carry its own): the budget refills continuously and holds at most the burst.
+
+| endpoint | per minute | burst |
+| --- | --- | --- |
+${LIMITS}`;
+
+/**
+ * The affiliate API as an OpenAPI 3 document, generated from the gateway's
+ * controllers and the DTOs that validate its requests (docs/openapi.md). Only
+ * the gateway's own module is scanned, so /health and /metrics stay out.
+ */
+export function buildOpenApiDocument(app: NestFastifyApplication, rootModule: Type<unknown>): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Lead router affiliate API')
+    .setDescription(DESCRIPTION)
+    .setVersion(CONTRACT_VERSION)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: '`Authorization: Bearer <API_KEY>`' }, BEARER_SCHEME)
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: '`X-API-Key: <API_KEY>`' }, API_KEY_SCHEME)
+    .build();
+  config.components = { ...config.components, schemas: { ...config.components?.schemas, ...domainSchemas() } };
+  return SwaggerModule.createDocument(app, config, { include: [rootModule] });
+}
+
+/**
+ * Serves the document at /docs-json and Swagger UI at /docs (its assets under
+ * /docs/). These are plain Fastify routes, outside Nest's guards: no API key,
+ * no rate limit; a missing asset is the envelope's 404 like any unknown route.
+ * The document is built here, at start-up, so a broken one stops the gateway
+ * instead of failing its first reader. Call before listen.
+ */
+export function serveOpenApi(app: NestFastifyApplication, rootModule: Type<unknown>): void {
+  SwaggerModule.setup(DOCS_PATH, app, buildOpenApiDocument(app, rootModule), {
+    jsonDocumentUrl: DOCS_JSON_PATH,
+    raw: ['json'],
+    customSiteTitle: 'Lead router affiliate API',
+    swaggerOptions: { persistAuthorization: false, tryItOutEnabled: false },
+  });
+}
