@@ -84,6 +84,20 @@ export function benchCatalog(sandboxUrl: string, size: { own: number; partner: n
   return { catalog, affiliateId, campaignId };
 }
 
+/**
+ * i in letters (0 -> a, 26 -> ba): names are normalized to letters for the
+ * duplicate key (last name + ZIP + date of birth), so digits would make every
+ * bench person the same person.
+ */
+function letters(i: number): string {
+  let out = '';
+  do {
+    out = String.fromCharCode(97 + (i % 26)) + out;
+    i = Math.floor(i / 26);
+  } while (i > 0);
+  return out;
+}
+
 /** A search body for the i-th person of the run: a different email and phone each time, a lead every own offer takes. */
 export function benchSearchBody(campaignId: string, affiliateId: string, run: string, i: number) {
   return {
@@ -92,7 +106,7 @@ export function benchSearchBody(campaignId: string, affiliateId: string, run: st
     lead: {
       personal: {
         first_name: 'Ada',
-        last_name: `Bench${i}`,
+        last_name: `Bench${letters(i)}`,
         email: `ada.${run}.${i}@example.com`,
         phone: `512${200 + (Math.floor(i / 10_000) % 800)}${String(i % 10_000).padStart(4, '0')}`,
         date_of_birth: '1995-04-12',
