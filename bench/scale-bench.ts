@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ROOT, startApp, stopAllApps } from './support/app-process';
 import { benchCatalog, benchSearchBody, mergeCatalogs } from './support/bench-catalog';
 import { runBench } from './support/bench-main';
-import { benchEnv, ops, removeBenchVhost, resetBenchState, waitUntilDrained } from './support/bench-state';
+import { appEnv, benchEnv, ops, removeBenchVhost, resetBenchState, waitUntilDrained } from './support/bench-state';
 import { runOpenLoop } from './support/open-loop';
 import { renderReport, Row } from './support/report';
 import { writeSection } from './support/section';
@@ -49,8 +49,8 @@ async function main(): Promise<void> {
   );
 
   log('starting checks, partner-adapter, search-orchestrator, gateway');
-  await Promise.all([startApp('checks', benchEnv), startApp('partner-adapter', benchEnv), startApp('search-orchestrator', benchEnv)]);
-  const gateway = await startApp('gateway', benchEnv);
+  await Promise.all([startApp('checks', appEnv()), startApp('partner-adapter', appEnv()), startApp('search-orchestrator', appEnv())]);
+  const gateway = await startApp('gateway', appEnv());
   const body = (own: number, prefix: string) => (i: number) => {
     const c = campaigns.get(own)!;
     return benchSearchBody(c.campaignId, c.affiliateId, `${run}${own}${prefix}`, i);

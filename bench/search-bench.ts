@@ -4,7 +4,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, startApp, stopAllApps } from './support/app-process';
 import { benchCatalog, benchSearchBody } from './support/bench-catalog';
-import { benchEnv, ops, removeBenchVhost, resetBenchState, waitUntilDrained } from './support/bench-state';
+import { appEnv, benchEnv, ops, removeBenchVhost, resetBenchState, waitUntilDrained } from './support/bench-state';
 import { runClosedLoop } from './support/closed-loop';
 import { runBench } from './support/bench-main';
 import { Call } from './support/http-client';
@@ -148,13 +148,6 @@ async function drain(): Promise<{ ms: number; left: number }> {
   const result = await waitUntilDrained(DRAIN_MAX_MS);
   if (result.ms > 2_000 || result.left > 0) log(`system drained its queues in ${(result.ms / 1000).toFixed(1)} s (${result.left} messages left)`);
   return result;
-}
-
-/** The apps' environment; with BENCH_CPU_PROF_DIR set, each writes a CPU profile there when it stops. */
-function appEnv(): Record<string, string> {
-  const dir = process.env.BENCH_CPU_PROF_DIR;
-  if (!dir) return benchEnv;
-  return { ...benchEnv, BENCH_CPU_PROF_DIR: dir, NODE_OPTIONS: `--require ${join(__dirname, 'support', 'cpu-profile.js')}` };
 }
 
 /** Stops every process the bench started and deletes its vhost. */

@@ -6,7 +6,7 @@ import type { ResultEntry } from '../libs/contracts/src';
 import { ROOT, startApp, stopAllApps } from './support/app-process';
 import { benchCatalog, benchSearchBody } from './support/bench-catalog';
 import { runBench } from './support/bench-main';
-import { benchEnv, ops, removeBenchVhost, resetBenchState, waitUntilDrained } from './support/bench-state';
+import { appEnv, benchEnv, ops, removeBenchVhost, resetBenchState, waitUntilDrained } from './support/bench-state';
 import { Answer } from './support/http-client';
 import { runOpenLoop } from './support/open-loop';
 import { renderReport, Row } from './support/report';
@@ -48,8 +48,8 @@ async function main(): Promise<void> {
   const auth = { authorization: `Bearer ${key}` };
 
   log('starting checks, partner-adapter, search-orchestrator, delivery, gateway');
-  await Promise.all(['checks', 'partner-adapter', 'search-orchestrator', 'delivery'].map((app) => startApp(app as 'checks', benchEnv)));
-  const gateway = await startApp('gateway', benchEnv);
+  await Promise.all(['checks', 'partner-adapter', 'search-orchestrator', 'delivery'].map((app) => startApp(app as 'checks', appEnv())));
+  const gateway = await startApp('gateway', appEnv());
 
   const count = Math.round(((LOAD.warmupMs + LOAD.durationMs) / 1000) * LOAD.rate);
   log(`${count} searches to submit from`);

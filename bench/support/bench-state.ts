@@ -25,6 +25,13 @@ export const benchEnv: Record<string, string> = {
   LOG_LEVEL: 'warn',
 };
 
+/** The apps' environment; with BENCH_CPU_PROF_DIR set, each writes a CPU profile there when it stops (docs/performance.md). */
+export function appEnv(): Record<string, string> {
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  if (!dir) return benchEnv;
+  return { ...benchEnv, BENCH_CPU_PROF_DIR: dir, NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile.js')}` };
+}
+
 /** Runs the built operator CLI against the bench state; its stdout, or an error with its stderr. */
 export function ops(...args: string[]): string {
   const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'apps', 'ops', 'src', 'main.js'), ...args], {
