@@ -38,6 +38,12 @@ export async function startHttpApp(module: Type<unknown> | DynamicModule, config
     'route',
     'status',
   ]);
+  // While draining, every answer closes its connection: clients reconnect (to another replica), and a
+  // request in flight when the listener closes does not leave a kept-alive socket holding up the exit.
+  adapter.getInstance().addHook('onSend', (_req, reply, payload, done) => {
+    if (shutdownState.draining) void reply.header('Connection', 'close');
+    done(null, payload);
+  });
   adapter.getInstance().addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.url ?? 'unmatched';
     requestSeconds.observe({ method: req.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
