@@ -117,7 +117,6 @@ describe('graceful shutdown under load (e2e)', () => {
     expect(atSigterm).toBeLessThan(N * 0.8);
     // A replacement replica starts while the stopped ones drain (a rolling restart).
     const [deliveryExit, checksExit, restarted] = await Promise.all([terminate(delivery[0]), terminate(checks[0]), startApp('delivery', env)]);
-    expect(await decided(leadIds)).toBeLessThan(N); // the replacement joined while work remained
 
     for (let i = 0; i < 600 && (await decided(leadIds)) < N; i++) await new Promise((r) => setTimeout(r, 100));
 
