@@ -101,6 +101,10 @@ describe('graceful shutdown under load (e2e)', () => {
     const checks = await Promise.all([startApp('checks', env), startApp('checks', env)]);
     const delivery = await Promise.all([startApp('delivery', env), startApp('delivery', env), startApp('delivery', env)]);
     const leadIds = Array.from({ length: N }, () => randomUUID());
+    // Watched from the first publish on: the replicas consume while the rest is still being published.
+    const midStream = (async () => {
+      for (let i = 0; i < 1200 && (await decided(leadIds)) < N / 5; i++) await new Promise((r) => setTimeout(r, 25));
+    })();
     const amqp = new AmqpConnection(loadConfig('gateway', env));
     await amqp.start();
     try {
@@ -111,7 +115,7 @@ describe('graceful shutdown under load (e2e)', () => {
     }
 
     // Mid-stream: some decided, hundreds in flight or queued.
-    for (let i = 0; i < 600 && (await decided(leadIds)) < N / 5; i++) await new Promise((r) => setTimeout(r, 25));
+    await midStream;
     const atSigterm = await decided(leadIds);
     expect(atSigterm).toBeGreaterThanOrEqual(N / 5);
     expect(atSigterm).toBeLessThan(N * 0.8);
