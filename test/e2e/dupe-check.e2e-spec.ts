@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { hashOf, type Lead, leadDedupeKeys } from '../../libs/domain/src';
+import { ownOffer } from '../support/catalog-builder';
 import { call, HttpAnswer } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
@@ -45,21 +46,8 @@ describe('duplicate pre-check (e2e)', () => {
   let keyPaused: string;
   let db: Client;
 
-  const own = (offerId: string, name: string, windowDays: number) => ({
-    id: offerId,
-    name,
-    school_id: ids.school,
-    source: 'own',
-    offer_type: 'shared',
-    status: 'active',
-    priority: 5,
-    price: 40,
-    tcpa_text: `I agree that ${name} may contact me.`,
-    result_ttl_seconds: 900,
-    duplicate_window_days: windowDays,
-    programs: [{ value: 'gen', label: 'General Studies' }],
-    delivery: { adapter: 'sandbox', url: 'http://127.0.0.1:9/schools/e2e/leads?outcome=accept' },
-  });
+  const own = (offerId: string, name: string, windowDays: number) =>
+    ownOffer(offerId, ids.school, name, 'http://127.0.0.1:9/schools/e2e/leads?outcome=accept', { price: 40, duplicate_window_days: windowDays });
 
   beforeAll(async () => {
     applyCatalog(

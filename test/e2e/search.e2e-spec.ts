@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { hashOf, sha256Hex } from '../../libs/domain/src';
-import { searchBody } from '../support/catalog-builder';
+import { ownOffer, searchBody } from '../support/catalog-builder';
 import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
@@ -32,21 +32,8 @@ describe('search and polling (e2e)', () => {
   let keyB: string;
   let db: Client;
 
-  const own = (offerId: string, schoolId: string, name: string, extra: Record<string, unknown> = {}) => ({
-    id: offerId,
-    name,
-    school_id: schoolId,
-    source: 'own',
-    offer_type: 'shared',
-    status: 'active',
-    priority: 5,
-    price: 45,
-    tcpa_text: `I agree that ${name} may contact me.`,
-    result_ttl_seconds: 900,
-    programs: [{ value: 'gen', label: 'General Studies' }],
-    delivery: { adapter: 'sandbox', url: `${sandbox.url}/schools/e2e/leads?outcome=accept` },
-    ...extra,
-  });
+  const own = (offerId: string, schoolId: string, name: string, extra: Record<string, unknown> = {}) =>
+    ownOffer(offerId, schoolId, name, `${sandbox.url}/schools/e2e/leads?outcome=accept`, extra);
   const partnerOffer = (offerId: string, partnerId: string, schoolId: string, name: string, extra: Record<string, unknown> = {}) => ({
     id: offerId,
     name,

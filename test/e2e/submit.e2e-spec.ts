@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { sha256Hex } from '../../libs/domain/src';
+import { ownOffer } from '../support/catalog-builder';
 import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
@@ -33,21 +34,14 @@ describe('submit and delivery (e2e)', () => {
   let b: SubmitClient;
   let db: Client;
 
-  const own = (offerId: string, schoolId: string, name: string, outcome = 'accept', extra: Record<string, unknown> = {}) => ({
-    id: offerId,
-    name,
-    school_id: schoolId,
-    source: 'own',
-    offer_type: 'shared',
-    status: 'active',
-    priority: 5,
-    price: 45,
-    tcpa_text: `I agree that ${name} may contact me.`,
-    result_ttl_seconds: 900,
-    programs: [{ value: 'gen', label: 'General Studies' }],
-    delivery: { adapter: 'sandbox', url: `${sandbox.url}/schools/${school(name.toLowerCase().replace(/\W+/g, '-'))}/leads?outcome=${outcome}`, timeout_ms: 6000 },
-    ...extra,
-  });
+  const own = (offerId: string, schoolId: string, name: string, outcome = 'accept', extra: Record<string, unknown> = {}) =>
+    ownOffer(
+      offerId,
+      schoolId,
+      name,
+      { adapter: 'sandbox', url: `${sandbox.url}/schools/${school(name.toLowerCase().replace(/\W+/g, '-'))}/leads?outcome=${outcome}`, timeout_ms: 6000 },
+      extra,
+    );
 
   function catalog() {
     return {

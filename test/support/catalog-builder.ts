@@ -80,3 +80,26 @@ export function searchBody(campaignId: string, affiliateId: string, overrides: R
     ...overrides,
   };
 }
+
+/**
+ * An active shared own offer of the catalog format (CATALOG.md) with one
+ * program, delivered by the sandbox adapter to a URL (or with the given
+ * delivery settings); `extra` overrides any field.
+ */
+export function ownOffer(offerId: string, schoolId: string, name: string, delivery: string | Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  return {
+    id: offerId,
+    name,
+    school_id: schoolId,
+    source: 'own',
+    offer_type: 'shared',
+    status: 'active',
+    priority: 5,
+    price: 45,
+    tcpa_text: `I agree that ${name} may contact me.`,
+    result_ttl_seconds: 900,
+    programs: [{ value: 'gen', label: 'General Studies' }],
+    delivery: typeof delivery === 'string' ? { adapter: 'sandbox', url: delivery } : delivery,
+    ...extra,
+  };
+}

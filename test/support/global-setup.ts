@@ -7,14 +7,15 @@ import { TEST_AMQP_VHOST, TEST_DATABASE_URL, TEST_REDIS_URL } from './test-env';
 /**
  * Once per jest run (both the integration and the e2e project name this file;
  * the marker keeps the second call a no-op): a clean test state. The test
- * database is dropped and migrated from scratch, the test Redis db is flushed,
- * and the test vhost is recreated empty, so nothing a previous run left behind
- * (quorum queues above all) slows this one down. Only test-named state is touched.
+ * database is dropped and migrated from scratch, the test Redis db (any index
+ * but 0, the running system's) is flushed, and the test vhost is recreated
+ * empty, so nothing a previous run left behind (quorum queues above all) slows
+ * this one down. Only test-named state is touched.
  */
 export default async function globalSetup(): Promise<void> {
   if (process.env.LR_TEST_STATE_READY === '1') return;
   const dbName = new URL(TEST_DATABASE_URL).pathname.slice(1);
-  if (!/test/.test(dbName) || !/test/.test(TEST_AMQP_VHOST) || !/\/1[0-5]$/.test(TEST_REDIS_URL)) {
+  if (!/test/.test(dbName) || !/test/.test(TEST_AMQP_VHOST) || !/\/([1-9]|1[0-5])$/.test(TEST_REDIS_URL)) {
     throw new Error('Refusing to reset state whose name does not say test');
   }
   await dropDatabase(dbName);

@@ -17,7 +17,7 @@ type Any = any;
 export const PART_OF = 'lead-router';
 /** The label of what the first deploy step applies: the migration Job and what it needs. */
 export const DEPLOY_STEP_LABEL = 'lead-router/deploy-step';
-/** bootstrap.ts exits this long after SHUTDOWN_GRACE_MS if the drain has not finished. */
+/** bootstrap.ts exits this long after SHUTDOWN_DELAY_MS + SHUTDOWN_GRACE_MS if the drain has not finished. */
 export const FORCE_EXIT_MARGIN_MS = 2000;
 /** The one variable the image itself reads (Dockerfile: CMD runs dist/apps/$APP/src/main.js); libs/config does not. */
 export const IMAGE_VARIABLES = ['APP'];
@@ -183,8 +183,9 @@ export function deploymentProblems(objects: K8sObject[], app: AppName): string[]
   const pause = preStopSeconds(container);
   const grace = podSpec(d).terminationGracePeriodSeconds ?? 30;
   if (pause === undefined) problems.push(`${app}: a preStop hook whose length is unknown`);
-  else if (config && grace * 1000 < pause * 1000 + config.shutdownGraceMs + FORCE_EXIT_MARGIN_MS) {
-    problems.push(`${app}: terminationGracePeriodSeconds ${grace} < preStop ${pause} s + SHUTDOWN_GRACE_MS ${config.shutdownGraceMs} ms + ${FORCE_EXIT_MARGIN_MS} ms`);
+  else if (config && grace * 1000 < pause * 1000 + config.shutdownDelayMs + config.shutdownGraceMs + FORCE_EXIT_MARGIN_MS) {
+    const delay = config.shutdownDelayMs > 0 ? ` + SHUTDOWN_DELAY_MS ${config.shutdownDelayMs} ms` : '';
+    problems.push(`${app}: terminationGracePeriodSeconds ${grace} < preStop ${pause} s${delay} + SHUTDOWN_GRACE_MS ${config.shutdownGraceMs} ms + ${FORCE_EXIT_MARGIN_MS} ms`);
   }
 
   const budgets = ofKind(objects, 'PodDisruptionBudget').filter((p) => matches((p as Any).spec?.selector?.matchLabels, podLabels(d)));

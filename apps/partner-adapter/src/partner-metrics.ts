@@ -11,6 +11,12 @@ export const partnerMetrics = {
     ['partner', 'outcome'],
     CALL_BUCKETS,
   ),
+  submitDuration: histogram(
+    'partner_submit_duration_seconds',
+    'Time from taking a partner submit request to its answer, by outcome (accepted, rejected, duplicate, timeout, error)',
+    ['partner', 'outcome'],
+    CALL_BUCKETS,
+  ),
   calls: counter('partner_calls_total', 'Partner calls by operation (search, submit) and outcome', ['partner', 'operation', 'outcome']),
   circuitOpen: gauge('partner_circuit_open', "1 while a partner's circuit breaker is open or half-open, 0 when closed", ['partner']),
   resultsDropped: counter(

@@ -15,6 +15,7 @@ import { counter } from '@lr/observability';
 import { CampaignOfferRecord, runOnce } from '@lr/persistence';
 import { CampaignCatalog } from '@lr/platform';
 import { partnerResult, ResultCandidate } from './result-entries';
+import { resultsShown } from './search-metrics';
 import { OfferDecision, SearchResultsRepository, ShownResult } from './search-results.repository';
 import { SearchStatePublisher } from '@lr/platform';
 import { CONSUMER } from './search-start.service';
@@ -68,7 +69,10 @@ export class PartnerAnswerService {
     answers.inc({ outcome: msg.outcome });
     // A Redis failure throws, so the message is retried; the retry (a no-op in PostgreSQL) rebuilds the state from there.
     if (!firstTime) await this.state.resync(msg.searchId);
-    else if (change) await this.state.write(change.meta, change.added.map((c) => ({ id: c.resultId, entry: c.entry })));
+    else if (change) {
+      resultsShown.inc({ source: 'partner' }, change.added.length);
+      await this.state.write(change.meta, change.added.map((c) => ({ id: c.resultId, entry: c.entry })));
+    }
   }
 
   private async searchOf(msg: PartnerSearchAnsweredV1) {

@@ -19,6 +19,7 @@ import { counter, histogram } from '@lr/observability';
 import { CampaignOfferRecord } from '@lr/persistence';
 import { CampaignCatalog } from '@lr/platform';
 import { ownResult, ResultCandidate } from './result-entries';
+import { resultsShown } from './search-metrics';
 import { OfferDecision, RESULT_ROWS_INSERT, resultRows } from './search-results.repository';
 import { SearchStatePublisher } from '@lr/platform';
 
@@ -78,6 +79,7 @@ export class SearchStartService {
     ]);
     stage('partners_and_publish');
     shownOnStart.observe(plan.shown.length);
+    resultsShown.inc({ source: 'own' }, plan.shown.length);
     return answer(first.state);
   }
 

@@ -48,6 +48,8 @@ export interface AppConfig {
   /** How long the gateway waits for a submit's decision before answering PENDING (ms). */
   submitAnswerTimeoutMs: number;
   shutdownGraceMs: number;
+  /** On SIGTERM, how long readiness fails before the app stops taking work (ms). */
+  shutdownDelayMs: number;
   /** How long a campaign's offers are reused from memory (ms). */
   catalogCacheMs: number;
   /** How long the gateway reuses an API key read from PostgreSQL (ms). */

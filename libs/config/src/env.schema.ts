@@ -81,6 +81,14 @@ export class EnvironmentVariables {
   SHUTDOWN_GRACE_MS = 10000;
 
   /**
+   * On SIGTERM, how long readiness answers 503 while the app keeps serving and
+   * consuming, before it stops taking work (behind a load balancer: long enough
+   * for it to notice, e.g. 5000 on Kubernetes).
+   */
+  @Transform(toInt) @IsInt() @Min(0) @Max(60000)
+  SHUTDOWN_DELAY_MS = 0;
+
+  /**
    * How long the gateway reuses an API key read from PostgreSQL. A revocation
    * reaches every gateway at once through Redis (keys revoke announces it);
    * this bounds how long any other change (a paused affiliate) takes.

@@ -45,6 +45,7 @@ export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): 
     search: { replyTimeoutMs: parsed.SEARCH_REPLY_TIMEOUT_MS, openSeconds: parsed.SEARCH_OPEN_SECONDS },
     submitAnswerTimeoutMs: parsed.SUBMIT_ANSWER_TIMEOUT_MS,
     shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS,
+    shutdownDelayMs: parsed.SHUTDOWN_DELAY_MS,
     catalogCacheMs: parsed.CATALOG_CACHE_MS,
     apiKeyCacheMs: parsed.API_KEY_CACHE_MS,
   });

@@ -3,6 +3,7 @@ import { Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { ConfirmChannel, Options } from 'amqplib';
 import { AmqpConnectionManagerClass, ChannelWrapper } from 'amqp-connection-manager';
 import type { AppConfig } from '@lr/config';
+import { currentCorrelationId } from '@lr/observability';
 import { PublishOptions, encodeJson, outgoingProperties } from './envelope';
 import { BrokerUnavailableError } from './errors';
 import { messagingMetrics } from './messaging-metrics';
@@ -22,6 +23,15 @@ export interface AmqpConnectionOptions {
 export interface RequestOptions extends PublishOptions {
   /** Total time to wait for the reply, publishing included. */
   timeoutMs: number;
+}
+
+/**
+ * A message published while a request or another message is handled carries
+ * that one's correlation id unless the caller names one, so a single id
+ * follows the work from the gateway's HTTP request through every hop.
+ */
+function withCurrentCorrelation<T extends PublishOptions>(opts: T): T {
+  return opts.correlationId === undefined ? { ...opts, correlationId: currentCorrelationId() } : opts;
 }
 
 interface PublishingChannel {
@@ -132,7 +142,7 @@ export class AmqpConnection implements OnModuleInit, OnApplicationShutdown {
     const { exchange, routingKey } = routeOf(this.topology, type);
     const messageId = opts.messageId ?? randomUUID();
     const content = encodeJson(payload);
-    const properties = outgoingProperties(this.config.app, type, messageId, opts);
+    const properties = outgoingProperties(this.config.app, type, messageId, withCurrentCorrelation(opts));
     try {
       await this.send(exchange, routingKey, content, () => properties);
     } catch (e) {
@@ -152,7 +162,7 @@ export class AmqpConnection implements OnModuleInit, OnApplicationShutdown {
     const { exchange, routingKey } = routeOf(this.topology, type);
     const messageId = opts.messageId ?? randomUUID();
     const content = encodeJson(payload);
-    const properties = outgoingProperties(this.config.app, type, messageId, opts);
+    const properties = outgoingProperties(this.config.app, type, messageId, withCurrentCorrelation(opts));
     const reply = this.replies.expect(messageId, String(properties.correlationId), type, opts.timeoutMs);
     reply.catch(() => undefined); // observed below; keeps an early timeout from counting as unhandled
     const publishDeadline = Date.now() + Math.min(opts.timeoutMs, this.config.dependencyTimeoutMs);

@@ -6,10 +6,11 @@ import type { ChannelWrapper } from 'amqp-connection-manager';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { AppConfig } from '@lr/config';
 import type { MessageMeta } from '@lr/contracts';
+import { currentCorrelationId, withCorrelationId } from '@lr/observability';
 import { AmqpConnection } from './amqp-connection';
 import { AmqpContext } from './amqp-context';
 import { DeliverySettlement, Outcome } from './delivery-settlement';
-import { decodeDelivery } from './envelope';
+import { Decoded, decodeDelivery } from './envelope';
 import { messagingMetrics } from './messaging-metrics';
 import { ConsumerQueues, declareTopology, queuesOf, typesHandledBy } from './topology';
 
@@ -115,6 +116,12 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
     }
     const started = process.hrtime.bigint();
     const decoded = decodeDelivery(msg);
+    // Everything from here runs under the message's correlation id: its log lines, and the messages its handler publishes.
+    const correlationId = decoded.ok ? decoded.meta.correlationId : String(msg.properties.correlationId ?? msg.properties.messageId ?? 'none');
+    await withCorrelationId(correlationId, () => this.dispatch(channel, msg, decoded, started));
+  }
+
+  private async dispatch(channel: ConfirmChannel, msg: ConsumeMessage, decoded: Decoded, started: bigint): Promise<void> {
     const typeLabel = decoded.ok && this.getHandlers().has(decoded.meta.type) ? decoded.meta.type : 'unrouted';
     let outcome: Outcome;
     if (!decoded.ok) {
@@ -124,13 +131,13 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     messagingMetrics.handlerDuration.observe({ consumer: this.consumer, type: typeLabel, outcome }, seconds);
-    // One structured line per message, carrying the correlation id the gateway set from its request id.
+    // One structured line per message, carrying the correlation id (the gateway's request id, for work an affiliate started).
     const line = {
       msg: 'message handled',
       consumer: this.consumer,
       type: decoded.ok ? decoded.meta.type : typeLabel,
       message_id: decoded.ok ? decoded.meta.messageId : msg.properties.messageId,
-      correlation_id: decoded.ok ? decoded.meta.correlationId : msg.properties.correlationId,
+      correlation_id: currentCorrelationId(),
       attempt: decoded.ok ? decoded.meta.attempt : undefined,
       outcome,
       duration_ms: Math.round(seconds * 1000),

@@ -39,6 +39,13 @@ describe('message envelope', () => {
     expect(decodeDelivery(delivery({ messageId: 'm', type: 'a.v1' }, '{not json'))).toMatchObject({ ok: false, reason: /invalid JSON/, attempt: 1 });
   });
 
+  it('never quotes the body of a message that is not JSON (it may hold contact data)', () => {
+    const body = 'Ada Lovelace ada@example.com';
+    const decoded = decodeDelivery(delivery({ messageId: 'm', type: 'a.v1' }, body));
+    expect(decoded).toMatchObject({ ok: false, reason: expect.stringMatching(/^invalid JSON body \(28 bytes\)/) });
+    expect(JSON.stringify(decoded)).not.toMatch(/Ada|Lovelace|example/);
+  });
+
   it('versions and truncates', () => {
     expect(versionOf('search.requested.v12')).toBe(12);
     expect(() => versionOf('search.requested')).toThrow();

@@ -5,7 +5,10 @@ import { HEADERS, versionOf } from './headers';
 export interface PublishOptions {
   /** Defaults to a new UUID. Keep it when re-publishing the same message: handlers dedupe on it. */
   messageId?: string;
-  /** Ties the message to what caused it (an HTTP request id, a search id); defaults to the messageId. */
+  /**
+   * Ties the message to what caused it. Defaults to the correlation id of the
+   * HTTP request or message being handled (AmqpConnection), else the messageId.
+   */
   correlationId?: string;
   headers?: Record<string, unknown>;
 }
@@ -49,7 +52,9 @@ export function decodeDelivery(msg: ConsumeMessage): Decoded {
   try {
     payload = JSON.parse(msg.content.toString('utf8'));
   } catch (e) {
-    return { ok: false, reason: `invalid JSON body: ${(e as Error).message}`, attempt };
+    // Newer V8 messages quote the text that failed to parse; a lead's contact data must not reach a log or a header.
+    const detail = (e as Error).message.split('"')[0].replace(/[\s,]+$/, '');
+    return { ok: false, reason: `invalid JSON body (${msg.content.length} bytes): ${detail}`, attempt };
   }
   const version = positiveInt(headers[HEADERS.version]) ?? safeVersion(p.type);
   const meta: MessageMeta = {

@@ -1,11 +1,11 @@
 import 'reflect-metadata';
-import { DynamicModule, INestApplication, Type } from '@nestjs/common';
+import { DynamicModule, INestApplication, Logger as NestLogger, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from '@lr/config';
-import { ensureDefaultMetrics } from './metrics';
-import { requestIdFor } from './logger.module';
+import { correlationIdFor, withCorrelationId } from './correlation';
+import { ensureDefaultMetrics, histogram } from './metrics';
 import { shutdownState } from './health';
 
 export interface HttpAppOptions {
@@ -23,35 +23,79 @@ export async function startHttpApp(module: Type<unknown> | DynamicModule, config
   ensureDefaultMetrics(config.app);
   const adapter = new FastifyAdapter({
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
-    genReqId: (req: import('node:http').IncomingMessage) => requestIdFor(req),
+    genReqId: (req: import('node:http').IncomingMessage) => correlationIdFor(req),
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+  });
+  // Every answer names its correlation id, and everything the request does runs under it (logs, published messages).
+  adapter.getInstance().addHook('onRequest', (req, reply, done) => {
+    void reply.header('X-Request-Id', req.id);
+    withCorrelationId(req.id, done);
+  });
+  const requestSeconds = histogram('http_request_duration_seconds', 'HTTP answers by method, route (the pattern; "unmatched" for none) and status', [
+    'method',
+    'route',
+    'status',
+  ]);
+  // While draining, every answer closes its connection: clients reconnect (to another replica), and a
+  // request in flight when the listener closes does not leave a kept-alive socket holding up the exit.
+  adapter.getInstance().addHook('onSend', (_req, reply, payload, done) => {
+    if (shutdownState.draining) void reply.header('Connection', 'close');
+    done(null, payload);
+  });
+  adapter.getInstance().addHook('onResponse', (req, reply, done) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    requestSeconds.observe({ method: req.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    done();
   });
   // JSON only (Fastify's own parser, Fastify's body limit): Nest's urlencoded parser and Fastify's
   // text/plain parser would let a wrong Content-Type through; without them it is a 415.
   adapter.getInstance().removeContentTypeParser('text/plain');
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));
-  app.enableShutdownHooks();
-  installDrainOnSignal(app, config);
+  installGracefulShutdown(app, config);
   if (opts.configure) await opts.configure(app);
   await app.listen({ port: config.httpPort, host: '0.0.0.0' });
   return app;
 }
 
 /**
- * On SIGTERM/SIGINT: readiness turns 503 at once, then Nest's shutdown hooks run
- * (consumers stop taking work and finish in-flight messages, connections close).
- * If that takes longer than SHUTDOWN_GRACE_MS the process exits anyway: unacked
- * messages return to their queue, so nothing is lost.
+ * On SIGTERM/SIGINT (docs/observability.md, "Graceful shutdown"):
+ * 1. readiness answers 503 at once, while everything else keeps working for
+ *    SHUTDOWN_DELAY_MS (a load balancer stops sending new work meanwhile);
+ * 2. app.close(): message consumers stop taking messages and finish the ones
+ *    in flight (at most SHUTDOWN_GRACE_MS; unfinished ones go back to their
+ *    queue), the HTTP server stops accepting and finishes the requests in
+ *    flight, then the connections to RabbitMQ, PostgreSQL and Redis close;
+ * 3. exit 0. If that takes longer than delay + grace + 2 s, exit 1: unacked
+ *    messages return to their queue, so nothing is lost either way.
  */
-function installDrainOnSignal(app: INestApplication, config: AppConfig): void {
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      shutdownState.draining = true;
-      const timer = setTimeout(() => process.exit(1), config.shutdownGraceMs + 2000);
-      timer.unref();
+function installGracefulShutdown(app: INestApplication, config: AppConfig): void {
+  let started = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (started) return;
+    started = true;
+    shutdownState.draining = true;
+    const log = new NestLogger('Shutdown');
+    const began = Date.now();
+    log.log({ msg: 'draining: readiness fails; stopping after the delay', signal, delay_ms: config.shutdownDelayMs, grace_ms: config.shutdownGraceMs });
+    const hardStop = setTimeout(() => {
+      log.error({ msg: 'shutdown took too long; exiting', duration_ms: Date.now() - began });
+      process.exit(1);
+    }, config.shutdownDelayMs + config.shutdownGraceMs + 2000);
+    hardStop.unref();
+    const stop = async () => {
+      if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
+      await app.close();
+      log.log({ msg: 'stopped', duration_ms: Date.now() - began });
+      process.exit(0);
+    };
+    stop().catch((e: unknown) => {
+      log.error({ msg: 'shutdown failed', err: String((e as Error)?.stack ?? e) });
+      process.exit(1);
     });
-  }
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
 }

@@ -1,4 +1,5 @@
 export * from './redact';
+export * from './correlation';
 export * from './logger.module';
 export * from './metrics';
 export * from './health';

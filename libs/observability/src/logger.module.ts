@@ -1,20 +1,22 @@
-import { randomUUID } from 'node:crypto';
 import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppConfig } from '@lr/config';
-import { PINO_REDACT_PATHS } from './redact';
+import { CORRELATION_ID_FIELD, correlationIdFor, correlationLogFields } from './correlation';
+import { PINO_REDACT_PATHS, errorForLog, logSafeUrl, scrubContactData } from './redact';
 
-export const REQUEST_ID_HEADER = 'x-request-id';
+type RequestWithId = IncomingMessage & { id?: string; originalUrl?: string };
 
-/** A caller's X-Request-Id is kept when it looks sane; otherwise a new UUID. */
-export function requestIdFor(req: IncomingMessage): string {
-  const given = req.headers[REQUEST_ID_HEADER];
-  if (typeof given === 'string' && /^[A-Za-z0-9._:-]{8,128}$/.test(given)) return given;
-  return randomUUID();
+/** The request-completed line: pino-http's fields plus the request's correlation id (it may end outside the request's context). */
+function withCorrelation(req: IncomingMessage, _res: ServerResponse, fields: Record<string, unknown>): Record<string, unknown> {
+  return { ...fields, [CORRELATION_ID_FIELD]: (req as RequestWithId).id };
 }
 
-/** Structured JSON logs (pino): one line per event, the app name, the request id, PII redacted. */
+/**
+ * Structured JSON logs (pino): one line per event, the app name, the
+ * correlation id of the request or message being handled (see correlation.ts),
+ * contact data redacted, URLs without query strings.
+ */
 @Module({})
 export class ObservabilityLoggerModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -28,13 +30,17 @@ export class ObservabilityLoggerModule {
             messageKey: 'msg',
             timestamp: () => `,"time":"${new Date().toISOString()}"`,
             redact: { paths: PINO_REDACT_PATHS, censor: '[redacted]' },
-            genReqId: (req) => (req as IncomingMessage & { id?: string }).id ?? requestIdFor(req),
-            customAttributeKeys: { reqId: 'request_id' },
+            hooks: { streamWrite: scrubContactData },
+            mixin: correlationLogFields,
+            genReqId: (req) => (req as RequestWithId).id ?? correlationIdFor(req),
+            customSuccessObject: withCorrelation,
+            customErrorObject: (req, res, _err, fields) => withCorrelation(req, res, fields),
             // Probes and scrapes are not worth a line each; middie may have rewritten req.url, originalUrl is the path asked for.
-            autoLogging: { ignore: (req) => /^\/(health|metrics)(\/|$|\?)/.test((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '') },
+            autoLogging: { ignore: (req) => /^\/(health|metrics)(\/|$|\?)/.test((req as RequestWithId).originalUrl ?? req.url ?? '') },
             serializers: {
-              req: (req: { id?: string; method?: string; url?: string }) => ({ id: req.id, method: req.method, url: req.url }),
+              req: (req: { id?: string; method?: string; url?: string }) => ({ id: req.id, method: req.method, url: logSafeUrl(req.url) }),
               res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+              err: errorForLog,
             },
           },
         }),

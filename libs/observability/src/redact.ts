@@ -38,3 +38,71 @@ export function redactPii<T>(value: T, depth = 0): T {
   }
   return out as T;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A request URL as logged: the path only (a query string may carry anything),
+ * with every segment that looks like contact data (an `@`, or seven digits or
+ * more that are not a UUID) replaced, e.g. a caller's `GET /results/<email>`.
+ */
+export function logSafeUrl(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  const path = url.split(/[?#]/, 1)[0];
+  return path
+    .split('/')
+    .map((segment) => {
+      let decoded = segment;
+      try {
+        decoded = decodeURIComponent(segment);
+      } catch {
+        /* keep the raw segment */
+      }
+      const contactLike = decoded.includes('@') || (!UUID.test(decoded) && decoded.replace(/\D/g, '').length >= 7);
+      return contactLike ? '[redacted]' : segment;
+    })
+    .join('/');
+}
+
+/** An email address anywhere in a text. */
+const EMAIL_IN_TEXT = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
+/**
+ * A US phone number in a common spelling (5125550100, 512-555-0100, (512) 555-0100,
+ * 512.555.0100, +1 512 555 0100), not part of a longer word, number or id, and
+ * not a bare JSON number (preceded by `:`, `,` or `[`), which must stay valid JSON.
+ */
+const PHONE_IN_TEXT = /(?<![\w:,[\-.+(])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-]?)\d{3}[\s.-]?\d{4}(?![\w-])/g;
+
+/**
+ * PostgreSQL quotes the value it refused (`invalid input syntax for type uuid:
+ * "…"`), whatever it was; in a serialized line the quotes are escaped (\").
+ */
+const QUOTED_BAD_INPUT = /(invalid input (?:syntax|value) for [\w ]+:) \\"[^"]*?\\"/g;
+
+/**
+ * The last line of defence, applied to every serialized log line (pino
+ * `hooks.streamWrite`): email addresses and phone numbers that reached a log
+ * through free text (an error message quoting a value, a URL) are replaced.
+ * Keys are redacted by PII_KEYS first; names cannot be recognised by their
+ * shape, so they rely on those keys (and on the canary test).
+ */
+export function scrubContactData(line: string): string {
+  return line.replace(EMAIL_IN_TEXT, '[email]').replace(PHONE_IN_TEXT, '[phone]').replace(QUOTED_BAD_INPUT, '$1 [value]');
+}
+
+/**
+ * pino `err` serializer: type, message, stack and code (and the same of its
+ * cause). Other enumerable properties are left out: a TypeORM QueryFailedError
+ * carries the query's parameters (a lead's JSON, say) and the driver's error.
+ */
+export function errorForLog(err: unknown, depth = 0): unknown {
+  if (!(err instanceof Error)) return err;
+  const code = (err as { code?: unknown }).code;
+  return {
+    type: err.constructor?.name ?? 'Error',
+    message: err.message,
+    stack: err.stack,
+    ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+    ...(err.cause !== undefined && depth < 3 ? { cause: errorForLog(err.cause, depth + 1) } : {}),
+  };
+}

@@ -8,6 +8,11 @@ export interface DataSourceSettings {
   poolSize?: number;
   /** A query or a connection attempt that takes longer fails, so callers answer 503 instead of hanging. */
   timeoutMs?: number;
+  /**
+   * How long a query may wait for a connection of the pool (connecting included);
+   * default timeoutMs. Workers wait longer: a busy pool is backpressure, not an outage.
+   */
+  poolWaitMs?: number;
   applicationName?: string;
 }
 
@@ -28,9 +33,9 @@ export function dataSourceOptions(s: DataSourceSettings): DataSourceOptions {
     logging: false,
     applicationName: s.applicationName ?? 'lead-router',
     poolSize: s.poolSize ?? 10,
-    connectTimeoutMS: timeout,
+    connectTimeoutMS: s.poolWaitMs ?? timeout,
     extra: {
-      connectionTimeoutMillis: timeout,
+      connectionTimeoutMillis: s.poolWaitMs ?? timeout,
       query_timeout: timeout * 4,
       statement_timeout: timeout * 4,
       idleTimeoutMillis: 30000,

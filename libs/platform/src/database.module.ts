@@ -6,8 +6,17 @@ import { dataSourceOptions } from '@lr/persistence';
 import type { ReadinessCheck } from '@lr/observability';
 
 /**
+ * A worker's handlers queue for the pool's connections this long. Under load (a
+ * prefetch of 64 on a pool of 10) a wait of more than the dependency timeout is
+ * normal; failing then would retry the message, and a submit failing after its
+ * buyer answered is decided as interrupted (docs/observability.md, graceful shutdown).
+ */
+const WORKER_POOL_WAIT_MS = 15_000;
+
+/**
  * The process's PostgreSQL DataSource (TypeORM), with the fail-fast timeouts of
- * dataSourceOptions. At start-up it keeps retrying until PostgreSQL answers.
+ * dataSourceOptions (the gateway answers 503 beyond them; workers wait longer
+ * for a pooled connection). At start-up it keeps retrying until PostgreSQL answers.
  */
 @Global()
 @Module({
@@ -20,6 +29,7 @@ import type { ReadinessCheck } from '@lr/observability';
           timeoutMs: config.dependencyTimeoutMs,
           applicationName: config.app,
           poolSize: config.app === 'gateway' ? 20 : 10,
+          poolWaitMs: config.app === 'gateway' ? undefined : Math.max(config.dependencyTimeoutMs, WORKER_POOL_WAIT_MS),
         }),
         retryAttempts: Number.MAX_SAFE_INTEGER,
         retryDelay: 1000,

@@ -13,8 +13,14 @@ const DEFAULT_SCHOOL_TIMEOUT_MS = 8000;
 /** Time a partner submit's reply may take beyond the partner's own timeout (the broker and partner-adapter). */
 const PARTNER_REPLY_MARGIN_MS = 2000;
 
-const buyerSeconds = histogram('delivery_buyer_seconds', 'Time a buyer (school or partner) system took to answer a lead', ['kind', 'outcome'], [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]);
-const buyerOutcomes = counter('delivery_buyer_outcomes_total', 'Leads sent to buyer systems, by outcome', ['kind', 'outcome']);
+/** `buyer` is the school's name (kind school) or the partner network's (kind partner), as in the catalog. */
+const buyerSeconds = histogram(
+  'delivery_buyer_seconds',
+  'Time a buyer (school or partner) system took to answer a lead, by kind, buyer and outcome',
+  ['kind', 'buyer', 'outcome'],
+  [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+);
+const buyerOutcomes = counter('delivery_buyer_outcomes_total', 'Leads sent to buyer systems, by kind, buyer and outcome', ['kind', 'buyer', 'outcome']);
 
 export interface BuyerAnswer {
   outcome: BuyerOutcome;
@@ -77,8 +83,9 @@ export class BuyerDelivery {
     const started = Date.now();
     const answer = kind === 'partner' ? await this.toPartner(ctx, programId, answers) : await this.toSchool(ctx, programId, answers, consentedAt);
     answer.latencyMs = Date.now() - started;
-    buyerSeconds.observe({ kind, outcome: answer.outcome }, answer.latencyMs / 1000);
-    buyerOutcomes.inc({ kind, outcome: answer.outcome });
+    const labels = { kind, buyer: (kind === 'partner' ? ctx.offer.partner?.name : ctx.offer.schoolName) ?? 'unknown', outcome: answer.outcome };
+    buyerSeconds.observe(labels, answer.latencyMs / 1000);
+    buyerOutcomes.inc(labels);
     return answer;
   }
 
@@ -139,7 +146,6 @@ export class BuyerDelivery {
     try {
       const reply = await this.amqp.request<PartnerSubmitRequestedV1, PartnerSubmitAnswerV1>(MESSAGE_TYPES.PartnerSubmitRequested, request, {
         messageId: `partner-submit:${ctx.msg.leadId}`,
-        correlationId: ctx.msg.leadId,
         timeoutMs,
       });
       switch (reply.outcome) {

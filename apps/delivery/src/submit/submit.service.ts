@@ -160,7 +160,6 @@ export class SubmitService {
     };
     return this.amqp.request<SubmitChecksRequestedV1, SubmitChecksAnswerV1>(MESSAGE_TYPES.SubmitChecksRequested, request, {
       timeoutMs: CHECKS_TIMEOUT_MS,
-      correlationId: ctx.msg.leadId,
     });
   }
 

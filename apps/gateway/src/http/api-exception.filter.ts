@@ -43,7 +43,6 @@ export class ApiExceptionFilter implements ExceptionFilter {
     };
     if (error.httpStatus >= 500 && error.code === 'INTERNAL_ERROR') body.request_id = String(request.id);
     for (const [k, v] of Object.entries(error.headers)) void reply.header(k, v);
-    void reply.header('X-Request-Id', String(request.id));
     void reply.status(error.httpStatus).send(body);
   }
 

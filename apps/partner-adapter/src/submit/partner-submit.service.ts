@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { PartnerSubmitAnswerV1, PartnerSubmitRequestedV1 } from '@lr/contracts';
 import { describeCallFailure } from '../calls/call-failure';
 import { PartnerCalls } from '../calls/partner-calls';
+import { partnerMetrics } from '../partner-metrics';
 
 /**
  * Posts a chosen partner result to its partner network (request/reply from
@@ -17,6 +18,15 @@ export class PartnerSubmitService {
   constructor(private readonly calls: PartnerCalls) {}
 
   async submit(req: PartnerSubmitRequestedV1): Promise<PartnerSubmitAnswerV1> {
+    const started = Date.now();
+    const answer = await this.send(req);
+    const labels = { partner: req.partner.name, outcome: answer.outcome };
+    partnerMetrics.submitDuration.observe(labels, (Date.now() - started) / 1000);
+    partnerMetrics.calls.inc({ ...labels, operation: 'submit' });
+    return answer;
+  }
+
+  private async send(req: PartnerSubmitRequestedV1): Promise<PartnerSubmitAnswerV1> {
     const remainingMs = Date.parse(req.notAfter) - Date.now();
     if (!(remainingMs > 0)) {
       this.log.warn({ msg: 'partner submit expired before it was sent; not sent', lead_id: req.leadId, partner: req.partner.name });
