@@ -23,6 +23,9 @@ const CHECKS_TIMEOUT_MS = 5000;
 /** Beyond an unfinished attempt's deadline, how long before it is taken as interrupted (its worker is gone). */
 const INTERRUPTED_GRACE_MS = 2000;
 
+/** How long a buyer's answer is kept trying to be booked before the message's own retries take over. */
+const SETTLE_PERSIST_MS = 60_000;
+const settleRetries = counter('delivery_settle_retries_total', "Retries of booking a buyer's answer after a failed attempt (PostgreSQL away or busy)");
 const decisions = counter('delivery_submits_total', 'Submits decided, by code and test flag', ['code', 'test']);
 
 const FORBIDDEN: SubmitAnswerV1 = {
@@ -122,7 +125,30 @@ export class SubmitService {
     }
     const consentedAt = ctx.msg.requestedAt;
     const answer = await this.buyers.send(ctx, programId, answers, consentedAt);
-    return this.settle(ctx, answer, payout);
+    return this.settleDurably(ctx, answer, payout);
+  }
+
+  /**
+   * The buyer's answer exists only in this process until it is booked: if
+   * booking fails (PostgreSQL away for a moment, the pool exhausted) and the
+   * message were simply retried, the redelivery would find the attempt started
+   * and unfinished and decide it interrupted, so a lead the school accepted
+   * would be recorded as not sold. So the booking is retried here, with
+   * back-off, for up to SETTLE_PERSIST_MS; only then does the error go to the
+   * message's retries. The message stays unacked meanwhile.
+   */
+  private async settleDurably(ctx: SubmitContext, answer: Parameters<BuyerDelivery['finishAttempt']>[2], payout: number | null): Promise<SubmitAnswerV1> {
+    const giveUpAt = Date.now() + SETTLE_PERSIST_MS;
+    for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 5_000)) {
+      try {
+        return await this.settle(ctx, answer, payout);
+      } catch (e) {
+        if (Date.now() + delayMs > giveUpAt) throw e;
+        settleRetries.inc();
+        this.log.warn({ msg: "booking the buyer's answer failed; retrying", lead_id: ctx.msg.leadId, outcome: answer.outcome, err: (e as Error).message });
+        await new Promise((r) => setTimeout(r, delayMs));
+      }
+    }
   }
 
   /** Books the buyer's answer: accepted (sale, payout, the search's counters) or released, with the attempt, in one transaction. */

@@ -6,7 +6,7 @@ import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { MESSAGE_TYPES, SubmitAnswerV1, SubmitRequestedV1 } from '@lr/contracts';
-import { AmqpConnection, BrokerUnavailableError, RequestTimeoutError } from '@lr/messaging';
+import { AmqpConnection, BrokerUnavailableError, RemoteHandlerError, RequestTimeoutError } from '@lr/messaging';
 import { counter } from '@lr/observability';
 import { findCampaignForAffiliate, findLead, findOfferForDirectPost, findResultForSubmit, leadDecision } from '@lr/persistence';
 import { ApiKeyGuard } from '../auth/api-key.guard';
@@ -21,6 +21,7 @@ import { LeadsRequestDto } from './leads-request.dto';
 import { parseLeadsRequest } from './parse-leads-request';
 import { pendingDecision, submitAnswer } from './submit-answer';
 
+const dead = counter('gateway_submits_dead_lettered_total', 'Submits answered PENDING because delivery dead-lettered them (an operator replays them)');
 const submits = counter('gateway_submits_total', 'Leads endpoint answers with a decision, by code', ['code']);
 
 @Controller('api/v1/engine')
@@ -172,6 +173,13 @@ export class LeadsController {
     } catch (e) {
       // The request is durable in the queue: it will be decided, and the lead-status read shows it.
       if (e instanceof RequestTimeoutError) {
+        return { kind: 'decision', decision: pendingDecision(message.leadId, offerId, message.resultId, message.searchId, message.isTest) };
+      }
+      // Delivery gave up after its retries: the submit waits in its dead-letter queue for an operator's
+      // replay (docs/runbooks/dead-letters.md), which decides it under this same svc_lead_id. So it is
+      // pending, as the contract says of a decision that comes later, and never a 500.
+      if (e instanceof RemoteHandlerError) {
+        dead.inc();
         return { kind: 'decision', decision: pendingDecision(message.leadId, offerId, message.resultId, message.searchId, message.isTest) };
       }
       if (e instanceof BrokerUnavailableError) throw ApiError.unavailable('rabbitmq');
