@@ -15,25 +15,26 @@ const ENVELOPE_KEYS = new Set([
 /**
  * Validates a leads body (contract: POST /api/v1/engine/leads). A result submit
  * without `search_lead_id` is 409 MALFORMED_REQUEST; a direct post needs
- * `svc_offer_id`, `lead` and `tracking` (with `tracking.ip_address`).
+ * `svc_offer_id`, `lead` and `tracking` (with `tracking.ip_address`). A key
+ * sent as null counts as not sent (the DTO's optional fields let null through).
  */
 export function parseLeadsRequest(body: unknown): LeadsRequest {
   const obj = requireObjectBody(body);
   const { dto, problems } = checkDto(LeadsRequestDto, obj);
   const answers = Object.fromEntries(Object.entries(obj).filter(([k]) => !ENVELOPE_KEYS.has(k)));
   throwIfProblems(problems);
-  if (dto.svc_result_id !== undefined) {
-    if (dto.search_lead_id === undefined) {
+  if (dto.svc_result_id != null) {
+    if (dto.search_lead_id == null) {
       throw new ApiError(409, 'MALFORMED_REQUEST', 'Missing search_lead_id for a result submit', { field: 'search_lead_id' });
     }
-    const lead = dto.lead !== undefined ? parseLead(dto.lead) : undefined;
+    const lead = dto.lead != null ? parseLead(dto.lead) : undefined;
     throwIfProblems(lead?.errors ?? []);
     return { mode: 'result_submit', dto, resultId: dto.svc_result_id, searchId: dto.search_lead_id.toLowerCase(), lead: lead?.lead, answers };
   }
   const missing: FieldProblem[] = [];
   for (const f of ['svc_offer_id', 'lead', 'tracking'] as const) {
-    if (dto[f] === undefined) {
-      const field = f === 'svc_offer_id' && dto.lead === undefined && dto.tracking === undefined ? 'svc_result_id or svc_offer_id' : f;
+    if (dto[f] == null) {
+      const field = f === 'svc_offer_id' && dto.lead == null && dto.tracking == null ? 'svc_result_id or svc_offer_id' : f;
       missing.push({ field, code: 'REQUIRED_FIELD_MISSING', message: `Missing field ${field}` });
     }
   }
