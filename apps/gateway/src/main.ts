@@ -2,6 +2,7 @@ import { loadConfig } from '@lr/config';
 import { startHttpApp } from '@lr/observability';
 import { DUPE_CHECK_BODY_LIMIT, DUPE_CHECK_PATH } from './dupe-check/dupe-check.controller';
 import { GatewayModule } from './gateway.module';
+import { installJsonBodyParser } from './http/json-body';
 import { serveOpenApi } from './openapi/setup';
 
 /** The only public HTTP surface: the affiliate API of ../shared/spec/affiliate-api.md. */
@@ -10,8 +11,10 @@ async function main(): Promise<void> {
   await startHttpApp(GatewayModule.forRoot(config), config, {
     bodyLimit: 256 * 1024,
     configure: (app) => {
+      const fastify = app.getHttpAdapter().getInstance();
+      installJsonBodyParser(fastify);
       // The pre-check's own limit (contract: body at most 16 KB), set on its route before Nest registers it.
-      app.getHttpAdapter().getInstance().addHook('onRoute', (route) => {
+      fastify.addHook('onRoute', (route) => {
         if (route.url === DUPE_CHECK_PATH) route.bodyLimit = DUPE_CHECK_BODY_LIMIT;
       });
       // The contract as OpenAPI 3: /docs (Swagger UI) and /docs-json, open to anyone (docs/openapi.md).

@@ -55,8 +55,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return ApiError.malformed(413, 'Request body too large');
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return ApiError.malformed(415, 'Content-Type must be application/json');
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return ApiError.malformed(400, 'Request body length does not match Content-Length');
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         return ApiError.malformed(400, 'Request body is empty');
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
