@@ -21,4 +21,10 @@ describe('parseTracking', () => {
     expect(parseTracking({ ip_address: '73.1.2.3', subid: 5 }, true).errors[0].field).toBe('tracking.subid');
     expect(parseTracking([], true).errors[0].field).toBe('tracking');
   });
+
+  it('bounds keys like values, naming the tracking object', () => {
+    const r = parseTracking({ ip_address: '73.1.2.3', ['k'.repeat(101)]: 'x' }, true);
+    expect(r.errors).toEqual([expect.objectContaining({ field: 'tracking', code: 'INVALID_FIELD', message: 'tracking keys must be at most 100 characters' })]);
+    expect(parseTracking({ ip_address: '73.1.2.3', ['k'.repeat(100)]: 'x' }, true).errors).toEqual([]);
+  });
 });

@@ -8,6 +8,8 @@ export const TRACKING_FIELDS = [
 
 const MAX_TRACKING_VALUE = 500;
 const MAX_TRACKING_KEYS = 50;
+/** Keys are stored with their values: bounded like them (a 200 KB key used to be stored as is). */
+const MAX_TRACKING_KEY = 100;
 
 export interface Tracking {
   values: Record<string, string>;
@@ -31,6 +33,12 @@ export function parseTracking(input: unknown, ipRequired: boolean, prefix = 'tra
     errors.push({ field: prefix, code: 'INVALID_FIELD', message: `${prefix} has more than ${MAX_TRACKING_KEYS} keys` });
   }
   for (const [k, v] of entries.slice(0, MAX_TRACKING_KEYS)) {
+    if (k.length > MAX_TRACKING_KEY) {
+      // Named by the object, not the key: the key is the problem and may be huge.
+      const message = `${prefix} keys must be at most ${MAX_TRACKING_KEY} characters`;
+      if (!errors.some((e) => e.message === message)) errors.push({ field: prefix, code: 'INVALID_FIELD', message });
+      continue;
+    }
     if (v === null || v === undefined) continue;
     if (typeof v !== 'string') {
       errors.push({ field: `${prefix}.${k}`, code: 'INVALID_FIELD', message: `${prefix}.${k} must be a string` });

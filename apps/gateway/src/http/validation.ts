@@ -44,9 +44,44 @@ export function throwIfProblems(problems: FieldProblem[]): void {
   throw new ApiError(400, first.code, first.message, { field: first.field, errors });
 }
 
-/** The body must be a JSON object (not an array, string or null). */
+/**
+ * The body must be a JSON object (not an array, string or null) whose text can
+ * be stored: no key or value anywhere holds a NUL character (PostgreSQL's text
+ * and jsonb refuse it) or an unpaired UTF-16 surrogate (a `\ud800` escape: not
+ * encodable as UTF-8, and jsonb refuses it). Both used to pass the gateway and
+ * fail in the worker storing the lead (503 on search, 500 on leads, the
+ * message dead-lettered); now 400 INVALID_FIELD naming where.
+ */
 export function requireObjectBody(body: unknown): Record<string, unknown> {
   if (body === null || body === undefined) throw ApiError.malformed(400, 'Request body is empty');
   if (typeof body !== 'object' || Array.isArray(body)) throw ApiError.malformed(400, 'Request body must be a JSON object');
+  const bad = unstorableTextAt(body);
+  if (bad !== undefined) throw ApiError.invalidField(bad, `${bad} must be text without NUL characters or unpaired surrogates`);
   return body as Record<string, unknown>;
+}
+
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
+
+/**
+ * The JSON path (`lead.personal.first_name`, `answers[2]`) of the first key or
+ * string value holding unstorable text, or undefined. Iterative; the path itself
+ * has the offending characters replaced by U+FFFD, so it can be echoed back.
+ */
+export function unstorableTextAt(value: unknown): string | undefined {
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (UNSTORABLE.test(v)) return path;
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    const entries = Array.isArray(v) ? v.map((item, i) => [`${path}[${i}]`, item] as const) : Object.entries(v).map(([k, item]) => [path ? `${path}.${k}` : k, item] as const);
+    for (const [childPath, item] of entries.reverse()) {
+      if (UNSTORABLE.test(childPath)) return childPath.replace(UNSTORABLE_ALL, '\ufffd');
+      stack.push([item, childPath]);
+    }
+  }
+  return undefined;
 }
