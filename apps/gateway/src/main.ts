@@ -2,6 +2,7 @@ import { loadConfig } from '@lr/config';
 import { startHttpApp } from '@lr/observability';
 import { DUPE_CHECK_BODY_LIMIT, DUPE_CHECK_PATH } from './dupe-check/dupe-check.controller';
 import { GatewayModule } from './gateway.module';
+import { answerClientError, answerFrameworkError } from './http/client-errors';
 import { installJsonBodyParser } from './http/json-body';
 import { serveOpenApi } from './openapi/setup';
 
@@ -10,6 +11,13 @@ async function main(): Promise<void> {
   const config = loadConfig('gateway');
   await startHttpApp(GatewayModule.forRoot(config), config, {
     bodyLimit: 256 * 1024,
+    fastify: {
+      // A path id longer than Fastify's default 100 characters reached no route (405 on a GET); now the
+      // handler sees it (authenticated, rate-limited, then 404 like any unknown id). Node's 16 KB header limit bounds it.
+      routerOptions: { maxParamLength: 16 * 1024 },
+      clientErrorHandler: answerClientError,
+      frameworkErrors: answerFrameworkError,
+    },
     configure: (app) => {
       const fastify = app.getHttpAdapter().getInstance();
       installJsonBodyParser(fastify);

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { DynamicModule, INestApplication, Logger as NestLogger, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyServerOptions } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from '@lr/config';
 import { correlationIdFor, withCorrelationId } from './correlation';
@@ -13,6 +14,8 @@ export interface HttpAppOptions {
   bodyLimit?: number;
   /** Called with the Fastify-backed Nest app before listen (routes, filters, hooks). */
   configure?: (app: NestFastifyApplication) => void | Promise<void>;
+  /** Fastify options only the constructor takes (an app's router limits and its answers to requests that never reach a route). */
+  fastify?: Pick<FastifyServerOptions, 'routerOptions' | 'clientErrorHandler' | 'frameworkErrors'>;
 }
 
 /**
@@ -27,6 +30,7 @@ export async function startHttpApp(module: Type<unknown> | DynamicModule, config
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    ...opts.fastify,
   });
   // Every answer names its correlation id, and everything the request does runs under it (logs, published messages).
   adapter.getInstance().addHook('onRequest', (req, reply, done) => {

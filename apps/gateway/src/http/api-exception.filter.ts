@@ -8,11 +8,37 @@ import { DependencyFailure } from './dependency';
 /** The contract's routes and their one method: any other method answers 405 (not 404). */
 export function allowedMethods(path: string): string | undefined {
   if (/^\/api\/v1\/engine\/(search|leads|dupe-check)$/.test(path)) return 'POST';
-  if (/^\/api\/v1\/engine\/results\/[^/]+$/.test(path)) return 'GET';
+  if (/^\/api\/v1\/engine\/(results|leads)\/[^/]+$/.test(path)) return 'GET';
   return undefined;
 }
 
 const answers = counter('gateway_error_answers_total', 'Error answers by HTTP status and code', ['status', 'code']);
+
+/** The contract's envelope for an error (`request_id` on a 500), counted by status and code. */
+export function errorBody(error: ApiError, requestId: string): ApiEnvelope {
+  answers.inc({ status: String(error.httpStatus), code: error.code });
+  const body: ApiEnvelope = {
+    code: error.code,
+    status: error.status,
+    reason: error.reason,
+    success: false,
+    retryable: false,
+    ...error.extra,
+  };
+  if (error.httpStatus >= 500 && error.code === 'INTERNAL_ERROR') body.request_id = requestId;
+  return body;
+}
+
+/**
+ * Sends an error answer: the envelope, the error's headers and the request id
+ * (set on every answer by startHttpApp's hook; again here for the answers that
+ * bypass the hooks, such as a URL the router cannot decode).
+ */
+export function sendError(reply: FastifyReply, error: ApiError, requestId: string): void {
+  for (const [k, v] of Object.entries(error.headers)) void reply.header(k, v);
+  void reply.header('X-Request-Id', requestId);
+  void reply.status(error.httpStatus).send(errorBody(error, requestId));
+}
 
 /**
  * The contract's envelope on every answer that is not a success: our own
@@ -32,18 +58,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (exception instanceof DependencyFailure) {
       this.log.warn({ dependency: exception.dependencyName, err: String((exception.causeError as Error)?.message ?? exception.causeError) }, 'dependency unavailable');
     }
-    answers.inc({ status: String(error.httpStatus), code: error.code });
-    const body: ApiEnvelope = {
-      code: error.code,
-      status: error.status,
-      reason: error.reason,
-      success: false,
-      retryable: false,
-      ...error.extra,
-    };
-    if (error.httpStatus >= 500 && error.code === 'INTERNAL_ERROR') body.request_id = String(request.id);
-    for (const [k, v] of Object.entries(error.headers)) void reply.header(k, v);
-    void reply.status(error.httpStatus).send(body);
+    sendError(reply, error, String(request.id));
   }
 
   private toApiError(exception: unknown, request: FastifyRequest): ApiError {
@@ -67,10 +82,13 @@ export class ApiExceptionFilter implements ExceptionFilter {
       return ApiError.malformed(400, 'Malformed JSON body');
     }
     if (statusCode === 404) {
-      const path = request.url.split('?')[0].replace(/\/+$/, '');
+      const asked = request.url.split('?')[0];
+      const path = asked.replace(/\/+$/, '');
       const allowed = allowedMethods(path);
-      if (allowed) return ApiError.malformed(405, `Use ${allowed}`, { Allow: allowed });
-      return ApiError.notFound(404, `No route ${request.method} ${path}`);
+      // 405 only when the method is what is wrong: the right method on a near path (a trailing slash) is no route.
+      const rightMethod = request.method === allowed || (request.method === 'HEAD' && allowed === 'GET');
+      if (allowed && !rightMethod) return ApiError.malformed(405, `Use ${allowed}`, { Allow: allowed });
+      return ApiError.notFound(404, `No route ${request.method} ${asked.slice(0, 200)}`);
     }
     if (statusCode === 413) return ApiError.malformed(413, 'Request body too large');
     if (statusCode === 415) return ApiError.malformed(415, 'Content-Type must be application/json');
