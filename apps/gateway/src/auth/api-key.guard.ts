@@ -4,22 +4,36 @@ import { hashApiKey } from '@lr/persistence';
 import { ApiError } from '../http/api-error';
 import { ApiKeyCache } from './api-key-cache';
 
-/** Extracts the key from `Authorization: Bearer <key>` or `X-API-Key: <key>`. */
-export function presentedKey(req: FastifyRequest): string | undefined {
-  const auth = req.headers.authorization;
-  if (typeof auth === 'string') {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    if (m) return m[1];
+/**
+ * The distinct keys a request presents, from every `Authorization: Bearer <key>`
+ * and every `X-API-Key: <key>` header, read from the raw headers: Node keeps
+ * only the first Authorization header (a second one, perhaps the one a proxy
+ * checked, was silently ignored) and joins repeated X-API-Key headers.
+ * `sent`: some credential header was there, usable or not.
+ */
+export function presentedKeys(rawHeaders: string[]): { keys: string[]; sent: boolean } {
+  const keys = new Set<string>();
+  let sent = false;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i].toLowerCase();
+    const value = rawHeaders[i + 1];
+    if (name === 'authorization') {
+      sent = true;
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(value);
+      if (m) keys.add(m[1]);
+    } else if (name === 'x-api-key') {
+      sent = true;
+      if (value.trim() !== '') keys.add(value.trim());
+    }
   }
-  const header = req.headers['x-api-key'];
-  if (typeof header === 'string' && header.trim() !== '') return header.trim();
-  return undefined;
+  return { keys: [...keys], sent };
 }
 
 /**
  * Authentication (contract: Authentication). Keys are stored only as SHA-256
- * hashes; an unknown, revoked or expired key is AUTH_INVALID, checked on every
- * call (keys are cached for a second, and a revocation clears them at once: see ApiKeyCache).
+ * hashes; an unknown, revoked or expired key is AUTH_INVALID, and so are two
+ * different keys on one request. Checked on every call (keys are cached for a
+ * second, and a revocation clears them at once: see ApiKeyCache).
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -27,11 +41,11 @@ export class ApiKeyGuard implements CanActivate {
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const req = ctx.switchToHttp().getRequest<FastifyRequest>();
-    const raw = presentedKey(req);
-    if (!raw) {
-      const sentSomething = req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined;
-      throw sentSomething ? ApiError.authInvalid() : ApiError.authRequired();
-    }
+    const { keys, sent } = presentedKeys(req.raw.rawHeaders);
+    if (keys.length === 0) throw sent ? ApiError.authInvalid() : ApiError.authRequired();
+    // Two different keys: which one is meant is a guess, and guessing is how a request passes as someone else.
+    if (keys.length > 1) throw new ApiError(401, 'AUTH_INVALID', 'Invalid API key', { error: 'several_api_keys' });
+    const raw = keys[0];
     if (raw.length > 256) throw ApiError.authInvalid();
     const key = await this.keys.find(hashApiKey(raw));
     if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) throw ApiError.authInvalid();
