@@ -2,7 +2,7 @@ import { loadConfig } from '@lr/config';
 import { startHttpApp } from '@lr/observability';
 import { DUPE_CHECK_BODY_LIMIT, DUPE_CHECK_PATH } from './dupe-check/dupe-check.controller';
 import { GatewayModule } from './gateway.module';
-import { answerClientError, answerFrameworkError } from './http/client-errors';
+import { answerClientError, answerConnect, answerFrameworkError } from './http/client-errors';
 import { installJsonBodyParser } from './http/json-body';
 import { serveOpenApi } from './openapi/setup';
 
@@ -21,6 +21,7 @@ async function main(): Promise<void> {
     configure: (app) => {
       const fastify = app.getHttpAdapter().getInstance();
       installJsonBodyParser(fastify);
+      fastify.server.on('connect', answerConnect);
       // The pre-check's own limit (contract: body at most 16 KB), set on its route before Nest registers it.
       fastify.addHook('onRoute', (route) => {
         if (route.url === DUPE_CHECK_PATH) route.bodyLimit = DUPE_CHECK_BODY_LIMIT;

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error';
-import { errorBody, sendError } from './api-exception.filter';
+import { allowedMethods, errorBody, sendError } from './api-exception.filter';
 
 /**
  * Requests that never reach a route, answered in the contract's envelope
  * like every other refusal (Fastify's own answers to these are a different
- * JSON shape). Given to Fastify's constructor (startHttpApp's `fastify`).
+ * JSON shape, and Node's answer to CONNECT is none). Given to Fastify's
+ * constructor (startHttpApp's `fastify`) and to the server's 'connect' event.
  */
 
 /**
@@ -25,16 +26,32 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? ApiError.malformed(408, 'Request not received in time')
         : ApiError.malformed(400, 'Malformed HTTP request');
+  writeOnSocket(socket, error);
+  socket.destroy(err);
+}
+
+/**
+ * A CONNECT request (a proxy tunnel) never reaches Fastify: Node hands it to
+ * the server's 'connect' listeners and, without one, closes the socket
+ * without a word. Answered like any other method a route does not take.
+ */
+export function answerConnect(req: IncomingMessage, socket: Duplex): void {
+  const path = (req.url ?? '').split('?')[0];
+  const allowed = allowedMethods(path.replace(/\/+$/, ''));
+  writeOnSocket(socket, allowed ? ApiError.malformed(405, `Use ${allowed}`, { Allow: allowed }) : ApiError.notFound(404, `No route CONNECT ${path.slice(0, 200)}`));
+  socket.destroy();
+}
+
+function writeOnSocket(socket: Duplex, error: ApiError): void {
+  if (!socket.writable) return;
   const requestId = randomUUID();
   const body = JSON.stringify(errorBody(error, requestId));
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${error.httpStatus} ${STATUS_CODES[error.httpStatus]}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy(err);
+  const headers = Object.entries(error.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  socket.write(
+    `HTTP/1.1 ${error.httpStatus} ${STATUS_CODES[error.httpStatus]}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}` +
+      `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** `frameworkErrors`: the router refused the URL (a bad percent-encoding such as `%zz`). */
