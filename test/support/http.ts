@@ -11,14 +11,14 @@ export async function call(
   baseUrl: string,
   method: string,
   path: string,
-  opts: { key?: string; header?: 'bearer' | 'x-api-key'; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  opts: { key?: string; header?: 'bearer' | 'x-api-key'; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> } = {},
 ): Promise<HttpAnswer> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.key) {
     if (opts.header === 'x-api-key') headers['X-API-Key'] = opts.key;
     else headers.Authorization = `Bearer ${opts.key}`;
   }
-  let body: string | undefined;
+  let body: string | Uint8Array | undefined;
   if (opts.rawBody !== undefined) body = opts.rawBody;
   else if (opts.body !== undefined) body = JSON.stringify(opts.body);
   if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
