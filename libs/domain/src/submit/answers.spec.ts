@@ -45,6 +45,14 @@ describe('checkAnswers', () => {
   });
 });
 
+describe('checkAnswers with questions named like Object.prototype members', () => {
+  const odd: ShownOffer = { programs: [], formFields: [{ name: 'constructor', label: 'Builder', type: 'text', required: true }, { name: 'toString', label: null, type: 'text', required: false }] };
+  it('an unanswered one is missing (was INVALID_FIELD: the prototype answered it)', () => {
+    expect(checkAnswers(odd, null, {})).toMatchObject({ ok: false, refusal: { code: 'REQUIRED_FIELD_MISSING', field: 'constructor' } });
+    expect(checkAnswers(odd, null, { constructor: 'yes' })).toEqual({ ok: true, programId: null, answers: { constructor: 'yes' } });
+  });
+});
+
 describe('checkConsent', () => {
   it('absent is a missing field, false a refusal, true passes', () => {
     expect(checkConsent(null)).toMatchObject({ status: 'invalid', code: 'REQUIRED_FIELD_MISSING' });

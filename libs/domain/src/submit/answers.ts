@@ -35,10 +35,12 @@ export function checkAnswers(shown: ShownOffer, programId: string | null, raw: R
 
   const answers: Record<string, string> = {};
   for (const q of shown.formFields) {
-    const value = answerText(raw[q.name]);
+    // Own keys only: a question named like an Object.prototype member (`constructor`) is not answered by the prototype.
+    const given = Object.hasOwn(raw, q.name) ? raw[q.name] : undefined;
+    const value = answerText(given);
     const needed = q.required || (program !== null && (q.required_when?.program_ids ?? []).includes(program));
     if (value === undefined || value === '') {
-      if (raw[q.name] !== undefined && value === undefined) return refuse('INVALID_FIELD', `Invalid ${labelOf(q)}`, q.name);
+      if (given !== undefined && value === undefined) return refuse('INVALID_FIELD', `Invalid ${labelOf(q)}`, q.name);
       if (needed) return refuse('REQUIRED_FIELD_MISSING', `Missing ${labelOf(q)}`, q.name);
       continue;
     }
