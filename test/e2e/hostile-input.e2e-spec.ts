@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { searchBody } from '../support/catalog-builder';
+import { person } from '../support/submit-flow';
 import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
@@ -77,9 +78,16 @@ describe('hostile input (e2e, property-based)', () => {
   const made = { searchH: '', resultH: '', submitLeadH: '', directLeadH: '', searchO: '', resultO: '' };
   let baseline: Record<string, number>;
 
+  /** Offer X's questions (the answers property below reads the contract's question rules against them). */
+  const QUESTIONS = [
+    { name: 'hs_grad_year', label: 'HS grad year', type: 'select', required: true, options: [{ value: '2012', label: '2012' }, { value: '2013', label: '2013' }] },
+    { name: 'credits', label: 'Credits earned', type: 'number', required: false },
+    { name: 'goal', label: 'Your goal', type: 'text', required: false },
+  ];
   const own = (offerId: string, name: string, price: number) => ({
     id: offerId, name, school_id: ids.school, source: 'own', offer_type: 'shared', status: 'active', priority: 5, price,
-    tcpa_text: `I agree that ${name} may contact me.`, result_ttl_seconds: 900, programs: [{ value: 'gen', label: 'General Studies' }],
+    tcpa_text: `I agree that ${name} may contact me.`, result_ttl_seconds: 900,
+    programs: [{ value: 'gen', label: 'General Studies' }, { value: 'msn', label: 'MS in Nursing' }], form_fields: QUESTIONS,
     // Never called: every lead this file lets through is a test lead, held and not delivered.
     delivery: { adapter: 'sandbox', url: 'http://127.0.0.1:9/schools/hostile/leads?outcome=accept' },
   });
@@ -150,11 +158,14 @@ describe('hostile input (e2e, property-based)', () => {
   const search = () => searchBody(ids.cH, ids.affH) as Body;
   const resultSubmit = (): Body => ({
     svc_campaign_id: ids.cH, svc_affiliate_id: ids.affH, svc_result_id: made.resultH, search_lead_id: made.searchH,
-    tcpa_consent: true, consent_button_label: 'Request info', svc_is_test_lead: true,
+    tcpa_consent: true, consent_button_label: 'Request info', svc_is_test_lead: true, program_id: 'gen', hs_grad_year: '2013',
   });
   const directPost = (): Body => {
     const { lead, tracking } = search();
-    return { svc_campaign_id: ids.cH, svc_affiliate_id: ids.affH, svc_offer_id: ids.offerX, lead, tracking, tcpa_consent: true, svc_is_test_lead: true };
+    return {
+      svc_campaign_id: ids.cH, svc_affiliate_id: ids.affH, svc_offer_id: ids.offerX, lead, tracking, tcpa_consent: true, svc_is_test_lead: true,
+      program_id: 'gen', hs_grad_year: '2013',
+    };
   };
   const dupeCheck = (): Body => ({ email: 'ada@example.com' });
 
@@ -622,6 +633,67 @@ describe('hostile input (e2e, property-based)', () => {
   });
 
   // ---------------------------------------------------------------- and what must get through
+
+  it('a test direct post with any answers reaches the decision the question rules give (held, or invalid naming the question) in a 200, and is stored once, never delivered or counted', async () => {
+    type Choice = { value?: Json; verdict: 'valid' | 'missing' | 'invalid' };
+    const v = (value: Json | undefined, verdict: Choice['verdict']): Choice => ({ value, verdict });
+    const absent = fc.constant(v(undefined, 'missing'));
+    // Valid choices weigh most, so about a third of the posts pass every rule and are held.
+    const program = fc.oneof(
+      { arbitrary: fc.constantFrom(v('gen', 'valid'), v('msn', 'valid')), weight: 8 },
+      { arbitrary: absent, weight: 1 },
+      { arbitrary: text(30).filter((t) => !['gen', 'msn'].includes(t)).map((t) => v(t, 'invalid')), weight: 1 },
+    );
+    const hsYear = fc.oneof(
+      { arbitrary: fc.constantFrom(v('2012', 'valid'), v(' 2013 ', 'valid'), v(2013, 'valid')), weight: 6 },
+      { arbitrary: fc.constantFrom(v(undefined, 'missing'), v(null, 'missing'), v('', 'missing'), v('   ', 'missing')), weight: 1 },
+      {
+        arbitrary: fc
+          .oneof(text(10).filter((t) => !['2012', '2013'].includes(t.trim()) && t.trim() !== ''), fc.constantFrom<Json>(1999, true, 'twenty13'), fc.array(safeJson, { maxLength: 2 }), fc.dictionary(extraKey, safeJson, { maxKeys: 2 }))
+          .map((x) => v(x, 'invalid')),
+        weight: 2,
+      },
+    );
+    const credits = fc.oneof(
+      { arbitrary: fc.constantFrom(v('12', 'valid'), v(12, 'valid'), v('-3.5', 'valid'), v(undefined, 'valid'), v(null, 'valid'), v('', 'valid')), weight: 6 },
+      { arbitrary: fc.oneof(fc.constantFrom<Json>('abc', '1e3', '12 credits', true, '.5'), fc.array(safeJson, { maxLength: 2 })).map((x) => v(x, 'invalid')), weight: 1 },
+    );
+    const goal = fc.oneof(
+      { arbitrary: fc.option(text(500), { nil: undefined }).map((t) => v(t, 'valid')), weight: 6 },
+      { arbitrary: fc.oneof(fc.integer({ min: 501, max: 1500 }).map((n) => 'g'.repeat(n)), fc.dictionary(extraKey, safeJson, { maxKeys: 2 })).map((x) => v(x, 'invalid')), weight: 1 },
+    );
+    const arb = fc.record({ program, hsYear, credits, goal, extra: extras(2) });
+    const before = baseline;
+    let posted = 0;
+    await fc.assert(
+      fc.asyncProperty(arb, async ({ program: p, hsYear: h, credits: c, goal: g, extra }) => {
+        const body: Body = { ...directPost(), ...extra, lead: person() };
+        delete body.program_id;
+        delete body.hs_grad_year;
+        for (const [k, choice] of [['program_id', p], ['hs_grad_year', h], ['credits', c], ['goal', g]] as const) if (choice.value !== undefined) body[k] = choice.value;
+        const res = await sendJson(LEADS, body);
+        posted += 1;
+        count(answerOf(res));
+        // Question rules (affiliate-api.md): the program first (two programs: one must be named), then each question in order.
+        const expected =
+          p.verdict === 'missing' ? ['invalid', 'REQUIRED_FIELD_MISSING', 'program_id']
+            : p.verdict === 'invalid' ? ['invalid', 'INVALID_FIELD', 'program_id']
+              : h.verdict === 'missing' ? ['invalid', 'REQUIRED_FIELD_MISSING', 'hs_grad_year']
+                : h.verdict === 'invalid' ? ['invalid', 'INVALID_FIELD', 'hs_grad_year']
+                  : c.verdict === 'invalid' ? ['invalid', 'INVALID_FIELD', 'credits']
+                    : g.verdict === 'invalid' ? ['invalid', 'INVALID_FIELD', 'goal']
+                      : ['held', 'TEST_LEAD_HELD', undefined];
+        const context = JSON.stringify({ program: p.value, hs: h.value, credits: c.value, goal: typeof g.value === 'string' ? g.value.length : g.value });
+        expect([context, res.status, res.body?.status, res.body?.code, res.body?.field]).toEqual([context, 200, ...expected]);
+        expect(res.body).toEqual(expect.objectContaining({ payout: 0, svc_lead_id: expect.any(String), retryable: false }));
+        expectNoPrice(res.text);
+      }),
+      settings(60),
+    );
+    // One lead (and its consent) per post; a test lead is never sold, never a duplicate key, never sent to a school, never counted against a cap.
+    const after = await state.snapshot();
+    expect(after).toEqual({ ...before, leads: before.leads + posted, consent_evidence: before.consent_evidence + posted, processed_messages: after.processed_messages });
+  });
 
   it('well-formed Unicode in free-text lead fields, tracking values and extra properties is accepted and stored as sent (trimmed)', async () => {
     const free = text(200, 1).filter((s) => s.trim() !== '' && s.trim().length <= 200);
