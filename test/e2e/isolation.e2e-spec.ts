@@ -223,7 +223,7 @@ describe('isolation between affiliates (e2e)', () => {
         () => rec('lead status', 'GET', `/api/v1/engine/leads/${unknown()}`, { key: keyB }),
       ]),
       ...(
-        [["A's search id", () => a.liveSearch], ["A's result id", () => a.results.get(ids.offerA)!], ["A's offer id", () => ids.offerA], ["A's campaign id", () => ids.cA]] as const
+        [["A's search id", () => a.liveSearch], ["A's result id", () => a.results.get(ids.offerA)!], ["A's offer id", () => ids.offerA], ["A's campaign id", () => ids.cA], ["A's affiliate id", () => ids.affA]] as const
       ).map(([what, value]): Row => [
         `lead status of ${what}`, () => rec('lead status', 'GET', `/api/v1/engine/leads/${value()}`, { key: keyB }), 404, 'NOT_FOUND', {},
         () => rec('lead status', 'GET', `/api/v1/engine/leads/${unknown()}`, { key: keyB }),
