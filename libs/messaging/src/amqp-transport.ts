@@ -192,7 +192,7 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
 
   private async drain(): Promise<void> {
     this.stopping = true;
-    await this.dlqDepth.stop();
+    const gaugeStopped = this.dlqDepth.stop(); // no new readings; one under way may finish
     const current = this.consuming;
     if (current) await current.channel.cancel(current.consumerTag).catch(() => undefined);
     if (this.inFlight.size > 0) {
@@ -205,6 +205,7 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
       if (!finished) this.log.warn(`${this.inFlight.size} message(s) still in flight after ${this.config.shutdownGraceMs} ms; they return to the queue`);
     }
     await this.wrapper?.close().catch(() => undefined);
+    await gaugeStopped;
     this._status$.next('disconnected');
   }
 
