@@ -1,4 +1,4 @@
-import type { Channel, ChannelModel, ConfirmChannel, GetMessage, Options } from 'amqplib';
+import type { Channel, ChannelModel, ConfirmChannel, GetMessage, Message, Options } from 'amqplib';
 import { DeadLetterSummary, describeDeadLetter, originalRoutingKeyOf } from './dead-letter-info';
 import { replayCopyProperties } from './delivery-copies';
 import type { ConsumerQueues, Topology } from './topology';
@@ -8,17 +8,25 @@ import type { ConsumerQueues, Topology } from './topology';
  * list|show|replay|purge`, docs/runbooks/dead-letters.md). Everything here works
  * on a plain amqplib connection: a short-lived tool has no use for reconnects.
  *
- * Reading without losing or reordering: a message is read with basic.get and
- * left unacked; closing the channel gives every unacked message back. A quorum
- * queue keeps messages given back that way in a section of their own, served
- * before all others, and appends to that section: giving back only its first
- * few would put them behind the rest of it. So a reader that gives messages
- * back reads on until it has read the whole section (the first message never
- * delivered before, `redelivered` false, marks its end); then the queue reads
- * exactly as before. (A nack or reject with requeue would instead move them to
- * the back of a quorum queue without a delivery limit.) Each look counts as a
- * delivery in the message's x-delivery-count and sets its redelivered flag; a
- * replayed copy starts without either.
+ * Reading without losing or reordering (RabbitMQ 3.10-3.13, quorum queues):
+ * - Closing a channel (or losing the connection) gives back its unacked
+ *   messages in no useful order once there are more than a handful, so nothing
+ *   here leaves messages to the channel close.
+ * - A nack with requeue puts a message at the back of a quorum queue without a
+ *   delivery limit, in the order of the nacks. So a reader makes one pass over
+ *   the whole queue: it reads every message that was there when it started
+ *   (basic.get, unacked), and nacks each one it keeps right after reading it.
+ *   After the pass the queue holds them in the same order. A message that
+ *   arrives during the pass lands among them at the time it arrived.
+ * - Acks and nacks are never sent in bursts of more than SETTLE_BURST without a
+ *   round trip to the broker. A quorum queue's client (rabbit_fifo_client)
+ *   holds back a channel's commands beyond 32 in flight and sends them later,
+ *   in reverse order, or never if the channel closes first.
+ * - A pass stopped in the middle (the CLI killed, the broker gone) loses
+ *   nothing: unacked messages go back. But the queue may then be rotated (the
+ *   messages read so far at the back) or, for the unacked ones, shuffled.
+ * Each look counts as a delivery in the message's x-delivery-count and sets its
+ * redelivered flag; a replayed copy starts without either.
  */
 
 export interface DeadLetterQueueDepth {
@@ -95,33 +103,34 @@ export async function deadLetterDepths(conn: ChannelModel, topology: Topology): 
   return out;
 }
 
-/** The first `limit` messages of a DLQ, read and given back in place. */
+/** The first `limit` messages of a DLQ; the pass reads them all and gives every one back in order. */
 export async function peekDeadLetters(conn: ChannelModel, queue: string, limit: number): Promise<DeadLetterPeek> {
-  const channel = await openChannel(conn);
+  const pass = await DeadLetterPass.open(conn, queue);
   try {
-    const depth = await readyCount(channel, queue);
     const messages: DeadLetterSummary[] = [];
-    let maxReturns = 0;
-    let last: GetMessage | undefined;
-    while (messages.length < Math.min(limit, depth)) {
-      const msg = await channel.get(queue, { noAck: false });
-      if (!msg) break;
-      last = msg;
-      maxReturns = Math.max(maxReturns, returnsOf(msg));
-      messages.push(describeDeadLetter(msg));
+    for (let msg = await pass.next(); msg; msg = await pass.next()) {
+      if (messages.length < limit) messages.push(describeDeadLetter(msg));
+      pass.giveBack(msg);
     }
-    await readPastGivenBack(channel, queue, last, depth - messages.length);
-    return { queue, depth, messages, maxReturns };
+    if (pass.broken) throw new DeadLetterQueueError(`reading ${queue} stopped: ${pass.broken}; nothing was lost`);
+    return { queue, depth: pass.depth, messages, maxReturns: pass.maxReturns };
   } finally {
-    // Gives back everything read, in order, at the head of the queue.
-    await channel.close().catch(() => undefined);
+    await pass.close();
   }
 }
 
 /**
- * Republishes selected messages of a DLQ to the queue they failed in, each only
- * after the last is confirmed, and removes each from the DLQ only once the
- * broker confirmed its copy. Messages not selected are given back in place.
+ * At most this many acks or nacks go out before a round trip to the broker
+ * (see the top of this file: a quorum queue's client holds back a channel's
+ * commands beyond 32 in flight). Replay copies are published this many at a
+ * time before their confirms are awaited together.
+ */
+const SETTLE_BURST = 8;
+
+/**
+ * Republishes selected messages of a DLQ to the queue they failed in, and
+ * removes each from the DLQ only once the broker confirmed its own copy.
+ * Messages not selected are given back in place.
  */
 export async function replayDeadLetters(conn: ChannelModel, topology: Topology, queues: ConsumerQueues, opts: ReplayOptions = {}): Promise<ReplayReport> {
   const now = opts.now ?? (() => new Date());
@@ -140,49 +149,191 @@ export async function replayDeadLetters(conn: ChannelModel, topology: Topology, 
   };
   if (!report.dryRun) await requireTarget(conn, topology, queues);
 
-  const channel = await openChannel(conn, true);
+  const pass = await DeadLetterPass.open(conn, queues.dlq);
+  const copies = new ConfirmedCopies(pass.channel, report.target.exchange, report.target.routingKey);
   const seen = new Set<string>();
-  let last: GetMessage | undefined;
-  let held = 0;
+  let failure: string | undefined;
+  const settle = async () => {
+    const settled = await copies.settle();
+    for (const { msg, info } of settled.done) {
+      pass.remove(msg);
+      report.replayed.push(info);
+    }
+    // A copy that failed keeps its message; the pass goes on, replaying nothing more, so the DLQ keeps its order.
+    for (const msg of settled.failed) pass.giveBack(msg);
+    failure ??= settled.failure;
+    await pass.sync();
+  };
   try {
-    report.depthBefore = await readyCount(channel, queues.dlq);
-    const total = wanted ? report.depthBefore : Math.min(report.depthBefore, limit);
-    while (report.scanned < report.depthBefore && report.replayed.length < limit) {
-      const msg = await channel.get(queues.dlq, { noAck: false });
-      if (!msg) break;
-      last = msg;
+    report.depthBefore = pass.depth;
+    for (let msg = await pass.next(); msg; msg = await pass.next()) {
       report.scanned++;
-      report.maxReturns = Math.max(report.maxReturns, returnsOf(msg));
       const info = describeDeadLetter(msg);
       if (info.messageId !== null) seen.add(info.messageId);
-      const selected = !wanted || (info.messageId !== null && wanted.has(info.messageId));
-      const refusal = selected ? whyNotReplayable(info, queues) : undefined;
+      const wantedHere = !failure && report.replayed.length + copies.pending < limit && (!wanted || (info.messageId !== null && wanted.has(info.messageId)));
+      const refusal = wantedHere ? whyNotReplayable(info, queues) : undefined;
       if (refusal) report.skipped.push({ message: info, reason: refusal });
-      held++; // unacked: given back when the channel closes, unless replayed below
-      if (!selected || refusal || report.dryRun) {
-        if (selected && !refusal) report.replayed.push(info);
+      if (!wantedHere || refusal || report.dryRun) {
+        if (wantedHere && !refusal) report.replayed.push(info);
+        pass.giveBack(msg);
       } else {
-        const properties = replayCopyProperties(msg, originalRoutingKeyOf(msg), now());
-        let outcome: 'confirmed' | 'returned';
-        try {
-          outcome = await publishMandatory(channel, report.target.exchange, report.target.routingKey, msg.content, properties);
-        } catch (e) {
-          throw new ReplayInterruptedError(`the broker did not confirm the copy of ${info.messageId}: ${(e as Error).message}; it stays in ${queues.dlq}`, report);
-        }
-        if (outcome === 'returned') throw new ReplayInterruptedError(`the broker could not route ${info.messageId} to ${queues.queue}; it stays in ${queues.dlq}`, report);
-        channel.ack(msg);
-        held--;
-        report.replayed.push(info);
+        copies.publish(msg, info, replayCopyProperties(msg, originalRoutingKeyOf(msg), now()));
+        if (copies.pending >= SETTLE_BURST) await settle();
       }
-      opts.onProgress?.({ scanned: Math.min(report.scanned, total), total, replayed: report.replayed.length });
+      const total = pass.givenBack > 0 || wanted ? pass.depth : Math.min(pass.depth, limit);
+      opts.onProgress?.({ scanned: Math.min(report.scanned, total), total, replayed: report.replayed.length + copies.pending });
+      // Nothing given back yet and nothing more to replay: the rest stays where it is, untouched.
+      if (pass.givenBack === 0 && report.replayed.length + copies.pending >= limit) break;
     }
+    await settle();
+    if (pass.broken) failure ??= `the channel to RabbitMQ closed (${pass.broken}); what was not confirmed`;
   } finally {
-    // Gives back, in place, every message read and not replayed (also when the replay stopped). The close waits for the broker, so the acks are in.
-    if (held > 0) await readPastGivenBack(channel, queues.dlq, last, report.depthBefore - report.scanned).catch(() => undefined);
-    await channel.close().catch(() => undefined);
+    report.maxReturns = pass.maxReturns;
+    await pass.close();
   }
+  if (failure) throw new ReplayInterruptedError(`${failure}; it stays in ${queues.dlq}, and the replay stopped there`, report);
   if (wanted) report.notFound = [...wanted].filter((id) => !seen.has(id));
   return report;
+}
+
+/**
+ * Replay copies in flight on a confirm channel. Each is `mandatory`: a copy the
+ * broker cannot route comes back (basic.return) before its confirm, and is a
+ * failure like a nack. settle() waits for every confirm and says which copies
+ * are safe, so only their DLQ messages are acked.
+ */
+class ConfirmedCopies {
+  private inFlight: Array<{ msg: GetMessage; info: DeadLetterSummary; outcome: Promise<string | undefined> }> = [];
+  private readonly returned = new Set<string>();
+
+  constructor(
+    private readonly channel: ConfirmChannel,
+    private readonly exchange: string,
+    private readonly routingKey: string,
+  ) {
+    channel.on('return', (m: Message) => this.returned.add(String(m.properties.messageId)));
+  }
+
+  get pending(): number {
+    return this.inFlight.length;
+  }
+
+  publish(msg: GetMessage, info: DeadLetterSummary, properties: Options.Publish): void {
+    const id = String(info.messageId);
+    const outcome = new Promise<string | undefined>((resolve) => {
+      const confirmed = (err: unknown) => {
+        if (err) resolve(`the broker did not confirm the copy of ${id}: ${(err as Error).message ?? String(err)}`);
+        else resolve(this.returned.has(id) ? `the broker could not route ${id} to its queue` : undefined);
+      };
+      try {
+        this.channel.publish(this.exchange, this.routingKey, msg.content, { ...properties, mandatory: true }, confirmed);
+      } catch (e) {
+        confirmed(e);
+      }
+    });
+    this.inFlight.push({ msg, info, outcome });
+  }
+
+  /** Waits for every copy in flight: the ones confirmed, the messages whose copy failed, and the first failure. */
+  async settle(): Promise<{ done: Array<{ msg: GetMessage; info: DeadLetterSummary }>; failed: GetMessage[]; failure?: string }> {
+    const batch = this.inFlight;
+    this.inFlight = [];
+    const outcomes = await Promise.all(batch.map((c) => c.outcome));
+    return {
+      done: batch.filter((_, i) => outcomes[i] === undefined),
+      failed: batch.filter((_, i) => outcomes[i] !== undefined).map((c) => c.msg),
+      failure: outcomes.find((o) => o !== undefined),
+    };
+  }
+}
+
+/**
+ * One pass over a DLQ (see the top of this file): reads each message that was
+ * ready when it opened, once, and the caller gives each back (a nack: to the
+ * back, in order) or removes it (an ack, once its copy is confirmed). Never
+ * more than SETTLE_BURST acks and nacks without a round trip.
+ */
+class DeadLetterPass {
+  givenBack = 0;
+  maxReturns = 0;
+  /** Why the pass could not go on (its channel closed); what it held goes back with the channel. */
+  broken: string | undefined;
+  private read = 0;
+  private unsynced = 0;
+
+  private constructor(
+    readonly channel: ConfirmChannel,
+    readonly queue: string,
+    /** Ready messages when the pass opened: it reads no more, so it never meets a message it gave back. */
+    readonly depth: number,
+  ) {}
+
+  static async open(conn: ChannelModel, queue: string): Promise<DeadLetterPass> {
+    const channel = await openChannel(conn, true);
+    try {
+      return new DeadLetterPass(channel, queue, await readyCount(channel, queue));
+    } catch (e) {
+      await channel.close().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** The next message, or undefined once every message of the pass has been read. */
+  async next(): Promise<GetMessage | undefined> {
+    if (this.read >= this.depth || this.broken) return undefined;
+    let msg: GetMessage | false;
+    if (this.unsynced >= SETTLE_BURST) await this.sync();
+    if (this.broken) return undefined;
+    try {
+      msg = await this.channel.get(this.queue, { noAck: false });
+    } catch (e) {
+      this.broken ??= (e as Error).message;
+      return undefined;
+    }
+    this.unsynced = 0; // a get is a round trip
+    if (!msg) {
+      this.read = this.depth; // emptied meanwhile (a purge)
+      return undefined;
+    }
+    this.read++;
+    this.maxReturns = Math.max(this.maxReturns, returnsOf(msg));
+    return msg;
+  }
+
+  giveBack(msg: GetMessage): void {
+    this.settle(() => this.channel.nack(msg, false, true));
+    this.givenBack++;
+  }
+
+  remove(msg: GetMessage): void {
+    this.settle(() => this.channel.ack(msg));
+  }
+
+  private settle(send: () => void): void {
+    try {
+      send();
+      this.unsynced++;
+    } catch (e) {
+      this.broken ??= (e as Error).message; // the channel closed: the message goes back with it
+    }
+  }
+
+  /** A round trip, so the acks and nacks sent so far are taken before more follow. */
+  async sync(): Promise<void> {
+    if (this.unsynced === 0 || this.broken) return;
+    try {
+      await this.channel.checkQueue(this.queue);
+      this.unsynced = 0;
+    } catch (e) {
+      this.broken ??= (e as Error).message;
+    }
+  }
+
+  /** Whatever is still unacked (a pass stopped by an error) goes back with the channel, unordered. */
+  async close(): Promise<void> {
+    await this.sync();
+    await this.channel.close().catch(() => undefined);
+  }
 }
 
 export async function purgeDeadLetters(conn: ChannelModel, queue: string): Promise<number> {
@@ -247,19 +398,6 @@ async function requireTarget(conn: ChannelModel, topology: Topology, queues: Con
   }
 }
 
-/**
- * After reading (and holding) messages, reads on, holding them too, until the
- * section of messages given back before has been read whole (see the top of
- * this file); `budget` bounds it by the ready messages there were.
- */
-async function readPastGivenBack(channel: Channel, queue: string, last: GetMessage | undefined, budget: number): Promise<void> {
-  for (let left = budget; last?.fields.redelivered && left > 0; left--) {
-    const msg = await channel.get(queue, { noAck: false });
-    if (!msg) return;
-    last = msg;
-  }
-}
-
 function whyNotReplayable(info: DeadLetterSummary, queues: ConsumerQueues): string | undefined {
   if (info.messageId === null) return 'it has no messageId, so a replay could not be deduplicated';
   if (info.type === null) return 'it has no type, so no handler can take it';
@@ -282,31 +420,4 @@ async function openChannel(conn: ChannelModel, confirm = false): Promise<Channel
   // The failing call rejects with the error itself; without a listener the event would crash the process.
   channel.on('error', () => undefined);
   return channel;
-}
-
-/** Publishes a mandatory message and waits for its confirm; a message the broker could not route comes back (basic.return) before that. */
-async function publishMandatory(
-  channel: ConfirmChannel,
-  exchange: string,
-  routingKey: string,
-  content: Buffer,
-  properties: Options.Publish,
-): Promise<'confirmed' | 'returned'> {
-  let returned = false;
-  const onReturn = () => (returned = true);
-  channel.on('return', onReturn);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      try {
-        channel.publish(exchange, routingKey, content, { ...properties, mandatory: true }, (err) =>
-          err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(),
-        );
-      } catch (e) {
-        reject(e as Error);
-      }
-    });
-    return returned ? 'returned' : 'confirmed';
-  } finally {
-    channel.off('return', onReturn);
-  }
 }

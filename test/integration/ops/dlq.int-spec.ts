@@ -267,6 +267,29 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
     expect(await dlqIds()).toEqual([null]);
   });
 
+  it('a copy the broker cannot route stops the replay, and its message stays in the DLQ', async () => {
+    causeFixed = false;
+    await submit('E', { permanent: true });
+    await waitFor(async () => (await queueDepth(DLQ)) === 2, 10_000, 'E in the DLQ');
+    causeFixed = true;
+    const before = await dlqIds();
+    await withAdminChannel((ch) => ch.unbindQueue(delivery.queue, topology.exchanges.retry, delivery.directRoutingKey));
+    try {
+      const run = await cli('dlq', 'replay', DLQ, '--id', 'submit:E');
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain('replayed 0 messages');
+      expect(run.stderr).toContain(`replay stopped: the broker could not route submit:E to its queue; it stays in ${DLQ}`);
+    } finally {
+      await withAdminChannel((ch) => ch.bindQueue(delivery.queue, topology.exchanges.retry, delivery.directRoutingKey));
+    }
+    expect(await dlqIds()).toEqual(before);
+    expect(await effects('submit:E')).toBe(0);
+    const again = await cli('dlq', 'replay', DLQ, '--id', 'submit:E');
+    expect(again.code).toBe(0);
+    await waitFor(async () => (await effects('submit:E')) === 1, 10_000, 'the effect of E');
+    expect(await queueDepth(DLQ)).toBe(1);
+  });
+
   it('purge refuses without --yes, and with --yes empties the DLQ', async () => {
     const refused = await cli('dlq', 'purge', DLQ);
     expect(refused.code).toBe(2);
@@ -278,6 +301,41 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
     expect(purged.stdout.trim()).toBe(`purged 1 message from ${DLQ}`);
     expect(await queueDepth(DLQ)).toBe(0);
     expect(JSON.parse((await cli('dlq', 'show', DLQ, '--json')).stdout)).toEqual({ queue: DLQ, depth: 0, shown: 0, messages: [] });
+  });
+
+  it('a long DLQ keeps its order through reads, dry runs and partial replays, and a replay removes exactly what it replayed', async () => {
+    const ids = Array.from({ length: 120 }, (_, i) => `submit:bulk-${String(i).padStart(3, '0')}`);
+    await withAdminChannel(async (ch) => {
+      for (const messageId of ids) {
+        ch.sendToQueue(DLQ, Buffer.from('{"leadId":"bulk"}'), {
+          messageId, type: MESSAGE_TYPES.SubmitRequested, persistent: true,
+          headers: { [HEADERS.deathReason]: 'school system unreachable', [HEADERS.attempts]: 3, [HEADERS.originalQueue]: delivery.queue },
+        });
+      }
+      await sleep(200);
+    });
+    await waitFor(async () => (await queueDepth(DLQ)) === 120, 10_000, 'the bulk messages in the DLQ');
+    const all = async () => JSON.parse((await cli('dlq', 'show', DLQ, '--json', '--limit', '500')).stdout).messages.map((m: { message_id: string }) => m.message_id);
+
+    const firstFive = JSON.parse((await cli('dlq', 'show', DLQ, '--json', '--limit', '5')).stdout);
+    expect(firstFive.messages.map((m: { message_id: string }) => m.message_id)).toEqual(ids.slice(0, 5));
+    expect(await all()).toEqual(ids);
+    expect((await cli('dlq', 'replay', DLQ, '--dry-run', '--limit', '3')).code).toBe(0);
+    expect(await all()).toEqual(ids);
+
+    const one = await cli('dlq', 'replay', DLQ, '--id', ids[60]);
+    expect(one.stdout.trim()).toBe(`replayed 1 message from ${DLQ} to ${delivery.queue} (read 120 of 120; 119 of the 120 still in the DLQ)`);
+    const rest = ids.filter((id) => id !== ids[60]);
+    expect(await all()).toEqual(rest);
+
+    const run = await cli('dlq', 'replay', DLQ, '--limit', '100', '--json');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).replayed.map((m: { message_id: string }) => m.message_id)).toEqual(rest.slice(0, 100));
+    // No replayed message stays behind: every ack reached the queue before the channel closed.
+    expect(await all()).toEqual(rest.slice(100));
+    expect((await cli('dlq', 'replay', DLQ)).stdout).toContain('replayed 19 messages');
+    expect(await queueDepth(DLQ)).toBe(0);
+    await waitFor(async () => (await effects(ids[119])) === 1, 10_000, 'the last bulk message handled');
   });
 
   it('an unreachable broker is a refusal naming it, without its password', async () => {
