@@ -6,6 +6,7 @@ import { queuesOf, topologyFor } from '../../libs/messaging/src/topology';
 import { queueDepth, sleep, waitFor, withAdminChannel } from '../integration/messaging/support';
 import { opsIn } from '../integration/ops/ops-test-support';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
+import { ownOffer } from '../support/catalog-builder';
 import { applyCatalog, issueKey, runOps } from '../support/ops';
 import { person, receivedBySchool, SubmitClient } from '../support/submit-flow';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
@@ -46,13 +47,7 @@ describe('dead letters: a stuck submit replayed with the operator CLI (e2e)', ()
       {
         affiliates: [{ id: ids.aff, name: 'DLQ affiliate', status: 'active', dupe_check: false }],
         schools: [{ id: ids.school, name: 'DLQ school', logo_url: null }],
-        offers: [
-          {
-            id: ids.offer, name: 'DLQ offer', school_id: ids.school, source: 'own', offer_type: 'shared', status: 'active', priority: 1, price: 40,
-            tcpa_text: 'I agree that DLQ school may contact me.', result_ttl_seconds: 900, programs: [{ value: 'gen', label: 'General Studies' }],
-            delivery: { adapter: 'sandbox', url: `${sandbox.url}/schools/${schoolName}/leads?outcome=accept`, timeout_ms: 5000 },
-          },
-        ],
+        offers: [ownOffer(ids.offer, ids.school, 'DLQ offer', { adapter: 'sandbox', url: `${sandbox.url}/schools/${schoolName}/leads?outcome=accept`, timeout_ms: 5000 })],
         campaigns: [{ id: ids.campaign, affiliate_id: ids.aff, name: 'DLQ campaign', status: 'active', offers: [{ offer_id: ids.offer, payout: 12 }] }],
       },
       env,

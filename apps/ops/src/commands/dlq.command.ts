@@ -12,6 +12,7 @@ import {
   returnsWarning,
 } from '@lr/messaging';
 import { withBroker } from '../broker';
+import { limitArgument } from '../cli-arguments';
 import { CliError, EXIT } from '../cli-error';
 import { CliContext } from '../context';
 import { depthsJson, depthsTable, messagesTable, peekJson, peekLines, replayJson, replaySummary } from '../dlq/dlq-format';
@@ -42,14 +43,13 @@ export function registerDlqCommands(program: Command, ctx: CliContext): void {
     .command('show')
     .argument('<queue>', 'a DLQ name, as dlq list prints it')
     .description('the first messages of a DLQ, oldest first: id, type, failure reason, attempts, first failure, where from; the queue is left as it was')
-    .option('--limit <n>', `how many messages (default ${SHOW_LIMIT})`)
+    .option('--limit <n>', 'how many messages', limitArgument, SHOW_LIMIT)
     .option('--json', 'print JSON')
-    .action(async (queue: string, opts: { limit?: string; json?: boolean }) => {
+    .action(async (queue: string, opts: { limit: number; json?: boolean }) => {
       const { url } = ctx.messaging();
       resolveDlq(ctx, queue);
-      const limit = opts.limit === undefined ? SHOW_LIMIT : positiveInt('--limit', opts.limit);
       await withBroker(url, async (conn) => {
-        const peek = await peekDeadLetters(conn, queue, limit);
+        const peek = await peekDeadLetters(conn, queue, opts.limit);
         warn(ctx, returnsWarning(conn, queue, peek.maxReturns));
         emit(ctx, opts.json, () => peekJson(peek), () => peekLines(peek));
       });
@@ -60,13 +60,13 @@ export function registerDlqCommands(program: Command, ctx: CliContext): void {
     .argument('<queue>', 'a DLQ name, as dlq list prints it')
     .description('send messages back to the queue they failed in (same id, type, correlation id and body; a fresh retry budget); each leaves the DLQ only once its copy is confirmed')
     .option('--id <message-id>', 'replay only this message; repeatable', collect, [])
-    .option('--limit <n>', 'replay at most this many messages, oldest first')
+    .option('--limit <n>', 'replay at most this many messages, oldest first', limitArgument)
     .option('--dry-run', 'list what would be replayed and change nothing')
     .option('--json', 'print JSON')
-    .action(async (queue: string, opts: { id: string[]; limit?: string; dryRun?: boolean; json?: boolean }) => {
+    .action(async (queue: string, opts: { id: string[]; limit?: number; dryRun?: boolean; json?: boolean }) => {
       const { url, topology } = ctx.messaging();
       const queues = resolveDlq(ctx, queue);
-      const limit = opts.limit === undefined ? undefined : positiveInt('--limit', opts.limit);
+      const limit = opts.limit;
       const report = await withBroker(url, async (conn) => {
         const progress = replayProgress(ctx.io, queue);
         try {
@@ -122,11 +122,6 @@ function resolveDlq(ctx: CliContext, name: string): ConsumerQueues {
   const queues = deadLetterQueueNamed(topology, name);
   if (!queues) throw new CliError(`"${name}" is not a dead-letter queue of this topology; the DLQs are: ${deadLetterQueueNames(topology).join(', ')}`);
   return queues;
-}
-
-function positiveInt(option: string, value: string): number {
-  if (!/^[1-9]\d{0,6}$/.test(value)) throw new CliError(`${option} "${value}": must be a whole number from 1 to 9999999`);
-  return Number(value);
 }
 
 /** The result on stdout: one JSON document with --json, else lines of text. */
