@@ -18,3 +18,9 @@ export function instantArgument(value: string): Date {
   if ('error' in parsed) throw new InvalidArgumentError(parsed.error);
   return parsed.at;
 }
+
+/** `--limit 100`: a whole number from 1. */
+export function limitArgument(value: string): number {
+  if (!/^[1-9]\d{0,6}$/.test(value)) throw new InvalidArgumentError('must be a whole number from 1 to 9999999');
+  return Number(value);
+}

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { CliError, EXIT } from './cli-error';
 import { registerCatalogCommands } from './commands/catalog.command';
 import { registerDbCommands } from './commands/db.command';
+import { registerDlqCommands } from './commands/dlq.command';
 import { registerKeysCommands } from './commands/keys.command';
 import { registerLeadCommands } from './commands/lead.command';
 import { registerReportCommands } from './commands/report.command';
@@ -9,7 +10,7 @@ import { CliContext } from './context';
 import { CliIo, processIo } from './io';
 
 /** Each command group registers itself; a new group is one file in commands/ and one line here. */
-const COMMAND_GROUPS = [registerDbCommands, registerCatalogCommands, registerKeysCommands, registerLeadCommands, registerReportCommands];
+const COMMAND_GROUPS = [registerDbCommands, registerCatalogCommands, registerKeysCommands, registerLeadCommands, registerReportCommands, registerDlqCommands];
 
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('ops')

@@ -1,4 +1,5 @@
 import { AppConfig, ConfigError, loadConfig } from '@lr/config';
+import { Topology, topologyFor } from '@lr/messaging';
 import { CliError, EXIT } from './cli-error';
 import { CliIo } from './io';
 
@@ -17,6 +18,12 @@ export class CliContext {
 
   redis(): { url: string; keyPrefix: string } {
     return this.appConfig().redis;
+  }
+
+  /** The broker and the topology of AMQP_PREFIX (the DLQ names come from it). */
+  messaging(): { url: string; topology: Topology } {
+    const config = this.appConfig();
+    return { url: config.amqp.url, topology: topologyFor(config) };
   }
 
   private appConfig(): AppConfig {

@@ -3,13 +3,13 @@ import { createDataSource } from '@lr/persistence';
 import { CliError } from './cli-error';
 
 /** The URL without its password, for messages. */
-export function redactUrl(url: string): string {
+export function redactUrl(url: string, variable = 'DATABASE_URL'): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
     return u.toString();
   } catch {
-    return '(unparsable DATABASE_URL)';
+    return `(unparsable ${variable})`;
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import type { ConfirmChannel, Options } from 'amqplib';
+import type { ChannelModel, ConfirmChannel, Options } from 'amqplib';
 import { AmqpConnectionManagerClass, ChannelWrapper } from 'amqp-connection-manager';
 import type { AppConfig } from '@lr/config';
 import { currentCorrelationId } from '@lr/observability';
@@ -221,6 +221,38 @@ export class AmqpConnection implements OnModuleInit, OnApplicationShutdown {
         if (!written && Date.now() < deadline && !this.closing) continue;
         throw e instanceof BrokerUnavailableError ? e : new BrokerUnavailableError((e as Error).message);
       }
+    }
+  }
+
+  /**
+   * Message and consumer counts of a queue (e.g. a DLQ's depth for its gauge),
+   * read on a throwaway channel, so a missing queue (404) closes only that
+   * channel. Fails fast with BrokerUnavailableError when not connected, and
+   * within config.dependencyTimeoutMs when the broker does not answer.
+   */
+  async checkQueue(queue: string): Promise<{ messageCount: number; consumerCount: number }> {
+    // amqp-connection-manager holds what amqplib's connect() returned (its typings call it a Connection).
+    const model = this.manager?.connection as unknown as ChannelModel | undefined;
+    if (!model || !this.isConnected()) throw new BrokerUnavailableError('not connected to RabbitMQ');
+    const work = (async () => {
+      const channel = await model.createChannel();
+      channel.on('error', () => undefined); // the failing call rejects with it
+      try {
+        return await channel.checkQueue(queue);
+      } finally {
+        await channel.close().catch(() => undefined);
+      }
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new BrokerUnavailableError(`RabbitMQ did not answer about ${queue} in time`)), this.config.dependencyTimeoutMs);
+    });
+    work.catch(() => undefined); // a late failure after the timeout is not unhandled
+    try {
+      const { messageCount, consumerCount } = await Promise.race([work, timeout]);
+      return { messageCount, consumerCount };
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -9,6 +9,7 @@ import type { MessageMeta } from '@lr/contracts';
 import { currentCorrelationId, withCorrelationId } from '@lr/observability';
 import { AmqpConnection } from './amqp-connection';
 import { AmqpContext } from './amqp-context';
+import { DeadLetterDepthGauge } from './dead-letter-depth';
 import { DeliverySettlement, Outcome } from './delivery-settlement';
 import { Decoded, decodeDelivery } from './envelope';
 import { messagingMetrics } from './messaging-metrics';
@@ -33,6 +34,7 @@ export const AMQP_TRANSPORT = Symbol('AMQP_TRANSPORT');
  * - close(): stop consuming, let in-flight handlers finish (bounded by
  *   config.shutdownGraceMs), then close the channel; unfinished messages return
  *   to the queue.
+ * - While it runs, it keeps the gauge `messaging_dlq_depth` of its DLQ current.
  */
 export class AmqpTransport extends Server implements CustomTransportStrategy, OnModuleDestroy {
   private readonly log: Logger;
@@ -41,6 +43,7 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
   private readonly inFlight = new Set<Promise<void>>();
   private readonly closedChannels = new WeakSet<ConfirmChannel>();
   private readonly settlement: DeliverySettlement;
+  private readonly dlqDepth: DeadLetterDepthGauge;
   private wrapper: ChannelWrapper | undefined;
   private consuming: { channel: ConfirmChannel; consumerTag: string } | undefined;
   private stopping = false;
@@ -56,6 +59,7 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
     this.queues = queuesOf(connection.topology, consumer);
     this.log = new Logger(`AmqpTransport:${consumer}`);
     this.settlement = new DeliverySettlement(connection, config, this.queues, (ch) => this.closedChannels.has(ch), this.log);
+    this.dlqDepth = new DeadLetterDepthGauge(connection, this.queues.dlq);
   }
 
   /** Starts consuming (Nest calls this from startAllMicroservices). Returns once consuming, or after the dependency timeout if the broker is away. */
@@ -74,6 +78,7 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
     await this.connection.start();
     const ready = new Promise<void>((resolve) => this.events.once('consuming', resolve));
     this.wrapper = this.connection.createChannel(`consumer:${this.consumer}`, (channel) => this.consume(channel));
+    this.dlqDepth.start();
     const timeout = new Promise<void>((resolve) => setTimeout(resolve, this.config.dependencyTimeoutMs).unref());
     await Promise.race([ready, timeout]);
   }
@@ -187,6 +192,7 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
 
   private async drain(): Promise<void> {
     this.stopping = true;
+    const gaugeStopped = this.dlqDepth.stop(); // no new readings; one under way may finish
     const current = this.consuming;
     if (current) await current.channel.cancel(current.consumerTag).catch(() => undefined);
     if (this.inFlight.size > 0) {
@@ -199,6 +205,7 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
       if (!finished) this.log.warn(`${this.inFlight.size} message(s) still in flight after ${this.config.shutdownGraceMs} ms; they return to the queue`);
     }
     await this.wrapper?.close().catch(() => undefined);
+    await gaugeStopped;
     this._status$.next('disconnected');
   }
 

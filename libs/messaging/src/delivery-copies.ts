@@ -1,4 +1,4 @@
-import type { ConsumeMessage, Options } from 'amqplib';
+import type { ConsumeMessage, Message, Options } from 'amqplib';
 import type { MessageMeta } from '@lr/contracts';
 import { HEADERS, truncateUtf8 } from './headers';
 import type { ConsumerQueues } from './topology';
@@ -12,6 +12,18 @@ const BROKER_DEATH_HEADERS = [
   'x-last-death-exchange',
   'x-last-death-queue',
   'x-last-death-reason',
+];
+
+/** What a failure or a look at the DLQ left on a dead-lettered copy; a replayed copy starts without it. */
+const FAILURE_HEADERS = [
+  ...BROKER_DEATH_HEADERS,
+  // Quorum queues count returns (every `dlq show` returns what it read).
+  'x-delivery-count',
+  HEADERS.deathReason,
+  HEADERS.attempts,
+  HEADERS.lastError,
+  HEADERS.firstFailureAt,
+  HEADERS.originalQueue,
 ];
 
 /**
@@ -34,6 +46,25 @@ export function deadLetterProperties(msg: ConsumeMessage, queues: ConsumerQueues
   headers[HEADERS.attempts] = attempts;
   headers[HEADERS.attempt] = attempts;
   return copyOf(msg, headers);
+}
+
+/**
+ * Properties for a `dlq replay` copy: the same message (id, type, correlation,
+ * timestamp, body) as a fresh first try (x-attempt 1, so it gets the whole retry
+ * budget again), without the failure headers. It keeps x-original-routing-key,
+ * because the copy travels under the consumer's direct key. No replyTo: whoever
+ * waited for an answer got the dead-letter error long ago. `mandatory`, so a
+ * copy the broker cannot route comes back instead of vanishing.
+ */
+export function replayCopyProperties(msg: Message, originalRoutingKey: string | null, now: Date): Options.Publish {
+  const headers: Record<string, unknown> = { ...(msg.properties.headers ?? {}) };
+  for (const h of FAILURE_HEADERS) delete headers[h];
+  if (originalRoutingKey !== null) headers[HEADERS.originalRoutingKey] = originalRoutingKey;
+  headers[HEADERS.attempt] = 1;
+  headers[HEADERS.replayedAt] = now.toISOString();
+  const properties = copyOf(msg, headers);
+  delete properties.replyTo;
+  return { ...properties, mandatory: true };
 }
 
 /** Properties of a reply: correlated by the request's correlationId and messageId (x-in-reply-to). */
@@ -62,7 +93,7 @@ function baseHeaders(msg: ConsumeMessage, queues: ConsumerQueues, now: Date): Re
   return headers;
 }
 
-function copyOf(msg: ConsumeMessage, headers: Record<string, unknown>): Options.Publish {
+function copyOf(msg: Message, headers: Record<string, unknown>): Options.Publish {
   const p = msg.properties;
   return {
     persistent: true,

@@ -23,6 +23,8 @@ export const HEADERS = {
   replyStatus: 'x-reply-status',
   /** On replies: the messageId of the request answered, so concurrent requests sharing a correlationId stay apart. */
   inReplyTo: 'x-in-reply-to',
+  /** On copies `dlq replay` sent back to their queue: when (ISO time). */
+  replayedAt: 'x-replayed-at',
 } as const;
 
 /** Header values are capped: a stack trace must not bloat every retry copy. */

@@ -13,3 +13,6 @@ export * from './handler-decorators';
 export * from './readiness';
 export * from './messaging.module';
 export { messagingMetrics } from './messaging-metrics';
+export * from './dead-letter-info';
+export * from './dead-letter-queue';
+export * from './dead-letter-depth';

@@ -18,4 +18,9 @@ export const messagingMetrics = {
   requestTimeouts: counter('messaging_request_timeouts_total', 'Requests that got no reply in time, by type', ['type']),
   lateReplies: counter('messaging_late_replies_total', 'Replies that arrived after their request had timed out'),
   connected: gauge('messaging_broker_connected', '1 while the process holds a usable connection to RabbitMQ'),
+  dlqDepth: gauge(
+    'messaging_dlq_depth',
+    'Ready messages in a dead-letter queue, read by its consumer every 15 s (the last reading stays while the broker cannot be asked)',
+    ['queue'],
+  ),
 };

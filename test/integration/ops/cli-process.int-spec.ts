@@ -111,4 +111,25 @@ describe('the built operator CLI (node …/apps/ops/src/main.js)', () => {
     expect(noDb.status).toBe(1);
     expect(noDb.stderr).toMatch(/cannot connect to PostgreSQL/);
   });
+
+  it('dlq: the DLQs of the topology from the broker, a name outside it refused (1), a purge without --yes refused (2)', () => {
+    const prefix = (env as Record<string, string>).AMQP_PREFIX;
+    const list = cli('dlq', 'list', '--json');
+    expect(list.stderr).toBe('');
+    expect(list.status).toBe(0);
+    // Nothing of this prefix has connected, so no queue is declared yet.
+    expect(JSON.parse(list.stdout)).toEqual(
+      ['search-orchestrator', 'checks', 'partner-adapter', 'delivery'].map((c) => ({ queue: `${prefix}.${c}.dlq`, consumer: c, declared: false, messages: null, consumers: null })),
+    );
+    const outside = cli('dlq', 'show', `${prefix}.delivery`);
+    expect(outside.status).toBe(1);
+    expect(outside.stderr).toContain(`is not a dead-letter queue of this topology; the DLQs are: ${prefix}.search-orchestrator.dlq`);
+    const unsure = cli('dlq', 'purge', `${prefix}.delivery.dlq`);
+    expect(unsure.status).toBe(2);
+    expect(unsure.stdout).toBe('');
+    expect(unsure.stderr).toMatch(/refusing to purge .* without --yes/);
+    const missing = cli('dlq', 'show', `${prefix}.delivery.dlq`);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/does not exist on the broker/);
+  });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { runCli } from '../../../apps/ops/src/cli';
+import type { CliIo } from '../../../apps/ops/src/io';
 import { testEnv, uniqueSuffix } from '../../support/test-env';
 
 export const FIXTURES = join(__dirname, '../../fixtures');
@@ -47,13 +48,15 @@ export interface CliRun {
 }
 
 /** Runs the operator CLI in-process, as `npm run ops -- <args>` would, against the test database. */
-export async function ops(...args: string[]): Promise<CliRun> {
+export function ops(...args: string[]): Promise<CliRun> {
+  return opsIn(testEnv(uniqueSuffix()), args);
+}
+
+/** Runs the operator CLI in-process against a given environment (e.g. a test's AMQP_PREFIX), with optional extra io (a progress stream). */
+export async function opsIn(env: Record<string, string>, args: string[], io: Partial<CliIo> = {}): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(args, {
-    io: { out: (s) => (stdout += `${s}\n`), err: (s) => (stderr += `${s}\n`) },
-    env: testEnv(uniqueSuffix()),
-  });
+  const code = await runCli(args, { io: { out: (s) => (stdout += `${s}\n`), err: (s) => (stderr += `${s}\n`), ...io }, env });
   return { code, stdout, stderr };
 }
 
