@@ -128,6 +128,7 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
 
   private async dispatch(channel: ConfirmChannel, msg: ConsumeMessage, decoded: Decoded, started: bigint): Promise<void> {
     const typeLabel = decoded.ok && this.getHandlers().has(decoded.meta.type) ? decoded.meta.type : 'unrouted';
+    if (msg.fields.redelivered) messagingMetrics.redeliveries.inc({ consumer: this.consumer, type: typeLabel });
     let outcome: Outcome;
     if (!decoded.ok) {
       outcome = await this.settlement.deadLetter(channel, msg, undefined, decoded.reason, decoded.attempt, 'malformed', typeLabel);

@@ -8,6 +8,11 @@ export const messagingMetrics = {
     ['consumer', 'type', 'outcome'],
   ),
   handlerFailures: counter('messaging_handler_failures_total', 'Handler runs that threw, by consumer and type', ['consumer', 'type']),
+  redeliveries: counter(
+    'messaging_redeliveries_total',
+    'Deliveries the broker flagged as redelivered (an earlier consumer died or lost its channel before settling them), by consumer and type',
+    ['consumer', 'type'],
+  ),
   retried: counter('messaging_messages_retried_total', 'Messages sent to a retry (back-off) queue, by consumer and type', ['consumer', 'type']),
   deadLettered: counter(
     'messaging_messages_dead_lettered_total',

@@ -1,7 +1,7 @@
 import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { AmqpConnection, AmqpContext, queuesOf } from '@lr/messaging';
+import { AmqpConnection, AmqpContext, messagingMetrics, queuesOf } from '@lr/messaging';
 import { createDataSource, runOnce } from '@lr/persistence';
 import { TEST_AMQP_URL, TEST_DATABASE_URL } from '../../support/test-env';
 import { Harness, messagingTestSetup, queueDepth, sleep, waitFor } from './support';
@@ -56,6 +56,8 @@ describe('messaging: a consumer killed before its ack', () => {
     await waitFor(async () => (await queueDepth(queues.queue)) === 1, 10_000, 'the message back in its queue');
 
     const seen: { redelivered: boolean; firstTime: boolean; messageId: string }[] = [];
+    const redeliveries = async () => (await messagingMetrics.redeliveries.get()).values.find((v) => v.labels.consumer === CONSUMER && v.labels.type === TYPE)?.value ?? 0;
+    const redeliveriesBefore = await redeliveries();
     const transport = harness.transport(amqp, CONSUMER);
     transport.addHandler(TYPE, async (payload: { leadId: string }, ctx: AmqpContext) => {
       const meta = ctx.getMeta();
@@ -69,6 +71,7 @@ describe('messaging: a consumer killed before its ack', () => {
     await waitFor(() => seen.length === 1, 10_000, 'the redelivery');
     await sleep(300);
     expect(seen).toEqual([{ redelivered: true, firstTime: false, messageId }]);
+    expect((await redeliveries()) - redeliveriesBefore).toBe(1);
     const rows = await ds.query('SELECT count(*)::int AS n FROM messaging_test_effects WHERE message_id = $1', [messageId]);
     expect(rows[0].n).toBe(1);
     const processed = await ds.query('SELECT count(*)::int AS n FROM processed_messages WHERE consumer = $1 AND message_id = $2', [CONSUMER, messageId]);
