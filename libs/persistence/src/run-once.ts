@@ -23,3 +23,20 @@ export async function runOnce(
     return true;
   });
 }
+
+/**
+ * Claims (consumer, messageId) for an effect that must happen at most once and
+ * cannot share a transaction with the record — a call to another system. The
+ * record commits first, then the caller runs the effect. Returns false when the
+ * message was claimed before (a redelivery after a crash or a lost channel, a
+ * replay, a twin still running): the effect may already have happened and must
+ * not run again.
+ */
+export async function claimOnce(ds: DataSource, consumer: string, message: { messageId: string; type: string }): Promise<boolean> {
+  const inserted: unknown[] = await ds.query(
+    `INSERT INTO processed_messages (consumer, message_id, message_type) VALUES ($1, $2, $3)
+     ON CONFLICT DO NOTHING RETURNING message_id`,
+    [consumer, message.messageId, message.type],
+  );
+  return inserted.length > 0;
+}

@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { PartnerRef } from '@lr/contracts';
+import { DataSource } from 'typeorm';
+import { MESSAGE_TYPES, PartnerRef, PartnerSubmitRequestedV1 } from '@lr/contracts';
+import { createDataSource } from '@lr/persistence';
 import type { PartnerSubmitCall } from '../../../apps/partner-adapter/src/adapters/partner-adapter';
 import { PartnerHttpError, PartnerTimeoutError } from '../../../apps/partner-adapter/src/adapters/partner-errors';
 import { SandboxPartnerAdapter } from '../../../apps/partner-adapter/src/adapters/sandbox/sandbox-adapter';
+import { PartnerAdapterRegistry } from '../../../apps/partner-adapter/src/adapters/adapter-registry';
+import { PartnerCircuitBreakers } from '../../../apps/partner-adapter/src/calls/circuit-breakers';
 import { withDeadline } from '../../../apps/partner-adapter/src/calls/deadline';
+import { PartnerCalls } from '../../../apps/partner-adapter/src/calls/partner-calls';
+import { PartnerSubmitService } from '../../../apps/partner-adapter/src/submit/partner-submit.service';
+import { TEST_DATABASE_URL } from '../../support/test-env';
 import { received, sandboxPartner, useSandbox } from './harness';
 
 describe('sandbox adapter submit against the sandbox partner', () => {
@@ -63,5 +70,44 @@ describe('sandbox adapter submit against the sandbox partner', () => {
     const started = Date.now();
     await expect(submit(sandboxPartner(s.sandbox, 'outcome=timeout'), submitCall(), 300)).rejects.toBeInstanceOf(PartnerTimeoutError);
     expect(Date.now() - started).toBeLessThan(300 + 300);
+  });
+});
+
+describe('partner submit handler: at most once per request', () => {
+  const s = useSandbox();
+  const breakers = new PartnerCircuitBreakers({});
+  let ds: DataSource;
+  let service: PartnerSubmitService;
+
+  beforeAll(async () => {
+    ds = createDataSource({ url: TEST_DATABASE_URL, poolSize: 2 });
+    await ds.initialize();
+    service = new PartnerSubmitService(new PartnerCalls(new PartnerAdapterRegistry(), breakers), ds);
+  });
+
+  afterAll(async () => {
+    breakers.onModuleDestroy();
+    await ds.destroy();
+  });
+
+  it('a copy of a request handled before (a redelivery after a crash mid-call) is not sent again, and answers timeout when delivery stops waiting', async () => {
+    const partner = sandboxPartner(s.sandbox, 'outcome=accept&delay_ms=50');
+    const req: PartnerSubmitRequestedV1 = {
+      leadId: randomUUID(),
+      searchId: randomUUID(),
+      partner,
+      partnerResultId: 'pr_63ab35464495b434db25e2ea',
+      lead: { personal: { email: 'ada@example.com' } },
+      programId: 'it',
+      answers: { hs_grad_year: '2015' },
+      notAfter: new Date(Date.now() + 1_500).toISOString(),
+    };
+    const meta = { messageId: `partner-submit:${req.leadId}`, type: MESSAGE_TYPES.PartnerSubmitRequested };
+    await expect(service.submit(req, meta)).resolves.toEqual({ leadId: req.leadId, outcome: 'accepted', partnerLeadId: expect.any(String) });
+
+    const again = await service.submit(req, meta);
+    expect(again).toEqual({ leadId: req.leadId, outcome: 'timeout', detail: expect.stringContaining('not sent again') });
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(req.notAfter));
+    expect((await received(s.sandbox, partner)).total_received).toBe(1);
   });
 });

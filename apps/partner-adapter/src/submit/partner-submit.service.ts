@@ -1,36 +1,50 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { PartnerSubmitAnswerV1, PartnerSubmitRequestedV1 } from '@lr/contracts';
+import { DataSource } from 'typeorm';
+import { MessageMeta, PartnerSubmitAnswerV1, PartnerSubmitRequestedV1 } from '@lr/contracts';
+import { claimOnce } from '@lr/persistence';
 import { describeCallFailure } from '../calls/call-failure';
 import { PartnerCalls } from '../calls/partner-calls';
 import { partnerMetrics } from '../partner-metrics';
 
 /**
  * Posts a chosen partner result to its partner network (request/reply from
- * delivery). The lead id is the partner's Idempotency-Key, so a redelivered
- * request cannot become a second lead at a partner that honours it; delivery
- * itself never asks twice for one lead (it records the attempt first).
+ * delivery), at most once. Delivery never asks twice for one lead (it records
+ * the attempt first); here the request's message id is claimed in PostgreSQL
+ * before the call, so a copy the broker redelivers (a partner-adapter killed
+ * or cut off during the call) is not sent again: it is answered `timeout`
+ * when delivery's wait ends (`notAfter`), after any reply of a first copy
+ * still running. The lead id is also the partner's Idempotency-Key.
  * Failures are answers (`timeout`, `error`), not exceptions: delivery decides.
  */
 @Injectable()
 export class PartnerSubmitService {
   private readonly log = new Logger(PartnerSubmitService.name);
 
-  constructor(private readonly calls: PartnerCalls) {}
+  constructor(
+    private readonly calls: PartnerCalls,
+    private readonly ds: DataSource,
+  ) {}
 
-  async submit(req: PartnerSubmitRequestedV1): Promise<PartnerSubmitAnswerV1> {
+  async submit(req: PartnerSubmitRequestedV1, meta: Pick<MessageMeta, 'messageId' | 'type'>): Promise<PartnerSubmitAnswerV1> {
     const started = Date.now();
-    const answer = await this.send(req);
+    const answer = await this.send(req, meta);
     const labels = { partner: req.partner.name, outcome: answer.outcome };
     partnerMetrics.submitDuration.observe(labels, (Date.now() - started) / 1000);
     partnerMetrics.calls.inc({ ...labels, operation: 'submit' });
     return answer;
   }
 
-  private async send(req: PartnerSubmitRequestedV1): Promise<PartnerSubmitAnswerV1> {
+  private async send(req: PartnerSubmitRequestedV1, meta: Pick<MessageMeta, 'messageId' | 'type'>): Promise<PartnerSubmitAnswerV1> {
     const remainingMs = Date.parse(req.notAfter) - Date.now();
     if (!(remainingMs > 0)) {
       this.log.warn({ msg: 'partner submit expired before it was sent; not sent', lead_id: req.leadId, partner: req.partner.name });
       return { leadId: req.leadId, outcome: 'error', detail: 'expired before it was sent' };
+    }
+    if (!(await claimOnce(this.ds, 'partner-adapter', meta))) {
+      this.log.warn({ msg: 'partner submit handled before (it may have reached the partner); not sent again', lead_id: req.leadId, partner: req.partner.name });
+      const waitMs = Date.parse(req.notAfter) - Date.now();
+      if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
+      return { leadId: req.leadId, outcome: 'timeout', detail: 'handled before and may have reached the partner; not sent again' };
     }
     try {
       const outcome = await this.calls.run(req.partner, Math.min(req.partner.timeoutMs, remainingMs), (adapter, signal) =>
