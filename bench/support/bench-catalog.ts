@@ -98,23 +98,28 @@ function letters(i: number): string {
   return out;
 }
 
-/** A search body for the i-th person of the run: a different email and phone each time, a lead every own offer takes. */
+/** The i-th person of a run: a different email, phone and last name each time, a lead every bench offer takes. */
+export function benchLead(run: string, i: number) {
+  return {
+    personal: {
+      first_name: 'Ada',
+      last_name: `Bench${letters(i)}`,
+      email: `ada.${run}.${i}@example.com`,
+      phone: `512${200 + (Math.floor(i / 10_000) % 800)}${String(i % 10_000).padStart(4, '0')}`,
+      date_of_birth: '1995-04-12',
+    },
+    address: { address_line_1: '100 Congress Ave', city: 'Austin', state: 'TX', zip_code: '78701' },
+    education: { education_level: 'associate', high_school_graduation_year: '2013', start_timeline: 'immediately', learning_preference: 'online' },
+    background: { military_affiliation: 'none', us_citizen: 'yes' },
+  };
+}
+
+/** A search body for the i-th person of the run. */
 export function benchSearchBody(campaignId: string, affiliateId: string, run: string, i: number) {
   return {
     svc_campaign_id: campaignId,
     svc_affiliate_id: affiliateId,
-    lead: {
-      personal: {
-        first_name: 'Ada',
-        last_name: `Bench${letters(i)}`,
-        email: `ada.${run}.${i}@example.com`,
-        phone: `512${200 + (Math.floor(i / 10_000) % 800)}${String(i % 10_000).padStart(4, '0')}`,
-        date_of_birth: '1995-04-12',
-      },
-      address: { address_line_1: '100 Congress Ave', city: 'Austin', state: 'TX', zip_code: '78701' },
-      education: { education_level: 'associate', high_school_graduation_year: '2013', start_timeline: 'immediately', learning_preference: 'online' },
-      background: { military_affiliation: 'none', us_citizen: 'yes' },
-    },
+    lead: benchLead(run, i),
     tracking: { ip_address: '73.12.44.10', subid: 'bench', utm_source: 'bench' },
     tcpa_consent: true,
   };

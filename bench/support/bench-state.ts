@@ -5,25 +5,42 @@ import Redis from 'ioredis';
 import { ROOT } from './app-process';
 
 /**
- * The bench owns its state and never touches the running system's or the
- * tests': database leadrouter_bench, Redis db 13 under the prefix `bench:`,
- * RabbitMQ vhost leadrouter_bench with the queue prefix `bench`.
+ * A bench owns its state and never touches the running system's or the
+ * tests': its own database, Redis keys under its own prefix, and its own
+ * RabbitMQ vhost with its own queue prefix, all dropped and recreated each run.
  */
-export const BENCH_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/leadrouter_bench';
-export const BENCH_REDIS_URL = 'redis://127.0.0.1:6379/13';
-export const BENCH_REDIS_PREFIX = 'bench:';
-export const BENCH_VHOST = 'leadrouter_bench';
+export interface OwnState {
+  databaseUrl: string;
+  redisUrl: string;
+  /** Every key the apps write starts with it; a reset deletes exactly these keys. */
+  redisPrefix: string;
+  vhost: string;
+  amqpPrefix: string;
+}
 
-/** The environment of every app the bench starts (and of the operator CLI). */
-export const benchEnv: Record<string, string> = {
-  NODE_ENV: 'production',
-  DATABASE_URL: BENCH_DATABASE_URL,
-  REDIS_URL: BENCH_REDIS_URL,
-  REDIS_KEY_PREFIX: BENCH_REDIS_PREFIX,
-  AMQP_URL: `amqp://guest:guest@127.0.0.1:5672/${BENCH_VHOST}`,
-  AMQP_PREFIX: 'bench',
-  LOG_LEVEL: 'warn',
+/** The environment of every app a bench starts on `state` (and of the operator CLI). */
+export function stateEnv(state: OwnState): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    DATABASE_URL: state.databaseUrl,
+    REDIS_URL: state.redisUrl,
+    REDIS_KEY_PREFIX: state.redisPrefix,
+    AMQP_URL: `amqp://guest:guest@127.0.0.1:5672/${state.vhost}`,
+    AMQP_PREFIX: state.amqpPrefix,
+    LOG_LEVEL: 'warn',
+  };
+}
+
+/** The search bench: database leadrouter_bench, Redis db 13 under `bench:`, vhost leadrouter_bench, queue prefix `bench`. */
+export const BENCH_STATE: OwnState = {
+  databaseUrl: 'postgres://postgres@127.0.0.1:5432/leadrouter_bench',
+  redisUrl: 'redis://127.0.0.1:6379/13',
+  redisPrefix: 'bench:',
+  vhost: 'leadrouter_bench',
+  amqpPrefix: 'bench',
 };
+
+export const benchEnv: Record<string, string> = stateEnv(BENCH_STATE);
 
 /** The apps' environment; with BENCH_CPU_PROF_DIR set, each writes a CPU profile there when it stops (docs/performance.md). */
 export function appEnv(): Record<string, string> {
@@ -32,11 +49,11 @@ export function appEnv(): Record<string, string> {
   return { ...benchEnv, BENCH_CPU_PROF_DIR: dir, NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile.js')}` };
 }
 
-/** Runs the built operator CLI against the bench state; its stdout, or an error with its stderr. */
-export function ops(...args: string[]): string {
+/** Runs the built operator CLI with `env`; its stdout, or an error with its stderr. */
+export function opsWith(env: Record<string, string>, ...args: string[]): string {
   const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'apps', 'ops', 'src', 'main.js'), ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...benchEnv },
+    env: { PATH: process.env.PATH ?? '', ...env },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -44,43 +61,68 @@ export function ops(...args: string[]): string {
   return r.stdout;
 }
 
-function rabbitmqctl(...args: string[]): string {
+/** The operator CLI against the search bench's state. */
+export function ops(...args: string[]): string {
+  return opsWith(benchEnv, ...args);
+}
+
+export function rabbitmqctl(...args: string[]): string {
   return execFileSync('rabbitmqctl', ['-q', ...args], { encoding: 'utf8', timeout: 120_000 });
 }
 
-function deleteVhostIfPresent(): void {
+function deleteVhostIfPresent(vhost: string): void {
   const vhosts = rabbitmqctl('list_vhosts').split('\n').map((l) => l.trim());
-  if (vhosts.includes(BENCH_VHOST)) rabbitmqctl('delete_vhost', BENCH_VHOST);
+  if (vhosts.includes(vhost)) rabbitmqctl('delete_vhost', vhost);
 }
 
-/** A clean slate: the bench database dropped and migrated, Redis db 13 flushed, the vhost recreated empty. */
-export async function resetBenchState(): Promise<void> {
-  const admin = new URL(BENCH_DATABASE_URL);
+/** Deletes the keys under `prefix` in the Redis db of `url` (and nothing else there). */
+export async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
+  if (!prefix) throw new Error('refusing to delete every key of a Redis db: give a prefix');
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  try {
+    const stream = redis.scanStream({ match: `${prefix}*`, count: 1000 });
+    for await (const keys of stream as AsyncIterable<string[]>) if (keys.length > 0) await redis.unlink(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** A clean slate: the database dropped and migrated, the Redis keys under the prefix deleted, the vhost recreated empty. */
+export async function resetState(state: OwnState): Promise<void> {
+  const admin = new URL(state.databaseUrl);
+  const name = admin.pathname.slice(1);
+  if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`unexpected database name ${name}`);
   admin.pathname = '/postgres';
   const pg = new Client({ connectionString: admin.toString() });
   await pg.connect();
   try {
-    await pg.query('DROP DATABASE IF EXISTS leadrouter_bench WITH (FORCE)');
+    await pg.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   } finally {
     await pg.end();
   }
-  ops('db', 'migrate');
-  const redis = new Redis(BENCH_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  await redis.connect();
-  await redis.flushdb();
-  redis.disconnect();
-  deleteVhostIfPresent();
-  rabbitmqctl('add_vhost', BENCH_VHOST);
-  rabbitmqctl('set_permissions', '-p', BENCH_VHOST, 'guest', '.*', '.*', '.*');
+  opsWith(stateEnv(state), 'db', 'migrate');
+  await deleteRedisKeys(state.redisUrl, state.redisPrefix);
+  deleteVhostIfPresent(state.vhost);
+  rabbitmqctl('add_vhost', state.vhost);
+  rabbitmqctl('set_permissions', '-p', state.vhost, 'guest', '.*', '.*', '.*');
 }
 
-/** Messages waiting or in flight in the bench vhost's queues. */
-function queuedMessages(): number {
-  return rabbitmqctl('list_queues', '-p', BENCH_VHOST, 'messages')
+export const resetBenchState = (): Promise<void> => resetState(BENCH_STATE);
+
+/**
+ * Messages in the vhost's queues, ready or delivered and not yet acked; only
+ * queues named `<amqpPrefix>.…` when a prefix is given, and without the
+ * dead-letter queues when `withDeadLetters` is false.
+ */
+export function queuedMessages(vhost: string, amqpPrefix?: string, withDeadLetters = true): number {
+  return rabbitmqctl('list_queues', '-p', vhost, 'name', 'messages')
     .split('\n')
-    .map((l) => Number(l.trim()))
-    .filter((n) => Number.isFinite(n))
-    .reduce((a, b) => a + b, 0);
+    .map((l) => l.trim().split(/\s+/))
+    .filter(([name, n]) => name && Number.isFinite(Number(n)))
+    .filter(([name]) => amqpPrefix === undefined || name.startsWith(`${amqpPrefix}.`))
+    .filter(([name]) => withDeadLetters || !name.endsWith('.dlq'))
+    .reduce((sum, [, n]) => sum + Number(n), 0);
 }
 
 /**
@@ -89,21 +131,23 @@ function queuedMessages(): number {
  * backlog does not weigh on the next one's figures. Resolves with the time it
  * took; gives up after `maxMs`.
  */
-export async function waitUntilDrained(maxMs: number): Promise<{ ms: number; left: number }> {
+export async function waitUntilDrained(maxMs: number, vhost = BENCH_STATE.vhost): Promise<{ ms: number; left: number }> {
   const started = Date.now();
-  let left = queuedMessages();
+  let left = queuedMessages(vhost);
   while (left > 0 && Date.now() - started < maxMs) {
     await new Promise((r) => setTimeout(r, 1000));
-    left = queuedMessages();
+    left = queuedMessages(vhost);
   }
   return { ms: Date.now() - started, left };
 }
 
-/** After the run: the vhost and every queue in it go; the database stays for a look until the next run. */
-export function removeBenchVhost(): void {
+/** After a run: the vhost and every queue in it go; the database stays for a look until the next run. */
+export function removeVhost(vhost: string): void {
   try {
-    deleteVhostIfPresent();
+    deleteVhostIfPresent(vhost);
   } catch {
     /* RabbitMQ unreachable: nothing more to do */
   }
 }
+
+export const removeBenchVhost = (): void => removeVhost(BENCH_STATE.vhost);
