@@ -5,7 +5,7 @@ import { AmqpConnectionManagerClass, ChannelWrapper } from 'amqp-connection-mana
 import type { AppConfig } from '@lr/config';
 import { currentCorrelationId } from '@lr/observability';
 import { PublishOptions, encodeJson, outgoingProperties } from './envelope';
-import { BrokerUnavailableError } from './errors';
+import { BrokerUnavailableError, ReplyLostError } from './errors';
 import { messagingMetrics } from './messaging-metrics';
 import { ReadyChannel } from './ready-channel';
 import { ReplyRouter } from './reply-router';
@@ -114,7 +114,7 @@ export class AmqpConnection implements OnModuleInit, OnApplicationShutdown {
     this.createChannel('publisher', async (channel) => {
       await declareTopology(channel, this.topology);
       const replyQueue = await this.replies.attach(channel);
-      channel.once('close', () => this.replies.abandonQueue(replyQueue, new BrokerUnavailableError('lost the RabbitMQ connection while waiting for the reply')));
+      channel.once('close', () => this.replies.abandonQueue(replyQueue, new ReplyLostError('lost the RabbitMQ connection while waiting for the reply')));
       this.publishing.ready({ channel, replyQueue });
       this.setupError = undefined;
       messagingMetrics.connected.set(1);
@@ -155,8 +155,9 @@ export class AmqpConnection implements OnModuleInit, OnApplicationShutdown {
   /**
    * Publishes a request and resolves with the handler's reply. Rejects with
    * RequestTimeoutError after `timeoutMs` (a later reply is dropped), with
-   * BrokerUnavailableError when it cannot be published, and with
-   * RemoteHandlerError when the handler failed for good.
+   * BrokerUnavailableError when it cannot be published, with ReplyLostError
+   * when it was published but the connection carrying the reply dropped, and
+   * with RemoteHandlerError when the handler failed for good.
    */
   async request<TReq, TRes>(type: string, payload: TReq, opts: RequestOptions): Promise<TRes> {
     const { exchange, routingKey } = routeOf(this.topology, type);

@@ -49,6 +49,19 @@ export class BrokerUnavailableError extends Error {
   }
 }
 
+/**
+ * The request was published (the broker confirmed it, so it is in its queue
+ * and its handler will run) but the connection that would carry the reply is
+ * gone: only the answer is lost. A BrokerUnavailableError, so callers that do
+ * not tell the two apart still answer 503.
+ */
+export class ReplyLostError extends BrokerUnavailableError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReplyLostError';
+  }
+}
+
 /** The replying handler failed for good (its request went to the dead-letter queue). */
 export class RemoteHandlerError extends Error {
   readonly code = 'MESSAGE_REMOTE_HANDLER_FAILED';

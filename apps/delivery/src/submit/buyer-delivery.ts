@@ -160,7 +160,9 @@ export class BuyerDelivery {
       }
     } catch (e) {
       if (e instanceof RequestTimeoutError) return { outcome: 'timeout', httpStatus: null, latencyMs: 0, detail: 'no reply from partner-adapter' };
-      throw e; // the broker is down: nothing was sent; the submit is retried
+      // The broker is down (the request may have been published, or not): the submit is retried, finds
+      // this attempt unfinished, never asks again, and decides it unanswered once its deadline passed.
+      throw e;
     }
   }
 

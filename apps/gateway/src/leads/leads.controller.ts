@@ -6,7 +6,7 @@ import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { MESSAGE_TYPES, SubmitAnswerV1, SubmitRequestedV1 } from '@lr/contracts';
-import { AmqpConnection, BrokerUnavailableError, RemoteHandlerError, RequestTimeoutError } from '@lr/messaging';
+import { AmqpConnection, BrokerUnavailableError, RemoteHandlerError, ReplyLostError, RequestTimeoutError } from '@lr/messaging';
 import { counter } from '@lr/observability';
 import { findCampaignForAffiliate, findLead, findOfferForDirectPost, findResultForSubmit, leadDecision } from '@lr/persistence';
 import { ApiKeyGuard } from '../auth/api-key.guard';
@@ -171,8 +171,10 @@ export class LeadsController {
         timeoutMs: this.config.submitAnswerTimeoutMs,
       });
     } catch (e) {
-      // The request is durable in the queue: it will be decided, and the lead-status read shows it.
-      if (e instanceof RequestTimeoutError) {
+      // The request is durable in the queue (the broker confirmed it): it will be decided, and the
+      // lead-status read shows it. Also when the reply's connection dropped after the publish: a 503
+      // would have the affiliate retry a submit that is being decided (and may be sold).
+      if (e instanceof RequestTimeoutError || e instanceof ReplyLostError) {
         return { kind: 'decision', decision: pendingDecision(message.leadId, offerId, message.resultId, message.searchId, message.isTest) };
       }
       // Delivery gave up after its retries: the submit waits in its dead-letter queue for an operator's
