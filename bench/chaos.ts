@@ -1,0 +1,89 @@
+import { randomInt } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, stopAllApps } from './support/app-process';
+import { runBench } from './support/bench-main';
+import { OwnState, rabbitmqctl, removeVhost, resetState, stateEnv } from './support/bench-state';
+import { renderChaosReport } from './support/chaos/chaos-report';
+import { runChaos } from './support/chaos/chaos-run';
+import type { BrokerFault } from './support/chaos/faults';
+
+/**
+ * `npm run bench:chaos`: the fault run (docs/chaos.md) on its own state —
+ * database leadrouter_chaos, Redis db 11 under `chaos:`, vhost
+ * leadrouter_chaos — dropped and recreated each run. Exits 1 when anything
+ * was lost, delivered twice or oversold, or when no redelivery was seen.
+ *
+ * CHAOS_DURATION_S (240), CHAOS_CLIENTS (8), CHAOS_FAULT_EVERY_S (15),
+ * CHAOS_SEED (random), CHAOS_BROKER (`proxy`, or `restart` for a real
+ * rabbitmqctl stop_app/start_app: it stops every vhost of the broker).
+ */
+const STATE: OwnState = {
+  databaseUrl: 'postgres://postgres@127.0.0.1:5432/leadrouter_chaos',
+  redisUrl: 'redis://127.0.0.1:6379/11',
+  redisPrefix: 'chaos:',
+  vhost: 'leadrouter_chaos',
+  amqpPrefix: 'chaos',
+};
+
+const log = (msg: string) => process.stderr.write(`[chaos] ${msg}\n`);
+
+function setting(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got ${raw}`);
+  return n;
+}
+
+function brokerFault(): BrokerFault {
+  const raw = process.env.CHAOS_BROKER ?? 'proxy';
+  if (raw !== 'proxy' && raw !== 'restart') throw new Error(`CHAOS_BROKER must be proxy or restart, got ${raw}`);
+  return raw;
+}
+
+async function main(): Promise<void> {
+  const options = {
+    driveMs: setting('CHAOS_DURATION_S', 240) * 1000,
+    clients: setting('CHAOS_CLIENTS', 8),
+    faultEveryMs: setting('CHAOS_FAULT_EVERY_S', 15) * 1000,
+    seed: setting('CHAOS_SEED', randomInt(1, 2 ** 31)),
+    brokerFault: brokerFault(),
+  };
+  log(`resetting the chaos state (database leadrouter_chaos, Redis db 11 keys chaos:*, vhost leadrouter_chaos)`);
+  await resetState(STATE);
+  const report = await runChaos({
+    ...options,
+    env: stateEnv(STATE),
+    // The product's retry policy (1, 5, 15, 60 s; 5 tries) and a gateway answer timeout below the slow school's delay.
+    appEnv: { SUBMIT_ANSWER_TIMEOUT_MS: '2000' },
+    vhost: STATE.vhost,
+    amqpPrefix: STATE.amqpPrefix,
+    warmupMs: 10_000,
+    pauseMs: 3_000,
+    brokerOutageMs: 10_000,
+    settleMs: 180_000,
+    log,
+  });
+  process.stdout.write(`\n${renderChaosReport(report)}\n`);
+  const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, loadavg: loadavg().map((l) => Math.round(l * 100) / 100) };
+  const file = join(ROOT, 'bench', 'results', `chaos-${new Date().toISOString().slice(0, 10)}.json`);
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+  writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, ...report }, null, 2)}\n`);
+  log(`figures written to ${file}`);
+  if (report.failures.length > 0) process.exitCode = 1;
+}
+
+runBench(main, async () => {
+  await stopAllApps();
+  // Interrupted during a real broker restart: bring the broker back.
+  if (process.env.CHAOS_BROKER === 'restart') {
+    try {
+      rabbitmqctl('start_app');
+    } catch {
+      /* already running, or unreachable */
+    }
+  }
+  removeVhost(STATE.vhost);
+});

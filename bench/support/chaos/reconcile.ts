@@ -1,0 +1,232 @@
+import type { Client } from 'pg';
+import type { FailedSubmit, SubmitRecord } from './chaos-driver';
+
+/** A lead a buyer (sandbox school or partner) received, by our lead id (its Idempotency-Key). */
+export interface Receipts {
+  /** lead id -> receipts recorded, over every school and partner of the run. */
+  byLead: Map<string, number>;
+  /** Receipts recorded in all (the sandbox keeps at most 10,000 per name; `total` tells if some were dropped). */
+  listed: number;
+  total: number;
+  /** Repeat calls with a known Idempotency-Key the sandbox answered from its memory (no second receipt). */
+  replayed: { school: number; partner: number };
+}
+
+/** Reads what every school and partner of the run received. */
+export async function readReceipts(sandboxUrl: string, names: { schools: string[]; partners: string[] }, replayed: Receipts['replayed']): Promise<Receipts> {
+  const byLead = new Map<string, number>();
+  let listed = 0;
+  let total = 0;
+  const lists = [...names.schools.map((n) => `schools/${n}`), ...names.partners.map((n) => `partners/${n}`)];
+  for (const path of lists) {
+    const res = await fetch(`${sandboxUrl}/${path}/received?limit=10000`, { signal: AbortSignal.timeout(10_000) });
+    if (!res.ok) throw new Error(`GET ${path}/received answered ${res.status}`);
+    const body = (await res.json()) as { leads: Array<{ headers: Record<string, string> }>; total_received: number };
+    listed += body.leads.length;
+    total += body.total_received;
+    for (const l of body.leads) {
+      const key = l.headers['idempotency-key'] ?? '(none)';
+      byLead.set(key, (byLead.get(key) ?? 0) + 1);
+    }
+  }
+  return { byLead, listed, total, replayed };
+}
+
+export interface Reconciliation {
+  leadsStored: number;
+  decisionsStored: number;
+  decisionsByCode: Record<string, number>;
+  /** Every way a submit can be lost, by lead id. */
+  lost: {
+    /** The gateway took it (200/202 with a svc_lead_id) and no decision is stored. */
+    takenNotDecided: string[];
+    /** Stored and still pending after the settle period. */
+    pendingInDatabase: string[];
+    /** A buyer received it and there is no sale (reserved, accepted or released) for it. */
+    receivedWithoutSale: string[];
+  };
+  lostTotal: number;
+  /** The driver's final answer differs from the stored decision. */
+  answerMismatches: Array<{ leadId: string; answered: string; stored: string }>;
+  deliveredTwice: { leads: string[]; replayedSchoolCalls: number; replayedPartnerCalls: number; total: number };
+  capOvershoots: Array<{ scope: string; period: string; periodStart: string; limit: number; used: number; liveSales: number }>;
+  /** cap_usage.used differs from the live sales holding a slot in it (slots leaked or lost); context. */
+  capDrift: Array<{ scope: string; period: string; periodStart: string; used: number; liveSales: number }>;
+  saleLimitOvershoots: Array<{ leadGroupId: string; rule: string; liveSales: number }>;
+  /** Caps that reached their limit, and lead groups sold 3 times or sold true_exclusive: proof the rules were tested. */
+  capsFilled: number;
+  groupsAtSaleLimit: number;
+  /** A person sold twice to one offer (two live sales sharing a dedupe key). */
+  duplicateSales: number;
+  /** Buyers received it and the sale was released (the buyer refused or failed, or a kill cut the call); context. */
+  receivedButReleased: number;
+  /** Deliveries to buyers by how they ended (`interrupted`: the worker died during the call; decided "No response - Client"). */
+  attempts: Record<string, number>;
+  /** Submits that reached the buyer. */
+  delivered: number;
+  /**
+   * Stored leads the driver has no svc_lead_id for, by the answer of the submit
+   * that matches them (same result; same offer and lead group for a direct
+   * post): `503` (the gateway said "retry" although the broker had taken the
+   * submit), `no answer` (the gateway was killed), `unmatched`.
+   */
+  storedUnknownToDriver: Record<string, number>;
+  /** Sales by status. */
+  sales: Record<string, number>;
+}
+
+/**
+ * Compares PostgreSQL (leads, sales, cap_usage, delivery_attempts), the
+ * sandbox's receipts and the driver's answers, after the system settled.
+ */
+export async function reconcile(
+  db: Client,
+  campaignId: string,
+  driver: { leads: Map<string, SubmitRecord>; failedSubmits: FailedSubmit[] },
+  receipts: Receipts,
+): Promise<Reconciliation> {
+  const driverLeads = driver.leads;
+  const leads = (
+    await db.query<{ id: string; status: string; code: string; result_id: string | null; offer_id: string; lead_group_id: string }>(
+      `SELECT id, status, code, result_id, offer_id, lead_group_id FROM leads WHERE campaign_id = $1`,
+      [campaignId],
+    )
+  ).rows;
+  const stored = new Map(leads.map((l) => [l.id, l]));
+  const decisionsByCode: Record<string, number> = {};
+  for (const l of leads) if (l.status !== 'pending') decisionsByCode[l.code] = (decisionsByCode[l.code] ?? 0) + 1;
+
+  const takenNotDecided = [...driverLeads.values()]
+    .filter((d) => {
+      const row = stored.get(d.leadId);
+      return !row || row.status === 'pending' || d.finalCode === undefined || d.finalCode === 'PENDING';
+    })
+    .map((d) => d.leadId);
+  const pendingInDatabase = leads.filter((l) => l.status === 'pending').map((l) => l.id);
+
+  const sales = (
+    await db.query<{ lead_id: string; status: string }>(`SELECT lead_id, status FROM sales WHERE campaign_id = $1`, [campaignId])
+  ).rows;
+  const saleOf = new Map(sales.map((s) => [s.lead_id, s.status]));
+  const salesByStatus: Record<string, number> = {};
+  for (const s of sales) salesByStatus[s.status] = (salesByStatus[s.status] ?? 0) + 1;
+  const receivedWithoutSale = [...receipts.byLead.keys()].filter((id) => !saleOf.has(id));
+  const receivedButReleased = [...receipts.byLead.keys()].filter((id) => saleOf.get(id) === 'released').length;
+  const lostIds = new Set([...takenNotDecided, ...pendingInDatabase, ...receivedWithoutSale]);
+
+  const answerMismatches = [...driverLeads.values()]
+    .filter((d) => d.finalCode !== undefined && d.finalCode !== 'PENDING' && stored.has(d.leadId) && stored.get(d.leadId)!.code !== d.finalCode)
+    .map((d) => ({ leadId: d.leadId, answered: d.finalCode!, stored: stored.get(d.leadId)!.code }));
+
+  const twice = [...receipts.byLead.entries()].filter(([, n]) => n > 1).map(([id]) => id);
+
+  // Caps: every cap of the campaign's offers (offer caps and this campaign's caps) against its usage rows and live sales.
+  const capRows = (
+    await db.query<{ scope: string; period: string; period_start: Date; limit: number; used: number; live: number }>(
+      `WITH caps_of_run AS (
+         SELECT cap_scope(c.offer_id, c.campaign_id) AS scope, c.period, c."limit"
+           FROM caps c JOIN campaign_offers co ON co.offer_id = c.offer_id AND co.campaign_id = $1
+          WHERE c.campaign_id IS NULL OR c.campaign_id = $1),
+       usage AS (
+         SELECT u.scope, u.period, u.period_start, u.used FROM cap_usage u JOIN caps_of_run k USING (scope, period)),
+       live AS (
+         SELECT slot->>'scope' AS scope, slot->>'period' AS period, (slot->>'period_start')::timestamptz AS period_start, count(*)::int AS n
+           FROM sales s, jsonb_array_elements(s.cap_slots) slot
+          WHERE s.campaign_id = $1 AND s.status <> 'released'
+          GROUP BY 1, 2, 3)
+       SELECT k.scope, k.period, COALESCE(u.period_start, l.period_start) AS period_start, k."limit",
+              COALESCE(u.used, 0) AS used, COALESCE(l.n, 0) AS live
+         FROM usage u
+         FULL JOIN live l ON l.scope = u.scope AND l.period = u.period AND l.period_start = u.period_start
+         JOIN caps_of_run k ON k.scope = COALESCE(u.scope, l.scope) AND k.period = COALESCE(u.period, l.period)`,
+      [campaignId],
+    )
+  ).rows;
+  const slot = (r: (typeof capRows)[number]) => ({
+    scope: r.scope,
+    period: r.period,
+    periodStart: r.period_start ? new Date(r.period_start).toISOString() : '-',
+  });
+  const capOvershoots = capRows
+    .filter((r) => r.used > r.limit || r.live > r.limit)
+    .map((r) => ({ ...slot(r), limit: r.limit, used: r.used, liveSales: r.live }));
+  const capDrift = capRows.filter((r) => r.used !== r.live).map((r) => ({ ...slot(r), used: r.used, liveSales: r.live }));
+
+  // Sale limits per lead group: at most 3 live sales; a true_exclusive sale alone; a school that bought exclusively alone with its school.
+  const groups = (
+    await db.query<{ lead_group_id: string; live: number; true_exclusive: number }>(
+      `SELECT lead_group_id, count(*)::int AS live, count(*) FILTER (WHERE offer_type = 'true_exclusive')::int AS true_exclusive
+         FROM sales WHERE campaign_id = $1 AND status <> 'released' GROUP BY lead_group_id`,
+      [campaignId],
+    )
+  ).rows;
+  const exclusiveClashes = (
+    await db.query<{ lead_group_id: string; live: number }>(
+      `SELECT lead_group_id, count(*)::int AS live FROM sales WHERE campaign_id = $1 AND status <> 'released'
+        GROUP BY lead_group_id, school_id HAVING bool_or(offer_type = 'exclusive') AND count(*) > 1`,
+      [campaignId],
+    )
+  ).rows;
+  const saleLimitOvershoots: Reconciliation['saleLimitOvershoots'] = [];
+  for (const g of groups) {
+    if (g.live > 3) saleLimitOvershoots.push({ leadGroupId: g.lead_group_id, rule: 'more than max_accepted_submissions (3)', liveSales: g.live });
+    if (g.true_exclusive > 0 && g.live > 1) saleLimitOvershoots.push({ leadGroupId: g.lead_group_id, rule: 'true_exclusive sale plus another', liveSales: g.live });
+  }
+  const groupsAtSaleLimit = groups.filter((g) => g.live >= 3 || g.true_exclusive > 0).length;
+  for (const c of exclusiveClashes) saleLimitOvershoots.push({ leadGroupId: c.lead_group_id, rule: 'school that bought exclusively sold again', liveSales: c.live });
+  const duplicateSales = Number(
+    (
+      await db.query<{ n: string }>(
+        `SELECT count(*) AS n FROM (
+           SELECT d.key_type, d.key_hash, d.offer_id FROM dedupe_keys d JOIN sales s ON s.lead_id = d.lead_id
+            WHERE s.campaign_id = $1 AND s.status <> 'released'
+            GROUP BY 1, 2, 3 HAVING count(DISTINCT d.lead_id) > 1) dup`,
+        [campaignId],
+      )
+    ).rows[0].n,
+  );
+  const attempts: Record<string, number> = {};
+  const attemptRows = (
+    await db.query<{ outcome: string | null; n: number }>(
+      `SELECT a.outcome, count(*)::int AS n FROM delivery_attempts a JOIN leads l ON l.id = a.lead_id WHERE l.campaign_id = $1 GROUP BY 1`,
+      [campaignId],
+    )
+  ).rows;
+  for (const a of attemptRows) attempts[a.outcome ?? 'unfinished'] = a.n;
+  const storedUnknownToDriver: Record<string, number> = {};
+  for (const l of leads.filter((x) => !driverLeads.has(x.id))) {
+    const origin = l.lead_group_id === l.id ? null : l.lead_group_id;
+    const matches = driver.failedSubmits.filter((f) =>
+      l.result_id ? f.resultId === l.result_id : f.resultId === null && f.offerId === l.offer_id && f.originLeadId === origin,
+    );
+    const statuses = new Set(matches.map((f) => (f.status === 'transport' ? 'no answer' : String(f.status))));
+    const label = statuses.size === 1 ? [...statuses][0] : statuses.size === 0 ? 'unmatched' : 'ambiguous';
+    storedUnknownToDriver[label] = (storedUnknownToDriver[label] ?? 0) + 1;
+  }
+
+  return {
+    leadsStored: leads.length,
+    decisionsStored: leads.length - pendingInDatabase.length,
+    decisionsByCode,
+    lost: { takenNotDecided, pendingInDatabase, receivedWithoutSale },
+    lostTotal: lostIds.size,
+    answerMismatches,
+    deliveredTwice: {
+      leads: twice,
+      replayedSchoolCalls: receipts.replayed.school,
+      replayedPartnerCalls: receipts.replayed.partner,
+      total: twice.length + receipts.replayed.school + receipts.replayed.partner,
+    },
+    capOvershoots,
+    capDrift,
+    saleLimitOvershoots,
+    capsFilled: capRows.filter((r) => r.used >= r.limit).length,
+    groupsAtSaleLimit,
+    duplicateSales,
+    receivedButReleased,
+    attempts,
+    delivered: receipts.byLead.size,
+    storedUnknownToDriver,
+    sales: salesByStatus,
+  };
+}
