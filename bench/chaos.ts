@@ -4,10 +4,10 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, stopAllApps } from './support/app-process';
 import { runBench } from './support/bench-main';
-import { OwnState, rabbitmqctl, removeVhost, resetState, stateEnv } from './support/bench-state';
+import { OwnState, removeVhost, resetState, stateEnv } from './support/bench-state';
+import { BrokerFault, closeChaosBrokers } from './support/chaos/broker';
 import { renderChaosReport } from './support/chaos/chaos-report';
 import { runChaos } from './support/chaos/chaos-run';
-import type { BrokerFault } from './support/chaos/faults';
 
 /**
  * `npm run bench:chaos`: the fault run (docs/chaos.md) on its own state —
@@ -16,8 +16,9 @@ import type { BrokerFault } from './support/chaos/faults';
  * was lost, delivered twice or oversold, or when no redelivery was seen.
  *
  * CHAOS_DURATION_S (240), CHAOS_CLIENTS (8), CHAOS_FAULT_EVERY_S (15),
- * CHAOS_SEED (random), CHAOS_BROKER (`proxy`, or `restart` for a real
- * rabbitmqctl stop_app/start_app: it stops every vhost of the broker).
+ * CHAOS_SEED (random), CHAOS_BROKER (`own-node`: a RabbitMQ node of the run's
+ * own, really restarted; `proxy`: the machine's broker behind a proxy that is
+ * cut — see bench/support/chaos/broker.ts).
  */
 const STATE: OwnState = {
   databaseUrl: 'postgres://postgres@127.0.0.1:5432/leadrouter_chaos',
@@ -38,8 +39,8 @@ function setting(name: string, fallback: number): number {
 }
 
 function brokerFault(): BrokerFault {
-  const raw = process.env.CHAOS_BROKER ?? 'proxy';
-  if (raw !== 'proxy' && raw !== 'restart') throw new Error(`CHAOS_BROKER must be proxy or restart, got ${raw}`);
+  const raw = process.env.CHAOS_BROKER ?? 'own-node';
+  if (raw !== 'proxy' && raw !== 'own-node') throw new Error(`CHAOS_BROKER must be own-node or proxy, got ${raw}`);
   return raw;
 }
 
@@ -77,13 +78,6 @@ async function main(): Promise<void> {
 
 runBench(main, async () => {
   await stopAllApps();
-  // Interrupted during a real broker restart: bring the broker back.
-  if (process.env.CHAOS_BROKER === 'restart') {
-    try {
-      rabbitmqctl('start_app');
-    } catch {
-      /* already running, or unreachable */
-    }
-  }
+  await closeChaosBrokers();
   removeVhost(STATE.vhost);
 });

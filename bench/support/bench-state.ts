@@ -112,16 +112,17 @@ export const resetBenchState = (): Promise<void> => resetState(BENCH_STATE);
 
 /**
  * Messages in the vhost's queues, ready or delivered and not yet acked; only
- * queues named `<amqpPrefix>.…` when a prefix is given, and without the
- * dead-letter queues when `withDeadLetters` is false.
+ * queues named `<prefix>.…` when a prefix is given, and without the
+ * dead-letter queues when `withDeadLetters` is false. `node`: a RabbitMQ node
+ * other than the machine's default one (rabbitmqctl -n).
  */
-export function queuedMessages(vhost: string, amqpPrefix?: string, withDeadLetters = true): number {
-  return rabbitmqctl('list_queues', '-p', vhost, 'name', 'messages')
+export function queuedMessages(vhost: string, o: { prefix?: string; withDeadLetters?: boolean; node?: string } = {}): number {
+  return rabbitmqctl(...(o.node ? ['-n', o.node] : []), 'list_queues', '-p', vhost, 'name', 'messages')
     .split('\n')
     .map((l) => l.trim().split(/\s+/))
     .filter(([name, n]) => name && Number.isFinite(Number(n)))
-    .filter(([name]) => amqpPrefix === undefined || name.startsWith(`${amqpPrefix}.`))
-    .filter(([name]) => withDeadLetters || !name.endsWith('.dlq'))
+    .filter(([name]) => o.prefix === undefined || name.startsWith(`${o.prefix}.`))
+    .filter(([name]) => o.withDeadLetters !== false || !name.endsWith('.dlq'))
     .reduce((sum, [, n]) => sum + Number(n), 0);
 }
 

@@ -9,8 +9,8 @@ import { TEST_AMQP_VHOST, testEnv, uniqueSuffix } from '../support/test-env';
  * and submits from 4 clients while search-orchestrator, checks,
  * partner-adapter, delivery and the gateway are each SIGKILLed and restarted
  * and the broker connections are cut once (through a proxy, so only this
- * test's connections are hit; CHAOS_BROKER=restart makes it a real
- * rabbitmqctl stop_app/start_app, which stops every vhost of the broker).
+ * test's connections are hit; CHAOS_BROKER=own-node restarts a RabbitMQ node
+ * the test starts for itself instead, as the full run does).
  * After the system settles: nothing lost, nothing delivered twice, no cap or
  * sale rule broken, every answer matches the store, and redeliveries prove
  * the faults hit in-flight work.
@@ -37,7 +37,7 @@ describe('fault run, CI-sized (e2e)', () => {
       faultEveryMs: 5_500,
       warmupMs: 4_000,
       pauseMs: 1_500,
-      brokerFault: process.env.CHAOS_BROKER === 'restart' ? 'restart' : 'proxy',
+      brokerFault: process.env.CHAOS_BROKER === 'own-node' ? 'own-node' : 'proxy',
       brokerOutageMs: 4_000,
       settleMs: 60_000,
       seed,

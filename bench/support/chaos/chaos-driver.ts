@@ -7,13 +7,20 @@ import { keepAliveAgent, send } from '../http-client';
 export class Tally {
   sent = 0;
   readonly byStatus: Record<string, number> = {};
+  /** Error answers (4xx, 5xx) by status, code and `error`/`field`, e.g. `404 NOT_FOUND field=svc_lead_id`. */
+  readonly errors: Record<string, number> = {};
   /** [ms since the tally began, HTTP status or 0 for no answer] per answer. */
   readonly timeline: Array<[number, number]> = [];
   private readonly began = Date.now();
 
-  count(status: number | 'transport'): void {
+  count(status: number | 'transport', body?: { code?: unknown; error?: unknown; field?: unknown }): void {
     const key = String(status);
     this.byStatus[key] = (this.byStatus[key] ?? 0) + 1;
+    if (typeof status === 'number' && status >= 400) {
+      const detail = [body?.code, body?.error && `error=${String(body.error)}`, body?.field && `field=${String(body.field)}`].filter(Boolean).join(' ');
+      const label = `${status} ${detail}`.trim();
+      this.errors[label] = (this.errors[label] ?? 0) + 1;
+    }
     this.timeline.push([Date.now() - this.began, status === 'transport' ? 0 : status]);
   }
 
@@ -266,7 +273,7 @@ export class ChaosDriver {
     } catch {
       answer = { status: 'transport', body: undefined };
     }
-    tally.count(answer.status);
+    tally.count(answer.status, answer.body);
     return answer;
   }
 

@@ -53,6 +53,7 @@ export function renderChaosReport(r: ChaosReport): string {
     `polls: sent ${r.polls.sent}, answered ${r.polls.answered(200)}; errors: ${byStatus(r.polls, [200])}`,
     `submits: sent ${r.submits.sent}, taken (200/202 with a svc_lead_id) ${r.submits.taken}, PENDING answers ${r.submits.pendingAnswers} ` +
       `(decided after: ${r.submits.decidedAfterPending}); errors: ${byStatus(r.submits, [200, 202])}`,
+    `error answers: searches ${codes(r.searches.errors)}; submits ${codes(r.submits.errors)}`,
     `lead-status reads: sent ${r.statusReads.sent}; errors: ${byStatus(r.statusReads, [200])}`,
     `decisions stored: ${codes(x.decisionsByCode)}`,
     `sales: ${codes(x.sales)}; leads received by buyers ${x.delivered} (sale released: ${x.receivedButReleased})`,

@@ -7,10 +7,10 @@ import type { AppName } from '../../../libs/config/src';
 import { stopAllApps } from '../app-process';
 import { opsWith, queuedMessages } from '../bench-state';
 import { total } from '../metrics-text';
-import { TcpProxy } from '../tcp-proxy';
 import { chaosCatalog } from './chaos-catalog';
 import { ChaosDriver, seededRandom, Tally } from './chaos-driver';
-import { BrokerFault, FaultRecord, faultPlan, runFaults } from './faults';
+import { BrokerFault, ChaosBroker, ownNodeBroker, proxiedBroker } from './broker';
+import { FaultRecord, faultPlan, runFaults } from './faults';
 import { CounterTotals, Fleet, sumOf } from './fleet';
 import { readReceipts, reconcile, Reconciliation } from './reconcile';
 
@@ -19,6 +19,7 @@ export interface ChaosOptions {
   env: Record<string, string>;
   /** Extra settings for the apps only (retry delays, the gateway's answer timeout). */
   appEnv: Record<string, string>;
+  /** The vhost of env.AMQP_URL (with brokerFault `proxy`). */
   vhost: string;
   amqpPrefix: string;
   /** How long traffic runs; it also runs until the last fault has recovered. */
@@ -65,14 +66,13 @@ const WORKERS = ['checks', 'partner-adapter', 'search-orchestrator', 'delivery']
  */
 export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   const run = randomBytes(3).toString('hex');
-  const proxy = o.brokerFault === 'proxy' ? new TcpProxy(5672) : undefined;
   const db = new Client({ connectionString: o.env.DATABASE_URL });
   let driver: ChaosDriver | undefined;
+  let broker: ChaosBroker | undefined;
   try {
-    await proxy?.start();
-    const viaProxy = (url: string) => (proxy ? url.replace(/@127\.0\.0\.1:5672\//, `@127.0.0.1:${proxy.port}/`) : url);
-    const fleet = new Fleet(() => ({ ...o.env, ...o.appEnv, AMQP_URL: viaProxy(o.env.AMQP_URL) }));
-    if (proxy && viaProxy(o.env.AMQP_URL) === o.env.AMQP_URL) throw new Error(`AMQP_URL ${o.env.AMQP_URL} does not name 127.0.0.1:5672; the proxy cannot sit in front of it`);
+    broker = o.brokerFault === 'own-node' ? await ownNodeBroker(run, o.log) : await proxiedBroker(o.env.AMQP_URL, o.vhost);
+    const amqpUrl = broker.amqpUrl;
+    const fleet = new Fleet(() => ({ ...o.env, ...o.appEnv, AMQP_URL: amqpUrl }));
 
     const sandbox = await fleet.start('sandbox');
     const c = chaosCatalog(sandbox.url, run);
@@ -110,7 +110,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       faults = await runFaults(
         plan,
         { driveMs: o.driveMs, everyMs: o.faultEveryMs, warmupMs: o.warmupMs, pauseMs: o.pauseMs, brokerOutageMs: o.brokerOutageMs },
-        { fleet, brokerFault: o.brokerFault, brokerProxy: proxy, beforeKill: (f) => inFlightBefore(f, db, c.campaignId, watched), log: o.log },
+        { fleet, broker, beforeKill: (f) => inFlightBefore(f, db, c.campaignId, watched), log: o.log },
         startedAt,
       );
       const left = startedAt + o.driveMs - Date.now();
@@ -123,7 +123,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const driveSeconds = Math.round((Date.now() - startedAt) / 100) / 10;
     o.log(`traffic stopped after ${driveSeconds} s: ${driver.searches.sent} searches, ${driver.submits.sent} submits; settling`);
 
-    const settle = await settleDown(o, driver, db, c.campaignId);
+    const settle = await settleDown(o, broker, driver, db, c.campaignId);
     o.log(`settled: ${JSON.stringify(settle)}`);
     const counters = await fleet.totals();
     const sandboxSamples = await fleet.sandboxSamples();
@@ -156,7 +156,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   } finally {
     driver?.close();
     await stopAllApps();
-    await proxy?.close();
+    await broker?.close();
     await db.end().catch(() => undefined);
   }
 }
@@ -200,22 +200,23 @@ async function inFlightBefore(fault: string, db: Client, campaignId: string, off
 }
 
 /** Waits until every submit the driver got an id for has its decision, nothing is pending in PostgreSQL and the queues are empty. */
-async function settleDown(o: ChaosOptions, driver: ChaosDriver, db: Client, campaignId: string): Promise<ChaosReport['settle']> {
+async function settleDown(o: ChaosOptions, broker: ChaosBroker, driver: ChaosDriver, db: Client, campaignId: string): Promise<ChaosReport['settle']> {
+  const queued = (withDeadLetters: boolean) => queuedMessages(broker.vhost, { prefix: o.amqpPrefix, withDeadLetters, node: broker.node });
   const started = Date.now();
   const deadline = started + o.settleMs;
   let undecided = 0;
   let pending = 0;
-  let queued = 0;
+  let left = 0;
   for (;;) {
     undecided = await driver.readDecisions();
     pending = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM leads WHERE campaign_id = $1 AND status = 'pending'`, [campaignId])).rows[0].n;
-    queued = queuedMessages(o.vhost, o.amqpPrefix, false);
-    if ((undecided === 0 && pending === 0 && queued === 0) || Date.now() > deadline) break;
+    left = queued(false);
+    if ((undecided === 0 && pending === 0 && left === 0) || Date.now() > deadline) break;
     await sleep(1_000);
   }
-  const deadLettered = queuedMessages(o.vhost, o.amqpPrefix, true) - queuedMessages(o.vhost, o.amqpPrefix, false);
-  const settled = undecided === 0 && pending === 0 && queued === 0;
-  return { seconds: Math.round((Date.now() - started) / 100) / 10, settled, undecidedByDriver: undecided, pendingInDatabase: pending, queued, deadLettered };
+  const deadLettered = queued(true) - queued(false);
+  const settled = undecided === 0 && pending === 0 && left === 0;
+  return { seconds: Math.round((Date.now() - started) / 100) / 10, settled, undecidedByDriver: undecided, pendingInDatabase: pending, queued: left, deadLettered };
 }
 
 function optionsShown(o: ChaosOptions): ChaosReport['options'] {

@@ -1,23 +1,10 @@
 import type { AppName } from '../../../libs/config/src';
-import { rabbitmqctl } from '../bench-state';
-import type { TcpProxy } from '../tcp-proxy';
+import type { ChaosBroker } from './broker';
 import type { Fleet } from './fleet';
 
 /** The apps killed in turn, in this order. */
 export const KILLED_APPS = ['search-orchestrator', 'checks', 'partner-adapter', 'delivery', 'gateway'] as const satisfies readonly AppName[];
 export type Fault = (typeof KILLED_APPS)[number] | 'broker';
-
-/**
- * How the broker outage is made.
- * - `proxy` (default): every app reaches RabbitMQ through a TCP proxy the run
- *   owns; the outage destroys every connection through it and refuses new ones,
- *   then listens again. To the apps it is a broker restart (connections reset,
- *   channels and exclusive reply queues gone, unacked messages redelivered), and
- *   it touches nothing but this run's own connections.
- * - `restart`: `rabbitmqctl stop_app` / `start_app`, a real broker restart. It
- *   stops every vhost of the machine's broker: only on a machine of one's own.
- */
-export type BrokerFault = 'proxy' | 'restart';
 
 export interface FaultRecord {
   fault: Fault;
@@ -57,9 +44,7 @@ export function faultPlan(o: FaultPlanOptions): Fault[] {
 
 export interface FaultRunner {
   fleet: Fleet;
-  brokerFault: BrokerFault;
-  /** The proxy between the apps and RabbitMQ (brokerFault `proxy`). */
-  brokerProxy?: TcpProxy;
+  broker: ChaosBroker;
   /** Before a delivery kill: a short wait for a delivery to a buyer in flight, and a note on what was in flight. */
   beforeKill?: (app: Fault) => Promise<string | undefined>;
   log: (msg: string) => void;
@@ -75,7 +60,7 @@ export async function runFaults(plan: Fault[], o: FaultPlanOptions, r: FaultRunn
     const note = await r.beforeKill?.(fault);
     const began = Date.now();
     const at = Math.round((began - startedAt) / 100) / 10;
-    if (fault === 'broker') await brokerOutage(r, o.brokerOutageMs);
+    if (fault === 'broker') await r.broker.outage(o.brokerOutageMs);
     else {
       await r.fleet.kill(fault);
       await sleep(o.pauseMs);
@@ -83,29 +68,10 @@ export async function runFaults(plan: Fault[], o: FaultPlanOptions, r: FaultRunn
     }
     if (!(await r.fleet.waitAllReady(60_000))) throw new Error(`the apps were not all ready within 60 s after the ${fault} fault`);
     const record: FaultRecord = { fault, at, downMs: Date.now() - began, ...(note ? { note } : {}) };
-    r.log(`fault ${i + 1}/${plan.length}: ${fault === 'broker' ? `broker outage (${r.brokerFault})` : `${fault} SIGKILLed`} at ${at} s, ready again after ${record.downMs} ms${note ? ` (${note})` : ''}`);
+    r.log(`fault ${i + 1}/${plan.length}: ${fault === 'broker' ? `broker outage (${r.broker.fault})` : `${fault} SIGKILLed`} at ${at} s, ready again after ${record.downMs} ms${note ? ` (${note})` : ''}`);
     records.push(record);
   }
   return records;
-}
-
-async function brokerOutage(r: FaultRunner, ms: number): Promise<void> {
-  if (r.brokerFault === 'restart') {
-    rabbitmqctl('stop_app');
-    try {
-      await sleep(ms);
-    } finally {
-      rabbitmqctl('start_app');
-    }
-    return;
-  }
-  if (!r.brokerProxy) throw new Error('broker fault "proxy" needs the proxy');
-  await r.brokerProxy.cut();
-  try {
-    await sleep(ms);
-  } finally {
-    await r.brokerProxy.restore();
-  }
 }
 
 function sleep(ms: number): Promise<void> {
