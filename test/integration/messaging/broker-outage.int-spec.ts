@@ -105,6 +105,8 @@ describe('messaging: the broker goes away and comes back', () => {
     const askedBefore = asked;
     const pending = timed(amqp.request(ASK, { q: 2 }, { timeoutMs: 10_000 }));
     await waitFor(() => asked > askedBefore, 5000, 'the handler to take the request');
+    // The publisher's confirm may trail the delivery to the handler by a moment; the handler answers after 1 s.
+    await sleep(300);
     await proxy.cut();
     const result = await pending;
     expect(result.error).toBeInstanceOf(ReplyLostError);
