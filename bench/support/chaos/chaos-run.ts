@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -76,9 +76,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
 
     const sandbox = await fleet.start('sandbox');
     const c = chaosCatalog(sandbox.url, run);
-    const file = join(mkdtempSync(join(tmpdir(), 'lr-chaos-')), 'catalog.json');
-    writeFileSync(file, JSON.stringify(c.catalog));
-    opsWith(o.env, 'catalog', 'apply', file);
+    const dir = mkdtempSync(join(tmpdir(), 'lr-chaos-'));
+    try {
+      writeFileSync(join(dir, 'catalog.json'), JSON.stringify(c.catalog));
+      opsWith(o.env, 'catalog', 'apply', join(dir, 'catalog.json'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     const roomy = ['search', 'results', 'leads'].flatMap((e) => ['--limit', `${e}=1000000/100000`]);
     const { key } = JSON.parse(opsWith(o.env, 'keys', 'issue', '--affiliate', c.affiliateId, ...roomy)) as { key: string };
     o.log(`run ${run}: starting ${WORKERS.join(', ')} and the gateway`);
