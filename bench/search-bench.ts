@@ -10,6 +10,7 @@ import { runBench } from './support/bench-main';
 import { Call } from './support/http-client';
 import { runOpenLoop } from './support/open-loop';
 import { renderReport, Row } from './support/report';
+import { histogramDelta, scrape } from './support/metrics-text';
 import { writeSection } from './support/section';
 import { doneSearches, firstSearch, searchLoad, startBaseline } from './support/search-drive';
 
@@ -47,7 +48,7 @@ async function main(): Promise<void> {
 
   log('starting checks, partner-adapter, search-orchestrator, gateway');
   const env = appEnv();
-  await Promise.all([startApp('checks', env), startApp('partner-adapter', env), startApp('search-orchestrator', env)]);
+  const [checksApp, , orchestrator] = await Promise.all([startApp('checks', env), startApp('partner-adapter', env), startApp('search-orchestrator', env)]);
   const gateway = await startApp('gateway', env);
   const auth = { authorization: `Bearer ${key}` };
   const body = (prefix: string) => (i: number) => benchSearchBody(campaignId, affiliateId, `${run}${prefix}`, i);
@@ -59,7 +60,16 @@ async function main(): Promise<void> {
   const searchModerate = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('m'), SEARCH_MODERATE);
   await drain();
   log(`search, system: ${SEARCH.rate}/s open loop, ${SEARCH.warmupMs / 1000} s warm-up + ${SEARCH.durationMs / 1000} s`);
+  const scrapeAll = () => Promise.all([scrape(orchestrator.url), scrape(checksApp.url), scrape(gateway.url)]);
+  const before = await scrapeAll();
   const searchSystem = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('s'), SEARCH);
+  const after = await scrapeAll();
+  // Where the time of a search goes at the target load: the orchestrator's stages and the checks' handler, from their histograms.
+  const stages = [
+    ...histogramDelta(before[0].samples, after[0].samples, 'search_start_stage_seconds').map((h) => ({ ...h, key: `orchestrator ${h.key}` })),
+    ...histogramDelta(before[1].samples, after[1].samples, 'messaging_handler_duration_seconds').map((h) => ({ ...h, key: `checks handler ${h.key}` })),
+  ];
+  log(`stages at ${SEARCH.rate}/s (histogram bucket bounds, s): ${stages.map((h) => `${h.key} n=${h.count} p50<=${h.p50} p99<=${h.p99}`).join('; ')}`);
 
   const drainAfterSearch = await drain();
 
@@ -136,6 +146,7 @@ async function main(): Promise<void> {
     pollThroughput: { system: pollTputSystem, baseline: pollTputBaseline, ratio: Math.round(pollRatio * 100) / 100 },
     pollLatency: { system: pollLatSystem, baseline: pollLatBaseline },
     drained: { afterSearch: drainAfterSearch, beforePolls: drainBeforePolls },
+    stagesAtTargetLoad: stages,
     targets,
   };
   writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);

@@ -35,3 +35,35 @@ export function total(samples: Sample[], name: string, labels: Record<string, st
     .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
     .reduce((sum, s) => sum + s.value, 0);
 }
+
+/**
+ * From two scrapes of a histogram (before and after a phase): per label set
+ * (the values of every label but `le`, joined by "/"), how many observations
+ * the phase added and the upper bound of the bucket holding their p50 and
+ * p99, in the histogram's unit.
+ */
+export function histogramDelta(before: Sample[], after: Sample[], name: string): Array<{ key: string; count: number; p50: number; p99: number }> {
+  const series = (s: Sample) =>
+    Object.entries(s.labels)
+      .filter(([k]) => k !== 'le')
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([, v]) => v)
+      .join('/');
+  const buckets = (samples: Sample[]) => samples.filter((s) => s.name === `${name}_bucket`);
+  const old = new Map(buckets(before).map((s) => [`${series(s)}|${s.labels.le}`, s.value]));
+  const byKey = new Map<string, Array<{ le: number; n: number }>>();
+  for (const s of buckets(after)) {
+    const n = s.value - (old.get(`${series(s)}|${s.labels.le}`) ?? 0);
+    const list = byKey.get(series(s)) ?? [];
+    list.push({ le: s.labels.le === '+Inf' ? Infinity : Number(s.labels.le), n });
+    byKey.set(series(s), list);
+  }
+  return [...byKey]
+    .map(([key, list]) => {
+      list.sort((a, b) => a.le - b.le);
+      const count = list[list.length - 1]?.n ?? 0;
+      const at = (q: number) => list.find((b) => b.n >= q * count)?.le ?? NaN;
+      return { key, count, p50: at(0.5), p99: at(0.99) };
+    })
+    .filter((h) => h.count > 0);
+}
