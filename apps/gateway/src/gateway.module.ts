@@ -13,6 +13,7 @@ import { ApiKeyGuard } from './auth/api-key.guard';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { DupeCheckController } from './dupe-check/dupe-check.controller';
 import { ApiExceptionFilter } from './http/api-exception.filter';
+import { Dependencies } from './http/dependencies';
 import { LeadsController } from './leads/leads.controller';
 import { ResultsController } from './results/results.controller';
 import { CampaignOwners } from './results/campaign-owners';
@@ -42,6 +43,7 @@ export class GatewayModule {
       ],
       controllers: [SearchController, ResultsController, LeadsController, DupeCheckController],
       providers: [
+        Dependencies,
         CatalogChanges,
         ApiKeyCache,
         ApiKeyGuard,
