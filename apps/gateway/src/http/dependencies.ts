@@ -1,9 +1,9 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Global, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { AmqpConnection } from '@lr/messaging';
-import { counter, gauge } from '@lr/observability';
+import { counter, gauge, ReadinessCheck } from '@lr/observability';
 import { REDIS_CLIENT } from '@lr/platform';
 import { ApiError } from './api-error';
 
@@ -63,8 +63,8 @@ const refusedAtOnce = counter('gateway_dependency_refusals_total', 'Calls answer
  *   or a 500. While the dependency is known to be down the call is not even
  *   tried: 503 at once, so a hung dependency costs callers nothing.
  * - Each dependency is probed every PROBE_INTERVAL_MS with a trivial round
- *   trip; one that fails or takes longer than PROBE_TIMEOUT_MS is down until a
- *   probe passes again. This is also what tells the gateway about an outage its
+ *   trip; one that takes longer than PROBE_TIMEOUT_MS, or fails twice in a
+ *   row, is down until a probe passes again. This is also what tells the gateway about an outage its
  *   own request path does not see (a search served from cached key and campaign
  *   still needs PostgreSQL in the search-orchestrator): `assertUp` refuses
  *   such work, and `onDown` ends a wait for a worker's reply that would only
@@ -75,6 +75,7 @@ export class Dependencies implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly log = new Logger('Dependencies');
   private readonly downSince = new Map<DependencyName, number>();
   private readonly inFlight = new Set<DependencyName>();
+  private readonly failedInARow = new Map<DependencyName, number>();
   private readonly downListeners = new Set<(name: DependencyName) => void>();
   private readonly probes: Record<DependencyName, () => Promise<unknown>>;
   private timer: NodeJS.Timeout | undefined;
@@ -152,6 +153,21 @@ export class Dependencies implements OnApplicationBootstrap, OnModuleDestroy {
     return { promise, cancel: () => void this.downListeners.delete(listener!) };
   }
 
+  /**
+   * `check` (a readiness check named after a dependency), failing also while
+   * this gateway still counts that dependency as down: /health/ready says 200
+   * only when the gateway serves.
+   */
+  readiness(check: ReadinessCheck): ReadinessCheck {
+    return {
+      name: check.name,
+      check: async () => {
+        await check.check();
+        if (this.downSince.has(check.name as DependencyName)) throw new Error(`the gateway has not seen ${check.name} answer its probe yet`);
+      },
+    };
+  }
+
   /** One probe of `name`, unless the last one is still running (a hung dependency gets one probe at a time). */
   private probe(name: DependencyName): void {
     if (this.inFlight.has(name)) return;
@@ -162,8 +178,17 @@ export class Dependencies implements OnApplicationBootstrap, OnModuleDestroy {
       () => this.inFlight.delete(name),
     );
     withDeadline(run, PROBE_TIMEOUT_MS, `no answer within ${PROBE_TIMEOUT_MS} ms`).then(
-      () => this.markUp(name),
-      (e: unknown) => this.markDown(name, e),
+      () => {
+        this.failedInARow.delete(name);
+        this.markUp(name);
+      },
+      (e: unknown) => {
+        // A hang is an outage at once. An error needs a second one in a row: a single one may be
+        // a pooled connection that died with an outage already over (the pool then replaces it).
+        const failures = (this.failedInARow.get(name) ?? 0) + 1;
+        this.failedInARow.set(name, failures);
+        if (e instanceof DeadlineMissed || failures >= 2) this.markDown(name, e);
+      },
     );
   }
 
@@ -185,6 +210,11 @@ export class Dependencies implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
+/** Dependencies for the whole gateway (its readiness checks included). */
+@Global()
+@Module({ providers: [Dependencies], exports: [Dependencies] })
+export class DependenciesModule {}
+
 /**
  * `work`, or a rejection after `ms`. The deadline yields once to pending I/O
  * before it rejects, so an answer that arrived while the event loop was busy
@@ -193,10 +223,12 @@ export class Dependencies implements OnApplicationBootstrap, OnModuleDestroy {
 function withDeadline<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => setImmediate(() => reject(new Error(message))), ms);
+    timer = setTimeout(() => setImmediate(() => reject(new DeadlineMissed(message))), ms);
   });
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
+
+class DeadlineMissed extends Error {}
 
 /** A dependency failed, was too slow, or is known to be down: 503 UNAVAILABLE (retryable); the name and cause are logged, never answered. */
 export class DependencyFailure extends ApiError {
