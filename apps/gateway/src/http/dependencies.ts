@@ -46,9 +46,9 @@ export async function orFromMemory<T>(
 }
 
 /** How often each dependency is probed. */
-export const PROBE_INTERVAL_MS = 250;
+export const PROBE_INTERVAL_MS = 200;
 /** A probe (SELECT 1, PING, a confirmed publish) slower than this marks its dependency down. */
-export const PROBE_TIMEOUT_MS = 1000;
+export const PROBE_TIMEOUT_MS = 800;
 
 const upGauge = gauge('gateway_dependency_up', '1 while the gateway reaches the dependency, 0 while it answers 503 for it at once', ['dependency']);
 const outages = counter('gateway_dependency_outages_total', 'Times a dependency was found down by the gateway', ['dependency']);
