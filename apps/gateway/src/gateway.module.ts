@@ -13,6 +13,7 @@ import { ApiKeyGuard } from './auth/api-key.guard';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { DupeCheckController } from './dupe-check/dupe-check.controller';
 import { ApiExceptionFilter } from './http/api-exception.filter';
+import { Dependencies, DependenciesModule } from './http/dependencies';
 import { LeadsController } from './leads/leads.controller';
 import { ResultsController } from './results/results.controller';
 import { CampaignOwners } from './results/campaign-owners';
@@ -31,13 +32,12 @@ export class GatewayModule {
         RedisModule,
         MessagingModule.forRoot(config),
         MetricsModule,
+        DependenciesModule,
         HealthModule.forRoot({
-          inject: [DataSource, REDIS_CLIENT, AmqpConnection],
-          useFactory: (ds: DataSource, redis: Redis, amqp: AmqpConnection) => [
-            postgresReadiness(ds),
-            redisReadiness(redis),
-            amqpReadiness(amqp),
-          ],
+          inject: [DataSource, REDIS_CLIENT, AmqpConnection, Dependencies],
+          // Ready means the gateway serves: its own checks pass and its probes have seen every dependency answer.
+          useFactory: (ds: DataSource, redis: Redis, amqp: AmqpConnection, deps: Dependencies) =>
+            [postgresReadiness(ds), redisReadiness(redis), amqpReadiness(amqp)].map((c) => deps.readiness(c)),
         }),
       ],
       controllers: [SearchController, ResultsController, LeadsController, DupeCheckController],

@@ -23,6 +23,8 @@ export interface AmqpConnectionOptions {
 export interface RequestOptions extends PublishOptions {
   /** Total time to wait for the reply, publishing included. */
   timeoutMs: number;
+  /** Called once the broker has confirmed the request: from then on it is durable in its queue. */
+  onSent?: () => void;
 }
 
 /**
@@ -134,6 +136,17 @@ export class AmqpConnection implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
+   * One round trip to the broker: an empty message no queue is bound to, on the
+   * publishing channel, resolved by its confirm. Unlike isConnected() it also
+   * notices a broker (or network path) that keeps the connection open but
+   * answers nothing. Rejects with BrokerUnavailableError after `timeoutMs`.
+   */
+  async ping(timeoutMs = this.config.dependencyTimeoutMs): Promise<void> {
+    // The default exchange routes by queue name, and no queue has this one: the broker drops it and confirms.
+    await this.send('', `${this.topology.prefix}.ping.unrouted`, Buffer.alloc(0), () => ({ persistent: false }), Date.now() + timeoutMs);
+  }
+
+  /**
    * Publishes a message of a routed type (see MESSAGE_ROUTES) and resolves with
    * its messageId once the broker confirmed it. Rejects within
    * config.dependencyTimeoutMs when the broker cannot take it.
@@ -178,6 +191,7 @@ export class AmqpConnection implements OnModuleInit, OnApplicationShutdown {
       messagingMetrics.publishFailures.inc({ type });
       throw e;
     }
+    opts.onSent?.();
     return (await reply) as TRes;
   }
 

@@ -6,11 +6,12 @@ import type { ChannelWrapper } from 'amqp-connection-manager';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { AppConfig } from '@lr/config';
 import type { MessageMeta } from '@lr/contracts';
-import { currentCorrelationId, withCorrelationId } from '@lr/observability';
+import { currentCorrelationId, ReadinessCheck, withCorrelationId } from '@lr/observability';
 import { AmqpConnection } from './amqp-connection';
 import { AmqpContext } from './amqp-context';
 import { DeadLetterDepthGauge } from './dead-letter-depth';
 import { DeliverySettlement, Outcome } from './delivery-settlement';
+import { DependencyGate } from './dependency-gate';
 import { Decoded, decodeDelivery } from './envelope';
 import { messagingMetrics } from './messaging-metrics';
 import { ConsumerQueues, declareTopology, queuesOf, typesHandledBy } from './topology';
@@ -31,6 +32,9 @@ export const AMQP_TRANSPORT = Symbol('AMQP_TRANSPORT');
  *   the reason in headers; the original is acked only after the broker
  *   confirmed the copy. If the copy cannot be published the original is
  *   requeued, so a message is never lost.
+ * - Failure while a dependency of the worker is down (pauseWhileDown): the
+ *   message is put back without counting a try and consuming pauses until the
+ *   dependency is back (DependencyGate).
  * - close(): stop consuming, let in-flight handlers finish (bounded by
  *   config.shutdownGraceMs), then close the channel; unfinished messages return
  *   to the queue.
@@ -42,9 +46,13 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
   private readonly events = new EventEmitter();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly closedChannels = new WeakSet<ConfirmChannel>();
+  private readonly starting = new WeakSet<ConfirmChannel>();
   private readonly settlement: DeliverySettlement;
   private readonly dlqDepth: DeadLetterDepthGauge;
+  private readonly gate: DependencyGate;
   private wrapper: ChannelWrapper | undefined;
+  /** The channel of the latest (re)connect, where a paused consumer resumes. */
+  private latest: ConfirmChannel | undefined;
   private consuming: { channel: ConfirmChannel; consumerTag: string } | undefined;
   private stopping = false;
   private closing: Promise<void> | undefined;
@@ -60,6 +68,16 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
     this.log = new Logger(`AmqpTransport:${consumer}`);
     this.settlement = new DeliverySettlement(connection, config, this.queues, (ch) => this.closedChannels.has(ch), this.log);
     this.dlqDepth = new DeadLetterDepthGauge(connection, this.queues.dlq);
+    this.gate = new DependencyGate(consumer, this.log, { pause: () => this.stopConsuming(), resume: () => this.resumeConsuming() });
+  }
+
+  /**
+   * The worker's dependencies (its readiness checks): a handler that fails while
+   * one of them is down has its message put back without counting a try, and
+   * consuming pauses until they all answer again.
+   */
+  pauseWhileDown(checks: readonly ReadinessCheck[]): void {
+    this.gate.watch(checks);
   }
 
   /** Starts consuming (Nest calls this from startAllMicroservices). Returns once consuming, or after the dependency timeout if the broker is away. */
@@ -83,9 +101,10 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
     await Promise.race([ready, timeout]);
   }
 
-  /** Runs on every (re)connect: declare, bound the prefetch, consume. */
+  /** Runs on every (re)connect: declare, bound the prefetch, consume (unless paused: see pauseWhileDown). */
   private async consume(channel: ConfirmChannel): Promise<void> {
     if (this.stopping) return;
+    this.latest = channel;
     channel.once('close', () => {
       this.closedChannels.add(channel);
       if (this.consuming?.channel === channel) this.consuming = undefined;
@@ -94,18 +113,49 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
     await declareTopology(channel, this.connection.topology);
     // Per-consumer limit (global=false): quorum queues do not support a channel-wide one.
     await channel.prefetch(this.config.amqp.prefetch, false);
-    const { consumerTag } = await channel.consume(
-      this.queues.queue,
-      (msg) => {
-        if (msg) this.track(this.onDelivery(channel, msg));
-        else this.log.warn(`the broker cancelled the consumer of ${this.queues.queue} (queue deleted?); it resumes on the next reconnect`);
-      },
-      { noAck: false },
-    );
+    if (this.gate.paused) return;
+    await this.startConsuming(channel);
+  }
+
+  private async startConsuming(channel: ConfirmChannel): Promise<void> {
+    // One consumer per channel: a resume and a reconnect's setup may both get here.
+    if (this.consuming?.channel === channel || this.starting.has(channel)) return;
+    this.starting.add(channel);
+    let consumerTag: string;
+    try {
+      ({ consumerTag } = await channel.consume(
+        this.queues.queue,
+        (msg) => {
+          if (msg) this.track(this.onDelivery(channel, msg));
+          else this.log.warn(`the broker cancelled the consumer of ${this.queues.queue} (queue deleted?); it resumes on the next reconnect`);
+        },
+        { noAck: false },
+      ));
+    } finally {
+      this.starting.delete(channel);
+    }
+    if (this.stopping || this.gate.paused) {
+      // Closing, or paused while the consumer was being registered.
+      await channel.cancel(consumerTag).catch(() => undefined);
+      return;
+    }
     this.consuming = { channel, consumerTag };
-    if (this.stopping) await channel.cancel(consumerTag).catch(() => undefined);
     this._status$.next('connected');
     this.events.emit('consuming');
+  }
+
+  /** Paused: no new deliveries; those in flight finish and settle as usual. */
+  private async stopConsuming(): Promise<void> {
+    const current = this.consuming;
+    this.consuming = undefined;
+    if (current) await current.channel.cancel(current.consumerTag);
+  }
+
+  /** Back from a pause, on the latest channel (if it died meanwhile, its reconnect consumes). */
+  private async resumeConsuming(): Promise<void> {
+    const channel = this.latest;
+    if (this.stopping || !channel || this.closedChannels.has(channel)) return;
+    await this.startConsuming(channel);
   }
 
   private track(work: Promise<void>): void {
@@ -164,6 +214,8 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
     } catch (thrown) {
       const error = ctx.failure ? ctx.failure.error : thrown;
       messagingMetrics.handlerFailures.inc({ consumer: this.consumer, type: typeLabel });
+      const down = await this.gate.blame();
+      if (down.length > 0) return this.settlement.defer(channel, msg, meta, error, down, typeLabel);
       return this.settlement.failed(channel, msg, meta, error, typeLabel);
     }
     if (msg.properties.replyTo && !handler.isEventHandler) await this.settlement.reply(msg.properties.replyTo, meta, 'ok', result ?? null);
@@ -194,6 +246,7 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
   private async drain(): Promise<void> {
     this.stopping = true;
     const gaugeStopped = this.dlqDepth.stop(); // no new readings; one under way may finish
+    this.gate.stop();
     const current = this.consuming;
     if (current) await current.channel.cancel(current.consumerTag).catch(() => undefined);
     if (this.inFlight.size > 0) {

@@ -6,11 +6,12 @@ import type { MessageMeta } from '@lr/contracts';
 import type { AmqpConnection } from './amqp-connection';
 import { deadLetterProperties, replyProperties, retryCopyProperties } from './delivery-copies';
 import { encodeJson } from './envelope';
+import { retryDelayMs } from './backoff';
 import { decideOnFailure, errorMessage } from './failure-policy';
 import { messagingMetrics } from './messaging-metrics';
 import { ConsumerQueues, retryLevelOf } from './topology';
 
-export type Outcome = 'ack' | 'retry' | 'dead_letter' | 'requeue' | 'abandoned';
+export type Outcome = 'ack' | 'retry' | 'deferred' | 'dead_letter' | 'requeue' | 'abandoned';
 export type DeadLetterCause = 'exhausted' | 'permanent' | 'malformed' | 'no_handler';
 
 /**
@@ -44,6 +45,22 @@ export class DeliverySettlement {
     if (copied !== 'ack') return copied;
     messagingMetrics.retried.inc({ consumer: this.queues.consumer, type: typeLabel });
     return 'retry';
+  }
+
+  /**
+   * The handler failed while dependencies of the worker were `down`: the
+   * outage's fault, not the message's. Back after the first back-off, with the
+   * same try number.
+   */
+  async defer(channel: ConfirmChannel, msg: ConsumeMessage, meta: MessageMeta, error: unknown, down: string[], typeLabel: string): Promise<Outcome> {
+    const reason = errorMessage(error);
+    this.log.warn(`${meta.type} ${meta.messageId} put back, try ${meta.attempt} not counted (${down.join(', ')} unavailable): ${reason}`);
+    const level = retryLevelOf(this.queues, retryDelayMs(1, this.config.amqp.retryDelaysMs));
+    const properties = retryCopyProperties(msg, this.queues, meta.attempt, reason, new Date());
+    const copied = await this.copy(channel, msg, this.connection.topology.exchanges.retry, level.routingKey, properties);
+    if (copied !== 'ack') return copied;
+    messagingMetrics.deferred.inc({ consumer: this.queues.consumer, type: typeLabel });
+    return 'deferred';
   }
 
   async deadLetter(

@@ -26,6 +26,23 @@ function withTimeout(p: Promise<void>, ms: number): Promise<void> {
   ]).finally(() => clearTimeout(timer));
 }
 
+/** How long one readiness check may take before its dependency counts as down. */
+export const READINESS_CHECK_TIMEOUT_MS = 1000;
+
+/** Runs every check at once, each under READINESS_CHECK_TIMEOUT_MS: `[name, up or down with the error]`. */
+export function runReadinessChecks(checks: readonly ReadinessCheck[]): Promise<Array<readonly [string, { status: 'up' } | { status: 'down'; error: string }]>> {
+  return Promise.all(
+    checks.map(async (c) => {
+      try {
+        await withTimeout(c.check(), READINESS_CHECK_TIMEOUT_MS);
+        return [c.name, { status: 'up' }] as const;
+      } catch (e) {
+        return [c.name, { status: 'down', error: (e as Error).message }] as const;
+      }
+    }),
+  );
+}
+
 @Controller('health')
 export class HealthController {
   constructor(@Optional() @Inject(READINESS_CHECKS) private readonly checks: ReadinessCheck[] = []) {}
@@ -37,16 +54,7 @@ export class HealthController {
 
   @Get('ready')
   async ready(@Res() reply: ReplyLike) {
-    const results = await Promise.all(
-      (this.checks ?? []).map(async (c) => {
-        try {
-          await withTimeout(c.check(), 1000);
-          return [c.name, { status: 'up' }] as const;
-        } catch (e) {
-          return [c.name, { status: 'down', error: (e as Error).message }] as const;
-        }
-      }),
-    );
+    const results = await runReadinessChecks(this.checks ?? []);
     const details = Object.fromEntries(results);
     const ok = !shutdownState.draining && results.every(([, r]) => r.status === 'up');
     reply

@@ -2,8 +2,8 @@ import { DynamicModule, Module, Provider, Type } from '@nestjs/common';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { AppConfig, AppName, ConfigModule, loadConfig } from '@lr/config';
-import { AmqpConnection, ConsumerName, MessagingModule, amqpReadiness, startAmqpConsumer } from '@lr/messaging';
-import { HealthModule, MetricsModule, ObservabilityLoggerModule, ReadinessCheck, startHttpApp } from '@lr/observability';
+import { AmqpConnection, AmqpTransport, ConsumerName, MessagingModule, amqpReadiness, startAmqpConsumer } from '@lr/messaging';
+import { HealthModule, MetricsModule, ObservabilityLoggerModule, READINESS_CHECKS, ReadinessCheck, startHttpApp } from '@lr/observability';
 import { redisReadiness } from '@lr/redis';
 import { DatabaseModule, postgresReadiness } from './database.module';
 import { REDIS_CLIENT, RedisModule } from './redis.module';
@@ -48,12 +48,14 @@ export class WorkerModule {
 
 /**
  * main() of a worker: validated config, the health/metrics HTTP port, then the
- * queue consumer. Exits non-zero with a JSON line if start-up fails.
+ * queue consumer, which pauses while one of the worker's dependencies (its
+ * readiness checks) is down. Exits non-zero with a JSON line if start-up fails.
  */
 export function runWorker(spec: WorkerSpec): void {
   const start = async () => {
     const config = loadConfig(spec.app);
     const app = await startHttpApp(WorkerModule.forRoot(config, spec), config);
+    app.get(AmqpTransport).pauseWhileDown(app.get<ReadinessCheck[]>(READINESS_CHECKS));
     await startAmqpConsumer(app);
   };
   start().catch((e: unknown) => {

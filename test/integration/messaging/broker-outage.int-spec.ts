@@ -103,15 +103,36 @@ describe('messaging: the broker goes away and comes back', () => {
   it('fails a request waiting for its reply as soon as the connection drops, not at its timeout, saying it was published', async () => {
     await waitFor(() => amqp.isConnected(), 10_000, 'the connection');
     const askedBefore = asked;
-    const pending = timed(amqp.request(ASK, { q: 2 }, { timeoutMs: 10_000 }));
+    let sent = false;
+    const pending = timed(amqp.request(ASK, { q: 2 }, { timeoutMs: 10_000, onSent: () => (sent = true) }));
     await waitFor(() => asked > askedBefore, 5000, 'the handler to take the request');
-    // The publisher's confirm may trail the delivery to the handler by a moment; the handler answers after 1 s.
-    await sleep(300);
+    // The publisher's confirm may trail the delivery to the handler by a moment: cut once it has come (onSent).
+    await waitFor(() => sent, 5000, 'the confirm of the request');
     await proxy.cut();
     const result = await pending;
+    // Taken by the broker, then the way back died: a ReplyLostError (still a BrokerUnavailableError).
     expect(result.error).toBeInstanceOf(ReplyLostError);
+    expect(result.error).toBeInstanceOf(BrokerUnavailableError);
     expect(result.ms).toBeLessThan(1000);
     await proxy.restore();
     await waitFor(() => amqp.isConnected(), 10_000, 'the reconnect');
+  });
+
+  it('ping: a round trip that a stalled broker fails within its deadline, and that passes again once it answers', async () => {
+    await waitFor(() => amqp.isConnected(), 10_000, 'the connection');
+    await amqp.ping(1000);
+    await proxy.stall();
+    try {
+      // The connection still looks open (no reset, heartbeats not yet missed), but nothing comes back.
+      expect(amqp.isConnected()).toBe(true);
+      const stalled = await timed(amqp.ping(800));
+      expect(stalled.error).toBeInstanceOf(BrokerUnavailableError);
+      expect(stalled.ms).toBeGreaterThanOrEqual(750);
+      expect(stalled.ms).toBeLessThan(1500);
+    } finally {
+      await proxy.restore();
+    }
+    // The stalled connection is reset on restore; the client reconnects by itself and the round trip passes again.
+    await waitFor(async () => !(await timed(amqp.ping(1000))).error, 10_000, 'a ping to pass after the stall');
   });
 });

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { ApiKeyRecord, findApiKeyByHash } from '@lr/persistence';
-import { dependency } from '../http/dependency';
+import { Dependencies, orFromMemory } from '../http/dependencies';
 import { CatalogChanges } from './catalog-changes';
 
 const MAX_KEYS = 10_000;
@@ -16,6 +16,12 @@ const MAX_KEYS = 10_000;
  * is down). Only keys that exist are cached (an unknown key is never
  * remembered, so guessing cannot fill the cache). Expiry is checked on every
  * call from the cached `expiresAt`.
+ *
+ * While PostgreSQL is unavailable a key already held is used beyond its cache
+ * time (up to SERVE_FROM_MEMORY_MAX_MS), so polls, which Redis answers, keep
+ * working: the entry is still dropped at once by any announcement, and it is
+ * kept only while the subscription has stayed up since it was read. A key not
+ * held answers 503.
  */
 @Injectable()
 export class ApiKeyCache {
@@ -25,6 +31,7 @@ export class ApiKeyCache {
     private readonly ds: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly changes: CatalogChanges,
+    private readonly deps: Dependencies,
   ) {
     changes.onChange((keyId) => this.drop(keyId));
   }
@@ -33,7 +40,14 @@ export class ApiKeyCache {
     const hit = this.byHash.get(keyHash);
     if (hit && this.changes.listening && now - hit.at < this.config.apiKeyCacheMs) return hit.record;
     const generation = this.changes.generation;
-    const record = await dependency('postgres', this.config.dependencyTimeoutMs, () => findApiKeyByHash(this.ds, keyHash));
+    // While PostgreSQL is unavailable, a key read before is used as read (see the class comment).
+    const held = () => {
+      const entry = this.byHash.get(keyHash);
+      return entry && this.changes.listening ? { value: entry.record, at: entry.at } : undefined;
+    };
+    const read = await orFromMemory('api_key', () => this.deps.call('postgres', () => findApiKeyByHash(this.ds, keyHash)), held, now);
+    const record = read.value;
+    if (read.fromMemory) return record;
     if (record && this.changes.listening && this.config.apiKeyCacheMs > 0 && generation === this.changes.generation) {
       if (this.byHash.size >= MAX_KEYS) this.byHash.clear();
       this.byHash.set(keyHash, { record, at: now });

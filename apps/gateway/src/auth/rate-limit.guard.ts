@@ -1,12 +1,11 @@
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { APP_CONFIG, AppConfig } from '@lr/config';
 import { DEFAULT_RATE_LIMITS, EndpointName } from '@lr/contracts';
 import { counter } from '@lr/observability';
 import { TokenBucket } from '@lr/redis';
 import { ApiError } from '../http/api-error';
-import { dependency } from '../http/dependency';
+import { Dependencies } from '../http/dependencies';
 import { ENDPOINT_KEY } from './endpoint.decorator';
 
 const refusals = counter('gateway_rate_limited_total', 'Calls refused with 429, by endpoint', ['endpoint']);
@@ -20,7 +19,7 @@ export class RateLimitGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly bucket: TokenBucket,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly deps: Dependencies,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -28,9 +27,7 @@ export class RateLimitGuard implements CanActivate {
     const req = ctx.switchToHttp().getRequest<FastifyRequest>();
     if (!endpoint || !req.principal) return true;
     const limit = req.principal.limits[endpoint] ?? DEFAULT_RATE_LIMITS[endpoint];
-    const decision = await dependency('redis', this.config.dependencyTimeoutMs, () =>
-      this.bucket.take(`${req.principal!.keyId}:${endpoint}`, limit),
-    );
+    const decision = await this.deps.call('redis', () => this.bucket.take(`${req.principal!.keyId}:${endpoint}`, limit));
     const reply = ctx.switchToHttp().getResponse<FastifyReply>();
     void reply.header('X-RateLimit-Limit', `${limit.perMinute}/min; burst=${limit.burst}`);
     if (!decision.allowed) {

@@ -1,15 +1,14 @@
-import { Body, Controller, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOperation } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '@lr/config';
 import { counter } from '@lr/observability';
 import { findAffiliate, isOfferOfAffiliate, personSoldToAffiliateOffers, personSoldToOffer } from '@lr/persistence';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiError } from '../http/api-error';
-import { dependency } from '../http/dependency';
+import { Dependencies } from '../http/dependencies';
 import { DupeCheckAnswerSchema } from '../openapi/answer-schemas';
 import { AffiliateApi, ContractAnswers } from '../openapi/contract-answers';
 import { DupeCheckRequestDto } from './dupe-check-request.dto';
@@ -36,7 +35,7 @@ const decisions = counter('gateway_dupe_check_answers_total', 'Duplicate pre-che
 export class DupeCheckController {
   constructor(
     private readonly ds: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly deps: Dependencies,
   ) {}
 
   /**
@@ -64,8 +63,7 @@ export class DupeCheckController {
     @Body() body: unknown,
   ): Promise<DupeCheckAnswer | { error: string }> {
     const principal = req.principal!;
-    const timeout = this.config.dependencyTimeoutMs;
-    const affiliate = await dependency('postgres', timeout, () => findAffiliate(this.ds, principal.affiliateId));
+    const affiliate = await this.deps.call('postgres', () => findAffiliate(this.ds, principal.affiliateId));
     if (!affiliate?.dupeCheck) {
       // The contract's one plain body: the pre-check is not available on this account.
       void reply.status(404);
@@ -73,13 +71,13 @@ export class DupeCheckController {
     }
     const { offerId, keys } = parseDupeCheckRequest(body);
     if (offerId !== undefined) {
-      const owned = await dependency('postgres', timeout, () => isOfferOfAffiliate(this.ds, offerId, principal.affiliateId));
+      const owned = await this.deps.call('postgres', () => isOfferOfAffiliate(this.ds, offerId, principal.affiliateId));
       if (!owned) throw ApiError.forbidden();
     }
     // Usable fields that make no person key (only a ZIP, only a first name) can match nothing: no lookup.
     const duplicate =
       keys.length > 0 &&
-      (await dependency('postgres', timeout, () =>
+      (await this.deps.call('postgres', () =>
         offerId !== undefined ? personSoldToOffer(this.ds, keys, offerId) : personSoldToAffiliateOffers(this.ds, keys, principal.affiliateId),
       ));
     decisions.inc({ scope: offerId !== undefined ? 'offer' : 'account', duplicate_likely: String(duplicate) });

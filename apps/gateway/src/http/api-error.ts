@@ -48,12 +48,13 @@ export class ApiError extends Error {
       { 'Retry-After': String(retryAfterSeconds) },
     );
   }
-  static unavailable(dependency?: string) {
+  /** The one 503 answer: it names no internal component (the log does: see DependencyFailure). */
+  static unavailable() {
     return new ApiError(
       503,
       'UNAVAILABLE',
       'Service temporarily unavailable',
-      { retryable: true, retry_after_seconds: 1, ...(dependency ? { dependency } : {}) },
+      { retryable: true, retry_after_seconds: 1 },
       'failed',
       { 'Retry-After': '1' },
     );

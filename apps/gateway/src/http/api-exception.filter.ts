@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiEnvelope } from '@lr/contracts';
 import { counter } from '@lr/observability';
 import { ApiError } from './api-error';
-import { DependencyFailure } from './dependency';
+import { DependencyFailure } from './dependencies';
 
 /** The contract's routes and their one method: any other method answers 405 (not 404). */
 export function allowedMethods(path: string): string | undefined {
@@ -56,7 +56,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const error = this.toApiError(exception, request);
     if (exception instanceof DependencyFailure) {
-      this.log.warn({ dependency: exception.dependencyName, err: String((exception.causeError as Error)?.message ?? exception.causeError) }, 'dependency unavailable');
+      const line = { dependency: exception.dependencyName, err: String((exception.causeError as Error)?.message ?? exception.causeError) };
+      if (exception.refusedAtOnce) this.log.debug(line, 'dependency known to be down');
+      else this.log.warn(line, 'dependency unavailable');
     }
     sendError(reply, error, String(request.id));
   }

@@ -13,7 +13,7 @@ import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiError } from '../http/api-error';
-import { dependency } from '../http/dependency';
+import { DEPENDENCY_NAMES, Dependencies, DependencyFailure } from '../http/dependencies';
 import { SubmitAnswerSchema } from '../openapi/answer-schemas';
 import { AffiliateApi, ContractAnswers } from '../openapi/contract-answers';
 import { assertAffiliate } from '../search/campaign-access';
@@ -31,6 +31,7 @@ export class LeadsController {
   constructor(
     private readonly ds: DataSource,
     private readonly amqp: AmqpConnection,
+    private readonly deps: Dependencies,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -60,9 +61,8 @@ export class LeadsController {
     const principal = req.principal!;
     const request = parseLeadsRequest(body);
     assertAffiliate(principal, request.dto.svc_affiliate_id);
-    const timeout = this.config.dependencyTimeoutMs;
     const campaignId = request.dto.svc_campaign_id.toLowerCase();
-    const campaign = await dependency('postgres', timeout, () => findCampaignForAffiliate(this.ds, campaignId));
+    const campaign = await this.deps.call('postgres', () => findCampaignForAffiliate(this.ds, campaignId));
     if (!campaign || campaign.affiliateId !== principal.affiliateId) throw ApiError.forbidden();
 
     const leadId = randomUUID();
@@ -85,7 +85,7 @@ export class LeadsController {
     let offerId: string;
     if (request.mode === 'result_submit') {
       const result = isUUID(request.resultId)
-        ? await dependency('postgres', timeout, () => findResultForSubmit(this.ds, request.resultId.toLowerCase()))
+        ? await this.deps.call('postgres', () => findResultForSubmit(this.ds, request.resultId.toLowerCase()))
         : undefined;
       if (!result || result.affiliateId !== principal.affiliateId || result.searchId !== request.searchId) {
         throw ApiError.notFound(404, 'Search result not found', { error: 'search_result_not_found' });
@@ -105,7 +105,7 @@ export class LeadsController {
         ipSource: null,
       };
     } else {
-      const offer = await dependency('postgres', timeout, () => findOfferForDirectPost(this.ds, request.offerId, campaignId));
+      const offer = await this.deps.call('postgres', () => findOfferForDirectPost(this.ds, request.offerId, campaignId));
       if (!offer) throw ApiError.notFound(404, 'Offer not found', { field: 'svc_offer_id' });
       if (offer.source === 'partner') {
         throw ApiError.invalidField('svc_offer_id', 'svc_offer_id is a partner offer: submit it from a search result');
@@ -114,7 +114,7 @@ export class LeadsController {
       offerId = offer.id;
       const originLeadId = dto.svc_lead_id?.toLowerCase() ?? null;
       if (originLeadId) {
-        const origin = await dependency('postgres', timeout, () => findLead(this.ds, originLeadId));
+        const origin = await this.deps.call('postgres', () => findLead(this.ds, originLeadId));
         if (!origin || origin.affiliateId !== principal.affiliateId || origin.kind !== 'direct_post') {
           throw ApiError.notFound(404, 'Lead not found', { field: 'svc_lead_id' });
         }
@@ -157,35 +157,62 @@ export class LeadsController {
   async status(@Req() req: FastifyRequest, @Param('svc_lead_id') id: string) {
     const principal = req.principal!;
     const lead = isUUID(id)
-      ? await dependency('postgres', this.config.dependencyTimeoutMs, () => findLead(this.ds, id.toLowerCase()))
+      ? await this.deps.call('postgres', () => findLead(this.ds, id.toLowerCase()))
       : null;
     if (!lead || lead.affiliateId !== principal.affiliateId) throw ApiError.notFound(404, 'Lead not found');
     return submitAnswer(leadDecision(lead)).body;
   }
 
+  /**
+   * Delivery's decision. A submit is refused (503) while a dependency is known
+   * to be down, and when the broker does not take it. Once the broker has taken
+   * it, it is durable and will be decided, so the answer is never a 503 that
+   * would invite a second submit: when the decision cannot come in time (a slow
+   * school, the reply's connection lost, or a dependency going down meanwhile,
+   * which pauses delivery until it is back) it is PENDING (202), and the
+   * lead-status read shows the decision later.
+   */
   private async decide(message: SubmitRequestedV1, offerId: string, correlationId: string): Promise<SubmitAnswerV1> {
+    const pending = (): SubmitAnswerV1 => ({
+      kind: 'decision',
+      decision: pendingDecision(message.leadId, offerId, message.resultId, message.searchId, message.isTest),
+    });
+    this.deps.assertUp(...DEPENDENCY_NAMES);
+    let settled = false;
+    let down: ReturnType<Dependencies['onDown']> | undefined;
+    let onSent = () => undefined as void;
+    const pendingOnceDown = new Promise<SubmitAnswerV1>((resolve) => {
+      onSent = () => {
+        if (settled) return;
+        down = this.deps.onDown(DEPENDENCY_NAMES);
+        void down.promise.then(() => resolve(pending()));
+      };
+    });
     try {
-      return await this.amqp.request<SubmitRequestedV1, SubmitAnswerV1>(MESSAGE_TYPES.SubmitRequested, message, {
+      const decision = this.amqp.request<SubmitRequestedV1, SubmitAnswerV1>(MESSAGE_TYPES.SubmitRequested, message, {
         messageId: `submit:${message.leadId}`,
         correlationId,
         timeoutMs: this.config.submitAnswerTimeoutMs,
+        onSent,
       });
+      return await Promise.race([decision, pendingOnceDown]);
     } catch (e) {
       // The request is durable in the queue (the broker confirmed it): it will be decided, and the
       // lead-status read shows it. Also when the reply's connection dropped after the publish: a 503
       // would have the affiliate retry a submit that is being decided (and may be sold).
-      if (e instanceof RequestTimeoutError || e instanceof ReplyLostError) {
-        return { kind: 'decision', decision: pendingDecision(message.leadId, offerId, message.resultId, message.searchId, message.isTest) };
-      }
+      if (e instanceof RequestTimeoutError || e instanceof ReplyLostError) return pending();
       // Delivery gave up after its retries: the submit waits in its dead-letter queue for an operator's
       // replay (docs/runbooks/dead-letters.md), which decides it under this same svc_lead_id. So it is
       // pending, as the contract says of a decision that comes later, and never a 500.
       if (e instanceof RemoteHandlerError) {
         dead.inc();
-        return { kind: 'decision', decision: pendingDecision(message.leadId, offerId, message.resultId, message.searchId, message.isTest) };
+        return pending();
       }
-      if (e instanceof BrokerUnavailableError) throw ApiError.unavailable('rabbitmq');
+      if (e instanceof BrokerUnavailableError) throw new DependencyFailure('rabbitmq', e);
       throw e;
+    } finally {
+      settled = true;
+      down?.cancel();
     }
   }
 }

@@ -1,9 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '@lr/config';
 import { CampaignRecord, findCampaignForAffiliate } from '@lr/persistence';
 import { CatalogChanges } from '../auth/catalog-changes';
-import { dependency } from '../http/dependency';
+import { Dependencies, orFromMemory } from '../http/dependencies';
 
 /** How long a campaign's owner is remembered for polls: an operator's reassignment reaches polls within this time. */
 export const CAMPAIGN_OWNER_TTL_MS = 5000;
@@ -24,18 +23,29 @@ export class CampaignOwners {
 
   constructor(
     private readonly ds: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly changes: CatalogChanges,
+    private readonly deps: Dependencies,
   ) {
     changes.onChange(() => this.cache.clear());
   }
 
-  /** The campaign as read at most `maxAgeMs` ago; null when there is none. */
-  async find(campaignId: string, maxAgeMs: number, now = Date.now()): Promise<CampaignRecord | null> {
+  /**
+   * The campaign as read at most `maxAgeMs` ago; null when there is none. With
+   * `fromMemoryWhileDown`, while PostgreSQL is unavailable, as read before (see
+   * ApiKeyCache: the same announcements drop it).
+   */
+  async find(campaignId: string, maxAgeMs: number, now = Date.now(), fromMemoryWhileDown = false): Promise<CampaignRecord | null> {
     const hit = this.cache.get(campaignId);
     if (hit && this.changes.listening && now - hit.at < maxAgeMs) return hit.campaign;
     const generation = this.changes.generation;
-    const campaign = await dependency('postgres', this.config.dependencyTimeoutMs, () => findCampaignForAffiliate(this.ds, campaignId));
+    const held = () => {
+      const entry = fromMemoryWhileDown && this.changes.listening ? this.cache.get(campaignId) : undefined;
+      return entry && { value: entry.campaign, at: entry.at };
+    };
+    const fresh = () => this.deps.call('postgres', () => findCampaignForAffiliate(this.ds, campaignId));
+    const read = await orFromMemory('campaign', fresh, held, now);
+    const campaign = read.value;
+    if (read.fromMemory) return campaign;
     if (this.changes.listening && generation === this.changes.generation) {
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(campaignId, { campaign, at: now });
@@ -43,7 +53,8 @@ export class CampaignOwners {
     return campaign;
   }
 
+  /** For polls, which are served while PostgreSQL is unavailable: the owner as last read, then. */
   async ownerOf(campaignId: string, now = Date.now()): Promise<string | null> {
-    return (await this.find(campaignId, CAMPAIGN_OWNER_TTL_MS, now))?.affiliateId ?? null;
+    return (await this.find(campaignId, CAMPAIGN_OWNER_TTL_MS, now, true))?.affiliateId ?? null;
   }
 }

@@ -1,12 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '@lr/config';
 import { loadSearchState } from '@lr/persistence';
 import { SearchMeta, searchStateKey } from '@lr/contracts';
 import { REDIS_CLIENT } from '@lr/platform';
 import { offersJson, SearchStateStore } from '@lr/redis';
-import { dependency } from '../http/dependency';
+import { Dependencies } from '../http/dependencies';
 
 /** A search as a poll answers it: its meta, and its `offers` already as JSON text. */
 export interface PollView {
@@ -27,16 +26,16 @@ export class SearchStore {
   constructor(
     @Inject(REDIS_CLIENT) redis: Redis,
     private readonly ds: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly deps: Dependencies,
   ) {
     this.store = new SearchStateStore(redis);
   }
 
   async find(searchId: string): Promise<PollView | undefined> {
-    const cached = await dependency('redis', this.config.dependencyTimeoutMs, () => this.store.read(searchStateKey(searchId)));
+    const cached = await this.deps.call('redis', () => this.store.read(searchStateKey(searchId)));
     const joined = cached && offersJson(cached);
     if (cached && joined !== undefined) return { meta: cached.meta, offersJson: joined };
-    const state = await dependency('postgres', this.config.dependencyTimeoutMs, () => loadSearchState(this.ds, searchId));
+    const state = await this.deps.call('postgres', () => loadSearchState(this.ds, searchId));
     if (!state) return undefined;
     const { offers, ...meta } = state;
     return { meta, offersJson: JSON.stringify(offers) };

@@ -9,8 +9,7 @@ import { counter } from '@lr/observability';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
-import { ApiError } from '../http/api-error';
-import { dependency } from '../http/dependency';
+import { DEPENDENCY_NAMES, Dependencies, DependencyFailure } from '../http/dependencies';
 import { SearchAnswerSchema } from '../openapi/answer-schemas';
 import { AffiliateApi, ContractAnswers } from '../openapi/contract-answers';
 import { CampaignOwners } from '../results/campaign-owners';
@@ -28,12 +27,17 @@ export class SearchController {
   constructor(
     private readonly campaigns: CampaignOwners,
     private readonly amqp: AmqpConnection,
+    private readonly deps: Dependencies,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
    * Validates, authorizes, then hands the search to the search-orchestrator over
    * RabbitMQ and answers with its first results (request/reply with a deadline).
+   * A search needs all three dependencies (the orchestrator stores it in
+   * PostgreSQL and publishes it to Redis), even when the gateway's own part is
+   * served from memory: it is refused at once while one is known to be down,
+   * and abandoned (503) as soon as one goes down while it waits.
    */
   @Post('search')
   @Endpoint('search')
@@ -70,18 +74,28 @@ export class SearchController {
       requestedAt: new Date(now).toISOString(),
       replyBy: new Date(now + timeoutMs).toISOString(),
     };
+    this.deps.assertUp(...DEPENDENCY_NAMES);
     let answer: SearchAnswerV1;
+    const down = this.deps.onDown(DEPENDENCY_NAMES);
     try {
-      answer = await dependency('rabbitmq', timeoutMs + 500, () =>
-        this.amqp.request<SearchRequestedV1, SearchAnswerV1>(MESSAGE_TYPES.SearchRequested, message, {
-          messageId: searchId,
-          correlationId: String(req.id),
-          timeoutMs,
-        }),
+      const reply = this.deps.call(
+        'rabbitmq',
+        () =>
+          this.amqp.request<SearchRequestedV1, SearchAnswerV1>(MESSAGE_TYPES.SearchRequested, message, {
+            messageId: searchId,
+            correlationId: String(req.id),
+            timeoutMs,
+          }),
+        timeoutMs + 500,
       );
+      const lost = down.promise.then((name) => Promise.reject(new DependencyFailure(name, new Error(`${name} went down while the search waited`))));
+      answer = await Promise.race([reply, lost]);
     } catch (e) {
-      if (e instanceof RequestTimeoutError) throw ApiError.unavailable('search-orchestrator');
+      const cause = e instanceof DependencyFailure ? e.causeError : e;
+      if (cause instanceof RequestTimeoutError) throw new DependencyFailure('search-orchestrator', cause);
       throw e;
+    } finally {
+      down.cancel();
     }
     searches.inc({ test: String(request.isTest) });
     return searchEnvelope(answer);
