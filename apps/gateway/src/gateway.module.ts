@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
@@ -27,7 +27,7 @@ export class GatewayModule {
       module: GatewayModule,
       imports: [
         ConfigModule.forRoot(config),
-        ObservabilityLoggerModule.forRoot(config),
+        ObservabilityLoggerModule.forRoot(config, { unlogged: [{ path: 'api/v1/engine/results/:svc_lead_id', method: RequestMethod.GET }] }),
         DatabaseModule,
         RedisModule,
         MessagingModule.forRoot(config),
