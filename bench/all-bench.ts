@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchLog as log } from './support/bench-main';
 import { ROOT } from './support/app-process';
 import { renderReport, Row } from './support/report';
 import type { BenchSection } from './support/section';
@@ -18,7 +19,6 @@ const BENCHES = ['search', 'submit', 'dupe-check', 'scale'] as const;
 const START = '<!-- bench-all:start -->';
 const END = '<!-- bench-all:end -->';
 
-const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
 function runChild(name: string, out: string): Promise<number> {
   return new Promise((resolve) => {

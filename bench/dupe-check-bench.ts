@@ -8,7 +8,7 @@ import { Client } from 'pg';
 import { hashOf, type Lead, leadDedupeKeys } from '../libs/domain/src';
 import { DUPE_CHECK_ACCOUNT_SQL, DUPE_CHECK_OFFER_SQL, dupeCheckParams } from '../libs/persistence/src/queries/dupe-check.query';
 import { ROOT, RunningProcess, startApp, startProcess, stopAllApps } from './support/app-process';
-import { runBench } from './support/bench-main';
+import { benchLog as log, runBench } from './support/bench-main';
 import { Answer } from './support/http-client';
 import { OpenLoopResult, runOpenLoop } from './support/open-loop';
 import { renderReport, Row } from './support/report';
@@ -88,7 +88,6 @@ function person(i: number) {
   };
 }
 
-const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
 function ops(...args: string[]): string {
   const main = join(ROOT, 'dist', 'apps', 'ops', 'src', 'main.js');

@@ -4,7 +4,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, startApp, stopAllApps } from './support/app-process';
 import { benchCatalog, benchSearchBody, mergeCatalogs } from './support/bench-catalog';
-import { runBench } from './support/bench-main';
+import { benchLog as log, runBench } from './support/bench-main';
 import { appEnv, benchEnv, ops, removeBenchVhost, resetBenchState, waitUntilDrained } from './support/bench-state';
 import { runOpenLoop } from './support/open-loop';
 import { renderReport, Row } from './support/report';
@@ -25,7 +25,6 @@ const POLL_SEARCHES = 40;
 const POLL_LOAD = { rate: 200, warmupMs: 2_000, durationMs: 10_000 };
 const DRAIN_MAX_MS = 60_000;
 
-const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
 async function main(): Promise<void> {
   const run = randomBytes(3).toString('hex');

@@ -6,7 +6,7 @@ import { ROOT, startApp, stopAllApps } from './support/app-process';
 import { benchCatalog, benchSearchBody } from './support/bench-catalog';
 import { appEnv, benchEnv, ops, removeBenchVhost, resetBenchState, waitUntilDrained } from './support/bench-state';
 import { runClosedLoop } from './support/closed-loop';
-import { runBench } from './support/bench-main';
+import { benchLog as log, runBench } from './support/bench-main';
 import { Call } from './support/http-client';
 import { runOpenLoop } from './support/open-loop';
 import { renderReport, Row } from './support/report';
@@ -30,7 +30,6 @@ const DRAIN_MAX_MS = 60_000;
 const TARGET_SEARCH_P99_MS = 100;
 const TARGET_POLL_RATIO = 0.5;
 
-const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
 async function main(): Promise<void> {
   const run = randomBytes(3).toString('hex');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { ResultEntry } from '../libs/contracts/src';
 import { ROOT, startApp, stopAllApps } from './support/app-process';
 import { benchCatalog, benchSearchBody } from './support/bench-catalog';
-import { runBench } from './support/bench-main';
+import { benchLog as log, runBench } from './support/bench-main';
 import { appEnv, benchEnv, ops, removeBenchVhost, resetBenchState, waitUntilDrained } from './support/bench-state';
 import { Answer } from './support/http-client';
 import { runOpenLoop } from './support/open-loop';
@@ -23,7 +23,6 @@ import { doneSearchAnswers, startBaseline } from './support/search-drive';
 const LOAD = { rate: 20, warmupMs: 3_000, durationMs: 20_000 };
 const OWN_OFFERS = 20;
 
-const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
 /** A result's submit fields: its first program and the first option of every question (the bench lead qualifies for all). */
 function answersFor(entry: ResultEntry): Record<string, string> {

@@ -1,4 +1,5 @@
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import type { Pool, PoolClient } from 'pg';
 
 export type Handler = (req: IncomingMessage, body: Buffer, res: ServerResponse) => Promise<void>;
 
@@ -29,4 +30,20 @@ export function serveBare(handle: Handler, close: () => Promise<void>): void {
     server.closeAllConnections();
     void close().finally(() => process.exit(0));
   });
+}
+
+/** Runs `work` in one transaction on a pooled client: COMMIT when it resolves, ROLLBACK (and rethrow) when it throws. */
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (e) {
+    await client.query('ROLLBACK');
+    throw e;
+  } finally {
+    client.release();
+  }
 }

@@ -6,7 +6,7 @@ import type { ResultEntry, SearchMeta } from '../../libs/contracts/src';
 import { SearchStateStore } from '../../libs/redis/src/search-state-store';
 import { MAX_ACCEPTED_SUBMISSIONS, SEARCH_STATE_TTL_SECONDS, searchStateKey } from '../../libs/contracts/src';
 import { searchEnvelope } from '../../apps/gateway/src/results/search-envelope';
-import { answerJson, serveBare } from './bare-server';
+import { answerJson, inTransaction, serveBare } from './bare-server';
 
 /** The baseline's own tables: the column shapes of `searches` and `results` that a search writes. */
 export const SEARCH_BASELINE_SCHEMA = `
@@ -37,9 +37,7 @@ function main(): void {
       const searchId = randomUUID();
       const now = new Date();
       const offers = template.map((e) => ({ ...e, svc_result_id: randomUUID(), expires_at: new Date(now.getTime() + 900_000).toISOString() }));
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+      await inTransaction(pool, async (client) => {
         await client.query('INSERT INTO bench_searches (id, lead, tracking, created_at) VALUES ($1, $2, $3, $4)', [
           searchId, JSON.stringify(request.lead), JSON.stringify(request.tracking), now,
         ]);
@@ -48,13 +46,7 @@ function main(): void {
            SELECT x.id, $1, x.rank, x.entry FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, rank int, entry jsonb)`,
           [searchId, JSON.stringify(offers.map((entry, rank) => ({ id: entry.svc_result_id, rank, entry })))],
         );
-        await client.query('COMMIT');
-      } catch (e) {
-        await client.query('ROLLBACK');
-        throw e;
-      } finally {
-        client.release();
-      }
+      });
       const meta: SearchMeta = {
         searchId, version: 1, affiliateId: request.svc_affiliate_id, campaignId: request.svc_campaign_id, isTest: false,
         createdAt: now.toISOString(), closesAt: new Date(now.getTime() + 45_000).toISOString(), processingDone: false,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { leadDedupeKeys, Lead } from '../../libs/domain/src';
 import { postJsonAnswer } from '../../libs/platform/src/http/post-json';
-import { answerJson, serveBare } from './bare-server';
+import { answerJson, inTransaction, serveBare } from './bare-server';
 
 /** The baseline's own tables: the shapes a submit writes (lead, cap use, sale, dedupe keys). */
 export const SUBMIT_BASELINE_SCHEMA = `
@@ -37,12 +37,7 @@ function main(): void {
         if (req.method !== 'POST' || req.url !== '/submit') return answerJson(res, 404, '{"code":"NOT_FOUND"}');
         const r = JSON.parse(body.toString('utf8')) as { search_lead_id: string; svc_result_id: string; program_id?: string; answers?: Record<string, string> };
         const leadId = randomUUID();
-        const client = await pool.connect();
-        let lead: Lead;
-        let offerId: string;
-        let payout: number | null;
-        try {
-          await client.query('BEGIN');
+        const { lead, offerId, payout } = await inTransaction(pool, async (client) => {
           const found = await client.query(
             `SELECT r.offer_id, (r.entry->>'payout')::numeric::float8 AS payout, s.lead
                FROM searches s JOIN results r ON r.search_id = s.id
@@ -50,7 +45,7 @@ function main(): void {
             [r.search_lead_id, r.svc_result_id],
           );
           if (found.rows.length === 0) throw new Error('result not found');
-          ({ offer_id: offerId, payout, lead } = found.rows[0] as { offer_id: string; payout: number | null; lead: Lead });
+          const { offer_id: offerId, payout, lead } = found.rows[0] as { offer_id: string; payout: number | null; lead: Lead };
           await client.query(
             `INSERT INTO bench_leads (id, search_id, offer_id, program_id, answers, lead, status) VALUES ($1, $2, $3, $4, $5, $6, 'pending')`,
             [leadId, r.search_lead_id, offerId, r.program_id ?? null, JSON.stringify(r.answers ?? {}), JSON.stringify(lead)],
@@ -70,13 +65,8 @@ function main(): void {
             `INSERT INTO bench_dedupe_keys (offer_id, key_type, key_hash, lead_id) SELECT $1, k.t, k.h, $2 FROM unnest($3::text[], $4::char(64)[]) AS k(t, h)`,
             [offerId, leadId, keys.map((k) => k.type), keys.map((k) => k.hash)],
           );
-          await client.query('COMMIT');
-        } catch (e) {
-          await client.query('ROLLBACK');
-          throw e;
-        } finally {
-          client.release();
-        }
+          return { lead, offerId, payout };
+        });
         const answer = await postJsonAnswer(
           schoolUrl,
           { lead_id: leadId, offer_id: offerId, program_id: r.program_id, answers: r.answers, lead },

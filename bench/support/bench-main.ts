@@ -1,3 +1,6 @@
+/** A progress line of a bench, on stderr (stdout carries the figures). */
+export const benchLog = (msg: string): void => void process.stderr.write(`[bench] ${msg}\n`);
+
 /**
  * Runs a bench's main() and its clean-up exactly once, whether main ends, fails
  * or the run is interrupted (SIGINT/SIGTERM exit 130 after cleaning up). A
