@@ -11,6 +11,7 @@ import { Call } from './support/http-client';
 import { runOpenLoop } from './support/open-loop';
 import { renderReport, Row } from './support/report';
 import { histogramDelta, scrape } from './support/metrics-text';
+import { withCpuPerUnit } from './support/process-cpu';
 import { writeSection } from './support/section';
 import { doneSearches, firstSearch, searchLoad, startBaseline } from './support/search-drive';
 
@@ -47,7 +48,7 @@ async function main(): Promise<void> {
 
   log('starting checks, partner-adapter, search-orchestrator, gateway');
   const env = appEnv();
-  const [checksApp, , orchestrator] = await Promise.all([startApp('checks', env), startApp('partner-adapter', env), startApp('search-orchestrator', env)]);
+  const [checksApp, partnerAdapter, orchestrator] = await Promise.all([startApp('checks', env), startApp('partner-adapter', env), startApp('search-orchestrator', env)]);
   const gateway = await startApp('gateway', env);
   const auth = { authorization: `Bearer ${key}` };
   const body = (prefix: string) => (i: number) => benchSearchBody(campaignId, affiliateId, `${run}${prefix}`, i);
@@ -56,8 +57,18 @@ async function main(): Promise<void> {
   const template = await firstSearch(gateway.url, auth, body('t')(0));
 
   log(`search, system: ${SEARCH_MODERATE.rate}/s open loop, ${SEARCH_MODERATE.warmupMs / 1000} s warm-up + ${SEARCH_MODERATE.durationMs / 1000} s`);
-  const searchModerate = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('m'), SEARCH_MODERATE);
-  await drain();
+  // CPU of the four apps of a search (not the sandbox partners) per search (answer, partner results and all), over the phase and the drain after it.
+  const appPids = [gateway, checksApp, partnerAdapter, orchestrator].map((a) => a.child.pid);
+  const moderateSent = (SEARCH_MODERATE.rate * (SEARCH_MODERATE.warmupMs + SEARCH_MODERATE.durationMs)) / 1000;
+  const { result: searchModerate, cpuUsPerUnit: searchCpuUs } = await withCpuPerUnit(
+    appPids,
+    async () => {
+      const result = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('m'), SEARCH_MODERATE);
+      await drain();
+      return result;
+    },
+    () => moderateSent,
+  );
   log(`search, system: ${SEARCH.rate}/s open loop, ${SEARCH.warmupMs / 1000} s warm-up + ${SEARCH.durationMs / 1000} s`);
   const scrapeAll = () => Promise.all([scrape(orchestrator.url), scrape(checksApp.url), scrape(gateway.url)]);
   const before = await scrapeAll();
@@ -75,7 +86,11 @@ async function main(): Promise<void> {
   log('search, baseline: bare node:http + one PostgreSQL transaction + Redis SET, same load');
   writeFileSync(join(dir, 'entries.json'), JSON.stringify(template));
   const searchBaselineApp = await startBaseline('search-baseline', { BENCH_ENTRIES_FILE: join(dir, 'entries.json') });
-  const searchBaselineModerate = await searchLoad(searchBaselineApp.url, '/search', {}, body('c'), SEARCH_MODERATE);
+  const { result: searchBaselineModerate, cpuUsPerUnit: searchBaselineCpuUs } = await withCpuPerUnit(
+    [searchBaselineApp.child.pid],
+    () => searchLoad(searchBaselineApp.url, '/search', {}, body('c'), SEARCH_MODERATE),
+    () => moderateSent,
+  );
   const searchBaseline = await searchLoad(searchBaselineApp.url, '/search', {}, body('b'), SEARCH);
   await searchBaselineApp.stop();
 
@@ -88,8 +103,18 @@ async function main(): Promise<void> {
   const baselinePoll = pollCall('/results/', {});
 
   log(`poll throughput: closed loop, ${POLL_THROUGHPUT.connections} connections, ${POLL_THROUGHPUT.durationMs / 1000} s each`);
-  const pollTputSystem = await runClosedLoop({ baseUrl: gateway.url, ...POLL_THROUGHPUT, call: gatewayPoll });
-  const pollTputBaseline = await runClosedLoop({ baseUrl: pollBaselineApp.url, ...POLL_THROUGHPUT, call: baselinePoll });
+  // The server's own CPU per poll, beside the throughput: it says where the gap is, and it moves less than throughput between runs.
+  const perSent = (r: { sent: number }) => r.sent;
+  const { result: pollTputSystem, cpuUsPerUnit: pollCpuUs } = await withCpuPerUnit(
+    [gateway.child.pid],
+    () => runClosedLoop({ baseUrl: gateway.url, ...POLL_THROUGHPUT, call: gatewayPoll }),
+    perSent,
+  );
+  const { result: pollTputBaseline, cpuUsPerUnit: pollBaselineCpuUs } = await withCpuPerUnit(
+    [pollBaselineApp.child.pid],
+    () => runClosedLoop({ baseUrl: pollBaselineApp.url, ...POLL_THROUGHPUT, call: baselinePoll }),
+    perSent,
+  );
   log(`poll latency: ${POLL_LATENCY.rate}/s open loop, ${POLL_LATENCY.durationMs / 1000} s each`);
   const pollLatSystem = await runOpenLoop({ baseUrl: gateway.url, ...POLL_LATENCY, call: gatewayPoll });
   const pollLatBaseline = await runOpenLoop({ baseUrl: pollBaselineApp.url, ...POLL_LATENCY, call: baselinePoll });
@@ -98,6 +123,7 @@ async function main(): Promise<void> {
     { metric: `search p50 ms @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.p50, baseline: searchBaselineModerate.p50 },
     { metric: `search p99 ms @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.p99, baseline: searchBaselineModerate.p99 },
     { metric: `search errors @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.errors, baseline: searchBaselineModerate.errors },
+    { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (apps)`, system: msOf(searchCpuUs), baseline: msOf(searchBaselineCpuUs) },
     { metric: `search p50 ms @ ${SEARCH.rate}/s`, system: searchSystem.p50, baseline: searchBaseline.p50 },
     { metric: `search p90 ms @ ${SEARCH.rate}/s`, system: searchSystem.p90, baseline: searchBaseline.p90 },
     { metric: `search p99 ms @ ${SEARCH.rate}/s`, system: searchSystem.p99, baseline: searchBaseline.p99 },
@@ -111,6 +137,7 @@ async function main(): Promise<void> {
     { metric: 'poll p50 ms (closed loop)', system: pollTputSystem.p50, baseline: pollTputBaseline.p50 },
     { metric: 'poll p99 ms (closed loop)', system: pollTputSystem.p99, baseline: pollTputBaseline.p99 },
     { metric: 'poll errors (closed loop)', system: pollTputSystem.errors, baseline: pollTputBaseline.errors },
+    { metric: 'server CPU µs per poll', system: pollCpuUs ?? NaN, baseline: pollBaselineCpuUs ?? NaN },
     { metric: `poll p50 ms @ ${POLL_LATENCY.rate}/s`, system: pollLatSystem.p50, baseline: pollLatBaseline.p50 },
     { metric: `poll p99 ms @ ${POLL_LATENCY.rate}/s`, system: pollLatSystem.p99, baseline: pollLatBaseline.p99 },
     { metric: `poll max ms @ ${POLL_LATENCY.rate}/s`, system: pollLatSystem.max, baseline: pollLatBaseline.max },
@@ -143,6 +170,7 @@ async function main(): Promise<void> {
     search: { system: searchSystem, baseline: searchBaseline },
     searchModerate: { load: SEARCH_MODERATE, system: searchModerate, baseline: searchBaselineModerate },
     pollThroughput: { system: pollTputSystem, baseline: pollTputBaseline, ratio: Math.round(pollRatio * 100) / 100 },
+    cpu: { searchMsAppsAtModerate: { system: msOf(searchCpuUs), baseline: msOf(searchBaselineCpuUs) }, pollServerUs: { system: pollCpuUs, baseline: pollBaselineCpuUs } },
     pollLatency: { system: pollLatSystem, baseline: pollLatBaseline },
     drained: { afterSearch: drainAfterSearch, beforePolls: drainBeforePolls },
     stagesAtTargetLoad: stages,
@@ -154,6 +182,10 @@ async function main(): Promise<void> {
 }
 
 /** Waits for queued work to end; says how long the system needed to work off a backlog. */
+function msOf(us: number | undefined): number {
+  return us === undefined ? NaN : Math.round(us / 100) / 10;
+}
+
 async function drain(): Promise<{ ms: number; left: number }> {
   const result = await waitUntilDrained(DRAIN_MAX_MS);
   if (result.ms > 2_000 || result.left > 0) log(`system drained its queues in ${(result.ms / 1000).toFixed(1)} s (${result.left} messages left)`);

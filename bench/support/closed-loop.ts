@@ -16,6 +16,8 @@ export interface ClosedLoopResult extends LatencySummary {
   connections: number;
   /** Successful answers per second over the measured window. */
   throughput: number;
+  /** Every request sent, warm-up and failures included (what a server's CPU time over the whole run is divided by). */
+  sent: number;
 }
 
 /**
@@ -56,5 +58,6 @@ export async function runClosedLoop(o: ClosedLoopOptions): Promise<ClosedLoopRes
     ...summarize(latencies, errors),
     connections: o.connections,
     throughput: Math.round(latencies.length / (windowMs / 1000)),
+    sent: next,
   };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { buildTestCatalog } from '../support/catalog-builder';
 import { call, HttpAnswer } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
@@ -67,6 +68,24 @@ describe('rate limits (e2e)', () => {
     expect(statuses(await burstOf(2, () => searchCall(key)))).toEqual([400, 429]);
     await sleep(550);
     expect(statuses(await burstOf(2, () => searchCall(key)))).toEqual([400, 429]);
+  });
+
+  it('results (token and search read in one Redis round trip): over the burst, 429 and nothing read', async () => {
+    const { key } = issueKey(ids.affiliateA, env, ['--limit', 'results=60/3']);
+    const poll = () => call(gateway.url, 'GET', `/api/v1/engine/results/${randomUUID()}`, { key });
+    const answers = await burstOf(6, poll);
+    const unknown = answers.filter((a) => a.status === 404);
+    expect(unknown.length).toBeGreaterThanOrEqual(3);
+    expect(unknown.length).toBeLessThanOrEqual(4);
+    expect(unknown[0].headers.get('x-ratelimit-limit')).toBe('60/min; burst=3');
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused.length).toBe(6 - unknown.length);
+    expect(refused[0].body).toEqual(expect.objectContaining({ code: 'RATE_LIMITED', retryable: true, retry_after_seconds: 1 }));
+    expect(refused[0].headers.get('x-ratelimit-remaining')).toBeNull();
+    // A malformed id reads nothing but still takes a token.
+    while ((await poll()).status !== 429);
+    await sleep(1050);
+    expect(statuses(await burstOf(2, () => call(gateway.url, 'GET', '/api/v1/engine/results/not-a-uuid', { key })))).toEqual([404, 429]);
   });
 
   it('dupe-check (30/min, burst 10): 429 carries Retry-After of the 2 s refill', async () => {

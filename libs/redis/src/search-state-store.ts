@@ -1,4 +1,5 @@
-import Redis from 'ioredis';
+import Redis, { ChainableCommander } from 'ioredis';
+import { pipelineReply, Queued } from './pipelined';
 import type { SearchMeta } from '@lr/contracts';
 
 /**
@@ -58,12 +59,21 @@ export class SearchStateStore {
   }
 
   async read(key: string): Promise<CachedSearch | undefined> {
-    const fields = await this.redis.hgetall(key);
-    if (!fields.meta) return undefined;
-    const entries = new Map<string, string>();
-    for (const [field, value] of Object.entries(fields)) if (field.startsWith('r:')) entries.set(field.slice(2), value);
-    return { meta: JSON.parse(fields.meta) as SearchMeta, entries };
+    return decodeSearch(await this.redis.hgetall(key));
   }
+
+  /** Queues a read of `key` on `pipeline` (see TokenBucket.queueTake); the function decodes its reply. */
+  static queueRead(pipeline: ChainableCommander, key: string): Queued<CachedSearch | undefined> {
+    pipeline.hgetall(key);
+    return (reply) => decodeSearch(pipelineReply<Record<string, string>>(reply));
+  }
+}
+
+function decodeSearch(fields: Record<string, string>): CachedSearch | undefined {
+  if (!fields.meta) return undefined;
+  const entries = new Map<string, string>();
+  for (const [field, value] of Object.entries(fields)) if (field.startsWith('r:')) entries.set(field.slice(2), value);
+  return { meta: JSON.parse(fields.meta) as SearchMeta, entries };
 }
 
 /** The `offers` array as JSON text, in the meta's order; undefined when an entry is missing (read PostgreSQL then). */

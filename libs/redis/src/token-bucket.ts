@@ -1,4 +1,5 @@
-import Redis from 'ioredis';
+import Redis, { ChainableCommander } from 'ioredis';
+import { pipelineReply, Queued } from './pipelined';
 
 /**
  * The contract's rate limit, exactly: per key and endpoint, a bucket holding at
@@ -54,6 +55,7 @@ export interface BucketDecision {
   remaining: number;
 }
 
+type TakeToken = (key: string, burst: number, ratePerUs: string) => unknown;
 type WithBucket = Redis & { takeToken(key: string, burst: number, ratePerUs: string): Promise<[number, number, string]> };
 
 export class TokenBucket {
@@ -65,12 +67,29 @@ export class TokenBucket {
   }
 
   async take(key: string, limit: BucketLimit): Promise<BucketDecision> {
-    const ratePerUs = limit.perMinute / 60 / 1_000_000;
-    const [allowed, waitUs, tokens] = await this.redis.takeToken(`rl:${key}`, limit.burst, ratePerUs.toExponential(12));
-    return {
-      allowed: allowed === 1,
-      retryAfterSeconds: allowed === 1 ? 0 : Math.max(1, Math.ceil(waitUs / 1_000_000)),
-      remaining: Number(tokens),
-    };
+    return decide(await this.redis.takeToken(...takeArgs(key, limit)));
   }
+
+  /**
+   * Queues a take on `pipeline` (made from this client) so that it shares one
+   * Redis round trip with the caller's other commands; the returned function
+   * decodes its reply once the pipeline has run.
+   */
+  queueTake(pipeline: ChainableCommander, key: string, limit: BucketLimit): Queued<BucketDecision> {
+    (pipeline as unknown as { takeToken: TakeToken }).takeToken(...takeArgs(key, limit));
+    return (reply) => decide(pipelineReply<[number, number, string]>(reply));
+  }
+}
+
+function takeArgs(key: string, limit: BucketLimit): [string, number, string] {
+  const ratePerUs = limit.perMinute / 60 / 1_000_000;
+  return [`rl:${key}`, limit.burst, ratePerUs.toExponential(12)];
+}
+
+function decide([allowed, waitUs, tokens]: [number, number, string]): BucketDecision {
+  return {
+    allowed: allowed === 1,
+    retryAfterSeconds: allowed === 1 ? 0 : Math.max(1, Math.ceil(waitUs / 1_000_000)),
+    remaining: Number(tokens),
+  };
 }

@@ -2,10 +2,12 @@ import { Controller, Get, Header, Param, Req, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiParam } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { isUUID } from 'class-validator';
+import { searchStateKey } from '@lr/contracts';
 import { counter } from '@lr/observability';
+import { CachedSearch, SearchStateStore } from '@lr/redis';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Endpoint } from '../auth/endpoint.decorator';
-import { RateLimitGuard } from '../auth/rate-limit.guard';
+import { RateLimitGuard, RateLimitReadsAlong, ReadAlong, readAlongValue } from '../auth/rate-limit.guard';
 import { ApiError } from '../http/api-error';
 import { SearchAnswerSchema } from '../openapi/answer-schemas';
 import { AffiliateApi, ContractAnswers } from '../openapi/contract-answers';
@@ -14,6 +16,11 @@ import { CampaignOwners } from './campaign-owners';
 import { SearchStore } from './search-store';
 
 const searchNotFound = () => ApiError.notFound(404, 'Search not found');
+/** A poll's Redis read rides on the rate limit's round trip (one round trip per poll, not two). */
+const readSearchState: ReadAlong<CachedSearch | undefined> = (req, pipeline) => {
+  const id = (req.params as { svc_lead_id?: string }).svc_lead_id;
+  return id && isUUID(id) ? SearchStateStore.queueRead(pipeline, searchStateKey(id.toLowerCase())) : undefined;
+};
 const polls = counter('gateway_polls_total', 'Polls answered 200, by done', ['done']);
 
 @Controller('api/v1/engine')
@@ -33,6 +40,7 @@ export class ResultsController {
    */
   @Get('results/:svc_lead_id')
   @Endpoint('results')
+  @RateLimitReadsAlong(readSearchState)
   @Header('Content-Type', 'application/json; charset=utf-8')
   @ApiOperation({
     operationId: 'pollResults',
@@ -43,7 +51,7 @@ export class ResultsController {
   @ContractAnswers('results', { type: SearchAnswerSchema, ok: 'The search answer envelope; `poll_after_ms` only while `processing_done` is false.' })
   async results(@Req() req: FastifyRequest, @Param('svc_lead_id') svcLeadId: string) {
     if (!isUUID(svcLeadId)) throw searchNotFound();
-    const view = await this.store.find(svcLeadId.toLowerCase());
+    const view = await this.store.complete(svcLeadId.toLowerCase(), readAlongValue<CachedSearch>(req));
     if (!view || view.meta.affiliateId !== req.principal!.affiliateId) throw searchNotFound();
     if ((await this.owners.ownerOf(view.meta.campaignId)) !== req.principal!.affiliateId) {
       throw ApiError.forbidden('Not permitted', { error: 'campaign_not_owned' });

@@ -1,0 +1,63 @@
+import Redis from 'ioredis';
+import type { SearchMeta } from '@lr/contracts';
+import { offersJson, SearchStateStore, TokenBucket } from '@lr/redis';
+import { TEST_REDIS_URL, uniqueSuffix } from '../../support/test-env';
+
+/**
+ * The contract's token bucket against the real Redis, alone and queued on a
+ * pipeline beside another read (how a poll takes its token and reads its
+ * search in one round trip).
+ */
+describe('TokenBucket', () => {
+  const redis = new Redis(TEST_REDIS_URL, { keyPrefix: `test:${uniqueSuffix()}:` });
+  const bucket = new TokenBucket(redis);
+  const store = new SearchStateStore(redis);
+  afterAll(() => redis.disconnect());
+
+  const limit = { perMinute: 60, burst: 3 };
+
+  it('admits exactly the burst, then refuses with the wait for the next token', async () => {
+    const decisions = await Promise.all(Array.from({ length: 5 }, () => bucket.take('k1:search', limit)));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(3);
+    const refused = decisions.filter((d) => !d.allowed);
+    expect(refused).toHaveLength(2);
+    for (const d of refused) expect(d).toEqual(expect.objectContaining({ retryAfterSeconds: 1 }));
+    expect(decisions.map((d) => Math.floor(d.remaining)).slice(0, 3).sort()).toEqual([0, 1, 2]);
+  });
+
+  it('queued on a pipeline, shares the bucket with take() and reads along in the same exec', async () => {
+    const meta: SearchMeta = {
+      searchId: 's', version: 1, affiliateId: 'a', campaignId: 'c', isTest: false, createdAt: '2026-11-22T00:00:00.000Z',
+      closesAt: '2026-11-22T00:00:45.000Z', processingDone: true, acceptedCount: 0, trueExclusiveAccepted: false, order: ['r1'],
+    };
+    await store.write('search:s', meta, [{ id: 'r1', entry: { svc_result_id: 'r1' } }], 60);
+    expect((await bucket.take('k2:results', limit)).allowed).toBe(true);
+
+    const pipelined = async () => {
+      const pipeline = redis.pipeline();
+      const decision = bucket.queueTake(pipeline, 'k2:results', limit);
+      const read = SearchStateStore.queueRead(pipeline, 'search:s');
+      const replies = (await pipeline.exec())!;
+      expect(replies).toHaveLength(2);
+      return { decision: decision(replies[0]), cached: read(replies[1]) };
+    };
+    const first = await pipelined();
+    expect(first.decision.allowed).toBe(true);
+    expect(first.cached!.meta).toEqual(meta);
+    expect(JSON.parse(offersJson(first.cached!)!)).toEqual([{ svc_result_id: 'r1' }]);
+    expect((await pipelined()).decision.allowed).toBe(true);
+    // take() took one, the pipelines two: the burst of 3 is spent.
+    const third = await pipelined();
+    expect(third.decision).toEqual(expect.objectContaining({ allowed: false, retryAfterSeconds: 1 }));
+  });
+
+  it('a pipelined read of an unknown search decodes as undefined; a failed command throws', async () => {
+    await redis.set('not-a-hash', 'x');
+    const pipeline = redis.pipeline();
+    const missing = SearchStateStore.queueRead(pipeline, 'search:none');
+    const wrongType = SearchStateStore.queueRead(pipeline, 'not-a-hash');
+    const replies = (await pipeline.exec())!;
+    expect(missing(replies[0])).toBeUndefined();
+    expect(() => wrongType(replies[1])).toThrow(/WRONGTYPE/);
+  });
+});
