@@ -113,38 +113,36 @@ export class PartnerAnswerService {
   ): Promise<StateChange | undefined> {
     const search = await this.results.lockSearch(em, msg.searchId);
     if (!search) return undefined;
-    // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
-    const [updated]: [unknown[], number] = await em.query(
-      `UPDATE search_partner_calls
-          SET status = $3, answered_at = now(), latency_ms = $4, result_count = $5, detail = $6
-        WHERE search_id = $1 AND partner_id = $2 AND status = 'pending'
-        RETURNING partner_id`,
-      [msg.searchId, msg.partnerId, msg.outcome, Math.round(msg.latencyMs), msg.results.length, msg.detail ?? null],
-    );
-    if (updated.length === 0) return undefined; // this call already took an answer
+    const shown = await this.results.answerCall(em, msg.searchId, {
+      partnerId: msg.partnerId,
+      outcome: msg.outcome,
+      latencyMs: Math.round(msg.latencyMs),
+      resultCount: msg.results.length,
+      detail: msg.detail ?? null,
+    });
+    if (!shown) return undefined; // this call already took an answer
 
     const now = new Date();
     const decisions: Record<string, OfferDecision> = {};
     let merged: { order: string[]; added: ResultCandidate[] } = { order: search.resultOrder, added: [] };
     if (now < search.closesAt) {
-      merged = await this.mergeIntoList(em, msg.searchId, search, offers, results, outcomes, now, decisions);
+      merged = this.mergeIntoList(shown, search, offers, results, outcomes, now, decisions);
     } else {
       lateAnswers.inc();
     }
-    const meta = await this.results.saveChange(em, msg.searchId, merged.order, decisions);
+    const meta = await this.results.saveChange(em, msg.searchId, merged.order, decisions, merged.added);
     return { meta, added: merged.added };
   }
 
-  private async mergeIntoList(
-    em: EntityManager,
-    searchId: string,
+  private mergeIntoList(
+    shown: ShownResult[],
     search: { campaignId: string; isTest: boolean },
     offers: CampaignOfferRecord[],
     results: PartnerOfferResult[],
     outcomes: OfferCheckOutcome[],
     now: Date,
     decisions: Record<string, OfferDecision>,
-  ): Promise<{ order: string[]; added: ResultCandidate[] }> {
+  ): { order: string[]; added: ResultCandidate[] } {
     const byId = new Map(offers.map((o) => [o.offerId, o]));
     const verdict = new Map(outcomes.map((o) => [o.offerId, o]));
     const incoming: ResultCandidate[] = [];
@@ -158,14 +156,12 @@ export class PartnerAnswerService {
       }
       incoming.push(partnerResult(offer, search.campaignId, r, now));
     }
-    const shown = await this.results.shownResults(em, searchId);
     const merged = mergeResults<ShownResult>(shown, incoming, search.isTest ? 'test' : 'live');
     const addedIds = new Set(merged.added.map((c) => c.resultId));
     const added = incoming.filter((c) => addedIds.has(c.resultId));
     for (const c of incoming) {
       decisions[c.offerId] = addedIds.has(c.resultId) ? { shown: true, result_id: c.resultId } : { shown: false, reason: 'school_already_shown' };
     }
-    await this.results.insertResults(em, searchId, added);
     return { order: merged.ordered.map((r) => r.resultId), added };
   }
 }

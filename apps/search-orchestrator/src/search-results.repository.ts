@@ -29,15 +29,35 @@ export class SearchResultsRepository {
     return r && { closesAt: new Date(r.closes_at), isTest: r.is_test, campaignId: r.campaign_id, resultOrder: r.result_order };
   }
 
-  async shownResults(em: EntityManager, searchId: string): Promise<ShownResult[]> {
-    const rows: Array<{ id: string; offer_id: string; school_id: string; priority: number; source: 'own' | 'partner'; name: string; payout: number | null }> =
-      await em.query(
-        `SELECT r.id, r.offer_id, o.school_id, o.priority, o.source, o.name, (r.entry->>'payout')::numeric::float8 AS payout
-           FROM results r JOIN offers o ON o.id = r.offer_id
-          WHERE r.search_id = $1`,
-        [searchId],
-      );
-    return rows.map((r) => ({
+  /**
+   * Takes a partner's answer on the (locked) search's pending call and reads
+   * the results already shown, in one statement (after the lock, so it sees
+   * every change committed before). Undefined when the call is not pending
+   * (it already took an answer).
+   */
+  async answerCall(
+    em: EntityManager,
+    searchId: string,
+    answer: { partnerId: string; outcome: string; latencyMs: number; resultCount: number; detail: string | null },
+  ): Promise<ShownResult[] | undefined> {
+    type Row = { id: string; offer_id: string; school_id: string; priority: number; source: 'own' | 'partner'; name: string; payout: number | null };
+    const rows: Array<{ answered: number; shown: Row[] }> = await em.query(
+      `WITH answered AS (
+         UPDATE search_partner_calls
+            SET status = $3, answered_at = now(), latency_ms = $4, result_count = $5, detail = $6
+          WHERE search_id = $1 AND partner_id = $2 AND status = 'pending'
+          RETURNING partner_id
+       )
+       SELECT (SELECT count(*) FROM answered)::int AS answered,
+              COALESCE((SELECT json_agg(json_build_object(
+                         'id', r.id, 'offer_id', r.offer_id, 'school_id', o.school_id, 'priority', o.priority, 'source', o.source,
+                         'name', o.name, 'payout', (r.entry->>'payout')::numeric::float8))
+                          FROM results r JOIN offers o ON o.id = r.offer_id
+                         WHERE r.search_id = $1), '[]'::json) AS shown`,
+      [searchId, answer.partnerId, answer.outcome, answer.latencyMs, answer.resultCount, answer.detail],
+    );
+    if (rows[0].answered === 0) return undefined;
+    return rows[0].shown.map((r) => ({
       resultId: r.id,
       offerId: r.offer_id,
       schoolId: r.school_id,
@@ -48,20 +68,25 @@ export class SearchResultsRepository {
     }));
   }
 
-  /** Inserts new results (one statement). */
-  async insertResults(em: EntityManager, searchId: string, added: ResultCandidate[]): Promise<void> {
-    if (added.length === 0) return;
-    await em.query(RESULT_ROWS_INSERT('$1::uuid', '$2'), [searchId, JSON.stringify(resultRows(added))]);
-  }
-
   /**
-   * After a partner's answer: the new order of the list, the decisions made,
-   * a new state version, and done once no partner call is pending. One
-   * statement on the (locked) search row; no result row is rewritten.
+   * After a partner's answer: its new results, the new order of the list, the
+   * decisions made, a new state version, and done once no partner call is
+   * pending. One statement on the (locked) search row; no result row is
+   * rewritten.
    */
-  async saveChange(em: EntityManager, searchId: string, order: string[], decisions: Record<string, OfferDecision>): Promise<SearchMeta> {
+  async saveChange(
+    em: EntityManager,
+    searchId: string,
+    order: string[],
+    decisions: Record<string, OfferDecision>,
+    added: ResultCandidate[],
+  ): Promise<SearchMeta> {
     const [rows]: [Array<Record<string, unknown>>, number] = await em.query(
-      `UPDATE searches s
+      `WITH shown AS (
+         ${RESULT_ROWS_INSERT('$1::uuid', '$4')}
+         RETURNING 1
+       )
+       UPDATE searches s
           SET result_order = $2::uuid[],
               offer_decisions = s.offer_decisions || $3::jsonb,
               state_version = s.state_version + 1,
@@ -72,7 +97,7 @@ export class SearchResultsRepository {
         WHERE s.id = $1
         RETURNING s.state_version, s.affiliate_id, s.campaign_id, s.is_test, s.created_at, s.closes_at,
                   s.processing_done_at, s.accepted_count, s.true_exclusive_accepted, s.result_order`,
-      [searchId, order, JSON.stringify(decisions)],
+      [searchId, order, JSON.stringify(decisions), JSON.stringify(resultRows(added))],
     );
     // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
     const r = rows[0];

@@ -6,8 +6,11 @@ import {
   DUPE_CHECK_ACCOUNT_SQL,
   DUPE_CHECK_OFFER_SQL,
   dupeCheckParams,
+  loadSaleState,
   offersAlreadySoldToPerson,
+  offersWithFullCaps,
   personSoldToAffiliateOffers,
+  searchCheckFacts,
   personSoldToOffer,
 } from '@lr/persistence';
 import { TEST_DATABASE_URL } from '../../support/test-env';
@@ -241,5 +244,37 @@ describe('dupe-check queries', () => {
       expect(p).toMatch(/key_hash = d\.key_hash|key_hash = k\.key_hash/);
       expect(p).not.toMatch(/key_hash\)::text/);
     }
+  });
+  it('searchCheckFacts: caps, the person check and the sale state in one statement, each as its own lookup answers it', async () => {
+    const p = person();
+    await sold(p, ids.shared, '1 day');
+    await sold(p, ids.short, '8 days'); // outside its 7-day window
+    // Full caps (limit 0): `short` on campaign A, `shared` on campaign B only.
+    await ds.query(`INSERT INTO caps (offer_id, campaign_id, period, "limit") VALUES ($1, $2, 'day', 0), ($3, $4, 'day', 0)`, [
+      ids.short, ids.campaignA, ids.shared, ids.campaignB,
+    ]);
+    const searchId = randomUUID();
+    await ds.query(
+      `INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, lead, consumer_ip, ip_source, closes_at, accepted_count)
+       VALUES ($1, $2, $3, $4, '{}', '73.12.44.10', 'consumer', now() + interval '45 seconds', 2)`,
+      [searchId, ids.affA, ids.campaignA, ids.keyA],
+    );
+    const offers = (['shared', 'short', 'none'] as const).map((name) => ({ offerId: ids[name], windowDays: windows[name] }));
+    const keys = leadDedupeKeys(p);
+
+    const facts = await searchCheckFacts(ds, { campaignId: ids.campaignA, offers, keys, searchId });
+    expect(facts.fullCaps).toEqual(new Set([ids.short]));
+    expect(facts.alreadySold).toEqual(new Set([ids.shared]));
+    expect(facts.sale).toEqual({ acceptedCount: 2, trueExclusiveAccepted: false, exclusiveSchoolIds: new Set() });
+    // The same answers as the three lookups one by one.
+    expect(facts.fullCaps).toEqual(await offersWithFullCaps(ds, ids.campaignA, offers.map((o) => o.offerId)));
+    expect(facts.alreadySold).toEqual(await offersAlreadySoldToPerson(ds, keys, offers));
+    expect(facts.sale).toEqual(await loadSaleState(ds, searchId));
+
+    // No keys (a test search) skips the person check; no search id (not stored yet) is an unsold lead.
+    const unstored = await searchCheckFacts(ds, { campaignId: ids.campaignB, offers, keys: [] });
+    expect(unstored).toEqual({ fullCaps: new Set([ids.shared]), alreadySold: new Set(), sale: { acceptedCount: 0, trueExclusiveAccepted: false, exclusiveSchoolIds: new Set() } });
+    // Nothing to check and no search: no round trip at all, nothing found.
+    expect(await searchCheckFacts(ds, { campaignId: ids.campaignA, offers: [], keys })).toEqual({ fullCaps: new Set(), alreadySold: new Set(), sale: unstored.sale });
   });
 });

@@ -3,16 +3,9 @@ import { DataSource } from 'typeorm';
 import { MAX_ACCEPTED_SUBMISSIONS, OfferCheckOutcome, OffersCheckAnswerV1, OffersCheckRequestedV1 } from '@lr/contracts';
 import { Lead, leadDedupeKeys, qualifyOffer } from '@lr/domain';
 import { counter } from '@lr/observability';
-import {
-  CampaignOfferRecord,
-  loadSaleState,
-  offersAlreadySoldToPerson,
-  offersWithFullCaps,
-  SaleState,
-} from '@lr/persistence';
+import { CampaignOfferRecord, searchCheckFacts } from '@lr/persistence';
 import { CampaignCatalog } from '@lr/platform';
 
-const NO_SALES: SaleState = { acceptedCount: 0, trueExclusiveAccepted: false, exclusiveSchoolIds: new Set() };
 const refusals = counter('checks_search_refusals_total', 'Offers left out of a search, by reason', ['refusal']);
 
 /**
@@ -20,7 +13,7 @@ const refusals = counter('checks_search_refusals_total', 'Offers left out of a s
  * campaign's offers the search's lead may be shown, and with which programs.
  * In order, cheapest first: on the campaign and active; offer eligibility, then
  * program eligibility (own offers; a partner supplies its programs); then, for
- * what is left, in parallel: caps already full, the person already sold to the
+ * what is left, in one statement: caps already full, the person already sold to the
  * offer within its duplicate window (live searches only: test mode skips the
  * person-level duplicate check), and the search's own sale state. Read-only,
  * so a redelivered request has no effect beyond its answer.
@@ -57,18 +50,13 @@ export class SearchChecksService {
       candidates.push({ offer, programs: own ? verdict.programs : null });
     }
 
-    const ids = candidates.map((c) => c.offer.offerId);
-    const [fullCaps, alreadySold, sale] = await Promise.all([
-      offersWithFullCaps(this.ds, req.campaignId, ids),
-      req.isTest
-        ? Promise.resolve(new Set<string>())
-        : offersAlreadySoldToPerson(
-            this.ds,
-            leadDedupeKeys(lead),
-            candidates.map((c) => ({ offerId: c.offer.offerId, windowDays: c.offer.duplicateWindowDays })),
-          ),
-      req.searchStored ? loadSaleState(this.ds, req.searchId) : Promise.resolve(NO_SALES),
-    ]);
+    // One round trip for all three lookups (see searchCheckFacts).
+    const { fullCaps, alreadySold, sale } = await searchCheckFacts(this.ds, {
+      campaignId: req.campaignId,
+      offers: candidates.map((c) => ({ offerId: c.offer.offerId, windowDays: c.offer.duplicateWindowDays })),
+      keys: req.isTest ? [] : leadDedupeKeys(lead),
+      searchId: req.searchStored ? req.searchId : undefined,
+    });
     const saleClosed = sale.trueExclusiveAccepted || sale.acceptedCount >= MAX_ACCEPTED_SUBMISSIONS;
 
     for (const { offer, programs } of candidates) {
