@@ -15,6 +15,7 @@ import { DupeCheckController } from './dupe-check/dupe-check.controller';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { Dependencies, DependenciesModule } from './http/dependencies';
 import { LeadsController } from './leads/leads.controller';
+import { PendingLeads } from './leads/pending-leads';
 import { ResultsController } from './results/results.controller';
 import { CampaignOwners } from './results/campaign-owners';
 import { SearchStore } from './results/search-store';
@@ -48,6 +49,7 @@ export class GatewayModule {
         RateLimitGuard,
         SearchStore,
         CampaignOwners,
+        PendingLeads,
         { provide: TokenBucket, inject: [REDIS_CLIENT], useFactory: (redis: Redis) => new TokenBucket(redis) },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
       ],

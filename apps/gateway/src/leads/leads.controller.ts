@@ -19,6 +19,7 @@ import { AffiliateApi, ContractAnswers } from '../openapi/contract-answers';
 import { assertAffiliate } from '../search/campaign-access';
 import { LeadsRequestDto } from './leads-request.dto';
 import { parseLeadsRequest } from './parse-leads-request';
+import { PendingLeads } from './pending-leads';
 import { pendingDecision, submitAnswer } from './submit-answer';
 
 const dead = counter('gateway_submits_dead_lettered_total', 'Submits answered PENDING because delivery dead-lettered them (an operator replays them)');
@@ -32,6 +33,7 @@ export class LeadsController {
     private readonly ds: DataSource,
     private readonly amqp: AmqpConnection,
     private readonly deps: Dependencies,
+    private readonly pendingLeads: PendingLeads,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -115,6 +117,18 @@ export class LeadsController {
       const originLeadId = dto.svc_lead_id?.toLowerCase() ?? null;
       if (originLeadId) {
         const origin = await this.deps.call('postgres', () => findLead(this.ds, originLeadId));
+        if (!origin && (await this.pendingLeads.find(originLeadId, principal.affiliateId))?.kind === 'direct_post') {
+          // Answered PENDING and not yet stored by delivery: the retry is recognised once it is (seconds,
+          // or after an operator's dead-letter replay). Retryable, so it is not mistaken for an unknown lead.
+          throw new ApiError(
+            503,
+            'UNAVAILABLE',
+            'The lead named by svc_lead_id is still pending; retry shortly',
+            { retryable: true, retry_after_seconds: 2, field: 'svc_lead_id', error: 'lead_pending' },
+            'failed',
+            { 'Retry-After': '2' },
+          );
+        }
         if (!origin || origin.affiliateId !== principal.affiliateId || origin.kind !== 'direct_post') {
           throw ApiError.notFound(404, 'Lead not found', { field: 'svc_lead_id' });
         }
@@ -134,6 +148,10 @@ export class LeadsController {
     }
 
     const answer = await this.decide(message, offerId, String(req.id));
+    if (answer.kind === 'decision' && answer.decision.code === 'PENDING') {
+      const { leadId: id, affiliateId, kind, resultId, searchId, isTest } = message;
+      await this.pendingLeads.remember({ leadId: id, affiliateId, kind, offerId, resultId, searchId, isTest });
+    }
     if (answer.kind === 'refused') {
       const r = answer.refusal;
       throw new ApiError(r.httpStatus, r.code, r.reason, r.error ? { error: r.error } : {});
@@ -159,8 +177,11 @@ export class LeadsController {
     const lead = isUUID(id)
       ? await this.deps.call('postgres', () => findLead(this.ds, id.toLowerCase()))
       : null;
-    if (!lead || lead.affiliateId !== principal.affiliateId) throw ApiError.notFound(404, 'Lead not found');
-    return submitAnswer(leadDecision(lead)).body;
+    if (lead && lead.affiliateId === principal.affiliateId) return submitAnswer(leadDecision(lead)).body;
+    // Answered PENDING, and delivery has not stored it yet: it is pending, not unknown.
+    const pending = !lead && isUUID(id) ? await this.pendingLeads.find(id.toLowerCase(), principal.affiliateId) : undefined;
+    if (pending) return submitAnswer(pendingDecision(pending.leadId, pending.offerId, pending.resultId, pending.searchId, pending.isTest)).body;
+    throw ApiError.notFound(404, 'Lead not found');
   }
 
   /**
