@@ -235,16 +235,18 @@ describe('dupe-check queries', () => {
       const rows: Array<{ 'QUERY PLAN': string }> = await ds.query(`EXPLAIN ${sql}`, dupeCheckParams(keys, scope));
       return rows.map((r) => r['QUERY PLAN']).join('\n');
     };
-    // What a text[] parameter does (and offersAlreadySoldToPerson does): the column is cast, and no index on key_hash applies.
+    // What a text[] parameter would do: the column is cast, and no index on key_hash applies. (The plan names the
+    // column with or without its alias depending on the plan PostgreSQL picks for the data the other suites left.)
     const textual = await plan(DUPE_CHECK_OFFER_SQL.replace('$2::char(64)[]', '$2::text[]'), ids.shared);
-    expect(textual).toMatch(/\(d\.key_hash\)::text/);
+    expect(textual).toMatch(/\((?:d\.)?key_hash\)::text/);
     // These tables are tiny, so which plan wins here says nothing; bench/dupe-check-bench.ts shows the plans on a million rows.
     for (const [sql, scope] of [[DUPE_CHECK_OFFER_SQL, ids.shared], [DUPE_CHECK_ACCOUNT_SQL, ids.affA]]) {
       const p = await plan(sql, scope);
-      expect(p).toMatch(/key_hash = d\.key_hash|key_hash = k\.key_hash/);
+      expect(p).toMatch(/key_hash = (?:[dk]\.)?key_hash/);
       expect(p).not.toMatch(/key_hash\)::text/);
     }
   });
+
   it('searchCheckFacts: caps, the person check and the sale state in one statement, each as its own lookup answers it', async () => {
     const p = person();
     await sold(p, ids.shared, '1 day');
