@@ -5,7 +5,7 @@ import Redis, { ChainableCommander } from 'ioredis';
 import { DEFAULT_RATE_LIMITS, EndpointName } from '@lr/contracts';
 import { counter } from '@lr/observability';
 import { REDIS_CLIENT } from '@lr/platform';
-import { BucketDecision, Queued, TokenBucket } from '@lr/redis';
+import { BucketDecision, BucketLimit, Queued, TokenBucket } from '@lr/redis';
 import { ApiError } from '../http/api-error';
 import { Dependencies } from '../http/dependencies';
 import { ENDPOINT_KEY } from './endpoint.decorator';
@@ -70,7 +70,7 @@ export class RateLimitGuard implements CanActivate {
     return true;
   }
 
-  private answer(reply: FastifyReply, endpoint: EndpointName, limit: { perMinute: number; burst: number }, decision: BucketDecision): void {
+  private answer(reply: FastifyReply, endpoint: EndpointName, limit: BucketLimit, decision: BucketDecision): void {
     void reply.header('X-RateLimit-Limit', `${limit.perMinute}/min; burst=${limit.burst}`);
     if (!decision.allowed) {
       refusals.inc({ endpoint });

@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { SubmitRequestedV1 } from '@lr/contracts';
 import { counter } from '@lr/observability';
 import { REDIS_CLIENT } from '@lr/platform';
-import { Dependencies } from '../http/dependencies';
+import { Dependencies, DependencyFailure } from '../http/dependencies';
 
 /**
  * How long a PENDING answer is remembered: as long as its submit may wait in a
@@ -48,7 +48,12 @@ export class PendingLeads {
       await this.deps.call('redis', () => this.redis.set(key(lead.leadId), JSON.stringify(lead), 'EX', PENDING_LEAD_TTL_SECONDS));
     } catch (e) {
       failures.inc();
-      this.log.warn({ msg: 'could not remember a PENDING lead; its status reads 404 until delivery stores it', lead_id: lead.leadId, err: String(e) });
+      const cause = e instanceof DependencyFailure ? e.causeError : e;
+      this.log.warn({
+        msg: 'could not remember a PENDING lead; its status reads 404 until delivery stores it',
+        lead_id: lead.leadId,
+        err: String((cause as Error)?.message ?? cause),
+      });
     }
   }
 

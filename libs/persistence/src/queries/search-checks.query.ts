@@ -64,11 +64,6 @@ export interface SaleState {
   exclusiveSchoolIds: Set<string>;
 }
 
-export async function loadSaleState(db: Queryable, searchId: string): Promise<SaleState> {
-  const rows: SaleStateRow[] = await db.query(SALE_STATE_SQL('$1'), [searchId]);
-  return saleStateOf(rows[0]);
-}
-
 interface SaleStateRow {
   accepted_count: number;
   true_exclusive_accepted: boolean;
@@ -98,8 +93,8 @@ export interface SearchCheckFacts {
 }
 
 /**
- * offersWithFullCaps, offersAlreadySoldToPerson and loadSaleState in one
- * statement (one round trip instead of three: on a search's hot path each
+ * offersWithFullCaps, offersAlreadySoldToPerson and the search's sale state
+ * in one statement (one round trip instead of three: on a search's hot path each
  * round trip costs more in system calls and wake-ups than the lookups
  * themselves). `keys` empty skips the person check (test searches);
  * `searchId` undefined skips the sale state (a search not stored yet).
