@@ -11,7 +11,7 @@ import { Call } from './support/http-client';
 import { runOpenLoop } from './support/open-loop';
 import { renderReport, Row } from './support/report';
 import { histogramDelta, scrape } from './support/metrics-text';
-import { withCpuPerUnit } from './support/process-cpu';
+import { withCpuPerUnit, withMachineCpuPerUnit } from './support/process-cpu';
 import { writeSection } from './support/section';
 import { doneSearches, firstSearch, searchLoad, startBaseline } from './support/search-drive';
 
@@ -60,15 +60,24 @@ async function main(): Promise<void> {
   // CPU of the four apps of a search (not the sandbox partners) per search (answer, partner results and all), over the phase and the drain after it.
   const appPids = [gateway, checksApp, partnerAdapter, orchestrator].map((a) => a.child.pid);
   const moderateSent = (SEARCH_MODERATE.rate * (SEARCH_MODERATE.warmupMs + SEARCH_MODERATE.durationMs)) / 1000;
-  const { result: searchModerate, cpuUsPerUnit: searchCpuUs } = await withCpuPerUnit(
-    appPids,
-    async () => {
-      const result = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('m'), SEARCH_MODERATE);
-      await drain();
-      return result;
-    },
+  // And the whole machine's, by process (PostgreSQL, RabbitMQ, Redis, the sandbox and this driver too): what a search costs in all.
+  const named = new Map<number, string>([[process.pid, 'bench driver'], [sandbox.child.pid!, 'sandbox'], ...(['gateway', 'checks', 'partner-adapter', 'search-orchestrator'] as const).map((name, i) => [appPids[i]!, name] as [number, string])]);
+  const { result: moderate, msPerUnit: machineMs } = await withMachineCpuPerUnit(
+    named,
+    () =>
+      withCpuPerUnit(
+        appPids,
+        async () => {
+          const result = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('m'), SEARCH_MODERATE);
+          await drain();
+          return result;
+        },
+        () => moderateSent,
+      ),
     () => moderateSent,
   );
+  const { result: searchModerate, cpuUsPerUnit: searchCpuUs } = moderate;
+  log(`machine CPU ms per search @ ${SEARCH_MODERATE.rate}/s, by process: ${machineMs.filter((g) => g.ms >= 0.1).map((g) => `${g.group} ${g.ms}`).join(', ')}`);
   log(`search, system: ${SEARCH.rate}/s open loop, ${SEARCH.warmupMs / 1000} s warm-up + ${SEARCH.durationMs / 1000} s`);
   const scrapeAll = () => Promise.all([scrape(orchestrator.url), scrape(checksApp.url), scrape(gateway.url)]);
   const before = await scrapeAll();
@@ -86,11 +95,12 @@ async function main(): Promise<void> {
   log('search, baseline: bare node:http + one PostgreSQL transaction + Redis SET, same load');
   writeFileSync(join(dir, 'entries.json'), JSON.stringify(template));
   const searchBaselineApp = await startBaseline('search-baseline', { BENCH_ENTRIES_FILE: join(dir, 'entries.json') });
-  const { result: searchBaselineModerate, cpuUsPerUnit: searchBaselineCpuUs } = await withCpuPerUnit(
-    [searchBaselineApp.child.pid],
-    () => searchLoad(searchBaselineApp.url, '/search', {}, body('c'), SEARCH_MODERATE),
+  const { result: baselineModerate, msPerUnit: baselineMachineMs } = await withMachineCpuPerUnit(
+    new Map([[process.pid, 'bench driver'], [searchBaselineApp.child.pid!, 'search baseline']]),
+    () => withCpuPerUnit([searchBaselineApp.child.pid], () => searchLoad(searchBaselineApp.url, '/search', {}, body('c'), SEARCH_MODERATE), () => moderateSent),
     () => moderateSent,
   );
+  const { result: searchBaselineModerate, cpuUsPerUnit: searchBaselineCpuUs } = baselineModerate;
   const searchBaseline = await searchLoad(searchBaselineApp.url, '/search', {}, body('b'), SEARCH);
   await searchBaselineApp.stop();
 
@@ -124,6 +134,7 @@ async function main(): Promise<void> {
     { metric: `search p99 ms @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.p99, baseline: searchBaselineModerate.p99 },
     { metric: `search errors @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.errors, baseline: searchBaselineModerate.errors },
     { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (apps)`, system: msOf(searchCpuUs), baseline: msOf(searchBaselineCpuUs) },
+    { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (machine)`, system: machineMs[0].ms, baseline: baselineMachineMs[0].ms },
     { metric: `search p50 ms @ ${SEARCH.rate}/s`, system: searchSystem.p50, baseline: searchBaseline.p50 },
     { metric: `search p90 ms @ ${SEARCH.rate}/s`, system: searchSystem.p90, baseline: searchBaseline.p90 },
     { metric: `search p99 ms @ ${SEARCH.rate}/s`, system: searchSystem.p99, baseline: searchBaseline.p99 },
@@ -170,7 +181,7 @@ async function main(): Promise<void> {
     search: { system: searchSystem, baseline: searchBaseline },
     searchModerate: { load: SEARCH_MODERATE, system: searchModerate, baseline: searchBaselineModerate },
     pollThroughput: { system: pollTputSystem, baseline: pollTputBaseline, ratio: Math.round(pollRatio * 100) / 100 },
-    cpu: { searchMsAppsAtModerate: { system: msOf(searchCpuUs), baseline: msOf(searchBaselineCpuUs) }, pollServerUs: { system: pollCpuUs, baseline: pollBaselineCpuUs } },
+    cpu: { searchMsAppsAtModerate: { system: msOf(searchCpuUs), baseline: msOf(searchBaselineCpuUs) }, searchMsMachineAtModerate: { system: machineMs, baseline: baselineMachineMs }, pollServerUs: { system: pollCpuUs, baseline: pollBaselineCpuUs } },
     pollLatency: { system: pollLatSystem, baseline: pollLatBaseline },
     drained: { afterSearch: drainAfterSearch, beforePolls: drainBeforePolls },
     stagesAtTargetLoad: stages,

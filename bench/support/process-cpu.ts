@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in these ticks (100 on every Linux this runs on). */
 const TICKS_PER_SECOND = 100;
@@ -29,4 +29,53 @@ export async function withCpuPerUnit<T>(pids: Array<number | undefined>, work: (
   const seconds = after.reduce<number>((sum, a, i) => sum + a! - before[i]!, 0);
   const units = count(result);
   return { result, cpuUsPerUnit: units > 0 ? Math.round((seconds * 1e6) / units) : undefined };
+}
+
+/**
+ * CPU seconds of every process on the machine so far, summed by group: a
+ * process in `named` (pid -> name) counts under its name, any other under its
+ * command (postgres, beam.smp for RabbitMQ, redis-server, node, ...).
+ * Processes that start or end between two readings count only for what they
+ * used while both saw them.
+ */
+export function machineCpuByProcess(named: Map<number, string>): Map<number, { group: string; seconds: number }> {
+  const out = new Map<number, { group: string; seconds: number }>();
+  let entries: string[] = [];
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    const pid = Number(e);
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 1).trim().split(' ');
+      out.set(pid, { group: named.get(pid) ?? comm, seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND });
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return out;
+}
+
+/** Runs `work`; answers the machine's CPU used meanwhile per unit of work, in ms, by group (largest first), with the total. */
+export async function withMachineCpuPerUnit<T>(
+  named: Map<number, string>,
+  work: () => Promise<T>,
+  count: (result: T) => number,
+): Promise<{ result: T; msPerUnit: Array<{ group: string; ms: number }> }> {
+  const before = machineCpuByProcess(named);
+  const result = await work();
+  const after = machineCpuByProcess(named);
+  const units = count(result);
+  const groups = new Map<string, number>();
+  for (const [pid, a] of after) {
+    const used = a.seconds - (before.get(pid)?.seconds ?? 0);
+    if (used > 0) groups.set(a.group, (groups.get(a.group) ?? 0) + used);
+  }
+  const msPerUnit = [...groups].map(([group, s]) => ({ group, ms: units > 0 ? Math.round((s * 1e4) / units) / 10 : NaN })).sort((x, y) => y.ms - x.ms);
+  const total = msPerUnit.reduce((sum, g) => sum + g.ms, 0);
+  return { result, msPerUnit: [{ group: 'machine', ms: Math.round(total * 10) / 10 }, ...msPerUnit] };
 }

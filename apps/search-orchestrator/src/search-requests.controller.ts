@@ -19,7 +19,7 @@ export class SearchRequestsController {
   }
 
   @HandleMessage(MESSAGE_TYPES.PartnerSearchAnswered)
-  partnerAnswered(@Payload() msg: PartnerSearchAnsweredV1, @Ctx() ctx: AmqpContext): Promise<void> {
-    return this.partnerAnswers.merge(msg, ctx.getMeta());
+  partnerAnswered(@Payload() msg: PartnerSearchAnsweredV1): Promise<void> {
+    return this.partnerAnswers.merge(msg);
   }
 }

@@ -13,7 +13,7 @@ import {
   SearchMeta,
   SearchState,
 } from '@lr/contracts';
-import { mergeResults } from '@lr/domain';
+import { Lead, leadDedupeKeys, mergeResults } from '@lr/domain';
 import { AmqpConnection } from '@lr/messaging';
 import { counter, histogram } from '@lr/observability';
 import { CampaignOfferRecord } from '@lr/persistence';
@@ -144,8 +144,8 @@ export class SearchStartService {
        ), search AS (
          INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
                                tcpa_consent, form_cert_url, universal_lead_cert, created_at, closes_at, processing_done_at,
-                               state_version, offer_decisions, result_order)
-         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1, $16, $17::uuid[]
+                               state_version, offer_decisions, result_order, person_keys)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1, $16, $17::uuid[], $23
           WHERE EXISTS (SELECT 1 FROM handled)
          RETURNING id
        ), shown AS (
@@ -166,6 +166,8 @@ export class SearchStartService {
         plan.shown.map((c) => c.resultId), CONSUMER, meta.messageId, meta.type,
         JSON.stringify(resultRows(plan.shown)),
         JSON.stringify(plan.partnerCalls.map((c) => ({ partner_id: c.partner.id, offer_ids: c.offers.map((o) => o.offerId) }))),
+        // The person's duplicate keys, for the partner answers' re-checks (none for a test search: no person check).
+        JSON.stringify(msg.isTest ? [] : leadDedupeKeys(msg.lead as Lead)),
       ],
     );
     return rows[0]?.stored === 1;

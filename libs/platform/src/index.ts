@@ -4,3 +4,4 @@ export * from './worker';
 export * from './campaign-catalog';
 export * from './http/post-json';
 export * from './search-state.publisher';
+export * from './search-offer-checks';

@@ -9,6 +9,7 @@ import {
   offersAlreadySoldToPerson,
   offersWithFullCaps,
   personSoldToAffiliateOffers,
+  partnerAnswerContext,
   searchCheckFacts,
   personSoldToOffer,
 } from '@lr/persistence';
@@ -276,5 +277,44 @@ describe('dupe-check queries', () => {
     expect(unstored).toEqual({ fullCaps: new Set([ids.shared]), alreadySold: new Set(), sale: { acceptedCount: 0, trueExclusiveAccepted: false, exclusiveSchoolIds: new Set() } });
     // Nothing to check and no search: no round trip at all, nothing found.
     expect(await searchCheckFacts(ds, { campaignId: ids.campaignA, offers: [], keys })).toEqual({ fullCaps: new Set(), alreadySold: new Set(), sale: unstored.sale });
+  });
+
+  it('partnerAnswerContext: a partner answer reads the same facts with the search, by its stored person keys and the offers\' windows', async () => {
+    const p = person();
+    await sold(p, ids.shared, '2 days');
+    await sold(p, ids.none, '1 day'); // a 0-day window: never a duplicate
+    const keys = leadDedupeKeys(p);
+    const partner = randomUUID();
+    await ds.query(`INSERT INTO partners (id, name, adapter, base_url) VALUES ($1, $2, 'sandbox', 'http://127.0.0.1:9/p')`, [partner, `P ${partner}`]);
+    const store = async (personKeys: unknown, status = 'pending') => {
+      const searchId = randomUUID();
+      await ds.query(
+        `INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, lead, consumer_ip, ip_source, closes_at, accepted_count, state_version, person_keys)
+         VALUES ($1, $2, $3, $4, $5, '73.12.44.10', 'consumer', now() + interval '45 seconds', 1, 3, $6)`,
+        [searchId, ids.affA, ids.campaignA, ids.keyA, JSON.stringify(p), personKeys === null ? null : JSON.stringify(personKeys)],
+      );
+      await ds.query(`INSERT INTO search_partner_calls (search_id, partner_id, offer_ids, status) VALUES ($1, $2, $3, $4)`, [
+        searchId, partner, [ids.shared, ids.short], status,
+      ]);
+      return searchId;
+    };
+    const offerIds = [ids.shared, ids.short, ids.none];
+    const offers = offerIds.map((offerId) => ({ offerId, windowDays: windows[Object.keys(ids).find((k) => ids[k as keyof typeof ids] === offerId)!] }));
+
+    const searchId = await store(keys);
+    const ctx = await partnerAnswerContext(ds, { searchId, partnerId: partner, offerIds });
+    const facts = await searchCheckFacts(ds, { campaignId: ids.campaignA, offers, keys, searchId });
+    expect(ctx).toEqual(expect.objectContaining({ campaignId: ids.campaignA, isTest: false, version: 3, pending: true, shown: [], lead: p }));
+    expect(ctx!.callOfferIds.sort()).toEqual([ids.shared, ids.short].sort());
+    expect(ctx!.facts).toEqual(facts);
+    expect(ctx!.facts.alreadySold).toEqual(new Set([ids.shared]));
+
+    // A test search stores no keys: no person check. A search stored before person keys existed: the caller looks the person up.
+    expect((await partnerAnswerContext(ds, { searchId: await store([]), partnerId: partner, offerIds }))!.facts.alreadySold).toEqual(new Set());
+    expect((await partnerAnswerContext(ds, { searchId: await store(null), partnerId: partner, offerIds }))!.facts.alreadySold).toBeNull();
+    // A call that took its answer reads no facts; an unknown call reads nothing.
+    const answered = await partnerAnswerContext(ds, { searchId: await store(keys, 'answered'), partnerId: partner, offerIds });
+    expect([answered!.pending, answered!.shown, answered!.facts.fullCaps]).toEqual([false, [], new Set()]);
+    expect(await partnerAnswerContext(ds, { searchId, partnerId: randomUUID(), offerIds })).toBeUndefined();
   });
 });

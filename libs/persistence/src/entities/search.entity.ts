@@ -48,4 +48,6 @@ export class Search {
   @Column('jsonb', { name: 'offer_decisions', default: () => `'{}'` }) offerDecisions: Record<string, unknown>;
   /** The result ids, best first: the order every poll shows. */
   @Column('uuid', { name: 'result_order', array: true, default: () => `'{}'` }) resultOrder: string[];
+  /** The lead's duplicate keys (normalized hashes; [] for a test search): partner answers re-check against them. */
+  @Column('jsonb', { name: 'person_keys', nullable: true }) personKeys: Array<{ type: string; hash: string }> | null;
 }

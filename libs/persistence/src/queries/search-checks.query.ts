@@ -70,10 +70,12 @@ interface SaleStateRow {
   exclusive_schools: string[] | null;
 }
 
+/** The schools that bought the search `s` (an alias in scope) exclusive and still hold it: a uuid[] or NULL. */
+const EXCLUSIVE_SCHOOLS_SQL = `(SELECT array_agg(DISTINCT sa.school_id) FROM sales sa
+              WHERE sa.search_id = s.id AND sa.status <> 'released' AND sa.offer_type = 'exclusive')`;
+
 const SALE_STATE_SQL = (searchId: string) =>
-  `SELECT s.accepted_count, s.true_exclusive_accepted,
-            (SELECT array_agg(DISTINCT sa.school_id) FROM sales sa
-              WHERE sa.search_id = s.id AND sa.status <> 'released' AND sa.offer_type = 'exclusive') AS exclusive_schools
+  `SELECT s.accepted_count, s.true_exclusive_accepted, ${EXCLUSIVE_SCHOOLS_SQL} AS exclusive_schools
        FROM searches s WHERE s.id = ${searchId}`;
 
 /** A search's sale state from its row; nothing sold when there is no row (a search not stored yet). */
@@ -112,4 +114,107 @@ export async function searchCheckFacts(
   );
   const r = rows[0];
   return { fullCaps: new Set(r.full_caps), alreadySold: new Set(r.already_sold), sale: saleStateOf(r.sale) };
+}
+
+/** A result already shown on a search, with what it ranks by. */
+export interface ShownResultRow {
+  id: string;
+  offer_id: string;
+  school_id: string;
+  priority: number;
+  source: 'own' | 'partner';
+  name: string;
+  payout: number | null;
+}
+
+/** What a partner's answer to a search needs, read in one statement (partnerAnswerContext). */
+export interface PartnerAnswerContext {
+  campaignId: string;
+  isTest: boolean;
+  closesAt: Date;
+  lead: Record<string, unknown>;
+  /** searches.state_version: the answer is written only on this version (saved optimistically). */
+  version: number;
+  resultOrder: string[];
+  /** The partner call's offers (the answer counts only for these). */
+  callOfferIds: string[];
+  /** Only a pending call takes an answer; for any other status nothing below is read. */
+  pending: boolean;
+  shown: ShownResultRow[];
+  /**
+   * The search-time facts for the answer's offers, as searchCheckFacts reads
+   * them. `alreadySold` is null when the search has no stored person keys (a
+   * live search stored before `person_keys` existed): the caller looks the
+   * person up itself.
+   */
+  facts: { fullCaps: Set<string>; alreadySold: Set<string> | null; sale: SaleState };
+}
+
+/**
+ * A partner's answer reads, in one statement (one snapshot): the search, the
+ * partner's call, the version and the results already shown, and for the
+ * answer's offers (`offerIds`) what the search-time checks need now: full caps,
+ * the person already sold to the offer within its window (by the search's
+ * stored person keys and the offer's window), the search's sale state.
+ * Undefined when the search or the call does not exist.
+ */
+export async function partnerAnswerContext(
+  db: Queryable,
+  q: { searchId: string; partnerId: string; offerIds: string[] },
+): Promise<PartnerAnswerContext | undefined> {
+  type Row = {
+    campaign_id: string;
+    is_test: boolean;
+    closes_at: Date;
+    lead: Record<string, unknown>;
+    state_version: number;
+    result_order: string[];
+    offer_ids: string[];
+    pending: boolean;
+    accepted_count: number;
+    true_exclusive_accepted: boolean;
+    exclusive_schools: string[] | null;
+    full_caps: string[] | null;
+    already_sold: string[] | null;
+    shown: ShownResultRow[] | null;
+  };
+  const rows: Row[] = await db.query(
+    `SELECT s.campaign_id, s.is_test, s.closes_at, s.lead, s.state_version, s.result_order, s.accepted_count, s.true_exclusive_accepted,
+            c.offer_ids, c.status = 'pending' AS pending,
+            CASE WHEN c.status = 'pending' THEN ${EXCLUSIVE_SCHOOLS_SQL} END AS exclusive_schools,
+            CASE WHEN c.status = 'pending' THEN ARRAY(${FULL_CAPS_SQL('s.campaign_id', '$3')}) END AS full_caps,
+            CASE WHEN c.status = 'pending' AND s.person_keys IS NOT NULL THEN ARRAY(
+              SELECT DISTINCT d.offer_id
+                FROM jsonb_to_recordset(s.person_keys) AS k(type text, hash text)
+                JOIN offers o ON o.id = ANY($3::uuid[])
+                JOIN dedupe_keys d ON d.key_type = k.type AND d.key_hash = k.hash::char(64) AND d.offer_id = o.id
+               WHERE d.accepted_at > now() - make_interval(days => o.duplicate_window_days)) END AS already_sold,
+            CASE WHEN c.status = 'pending' THEN (
+              SELECT json_agg(json_build_object(
+                       'id', r.id, 'offer_id', r.offer_id, 'school_id', o.school_id, 'priority', o.priority, 'source', o.source,
+                       'name', o.name, 'payout', (r.entry->>'payout')::numeric::float8))
+                FROM results r JOIN offers o ON o.id = r.offer_id
+               WHERE r.search_id = s.id) END AS shown
+       FROM searches s JOIN search_partner_calls c ON c.search_id = s.id AND c.partner_id = $2
+      WHERE s.id = $1`,
+    [q.searchId, q.partnerId, q.offerIds],
+  );
+  const r = rows[0];
+  if (!r) return undefined;
+  return {
+    campaignId: r.campaign_id,
+    isTest: r.is_test,
+    closesAt: new Date(r.closes_at),
+    lead: r.lead,
+    version: Number(r.state_version),
+    resultOrder: r.result_order,
+    callOfferIds: r.offer_ids,
+    pending: r.pending,
+    shown: r.shown ?? [],
+    facts: {
+      fullCaps: new Set(r.full_caps ?? []),
+      alreadySold: r.already_sold === null && r.pending ? null : new Set(r.already_sold ?? []),
+      sale: saleStateOf(r),
+    },
+  };
 }
