@@ -5,6 +5,7 @@ import { GatewayModule } from './gateway.module';
 import { answerClientError, answerConnect, answerFrameworkError } from './http/client-errors';
 import { installJsonBodyParser } from './http/json-body';
 import { serveOpenApi } from './openapi/setup';
+import { installPollFastPath } from './results/poll-fast-path';
 
 /** The only public HTTP surface: the affiliate API of ../shared/spec/affiliate-api.md. */
 async function main(): Promise<void> {
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
       const fastify = app.getHttpAdapter().getInstance();
       installJsonBodyParser(fastify);
       fastify.server.on('connect', answerConnect);
+      // Polls skip Nest's router, through the same guards, handler and error filter (results/poll-fast-path.ts).
+      installPollFastPath(app);
       // The pre-check's own limit (contract: body at most 16 KB), set on its route before Nest registers it.
       fastify.addHook('onRoute', (route) => {
         if (route.url === DUPE_CHECK_PATH) route.bodyLimit = DUPE_CHECK_BODY_LIMIT;
