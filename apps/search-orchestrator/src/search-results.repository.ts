@@ -50,7 +50,7 @@ export class SearchResultsRepository {
           WHERE s.id = $1 AND s.state_version = $2
             AND EXISTS (SELECT 1 FROM search_partner_calls c WHERE c.search_id = $1 AND c.partner_id = $6 AND c.status = 'pending')
           RETURNING s.state_version, s.affiliate_id, s.campaign_id, s.is_test, s.created_at, s.closes_at,
-                    s.processing_done_at, s.accepted_count, s.true_exclusive_accepted, s.result_order
+                    s.processing_done_at, s.accepted_count, s.true_exclusive_accepted
        ), answered AS (
          UPDATE search_partner_calls
             SET status = $7, answered_at = now(), latency_ms = $8, result_count = $9, detail = $10
@@ -79,7 +79,8 @@ export class SearchResultsRepository {
       processingDone: r.processing_done_at !== null,
       acceptedCount: Number(r.accepted_count),
       trueExclusiveAccepted: Boolean(r.true_exclusive_accepted),
-      order: r.result_order as string[],
+      // The order written (not read back: parsing a uuid[] of every result costs more than it checks).
+      order: change.order,
     };
   }
 }
