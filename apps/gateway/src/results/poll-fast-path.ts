@@ -42,7 +42,8 @@ export function installPollFastPath(app: NestFastifyApplication): void {
         // As Nest does: a guard that answers false is a 403.
         for (const guard of guards) if (!(await guard.canActivate(ctx))) throw new ForbiddenException();
         const body = await controller.results(req, (req.params as { svc_lead_id: string }).svc_lead_id);
-        await reply.header('Content-Type', 'application/json; charset=utf-8').send(body);
+        // Not awaited: a FastifyReply is a thenable that settles when the answer is written, and a client gone by then is no error of the poll.
+        void reply.header('Content-Type', 'application/json; charset=utf-8').send(body);
       } catch (e) {
         filter.catch(e, ctx);
       }
