@@ -57,26 +57,21 @@ async function main(): Promise<void> {
   const template = await firstSearch(gateway.url, auth, body('t')(0));
 
   log(`search, system: ${SEARCH_MODERATE.rate}/s open loop, ${SEARCH_MODERATE.warmupMs / 1000} s warm-up + ${SEARCH_MODERATE.durationMs / 1000} s`);
-  // CPU of the four apps of a search (not the sandbox partners) per search (answer, partner results and all), over the phase and the drain after it.
-  const appPids = [gateway, checksApp, partnerAdapter, orchestrator].map((a) => a.child.pid);
+  // The whole machine's CPU per search (answer, partner results and all), by process, over the phase and the drain after
+  // it: the four apps of a search, and PostgreSQL, RabbitMQ, Redis, the sandbox and this driver too.
   const moderateSent = (SEARCH_MODERATE.rate * (SEARCH_MODERATE.warmupMs + SEARCH_MODERATE.durationMs)) / 1000;
-  // And the whole machine's, by process (PostgreSQL, RabbitMQ, Redis, the sandbox and this driver too): what a search costs in all.
-  const named = new Map<number, string>([[process.pid, 'bench driver'], [sandbox.child.pid!, 'sandbox'], ...(['gateway', 'checks', 'partner-adapter', 'search-orchestrator'] as const).map((name, i) => [appPids[i]!, name] as [number, string])]);
-  const { result: moderate, msPerUnit: machineMs } = await withMachineCpuPerUnit(
+  const apps = { gateway, checks: checksApp, 'partner-adapter': partnerAdapter, 'search-orchestrator': orchestrator };
+  const named = new Map<number, string>([[process.pid, 'bench driver'], [sandbox.child.pid!, 'sandbox'], ...Object.entries(apps).map(([name, a]) => [a.child.pid!, name] as [number, string])]);
+  const { result: searchModerate, msPerUnit: machineMs } = await withMachineCpuPerUnit(
     named,
-    () =>
-      withCpuPerUnit(
-        appPids,
-        async () => {
-          const result = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('m'), SEARCH_MODERATE);
-          await drain();
-          return result;
-        },
-        () => moderateSent,
-      ),
+    async () => {
+      const result = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('m'), SEARCH_MODERATE);
+      await drain();
+      return result;
+    },
     () => moderateSent,
   );
-  const { result: searchModerate, cpuUsPerUnit: searchCpuUs } = moderate;
+  const searchAppsMs = groupMs(machineMs, Object.keys(apps));
   log(`machine CPU ms per search @ ${SEARCH_MODERATE.rate}/s, by process: ${machineMs.filter((g) => g.ms >= 0.1).map((g) => `${g.group} ${g.ms}`).join(', ')}`);
   log(`search, system: ${SEARCH.rate}/s open loop, ${SEARCH.warmupMs / 1000} s warm-up + ${SEARCH.durationMs / 1000} s`);
   const scrapeAll = () => Promise.all([scrape(orchestrator.url), scrape(checksApp.url), scrape(gateway.url)]);
@@ -95,12 +90,12 @@ async function main(): Promise<void> {
   log('search, baseline: bare node:http + one PostgreSQL transaction + Redis SET, same load');
   writeFileSync(join(dir, 'entries.json'), JSON.stringify(template));
   const searchBaselineApp = await startBaseline('search-baseline', { BENCH_ENTRIES_FILE: join(dir, 'entries.json') });
-  const { result: baselineModerate, msPerUnit: baselineMachineMs } = await withMachineCpuPerUnit(
+  const { result: searchBaselineModerate, msPerUnit: baselineMachineMs } = await withMachineCpuPerUnit(
     new Map([[process.pid, 'bench driver'], [searchBaselineApp.child.pid!, 'search baseline']]),
-    () => withCpuPerUnit([searchBaselineApp.child.pid], () => searchLoad(searchBaselineApp.url, '/search', {}, body('c'), SEARCH_MODERATE), () => moderateSent),
+    () => searchLoad(searchBaselineApp.url, '/search', {}, body('c'), SEARCH_MODERATE),
     () => moderateSent,
   );
-  const { result: searchBaselineModerate, cpuUsPerUnit: searchBaselineCpuUs } = baselineModerate;
+  const searchBaselineMs = groupMs(baselineMachineMs, ['search baseline']);
   const searchBaseline = await searchLoad(searchBaselineApp.url, '/search', {}, body('b'), SEARCH);
   await searchBaselineApp.stop();
 
@@ -133,7 +128,7 @@ async function main(): Promise<void> {
     { metric: `search p50 ms @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.p50, baseline: searchBaselineModerate.p50 },
     { metric: `search p99 ms @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.p99, baseline: searchBaselineModerate.p99 },
     { metric: `search errors @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.errors, baseline: searchBaselineModerate.errors },
-    { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (apps)`, system: msOf(searchCpuUs), baseline: msOf(searchBaselineCpuUs) },
+    { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (apps)`, system: searchAppsMs, baseline: searchBaselineMs },
     { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (machine)`, system: machineMs[0].ms, baseline: baselineMachineMs[0].ms },
     { metric: `search p50 ms @ ${SEARCH.rate}/s`, system: searchSystem.p50, baseline: searchBaseline.p50 },
     { metric: `search p90 ms @ ${SEARCH.rate}/s`, system: searchSystem.p90, baseline: searchBaseline.p90 },
@@ -181,7 +176,7 @@ async function main(): Promise<void> {
     search: { system: searchSystem, baseline: searchBaseline },
     searchModerate: { load: SEARCH_MODERATE, system: searchModerate, baseline: searchBaselineModerate },
     pollThroughput: { system: pollTputSystem, baseline: pollTputBaseline, ratio: Math.round(pollRatio * 100) / 100 },
-    cpu: { searchMsAppsAtModerate: { system: msOf(searchCpuUs), baseline: msOf(searchBaselineCpuUs) }, searchMsMachineAtModerate: { system: machineMs, baseline: baselineMachineMs }, pollServerUs: { system: pollCpuUs, baseline: pollBaselineCpuUs } },
+    cpu: { searchMsAppsAtModerate: { system: searchAppsMs, baseline: searchBaselineMs }, searchMsMachineAtModerate: { system: machineMs, baseline: baselineMachineMs }, pollServerUs: { system: pollCpuUs, baseline: pollBaselineCpuUs } },
     pollLatency: { system: pollLatSystem, baseline: pollLatBaseline },
     drained: { afterSearch: drainAfterSearch, beforePolls: drainBeforePolls },
     stagesAtTargetLoad: stages,
@@ -192,11 +187,12 @@ async function main(): Promise<void> {
   writeSection({ name: 'search', title: 'Search and polling (50-offer campaign)', rows, targets, figures });
 }
 
-/** Waits for queued work to end; says how long the system needed to work off a backlog. */
-function msOf(us: number | undefined): number {
-  return us === undefined ? NaN : Math.round(us / 100) / 10;
+/** The ms per unit of the named groups together (withMachineCpuPerUnit's breakdown), to 0.1 ms. */
+function groupMs(groups: Array<{ group: string; ms: number }>, names: string[]): number {
+  return Math.round(groups.filter((g) => names.includes(g.group)).reduce((sum, g) => sum + g.ms, 0) * 10) / 10;
 }
 
+/** Waits for queued work to end; says how long the system needed to work off a backlog. */
 async function drain(): Promise<{ ms: number; left: number }> {
   const result = await waitUntilDrained(DRAIN_MAX_MS);
   if (result.ms > 2_000 || result.left > 0) log(`system drained its queues in ${(result.ms / 1000).toFixed(1)} s (${result.left} messages left)`);

@@ -3,16 +3,22 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in these ticks (100 on every Linux this runs on). */
 const TICKS_PER_SECOND = 100;
 
-/** CPU seconds (user + system) a process has used so far; undefined where /proc is not there. */
-export function cpuSecondsOf(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
+/** A process's command name and CPU seconds (user + system) so far, from /proc/<pid>/stat; undefined where it is not there (ended, or no /proc). */
+function statOf(pid: number): { comm: string; seconds: number } | undefined {
   try {
-    // The command name (field 2) may hold spaces and parentheses: fields are counted after its closing ')'.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(')').pop()!.trim().split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: fields are counted after its last ')'.
+    const close = stat.lastIndexOf(')');
+    const fields = stat.slice(close + 1).trim().split(' ');
+    return { comm: stat.slice(stat.indexOf('(') + 1, close), seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND };
   } catch {
     return undefined;
   }
+}
+
+/** CPU seconds (user + system) a process has used so far; undefined where /proc is not there. */
+export function cpuSecondsOf(pid: number | undefined): number | undefined {
+  return pid === undefined ? undefined : statOf(pid)?.seconds;
 }
 
 /**
@@ -48,14 +54,8 @@ export function machineCpuByProcess(named: Map<number, string>): Map<number, { g
   }
   for (const e of entries) {
     const pid = Number(e);
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 1).trim().split(' ');
-      out.set(pid, { group: named.get(pid) ?? comm, seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND });
-    } catch {
-      // The process ended meanwhile.
-    }
+    const stat = statOf(pid);
+    if (stat) out.set(pid, { group: named.get(pid) ?? stat.comm, seconds: stat.seconds });
   }
   return out;
 }

@@ -286,12 +286,12 @@ describe('dupe-check queries', () => {
     const keys = leadDedupeKeys(p);
     const partner = randomUUID();
     await ds.query(`INSERT INTO partners (id, name, adapter, base_url) VALUES ($1, $2, 'sandbox', 'http://127.0.0.1:9/p')`, [partner, `P ${partner}`]);
-    const store = async (personKeys: unknown, status = 'pending') => {
+    const store = async (personKeys: unknown, status = 'pending', isTest = false) => {
       const searchId = randomUUID();
       await ds.query(
-        `INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, lead, consumer_ip, ip_source, closes_at, accepted_count, state_version, person_keys)
-         VALUES ($1, $2, $3, $4, $5, '73.12.44.10', 'consumer', now() + interval '45 seconds', 1, 3, $6)`,
-        [searchId, ids.affA, ids.campaignA, ids.keyA, JSON.stringify(p), personKeys === null ? null : JSON.stringify(personKeys)],
+        `INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, lead, consumer_ip, ip_source, closes_at, accepted_count, state_version, person_keys, is_test)
+         VALUES ($1, $2, $3, $4, $5, '73.12.44.10', 'consumer', now() + interval '45 seconds', 1, 3, $6, $7)`,
+        [searchId, ids.affA, ids.campaignA, ids.keyA, JSON.stringify(p), personKeys === null ? null : JSON.stringify(personKeys), isTest],
       );
       await ds.query(`INSERT INTO search_partner_calls (search_id, partner_id, offer_ids, status) VALUES ($1, $2, $3, $4)`, [
         searchId, partner, [ids.shared, ids.short], status,
@@ -312,6 +312,8 @@ describe('dupe-check queries', () => {
     // A test search stores no keys: no person check. A search stored before person keys existed: the caller looks the person up.
     expect((await partnerAnswerContext(ds, { searchId: await store([]), partnerId: partner, offerIds }))!.facts.alreadySold).toEqual(new Set());
     expect((await partnerAnswerContext(ds, { searchId: await store(null), partnerId: partner, offerIds }))!.facts.alreadySold).toBeNull();
+    // ... unless it is a test search: those never had a person check, keys or not.
+    expect((await partnerAnswerContext(ds, { searchId: await store(null, 'pending', true), partnerId: partner, offerIds }))!.facts.alreadySold).toEqual(new Set());
     // A call that took its answer reads no facts; an unknown call reads nothing.
     const answered = await partnerAnswerContext(ds, { searchId: await store(keys, 'answered'), partnerId: partner, offerIds });
     expect([answered!.pending, answered!.shown, answered!.facts.fullCaps]).toEqual([false, [], new Set()]);

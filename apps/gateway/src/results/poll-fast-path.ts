@@ -1,14 +1,15 @@
-import { ExceptionFilter, ExecutionContext, ForbiddenException } from '@nestjs/common';
+import { CanActivate, ExceptionFilter, ExecutionContext, ForbiddenException, Type } from '@nestjs/common';
+import { GUARDS_METADATA, HEADERS_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiKeyGuard } from '../auth/api-key.guard';
-import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiExceptionFilter } from '../http/api-exception.filter';
 import { ResultsController } from './results.controller';
 
-/** The poll's route as Fastify knows it (Nest's `results/:svc_lead_id` under the controller's prefix). */
-export const POLL_ROUTE = '/api/v1/engine/results/:svc_lead_id';
+const handler = ResultsController.prototype.results;
+
+/** The poll's route as Fastify knows it: the controller's prefix and the handler's path, from their decorators. */
+export const POLL_ROUTE = `/${[Reflect.getMetadata(PATH_METADATA, ResultsController), Reflect.getMetadata(PATH_METADATA, handler)].join('/')}`;
 
 /**
  * The poll, the gateway's hottest call, answered from an `onRequest` hook on
@@ -26,27 +27,37 @@ export const POLL_ROUTE = '/api/v1/engine/results/:svc_lead_id';
  * histogram) run as for every request.
  */
 export function installPollFastPath(app: NestFastifyApplication): void {
-  const guards: Array<{ canActivate(ctx: ExecutionContext): Promise<boolean> }> = [app.get(ApiKeyGuard), app.get(RateLimitGuard)];
+  // The guards and headers the decorators declare (controller, then method), so the hook can never skip one Nest would run.
+  const guardTypes: Array<Type<CanActivate>> = [
+    ...((Reflect.getMetadata(GUARDS_METADATA, ResultsController) as Array<Type<CanActivate>> | undefined) ?? []),
+    ...((Reflect.getMetadata(GUARDS_METADATA, handler) as Array<Type<CanActivate>> | undefined) ?? []),
+  ];
+  const guards = guardTypes.map((g) => app.get(g) as { canActivate(ctx: ExecutionContext): Promise<boolean> | boolean });
+  const headers = (Reflect.getMetadata(HEADERS_METADATA, handler) as Array<{ name: string; value: string }> | undefined) ?? [];
   const controller = app.get(ResultsController);
   const filter: ExceptionFilter = new ApiExceptionFilter();
-  const handler = ResultsController.prototype.results;
 
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
-      if (req.routeOptions.url !== POLL_ROUTE || req.method !== 'GET') return;
-      const ctx = new ExecutionContextHost([req, reply], ResultsController, handler);
-      ctx.setType('http');
-      try {
-        // As Nest does: a guard that answers false is a 403.
-        for (const guard of guards) if (!(await guard.canActivate(ctx))) throw new ForbiddenException();
-        const body = await controller.results(req, (req.params as { svc_lead_id: string }).svc_lead_id);
-        // Not awaited: a FastifyReply is a thenable that settles when the answer is written, and a client gone by then is no error of the poll.
-        void reply.header('Content-Type', 'application/json; charset=utf-8').send(body);
-      } catch (e) {
-        filter.catch(e, ctx);
-      }
-      return reply;
-    });
+  const fastify = app.getHttpAdapter().getInstance();
+  // Fails the start-up if the route the hook waits for is never registered (the hook would silently answer nothing).
+  let routed = false;
+  fastify.addHook('onRoute', (route) => {
+    if (route.url === POLL_ROUTE && [route.method].flat().includes('GET')) routed = true;
+  });
+  fastify.addHook('onReady', (done) => done(routed ? undefined : new Error(`poll fast path: no GET route ${POLL_ROUTE}`)));
+  fastify.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
+    if (req.routeOptions.url !== POLL_ROUTE || req.method !== 'GET') return;
+    const ctx = new ExecutionContextHost([req, reply], ResultsController, handler);
+    ctx.setType('http');
+    try {
+      // As Nest does: a guard that answers false is a 403.
+      for (const guard of guards) if (!(await guard.canActivate(ctx))) throw new ForbiddenException();
+      const body = await controller.results(req, (req.params as { svc_lead_id: string }).svc_lead_id);
+      for (const h of headers) void reply.header(h.name, h.value);
+      // Not awaited: a FastifyReply is a thenable that settles when the answer is written, and a client gone by then is no error of the poll.
+      void reply.send(body);
+    } catch (e) {
+      filter.catch(e, ctx);
+    }
+    return reply;
+  });
 }

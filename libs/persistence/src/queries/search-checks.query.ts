@@ -143,9 +143,9 @@ export interface PartnerAnswerContext {
   shown: ShownResultRow[];
   /**
    * The search-time facts for the answer's offers, as searchCheckFacts reads
-   * them. `alreadySold` is null when the search has no stored person keys (a
-   * live search stored before `person_keys` existed): the caller looks the
-   * person up itself.
+   * them. `alreadySold` is null when a live search has no stored person keys
+   * (stored before `person_keys` existed): the caller looks the person up
+   * itself. A test search never has a person check.
    */
   facts: { fullCaps: Set<string>; alreadySold: Set<string> | null; sale: SaleState };
 }
@@ -213,7 +213,8 @@ export async function partnerAnswerContext(
     shown: r.shown ?? [],
     facts: {
       fullCaps: new Set(r.full_caps ?? []),
-      alreadySold: r.already_sold === null && r.pending ? null : new Set(r.already_sold ?? []),
+      // No stored keys on a pending live search (stored before person_keys): the caller looks the person up. A test search has no person check.
+      alreadySold: r.already_sold === null && r.pending && !r.is_test ? null : new Set(r.already_sold ?? []),
       sale: saleStateOf(r),
     },
   };
