@@ -2,7 +2,7 @@ import type { JsonDeliverySettings } from '@lr/domain';
 import { JsonSchoolAdapter } from './json-school.adapter';
 import { leadDocument } from './lead-document';
 import { SchoolConfigError, SchoolHttpError } from './school-errors';
-import { sampleDelivery, fetchStub } from './school-delivery.fixture';
+import { httpStub, sampleDelivery } from './school-delivery.fixture';
 
 describe('JsonSchoolAdapter', () => {
   const settings: JsonDeliverySettings = {
@@ -26,7 +26,7 @@ describe('JsonSchoolAdapter', () => {
     },
   };
   const env = { NORTHFIELD_TOKEN: 's3cret' };
-  const http = fetchStub();
+  const http = httpStub();
   beforeEach(http.install);
   afterEach(http.restore);
   const answer = (body: string, status = 200) => http.json(body, status);

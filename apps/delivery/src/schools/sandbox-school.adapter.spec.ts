@@ -1,7 +1,7 @@
 import { leadDocument } from './lead-document';
 import { SandboxSchoolAdapter } from './sandbox-school.adapter';
 import { SchoolHttpError, SchoolProtocolError } from './school-errors';
-import { sampleDelivery, fetchStub } from './school-delivery.fixture';
+import { httpStub, sampleDelivery } from './school-delivery.fixture';
 
 describe('SandboxSchoolAdapter', () => {
   const adapter = new SandboxSchoolAdapter({ SANDBOX_TOKEN: 't0k' });
@@ -10,7 +10,7 @@ describe('SandboxSchoolAdapter', () => {
     url: 'http://127.0.0.1:4100/schools/northfield/leads?outcome=accept&delay_ms=50',
     headers: { 'X-Token': '${env:SANDBOX_TOKEN}' },
   });
-  const http = fetchStub();
+  const http = httpStub();
   beforeEach(http.install);
   afterEach(http.restore);
   const answer = (body: string, status = 200) => http.json(body, status);

@@ -54,7 +54,7 @@ export async function deliverWithDeadline(
   try {
     return await Promise.race([adapter.deliver(delivery, controller.signal), expired]);
   } catch (e) {
-    // An adapter that lets fetch's own AbortError through still timed out.
+    // An adapter that lets its HTTP client's own abort error through still timed out.
     if (controller.signal.aborted && !(e instanceof SchoolDeliveryError)) throw timeout;
     throw e;
   } finally {

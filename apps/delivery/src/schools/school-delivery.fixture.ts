@@ -1,3 +1,4 @@
+import { getGlobalDispatcher, MockAgent, setGlobalDispatcher, type Dispatcher } from 'undici';
 import type { DeliverySettings } from '@lr/domain';
 import type { SchoolDelivery } from './school-adapter';
 
@@ -30,36 +31,69 @@ export function sampleDelivery(settings: DeliverySettings, overrides: Partial<Sc
   };
 }
 
+/** A request the stub answered, as sent. */
+export interface SentRequest {
+  url: string;
+  method: string;
+  /** The body parsed as JSON. */
+  body: unknown;
+  headers: Record<string, string>;
+}
+
 /**
- * A stand-in for global fetch (plain code, no test framework: this file is
- * compiled with the app). Call install() before each test and restore() after.
+ * A stand-in for the HTTP client: undici's MockAgent as its global dispatcher,
+ * which postJsonAnswer's undici request() uses (plain code, no test
+ * framework: this file is compiled with the app). Call install() before each
+ * test and restore() after. Each answer set answers the next call, to any URL.
  */
-export function fetchStub() {
-  const original = globalThis.fetch;
-  const calls: Array<[URL, RequestInit]> = [];
-  let reply: () => Promise<Response> = () => Promise.reject(new Error('fetchStub: no answer set'));
+export function httpStub() {
+  let original: Dispatcher | undefined;
+  let agent: MockAgent | undefined;
+  let anyOrigin: ReturnType<MockAgent['get']> | undefined;
+  const mock = () => {
+    if (!agent || !anyOrigin) throw new Error('httpStub: install() first');
+    return { agent, anyOrigin };
+  };
+  const next = () => mock().anyOrigin.intercept({ path: () => true, method: () => true });
+  const calls = (): SentRequest[] =>
+    (mock().agent.getCallHistory()?.calls() ?? []).map((c) => ({
+      url: c.fullUrl,
+      method: c.method,
+      body: typeof c.body === 'string' ? (JSON.parse(c.body) as unknown) : c.body,
+      headers: (c.headers ?? {}) as Record<string, string>,
+    }));
   return {
-    calls,
     install(): void {
-      calls.length = 0;
-      globalThis.fetch = ((url: URL, init: RequestInit) => {
-        calls.push([url, init]);
-        return reply();
-      }) as typeof fetch;
+      original = getGlobalDispatcher();
+      agent = new MockAgent({ enableCallHistory: true });
+      agent.disableNetConnect();
+      // One pool for every origin: the interceptors set on it later serve whichever URL is called.
+      anyOrigin = agent.get(() => true);
+      setGlobalDispatcher(agent);
     },
-    restore(): void {
-      globalThis.fetch = original;
+    async restore(): Promise<void> {
+      if (original) setGlobalDispatcher(original);
+      await agent?.close();
+      agent = anyOrigin = undefined;
     },
-    answer(res: Response | Promise<Response>): void {
-      reply = () => Promise.resolve(res);
+    /** The next call gets this status, body and headers. */
+    answer(status: number, body = '', headers: Record<string, string> = {}): void {
+      next().reply(status, body, { headers });
     },
     json(body: string, status = 200): void {
-      reply = () => Promise.resolve(new Response(body, { status }));
+      next().reply(status, body, { headers: { 'content-type': 'application/json' } });
+    },
+    /** The next call fails as undici fails it (e.g. an error with code ECONNREFUSED). */
+    fail(error: Error): void {
+      next().replyWithError(error);
+    },
+    /** The requests made since install(). */
+    get calls(): SentRequest[] {
+      return calls();
     },
     /** What call i sent. */
-    sent(i = 0): { url: string; init: RequestInit; body: unknown; headers: Record<string, string> } {
-      const [url, init] = calls[i];
-      return { url: url.toString(), init, body: JSON.parse(init.body as string) as unknown, headers: init.headers as Record<string, string> };
+    sent(i = 0): SentRequest {
+      return calls()[i];
     },
   };
 }

@@ -1,3 +1,5 @@
+import { request, type Dispatcher } from 'undici';
+
 /**
  * JSON over HTTP to a system we do not trust (a partner network, a school's
  * system): capped body reads, no redirects, failures as typed errors the
@@ -77,8 +79,20 @@ const NEVER_CONNECTED = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
-/** Messages undici gives instead of a code, as codes. */
-const MESSAGE_CODES: Record<string, string> = { 'unexpected redirect': 'REDIRECT_REFUSED', 'bad port': 'BAD_PORT' };
+/**
+ * The statuses fetch follows as redirects, refused as it refused them with
+ * `redirect: 'error'`. Other 3xx (300, 304, …) are answers like any other.
+ */
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** Ports fetch will not call (the Fetch standard's "bad ports": other protocols' servers); refused as BAD_PORT like fetch did. */
+const BAD_PORTS = new Set([
+  '1', '7', '9', '11', '13', '15', '17', '19', '20', '21', '22', '23', '25', '37', '42', '43', '53', '69', '77', '79', '87', '95', '101',
+  '102', '103', '104', '109', '110', '111', '113', '115', '117', '119', '123', '135', '137', '139', '143', '161', '179', '389', '427',
+  '465', '512', '513', '514', '515', '526', '530', '531', '532', '540', '548', '554', '556', '563', '587', '601', '636', '989', '990',
+  '993', '995', '1719', '1720', '1723', '2049', '3659', '4045', '4190', '5060', '5061', '6000', '6566', '6665', '6666', '6667', '6668',
+  '6669', '6679', '6697', '10080',
+]);
 
 /**
  * POSTs a JSON body and returns the answer's status and body text. Redirects
@@ -87,66 +101,91 @@ const MESSAGE_CODES: Record<string, string> = { 'unexpected redirect': 'REDIRECT
  * HttpTransportError when there is no HTTP answer, HttpBodyTooLargeError for
  * a body over `maxBytes` (a larger content-length is refused unread; a
  * streamed body is cut off once it passes the cap).
+ *
+ * undici's request() and not fetch: fetch builds WHATWG Request, Headers,
+ * Response, stream and AbortSignal objects for every call, which was most of
+ * partner-adapter's own CPU per partner call; request() hands back a Node
+ * stream over the same keep-alive connection pool (undici's global
+ * dispatcher). What fetch did for us is done here: the Fetch standard's bad
+ * ports, no credentials in the URL, redirects refused, `user-agent: node`.
  */
 export async function postJsonAnswer(url: URL, body: unknown, opts: JsonPostOptions): Promise<HttpAnswer> {
-  let res: Response;
+  const { signal } = opts;
+  if (signal.aborted) throw new HttpAbortedError(signal.reason);
+  let res: Dispatcher.ResponseData;
   try {
-    res = await fetch(url, {
+    res = await request(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...opts.headers },
-      body: JSON.stringify(body),
-      redirect: 'error',
-      signal: opts.signal,
+      // fetch's user-agent, kept: some servers (and the firewalls in front of them) refuse a request without one.
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'node', ...opts.headers },
+      body: requestBody(url, body),
+      signal,
     });
   } catch (e) {
-    throw failure(e, opts.signal);
+    throw failure(e, signal);
   }
-  if ((opts.readsInFull ?? isSuccess)(res.status)) {
-    return { status: res.status, text: await readCapped(res, opts.maxBytes, opts.signal, false) };
+  if (REDIRECT_STATUSES.has(res.statusCode)) {
+    // Read the (usually empty) body off the connection so it can be reused; never follow it.
+    await res.body.dump().catch(() => undefined);
+    throw new HttpTransportError('REDIRECT_REFUSED', false);
   }
-  const text = await readCapped(res, SUMMARY_BODY_BYTES, opts.signal, true).catch(() => '');
-  return { status: res.status, text };
+  if ((opts.readsInFull ?? isSuccess)(res.statusCode)) {
+    return { status: res.statusCode, text: await readCapped(res, opts.maxBytes, signal, false) };
+  }
+  const text = await readCapped(res, SUMMARY_BODY_BYTES, signal, true).catch(() => '');
+  return { status: res.statusCode, text };
+}
+
+/**
+ * The JSON to send, after the checks fetch made and undici does not: a URL
+ * with credentials and a port of the Fetch standard's bad-port list are
+ * refused, as a body JSON.stringify refuses (a BigInt, a cycle) is.
+ */
+function requestBody(url: URL, body: unknown): string {
+  if (url.username !== '' || url.password !== '') throw new HttpTransportError('INVALID_REQUEST', true);
+  if (BAD_PORTS.has(url.port) && (url.protocol === 'http:' || url.protocol === 'https:')) throw new HttpTransportError('BAD_PORT', true);
+  try {
+    return JSON.stringify(body);
+  } catch {
+    throw new HttpTransportError('INVALID_REQUEST', true);
+  }
 }
 
 /** Reads the body as UTF-8, at most maxBytes: over that it throws, or with `truncate` returns what fits. */
-async function readCapped(res: Response, maxBytes: number, signal: AbortSignal, truncate: boolean): Promise<string> {
-  const declared = Number(res.headers.get('content-length') ?? NaN);
-  if (!truncate && declared > maxBytes) {
-    await res.body?.cancel().catch(() => undefined);
-    throw new HttpBodyTooLargeError(maxBytes);
+function readCapped(res: Dispatcher.ResponseData, maxBytes: number, signal: AbortSignal, truncate: boolean): Promise<string> {
+  const { body } = res;
+  if (!truncate && Number(res.headers['content-length']) > maxBytes) {
+    body.on('error', () => undefined).destroy(); // unread (the connection is closed); a destroyed body emits an error
+    return Promise.reject(new HttpBodyTooLargeError(maxBytes));
   }
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      chunks.push(value);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    // Stays attached: a destroyed body emits an error after we settled.
+    body.on('error', (e) => reject(failure(e, signal)));
+    body.on('end', () => resolve(Buffer.concat(chunks, total).toString('utf8')));
+    body.on('data', (chunk: Buffer) => {
+      total += chunk.byteLength;
+      chunks.push(chunk);
       if (total > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        if (!truncate) throw new HttpBodyTooLargeError(maxBytes);
-        break;
+        body.destroy();
+        if (truncate) resolve(Buffer.concat(chunks, total).subarray(0, maxBytes).toString('utf8'));
+        else reject(new HttpBodyTooLargeError(maxBytes));
       }
-    }
-  } catch (e) {
-    if (e instanceof HttpBodyTooLargeError) throw e;
-    throw failure(e, signal);
-  }
-  return Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8');
+    });
+  });
 }
 
-/** An aborted call is an abort whatever fetch threw; anything else is the network's failure. */
+/** An aborted call is an abort whatever undici threw; anything else is the network's failure. */
 function failure(e: unknown, signal: AbortSignal): Error {
   if (signal.aborted) return new HttpAbortedError(signal.reason);
-  const cause = (e as { cause?: { code?: unknown; message?: unknown; errors?: unknown } }).cause;
-  // fetch rejects without a cause only for a request it would not build (bad URL or header); its message may quote a header value.
-  if (!cause) return new HttpTransportError('INVALID_REQUEST', true);
-  const raw = typeof cause.code === 'string' ? cause.code : typeof cause.message === 'string' ? cause.message : 'UNKNOWN';
-  const code = MESSAGE_CODES[raw] ?? raw;
-  return new HttpTransportError(code, NEVER_CONNECTED.has(code) || allNeverConnected(cause.errors));
+  if (e instanceof HttpTransportError) return e;
+  const { code, message, errors } = (e ?? {}) as { code?: unknown; message?: unknown; errors?: unknown };
+  // A URL or header undici will not send (bad protocol, a header name or value with a newline): never sent, and the message is not kept.
+  if (code === 'UND_ERR_INVALID_ARG') return new HttpTransportError('INVALID_REQUEST', true);
+  // undici's errors carry the system's code themselves (ECONNREFUSED, UND_ERR_SOCKET, …), not in a `cause` as fetch's did.
+  const name = typeof code === 'string' ? code : typeof message === 'string' && message !== '' ? message : 'UNKNOWN';
+  return new HttpTransportError(name, NEVER_CONNECTED.has(name) || allNeverConnected(errors));
 }
 
 /** Happy eyeballs fails with an AggregateError of one error per address tried. */

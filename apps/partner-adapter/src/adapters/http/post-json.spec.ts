@@ -1,40 +1,45 @@
+import { getGlobalDispatcher, MockAgent, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { PartnerHttpError, PartnerProtocolError, PartnerTimeoutError } from '../partner-errors';
 import { MAX_RESPONSE_BYTES, postJson } from './post-json';
 
 const URL_ = new URL('http://partner.test/partners/alpha/search?delay_ms=0');
 
-/** A body streamed in chunks, without a content-length. */
-function streamed(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
-  return new ReadableStream({
-    pull(controller) {
-      const next = chunks.shift();
-      if (next) controller.enqueue(next);
-      else controller.close();
-    },
-  });
-}
-
+// The partner errors built from libs/platform's postJsonAnswer answers and failures; its wire behaviours (a body
+// streamed past the cap, an abort while the body is read, redirects on a real connection) are in its own spec.
 describe('postJson', () => {
-  let fetchMock: jest.SpyInstance;
-  const answer = (res: Response | Promise<Response>) => fetchMock.mockImplementation(() => res);
+  let original: Dispatcher;
+  let agent: MockAgent;
+  const partner = () => agent.get('http://partner.test').intercept({ path: '/partners/alpha/search?delay_ms=0', method: 'POST' });
+  const answer = (status: number, body: string, headers: Record<string, string> = {}) => partner().reply(status, body, { headers });
   const post = (signal = new AbortController().signal) => postJson(URL_, { a: 1 }, { signal, headers: { 'idempotency-key': 'k1' } });
 
   beforeEach(() => {
-    fetchMock = jest.spyOn(globalThis, 'fetch');
+    original = getGlobalDispatcher();
+    agent = new MockAgent({ enableCallHistory: true });
+    agent.disableNetConnect();
+    setGlobalDispatcher(agent);
   });
-  afterEach(() => fetchMock.mockRestore());
+  afterEach(async () => {
+    setGlobalDispatcher(original);
+    await agent.close();
+  });
 
-  it('POSTs JSON, refuses redirects, and returns the parsed body', async () => {
-    answer(new Response(JSON.stringify({ results: [] }), { status: 200 }));
+  it('POSTs JSON and returns the parsed body', async () => {
+    answer(200, JSON.stringify({ results: [] }));
     await expect(post()).resolves.toEqual({ results: [] });
-    const [url, init] = fetchMock.mock.calls[0] as [URL, RequestInit];
-    expect(url.toString()).toBe(URL_.toString());
-    expect(init).toMatchObject({ method: 'POST', body: '{"a":1}', redirect: 'error' });
-    expect(init.headers).toMatchObject({ 'content-type': 'application/json', 'idempotency-key': 'k1' });
+    const sent = agent.getCallHistory()?.firstCall();
+    expect(sent).toMatchObject({ fullUrl: URL_.toString(), method: 'POST', body: '{"a":1}' });
+    expect(sent?.headers).toMatchObject({ 'content-type': 'application/json', 'idempotency-key': 'k1' });
+  });
+
+  it('refuses a redirect as PartnerHttpError without a status', async () => {
+    answer(307, '', { location: 'http://169.254.169.254/latest/meta-data' });
+    await expect(post()).rejects.toThrow(new PartnerHttpError(null, 'REDIRECT_REFUSED'));
+    expect(agent.getCallHistory()?.calls()).toHaveLength(1);
   });
 
   it('throws PartnerHttpError with the status and the codes of a JSON error body on a non-2xx answer', async () => {
-    answer(new Response('{"error":"INVALID_PARAM","param":"delay_ms","message":"delay_ms must be an integer"}', { status: 400 }));
+    answer(400, '{"error":"INVALID_PARAM","param":"delay_ms","message":"delay_ms must be an integer"}');
     const error = await post().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PartnerHttpError);
     expect((error as PartnerHttpError).status).toBe(400);
@@ -46,13 +51,13 @@ describe('postJson', () => {
     ['an error naming the lead', '{"error":"ada@example.com is not allowed"}'],
     ['a long error', `{"error":"${'x'.repeat(101)}"}`],
   ])('leaves %s out of the HTTP error (it could echo the lead)', async (_, body) => {
-    answer(new Response(body, { status: 500 }));
+    answer(500, body);
     await expect(post()).rejects.toThrow(new PartnerHttpError(500, ''));
     expect(new PartnerHttpError(500, '').message).toBe('HTTP 500');
   });
 
   it('throws PartnerHttpError without a status when there is no HTTP answer', async () => {
-    answer(Promise.reject(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } })));
+    partner().replyWithError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:4100'), { code: 'ECONNREFUSED' }));
     const error = await post().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PartnerHttpError);
     expect((error as PartnerHttpError).status).toBeNull();
@@ -60,59 +65,41 @@ describe('postJson', () => {
   });
 
   it('throws PartnerProtocolError for a body that is not JSON', async () => {
-    answer(new Response('<html>oops</html>', { status: 200 }));
+    answer(200, '<html>oops</html>');
     await expect(post()).rejects.toThrow(new PartnerProtocolError('the response body is not JSON'));
   });
 
-  it('refuses a body over 1 MB from its content-length, without reading it', async () => {
-    const body = streamed([new Uint8Array(10)]);
-    answer(new Response(body, { status: 200, headers: { 'content-length': String(MAX_RESPONSE_BYTES + 1) } }));
-    await expect(post()).rejects.toThrow(PartnerProtocolError);
-    expect(body.locked).toBe(false); // cancelled, not read
+  it('refuses a body over 1 MB from its content-length', async () => {
+    answer(200, '{}', { 'content-length': String(MAX_RESPONSE_BYTES + 1) });
+    await expect(post()).rejects.toThrow(new PartnerProtocolError(`the response body is larger than ${MAX_RESPONSE_BYTES} bytes`));
   });
 
-  it('stops reading a streamed body once it passes 1 MB', async () => {
-    let pulls = 0;
-    const endless = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        pulls += 1;
-        controller.enqueue(new Uint8Array(256 * 1024).fill(0x20));
-      },
-    });
-    answer(new Response(endless, { status: 200 }));
-    await expect(post()).rejects.toThrow(`the response body is larger than ${MAX_RESPONSE_BYTES} bytes`);
-    expect(pulls).toBeLessThanOrEqual(6); // 5 chunks pass 1 MB; one more may be buffered ahead
+  it('refuses a body over 1 MB without a content-length once it passes the cap', async () => {
+    answer(200, `"${'a'.repeat(MAX_RESPONSE_BYTES - 1)}"`);
+    await expect(post()).rejects.toThrow(new PartnerProtocolError(`the response body is larger than ${MAX_RESPONSE_BYTES} bytes`));
   });
 
   it('reads a body of exactly 1 MB', async () => {
-    const json = `"${'a'.repeat(MAX_RESPONSE_BYTES - 2)}"`;
-    answer(new Response(json, { status: 200 }));
+    answer(200, `"${'a'.repeat(MAX_RESPONSE_BYTES - 2)}"`);
     await expect(post()).resolves.toHaveLength(MAX_RESPONSE_BYTES - 2);
   });
 
   it('throws PartnerTimeoutError (the signal reason) when aborted before the answer', async () => {
-    fetchMock.mockImplementation(
-      (_url: URL, init: RequestInit) =>
-        new Promise((_, reject) => init.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')))),
-    );
+    partner().reply(200, '{"results":[]}').delay(10_000);
     const controller = new AbortController();
     const pending = post(controller.signal);
     const reason = new PartnerTimeoutError(250);
-    controller.abort(reason);
+    setTimeout(() => controller.abort(reason), 10);
     await expect(pending).rejects.toBe(reason);
   });
 
-  it('throws PartnerTimeoutError when aborted while reading the body', async () => {
+  it('throws a new PartnerTimeoutError when aborted for another reason', async () => {
+    partner().reply(200, '{"results":[]}').delay(10_000);
     const controller = new AbortController();
-    const body = new ReadableStream<Uint8Array>({
-      start(c) {
-        c.enqueue(new TextEncoder().encode('{"results":'));
-        controller.signal.addEventListener('abort', () => c.error(new DOMException('aborted', 'AbortError')));
-      },
-    });
-    answer(new Response(body, { status: 200 }));
     const pending = post(controller.signal);
     setTimeout(() => controller.abort(), 10);
-    await expect(pending).rejects.toBeInstanceOf(PartnerTimeoutError);
+    const error = await pending.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PartnerTimeoutError);
+    expect((error as PartnerTimeoutError).afterMs).toBeNull();
   });
 });

@@ -1,19 +1,28 @@
 import type { PartnerRef } from '@lr/contracts';
+import { getGlobalDispatcher, MockAgent, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { SandboxPartnerAdapter, endpoint } from './sandbox-adapter';
 
 const partner: PartnerRef = { id: 'p-1', name: 'Alpha', adapter: 'sandbox', baseUrl: 'http://sandbox.test/partners/alpha?delay_ms=5&match=all', timeoutMs: 1000 };
 
 describe('SandboxPartnerAdapter', () => {
-  let fetchMock: jest.SpyInstance;
+  let original: Dispatcher;
+  let agent: MockAgent;
+  const answer = (body: string) => agent.get('http://sandbox.test').intercept({ path: () => true, method: 'POST' }).reply(200, body);
   const sent = () => {
-    const [url, init] = fetchMock.mock.calls[0] as [URL, RequestInit];
-    return { url: url.toString(), headers: init.headers as Record<string, string>, body: JSON.parse(init.body as string) };
+    const call = agent.getCallHistory()?.firstCall();
+    return { url: call?.fullUrl, headers: call?.headers, body: JSON.parse(call?.body as string) as unknown };
   };
 
   beforeEach(() => {
-    fetchMock = jest.spyOn(globalThis, 'fetch');
+    original = getGlobalDispatcher();
+    agent = new MockAgent({ enableCallHistory: true });
+    agent.disableNetConnect();
+    setGlobalDispatcher(agent);
   });
-  afterEach(() => fetchMock.mockRestore());
+  afterEach(async () => {
+    setGlobalDispatcher(original);
+    await agent.close();
+  });
 
   it('builds <base_url path>/<operation>?<base_url query>', () => {
     expect(endpoint(partner.baseUrl, 'search').toString()).toBe('http://sandbox.test/partners/alpha/search?delay_ms=5&match=all');
@@ -21,7 +30,7 @@ describe('SandboxPartnerAdapter', () => {
   });
 
   it('asks about each external id once, in the protocol shape', async () => {
-    fetchMock.mockResolvedValue(new Response('{"results":[]}'));
+    answer('{"results":[]}');
     const offers = [
       { offerId: 'o1', externalId: 'westlake-001' },
       { offerId: 'o2', externalId: 'westlake-001' },
@@ -36,7 +45,7 @@ describe('SandboxPartnerAdapter', () => {
   });
 
   it('submits with the Idempotency-Key header', async () => {
-    fetchMock.mockResolvedValue(new Response('{"result":"accepted","id":"alpha-0123456789ab"}'));
+    answer('{"result":"accepted","id":"alpha-0123456789ab"}');
     const outcome = await new SandboxPartnerAdapter().submit(
       partner,
       { searchId: 's1', partnerResultId: 'pr_1', lead: {}, programId: 'it', answers: { hs_grad_year: '2015' }, idempotencyKey: 'key-1' },
