@@ -30,6 +30,12 @@ const POLL_LATENCY = { rate: 500, warmupMs: 2_000, durationMs: 10_000 };
 const DRAIN_MAX_MS = 60_000;
 const TARGET_SEARCH_P99_MS = 100;
 const TARGET_POLL_RATIO = 0.5;
+/**
+ * `BENCH_SEARCH_PHASES=search` or `=polls` runs one half (for profiling one
+ * path, or comparing two builds faster); the figures are then printed but not
+ * written to bench/results.
+ */
+const PHASES = new Set((process.env.BENCH_SEARCH_PHASES ?? 'search,polls').split(',').map((p) => p.trim()));
 
 
 async function main(): Promise<void> {
@@ -56,115 +62,17 @@ async function main(): Promise<void> {
   // One search first: it proves the pipeline answers, and its entries give the baseline the same JSON size.
   const template = await firstSearch(gateway.url, auth, body('t')(0));
 
-  log(`search, system: ${SEARCH_MODERATE.rate}/s open loop, ${SEARCH_MODERATE.warmupMs / 1000} s warm-up + ${SEARCH_MODERATE.durationMs / 1000} s`);
-  // The whole machine's CPU per search (answer, partner results and all), by process, over the phase and the drain after
-  // it: the four apps of a search, and PostgreSQL, RabbitMQ, Redis, the sandbox and this driver too.
-  const moderateSent = (SEARCH_MODERATE.rate * (SEARCH_MODERATE.warmupMs + SEARCH_MODERATE.durationMs)) / 1000;
-  const apps = { gateway, checks: checksApp, 'partner-adapter': partnerAdapter, 'search-orchestrator': orchestrator };
-  const named = new Map<number, string>([[process.pid, 'bench driver'], [sandbox.child.pid!, 'sandbox'], ...Object.entries(apps).map(([name, a]) => [a.child.pid!, name] as [number, string])]);
-  const { result: searchModerate, msPerUnit: machineMs } = await withMachineCpuPerUnit(
-    named,
-    async () => {
-      const result = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('m'), SEARCH_MODERATE);
-      await drain();
-      return result;
-    },
-    () => moderateSent,
-  );
-  const searchAppsMs = groupMs(machineMs, Object.keys(apps));
-  log(`machine CPU ms per search @ ${SEARCH_MODERATE.rate}/s, by process: ${machineMs.filter((g) => g.ms >= 0.1).map((g) => `${g.group} ${g.ms}`).join(', ')}`);
-  log(`search, system: ${SEARCH.rate}/s open loop, ${SEARCH.warmupMs / 1000} s warm-up + ${SEARCH.durationMs / 1000} s`);
-  const scrapeAll = () => Promise.all([scrape(orchestrator.url), scrape(checksApp.url), scrape(gateway.url)]);
-  const before = await scrapeAll();
-  const searchSystem = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('s'), SEARCH);
-  const after = await scrapeAll();
-  // Where the time of a search goes at the target load: the orchestrator's stages and the checks' handler, from their histograms.
-  const stages = [
-    ...histogramDelta(before[0].samples, after[0].samples, 'search_start_stage_seconds').map((h) => ({ ...h, key: `orchestrator ${h.key}` })),
-    ...histogramDelta(before[1].samples, after[1].samples, 'messaging_handler_duration_seconds').map((h) => ({ ...h, key: `checks handler ${h.key}` })),
-  ];
-  log(`stages at ${SEARCH.rate}/s (histogram bucket bounds, s): ${stages.map((h) => `${h.key} n=${h.count} p50<=${h.p50} p99<=${h.p99}`).join('; ')}`);
+  const searchPart = PHASES.has('search') ? await searchPhases() : undefined;
+  const pollPart = PHASES.has('polls') ? await pollPhases() : undefined;
 
-  const drainAfterSearch = await drain();
-
-  log('search, baseline: bare node:http + one PostgreSQL transaction + Redis SET, same load');
-  writeFileSync(join(dir, 'entries.json'), JSON.stringify(template));
-  const searchBaselineApp = await startBaseline('search-baseline', { BENCH_ENTRIES_FILE: join(dir, 'entries.json') });
-  const { result: searchBaselineModerate, msPerUnit: baselineMachineMs } = await withMachineCpuPerUnit(
-    new Map([[process.pid, 'bench driver'], [searchBaselineApp.child.pid!, 'search baseline']]),
-    () => searchLoad(searchBaselineApp.url, '/search', {}, body('c'), SEARCH_MODERATE),
-    () => moderateSent,
-  );
-  const searchBaselineMs = groupMs(baselineMachineMs, ['search baseline']);
-  const searchBaseline = await searchLoad(searchBaselineApp.url, '/search', {}, body('b'), SEARCH);
-  await searchBaselineApp.stop();
-
-  log(`polls: ${POLL_SEARCHES} searches, then waiting until they are done`);
-  const ids = await doneSearches(gateway.url, auth, body('p'), POLL_SEARCHES);
-  const drainBeforePolls = await drain();
-  const pollBaselineApp = await startBaseline('poll-baseline', {});
-  const pollCall = (prefix: string, headers: Record<string, string>) => (i: number): Call => ({ method: 'GET', path: `${prefix}${ids[i % ids.length]}`, headers });
-  const gatewayPoll = pollCall('/api/v1/engine/results/', auth);
-  const baselinePoll = pollCall('/results/', {});
-
-  log(`poll throughput: closed loop, ${POLL_THROUGHPUT.connections} connections, ${POLL_THROUGHPUT.durationMs / 1000} s each`);
-  // The server's own CPU per poll, beside the throughput: it says where the gap is, and it moves less than throughput between runs.
-  const perSent = (r: { sent: number }) => r.sent;
-  const { result: pollTputSystem, cpuUsPerUnit: pollCpuUs } = await withCpuPerUnit(
-    [gateway.child.pid],
-    () => runClosedLoop({ baseUrl: gateway.url, ...POLL_THROUGHPUT, call: gatewayPoll }),
-    perSent,
-  );
-  const { result: pollTputBaseline, cpuUsPerUnit: pollBaselineCpuUs } = await withCpuPerUnit(
-    [pollBaselineApp.child.pid],
-    () => runClosedLoop({ baseUrl: pollBaselineApp.url, ...POLL_THROUGHPUT, call: baselinePoll }),
-    perSent,
-  );
-  log(`poll latency: ${POLL_LATENCY.rate}/s open loop, ${POLL_LATENCY.durationMs / 1000} s each`);
-  const pollLatSystem = await runOpenLoop({ baseUrl: gateway.url, ...POLL_LATENCY, call: gatewayPoll });
-  const pollLatBaseline = await runOpenLoop({ baseUrl: pollBaselineApp.url, ...POLL_LATENCY, call: baselinePoll });
-
-  const rows: Row[] = [
-    { metric: `search p50 ms @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.p50, baseline: searchBaselineModerate.p50 },
-    { metric: `search p99 ms @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.p99, baseline: searchBaselineModerate.p99 },
-    { metric: `search errors @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.errors, baseline: searchBaselineModerate.errors },
-    { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (apps)`, system: searchAppsMs, baseline: searchBaselineMs },
-    { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (machine)`, system: machineMs[0].ms, baseline: baselineMachineMs[0].ms },
-    { metric: `search p50 ms @ ${SEARCH.rate}/s`, system: searchSystem.p50, baseline: searchBaseline.p50 },
-    { metric: `search p90 ms @ ${SEARCH.rate}/s`, system: searchSystem.p90, baseline: searchBaseline.p90 },
-    { metric: `search p99 ms @ ${SEARCH.rate}/s`, system: searchSystem.p99, baseline: searchBaseline.p99 },
-    { metric: `search max ms @ ${SEARCH.rate}/s`, system: searchSystem.max, baseline: searchBaseline.max },
-    { metric: 'search achieved /s', system: searchSystem.achievedRate, baseline: searchBaseline.achievedRate },
-    { metric: 'searches measured', system: searchSystem.count, baseline: searchBaseline.count },
-    { metric: 'search errors (non-200)', system: searchSystem.errors, baseline: searchBaseline.errors },
-    { metric: 'search offers per answer', system: searchSystem.avgOffers, baseline: searchBaseline.avgOffers },
-    { metric: 'search answer bytes', system: searchSystem.avgAnswerBytes, baseline: searchBaseline.avgAnswerBytes },
-    { metric: `poll throughput /s (${POLL_THROUGHPUT.connections} conns)`, system: pollTputSystem.throughput, baseline: pollTputBaseline.throughput },
-    { metric: 'poll p50 ms (closed loop)', system: pollTputSystem.p50, baseline: pollTputBaseline.p50 },
-    { metric: 'poll p99 ms (closed loop)', system: pollTputSystem.p99, baseline: pollTputBaseline.p99 },
-    { metric: 'poll errors (closed loop)', system: pollTputSystem.errors, baseline: pollTputBaseline.errors },
-    { metric: 'server CPU µs per poll', system: pollCpuUs ?? NaN, baseline: pollBaselineCpuUs ?? NaN },
-    { metric: `poll p50 ms @ ${POLL_LATENCY.rate}/s`, system: pollLatSystem.p50, baseline: pollLatBaseline.p50 },
-    { metric: `poll p99 ms @ ${POLL_LATENCY.rate}/s`, system: pollLatSystem.p99, baseline: pollLatBaseline.p99 },
-    { metric: `poll max ms @ ${POLL_LATENCY.rate}/s`, system: pollLatSystem.max, baseline: pollLatBaseline.max },
-    { metric: `poll achieved /s @ ${POLL_LATENCY.rate}/s`, system: pollLatSystem.achievedRate, baseline: pollLatBaseline.achievedRate },
-    { metric: `poll errors @ ${POLL_LATENCY.rate}/s`, system: pollLatSystem.errors, baseline: pollLatBaseline.errors },
-  ];
-  const pollRatio = pollTputSystem.throughput / pollTputBaseline.throughput;
-  const targets = [
-    {
-      name: `search p99 < ${TARGET_SEARCH_P99_MS} ms at ${SEARCH.rate} searches/s`,
-      met: searchSystem.p99 < TARGET_SEARCH_P99_MS && searchSystem.errors === 0,
-      detail: `p99 ${searchSystem.p99} ms, ${searchSystem.errors} errors`,
-    },
-    {
-      name: `poll throughput >= ${TARGET_POLL_RATIO} x baseline`,
-      met: pollRatio >= TARGET_POLL_RATIO && pollTputSystem.errors === 0,
-      detail: `${pollTputSystem.throughput}/s vs ${pollTputBaseline.throughput}/s = ${pollRatio.toFixed(2)} x, ${pollTputSystem.errors} errors`,
-    },
-  ];
   const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` };
+  const rows = [...(searchPart?.rows ?? []), ...(pollPart?.rows ?? [])];
+  const targets = [...(searchPart?.targets ?? []), ...(pollPart?.targets ?? [])];
   process.stdout.write(`\nSearch and polling — ${machine.nproc} cores (${machine.cpu}), node ${machine.node}\n\n${renderReport(rows, targets)}\n`);
+  if (!searchPart || !pollPart) {
+    log(`BENCH_SEARCH_PHASES=${[...PHASES].join(',')}: a partial run, figures not written`);
+    return;
+  }
 
   const date = new Date().toISOString().slice(0, 10);
   const file = join(ROOT, 'bench', 'results', `search-${date}.json`);
@@ -173,18 +81,148 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine,
     load: { search: SEARCH, pollSearches: POLL_SEARCHES, pollThroughput: POLL_THROUGHPUT, pollLatency: POLL_LATENCY },
-    search: { system: searchSystem, baseline: searchBaseline },
-    searchModerate: { load: SEARCH_MODERATE, system: searchModerate, baseline: searchBaselineModerate },
-    pollThroughput: { system: pollTputSystem, baseline: pollTputBaseline, ratio: Math.round(pollRatio * 100) / 100 },
-    cpu: { searchMsAppsAtModerate: { system: searchAppsMs, baseline: searchBaselineMs }, searchMsMachineAtModerate: { system: machineMs, baseline: baselineMachineMs }, pollServerUs: { system: pollCpuUs, baseline: pollBaselineCpuUs } },
-    pollLatency: { system: pollLatSystem, baseline: pollLatBaseline },
-    drained: { afterSearch: drainAfterSearch, beforePolls: drainBeforePolls },
-    stagesAtTargetLoad: stages,
+    ...searchPart.figures,
+    ...pollPart.figures,
+    cpu: { ...searchPart.figures.cpu, ...pollPart.figures.cpu },
     targets,
   };
   writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);
   log(`figures written to ${file}`);
   writeSection({ name: 'search', title: 'Search and polling (50-offer campaign)', rows, targets, figures });
+
+  /** Searches at the moderate and the target load, system then baseline. */
+  async function searchPhases() {
+    log(`search, system: ${SEARCH_MODERATE.rate}/s open loop, ${SEARCH_MODERATE.warmupMs / 1000} s warm-up + ${SEARCH_MODERATE.durationMs / 1000} s`);
+    // The whole machine's CPU per search (answer, partner results and all), by process, over the phase and the drain after
+    // it: the four apps of a search, and PostgreSQL, RabbitMQ, Redis, the sandbox and this driver too.
+    const moderateSent = (SEARCH_MODERATE.rate * (SEARCH_MODERATE.warmupMs + SEARCH_MODERATE.durationMs)) / 1000;
+    const apps = { gateway, checks: checksApp, 'partner-adapter': partnerAdapter, 'search-orchestrator': orchestrator };
+    const named = new Map<number, string>([[process.pid, 'bench driver'], [sandbox.child.pid!, 'sandbox'], ...Object.entries(apps).map(([name, a]) => [a.child.pid!, name] as [number, string])]);
+    const { result: searchModerate, msPerUnit: machineMs } = await withMachineCpuPerUnit(
+      named,
+      async () => {
+        const result = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('m'), SEARCH_MODERATE);
+        await drain();
+        return result;
+      },
+      () => moderateSent,
+    );
+    const searchAppsMs = groupMs(machineMs, Object.keys(apps));
+    log(`machine CPU ms per search @ ${SEARCH_MODERATE.rate}/s, by process: ${machineMs.filter((g) => g.ms >= 0.1).map((g) => `${g.group} ${g.ms}`).join(', ')}`);
+    log(`search, system: ${SEARCH.rate}/s open loop, ${SEARCH.warmupMs / 1000} s warm-up + ${SEARCH.durationMs / 1000} s`);
+    const scrapeAll = () => Promise.all([scrape(orchestrator.url), scrape(checksApp.url), scrape(gateway.url)]);
+    const before = await scrapeAll();
+    const searchSystem = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('s'), SEARCH);
+    const after = await scrapeAll();
+    // Where the time of a search goes at the target load: the orchestrator's stages and the checks' handler, from their histograms.
+    const stages = [
+      ...histogramDelta(before[0].samples, after[0].samples, 'search_start_stage_seconds').map((h) => ({ ...h, key: `orchestrator ${h.key}` })),
+      ...histogramDelta(before[1].samples, after[1].samples, 'messaging_handler_duration_seconds').map((h) => ({ ...h, key: `checks handler ${h.key}` })),
+    ];
+    log(`stages at ${SEARCH.rate}/s (histogram bucket bounds, s): ${stages.map((h) => `${h.key} n=${h.count} p50<=${h.p50} p99<=${h.p99}`).join('; ')}`);
+
+    const drainAfterSearch = await drain();
+
+    log('search, baseline: bare node:http + one PostgreSQL transaction + Redis SET, same load');
+    writeFileSync(join(dir, 'entries.json'), JSON.stringify(template));
+    const searchBaselineApp = await startBaseline('search-baseline', { BENCH_ENTRIES_FILE: join(dir, 'entries.json') });
+    const { result: searchBaselineModerate, msPerUnit: baselineMachineMs } = await withMachineCpuPerUnit(
+      new Map([[process.pid, 'bench driver'], [searchBaselineApp.child.pid!, 'search baseline']]),
+      () => searchLoad(searchBaselineApp.url, '/search', {}, body('c'), SEARCH_MODERATE),
+      () => moderateSent,
+    );
+    const searchBaselineMs = groupMs(baselineMachineMs, ['search baseline']);
+    const searchBaseline = await searchLoad(searchBaselineApp.url, '/search', {}, body('b'), SEARCH);
+    await searchBaselineApp.stop();
+
+    const rows: Row[] = [
+      { metric: `search p50 ms @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.p50, baseline: searchBaselineModerate.p50 },
+      { metric: `search p99 ms @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.p99, baseline: searchBaselineModerate.p99 },
+      { metric: `search errors @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.errors, baseline: searchBaselineModerate.errors },
+      { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (apps)`, system: searchAppsMs, baseline: searchBaselineMs },
+      { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (machine)`, system: machineMs[0].ms, baseline: baselineMachineMs[0].ms },
+      { metric: `search p50 ms @ ${SEARCH.rate}/s`, system: searchSystem.p50, baseline: searchBaseline.p50 },
+      { metric: `search p90 ms @ ${SEARCH.rate}/s`, system: searchSystem.p90, baseline: searchBaseline.p90 },
+      { metric: `search p99 ms @ ${SEARCH.rate}/s`, system: searchSystem.p99, baseline: searchBaseline.p99 },
+      { metric: `search max ms @ ${SEARCH.rate}/s`, system: searchSystem.max, baseline: searchBaseline.max },
+      { metric: 'search achieved /s', system: searchSystem.achievedRate, baseline: searchBaseline.achievedRate },
+      { metric: 'searches measured', system: searchSystem.count, baseline: searchBaseline.count },
+      { metric: 'search errors (non-200)', system: searchSystem.errors, baseline: searchBaseline.errors },
+      { metric: 'search offers per answer', system: searchSystem.avgOffers, baseline: searchBaseline.avgOffers },
+      { metric: 'search answer bytes', system: searchSystem.avgAnswerBytes, baseline: searchBaseline.avgAnswerBytes },
+    ];
+    const targets = [
+      {
+        name: `search p99 < ${TARGET_SEARCH_P99_MS} ms at ${SEARCH.rate} searches/s`,
+        met: searchSystem.p99 < TARGET_SEARCH_P99_MS && searchSystem.errors === 0,
+        detail: `p99 ${searchSystem.p99} ms, ${searchSystem.errors} errors`,
+      },
+    ];
+    const figures = {
+      search: { system: searchSystem, baseline: searchBaseline },
+      searchModerate: { load: SEARCH_MODERATE, system: searchModerate, baseline: searchBaselineModerate },
+      cpu: { searchMsAppsAtModerate: { system: searchAppsMs, baseline: searchBaselineMs }, searchMsMachineAtModerate: { system: machineMs, baseline: baselineMachineMs } },
+      stagesAtTargetLoad: stages,
+      drainedAfterSearch: drainAfterSearch,
+    };
+    return { rows, targets, figures };
+  }
+
+  /** Polls of done searches: closed-loop throughput, then latency at a fixed rate, system then baseline. */
+  async function pollPhases() {
+    log(`polls: ${POLL_SEARCHES} searches, then waiting until they are done`);
+    const ids = await doneSearches(gateway.url, auth, body('p'), POLL_SEARCHES);
+    const drainBeforePolls = await drain();
+    const pollBaselineApp = await startBaseline('poll-baseline', {});
+    const pollCall = (prefix: string, headers: Record<string, string>) => (i: number): Call => ({ method: 'GET', path: `${prefix}${ids[i % ids.length]}`, headers });
+    const gatewayPoll = pollCall('/api/v1/engine/results/', auth);
+    const baselinePoll = pollCall('/results/', {});
+
+    log(`poll throughput: closed loop, ${POLL_THROUGHPUT.connections} connections, ${POLL_THROUGHPUT.durationMs / 1000} s each`);
+    // The server's own CPU per poll, beside the throughput: it says where the gap is, and it moves less than throughput between runs.
+    const perSent = (r: { sent: number }) => r.sent;
+    const { result: pollTputSystem, cpuUsPerUnit: pollCpuUs } = await withCpuPerUnit(
+      [gateway.child.pid],
+      () => runClosedLoop({ baseUrl: gateway.url, ...POLL_THROUGHPUT, call: gatewayPoll }),
+      perSent,
+    );
+    const { result: pollTputBaseline, cpuUsPerUnit: pollBaselineCpuUs } = await withCpuPerUnit(
+      [pollBaselineApp.child.pid],
+      () => runClosedLoop({ baseUrl: pollBaselineApp.url, ...POLL_THROUGHPUT, call: baselinePoll }),
+      perSent,
+    );
+    log(`poll latency: ${POLL_LATENCY.rate}/s open loop, ${POLL_LATENCY.durationMs / 1000} s each`);
+    const pollLatSystem = await runOpenLoop({ baseUrl: gateway.url, ...POLL_LATENCY, call: gatewayPoll });
+    const pollLatBaseline = await runOpenLoop({ baseUrl: pollBaselineApp.url, ...POLL_LATENCY, call: baselinePoll });
+
+    const rows: Row[] = [
+      { metric: `poll throughput /s (${POLL_THROUGHPUT.connections} conns)`, system: pollTputSystem.throughput, baseline: pollTputBaseline.throughput },
+      { metric: 'poll p50 ms (closed loop)', system: pollTputSystem.p50, baseline: pollTputBaseline.p50 },
+      { metric: 'poll p99 ms (closed loop)', system: pollTputSystem.p99, baseline: pollTputBaseline.p99 },
+      { metric: 'poll errors (closed loop)', system: pollTputSystem.errors, baseline: pollTputBaseline.errors },
+      { metric: 'server CPU µs per poll', system: pollCpuUs ?? NaN, baseline: pollBaselineCpuUs ?? NaN },
+      { metric: `poll p50 ms @ ${POLL_LATENCY.rate}/s`, system: pollLatSystem.p50, baseline: pollLatBaseline.p50 },
+      { metric: `poll p99 ms @ ${POLL_LATENCY.rate}/s`, system: pollLatSystem.p99, baseline: pollLatBaseline.p99 },
+      { metric: `poll max ms @ ${POLL_LATENCY.rate}/s`, system: pollLatSystem.max, baseline: pollLatBaseline.max },
+      { metric: `poll achieved /s @ ${POLL_LATENCY.rate}/s`, system: pollLatSystem.achievedRate, baseline: pollLatBaseline.achievedRate },
+      { metric: `poll errors @ ${POLL_LATENCY.rate}/s`, system: pollLatSystem.errors, baseline: pollLatBaseline.errors },
+    ];
+    const pollRatio = pollTputSystem.throughput / pollTputBaseline.throughput;
+    const targets = [
+      {
+        name: `poll throughput >= ${TARGET_POLL_RATIO} x baseline`,
+        met: pollRatio >= TARGET_POLL_RATIO && pollTputSystem.errors === 0,
+        detail: `${pollTputSystem.throughput}/s vs ${pollTputBaseline.throughput}/s = ${pollRatio.toFixed(2)} x, ${pollTputSystem.errors} errors`,
+      },
+    ];
+    const figures = {
+      pollThroughput: { system: pollTputSystem, baseline: pollTputBaseline, ratio: Math.round(pollRatio * 100) / 100 },
+      cpu: { pollServerUs: { system: pollCpuUs, baseline: pollBaselineCpuUs } },
+      pollLatency: { system: pollLatSystem, baseline: pollLatBaseline },
+      drainedBeforePolls: drainBeforePolls,
+    };
+    return { rows, targets, figures };
+  }
 }
 
 /** The ms per unit of the named groups together (withMachineCpuPerUnit's breakdown), to 0.1 ms. */

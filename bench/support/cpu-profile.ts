@@ -11,7 +11,9 @@ import { basename, dirname, join } from 'node:path';
  */
 const dir = process.env.BENCH_CPU_PROF_DIR;
 if (dir) {
-  const app = basename(dirname(dirname(process.argv[1] ?? 'node')));
+  const entry = process.argv[1] ?? 'node';
+  // apps/<app>/src/main.js -> <app>; bench/baselines/<name>.js -> <name>
+  const app = entry.includes('/baselines/') ? basename(entry, '.js') : basename(dirname(dirname(entry)));
   const session = new Session();
   session.connect();
   session.post('Profiler.enable', () => session.post('Profiler.start'));

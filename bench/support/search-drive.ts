@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ResultEntry } from '../../libs/contracts/src';
 import { RunningProcess, startProcess } from './app-process';
-import { benchEnv } from './bench-state';
+import { appEnv } from './bench-state';
 import { Answer, keepAliveAgent, send } from './http-client';
 import { OpenLoopResult, runOpenLoop } from './open-loop';
 
@@ -55,7 +55,8 @@ export function startBaseline(name: 'search-baseline' | 'poll-baseline' | 'submi
   return startProcess({
     name,
     entry: join(__dirname, '..', 'baselines', `${name}.js`),
-    env: { ...benchEnv, ...extra },
+    // With BENCH_CPU_PROF_DIR set, baselines write a profile too (appEnv), to compare with the apps'.
+    env: { ...appEnv(), ...extra },
     portVar: 'PORT',
     probePath: '/health/ready',
     probeLabel: 'ready',
