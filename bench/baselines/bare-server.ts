@@ -4,7 +4,7 @@ import type { Pool, PoolClient } from 'pg';
 export type Handler = (req: IncomingMessage, body: Buffer, res: ServerResponse) => Promise<void>;
 
 /** Answers a JSON body with its length, as the gateway does. */
-export function answerJson(res: ServerResponse, status: number, json: string): void {
+export function answerJson(res: ServerResponse, status: number, json: string | Buffer): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
   res.end(json);
 }

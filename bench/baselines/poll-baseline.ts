@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { searchStateKey } from '../../libs/contracts/src';
-import { offersJson, SearchStateStore } from '../../libs/redis/src/search-state-store';
+import { orderedEntries, SearchStateStore } from '../../libs/redis/src/search-state-store';
 import { pollBody } from '../../apps/gateway/src/results/search-envelope';
 import { answerJson, serveBare } from './bare-server';
 
@@ -19,9 +19,9 @@ function main(): void {
     async (req, _body, res) => {
       const id = /^\/results\/([0-9a-f-]{36})$/.exec(req.url ?? '')?.[1];
       const cached = id ? await store.read(searchStateKey(id)) : undefined;
-      const joined = cached && offersJson(cached);
-      if (!cached || joined === undefined) return answerJson(res, 404, '{"code":"NOT_FOUND","status":"invalid","reason":"Search not found"}');
-      answerJson(res, 200, pollBody({ meta: cached.meta, offersJson: joined }).body);
+      const entries = cached && orderedEntries(cached);
+      if (!cached || entries === undefined) return answerJson(res, 404, '{"code":"NOT_FOUND","status":"invalid","reason":"Search not found"}');
+      answerJson(res, 200, pollBody({ meta: cached.meta, entries }).body);
     },
     async () => void redis.disconnect(),
   );

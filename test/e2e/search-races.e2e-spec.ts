@@ -147,24 +147,44 @@ describe('search orchestration races (e2e)', () => {
     expect(dlq.messageCount).toBe(0);
   });
 
+  /** A search request as a gateway sends it (to the broker directly: this test plays the gateway). */
+  const searchRequest = (searchId: string, extra: Partial<SearchRequestedV1> = {}): SearchRequestedV1 => {
+    const now = Date.now();
+    return {
+      searchId, affiliateId: ids.aff, campaignId: ids.campaign, apiKeyId: key.id, isTest: false,
+      lead: searchBody(ids.campaign, ids.aff).lead as SearchRequestedV1['lead'], tracking: { ip_address: '73.12.44.10' }, consumerIp: '73.12.44.10',
+      ipSource: 'consumer', tcpaConsent: null, formCertUrl: null, universalLeadCert: null,
+      requestedAt: new Date(now).toISOString(), replyBy: new Date(now + 5000).toISOString(), ...extra,
+    };
+  };
+
   it('a search request delivered twice at once stores one search and answers both with the same list', async () => {
     const searchId = randomUUID();
-    const body = searchBody(ids.campaign, ids.aff);
-    const now = Date.now();
-    const request: SearchRequestedV1 = {
-      searchId, affiliateId: ids.aff, campaignId: ids.campaign, apiKeyId: key.id, isTest: false,
-      lead: body.lead as SearchRequestedV1['lead'], tracking: { ip_address: '73.12.44.10' }, consumerIp: '73.12.44.10', ipSource: 'consumer',
-      tcpaConsent: null, formCertUrl: null, universalLeadCert: null,
-      requestedAt: new Date(now).toISOString(), replyBy: new Date(now + 5000).toISOString(),
-    };
+    const request = searchRequest(searchId);
     const answers = await Promise.allSettled(
       [1, 2].map(() => amqp.request<SearchRequestedV1, SearchAnswerV1>(MESSAGE_TYPES.SearchRequested, request, { messageId: searchId, timeoutMs: 5000 })),
     );
     const ok = answers.filter((a): a is PromiseFulfilledResult<SearchAnswerV1> => a.status === 'fulfilled').map((a) => a.value);
     expect(ok.length).toBeGreaterThanOrEqual(1);
-    for (const a of ok) expect(a.offers.map((o) => o.svc_result_id)).toEqual(ok[0].offers.map((o) => o.svc_result_id));
+    for (const a of ok) expect(a.offers!.map((o) => o.svc_result_id)).toEqual(ok[0].offers!.map((o) => o.svc_result_id));
     expect((await db.query('SELECT count(*)::int AS n FROM searches WHERE id = $1', [searchId])).rows[0].n).toBe(1);
     expect((await db.query('SELECT count(*)::int AS n FROM results WHERE search_id = $1', [searchId])).rows[0].n).toBe(1);
     expect((await db.query('SELECT count(*)::int AS n FROM search_partner_calls WHERE search_id = $1', [searchId])).rows[0].n).toBe(3);
+  });
+
+  it('a gateway that reads the offers from the state gets a reply without them, written to Redis before the reply', async () => {
+    const searchId = randomUUID();
+    const request = searchRequest(searchId, { readsOffersFromState: true });
+    const answer = await amqp.request<SearchRequestedV1, SearchAnswerV1>(MESSAGE_TYPES.SearchRequested, request, { messageId: searchId, timeoutMs: 5000 });
+    expect(answer).toEqual({
+      searchId, processingDone: false, acceptedCount: 0, maxAcceptedSubmissions: 3, trueExclusiveAccepted: false, offersInState: true,
+    });
+    // Read at once after the reply: the state is already there, with the own result in order.
+    const state = await redis.hgetall(`search:${searchId}`);
+    const meta = JSON.parse(state.meta);
+    expect(meta.order).toHaveLength(1);
+    expect(JSON.parse(state[`r:${meta.order[0]}`]).offer.id).toBe(ids.own);
+    const stored = await db.query('SELECT result_order::text[] AS o FROM searches WHERE id = $1', [searchId]);
+    expect(stored.rows[0].o).toEqual(meta.order);
   });
 });

@@ -73,14 +73,16 @@ export class SearchStartService {
     }
     // Independent of each other: the partner requests and the hot state for polls.
     const first = firstState(msg, plan, this.closesAt(msg));
-    await Promise.all([
+    const [, published] = await Promise.all([
       this.askPartners(msg, plan.partnerCalls, meta.correlationId),
       this.state.writeBestEffort(first.meta, plan.shown.map((c) => ({ id: c.resultId, entry: c.entry }))),
     ]);
     stage('partners_and_publish');
     shownOnStart.observe(plan.shown.length);
     resultsShown.inc({ source: 'own' }, plan.shown.length);
-    return answer(first.state);
+    // The list is in Redis now: a gateway that reads it there gets a reply without it (a 60 KB list would
+    // otherwise be serialized here, pass the broker twice and be parsed and serialized again by the gateway).
+    return published && msg.readsOffersFromState ? answerByState(first.state) : answer(first.state);
   }
 
   private closesAt(msg: SearchRequestedV1): Date {
@@ -283,6 +285,12 @@ function stageTimer(): (name: string) => void {
     stageSeconds.observe({ stage: name }, Number(now - last) / 1e9);
     last = now;
   };
+}
+
+/** The answer without its offers: the gateway reads them from the search's Redis state, written before this reply. */
+function answerByState(state: SearchState): SearchAnswerV1 {
+  const { offers: _inState, ...head } = answer(state);
+  return { ...head, offersInState: true };
 }
 
 function answer(state: SearchState): SearchAnswerV1 {

@@ -58,6 +58,12 @@ export interface SearchRequestedV1 {
   requestedAt: string;
   /** The gateway stops waiting at this time and answers 503: a request handled later is dropped, not stored. */
   replyBy: string;
+  /**
+   * The gateway can read the first results from the search's state in Redis,
+   * so the reply may leave them out (SearchAnswerV1.offersInState). Absent
+   * from an older gateway, which always gets the offers in the reply.
+   */
+  readsOffersFromState?: boolean;
 }
 
 /** The orchestrator's reply to SearchRequestedV1: the envelope fields the gateway answers with. */
@@ -68,7 +74,15 @@ export interface SearchAnswerV1 {
   acceptedCount: number;
   maxAcceptedSubmissions: number;
   trueExclusiveAccepted: boolean;
-  offers: ResultEntry[];
+  /** The first results, best first. Absent when `offersInState`. */
+  offers?: ResultEntry[];
+  /**
+   * Set instead of `offers` (only when the request said `readsOffersFromState`):
+   * the results were written to the search's Redis state before this reply,
+   * so the gateway reads them there (as a poll does) rather than the list
+   * travelling through the broker twice and being parsed and serialized again.
+   */
+  offersInState?: true;
 }
 
 /**

@@ -29,12 +29,14 @@ export class SearchStatePublisher {
     await this.store.write(searchStateKey(meta.searchId), meta, added, SEARCH_STATE_TTL_SECONDS);
   }
 
-  /** As write, but a Redis failure is only logged: polls read PostgreSQL when Redis has no copy. */
-  async writeBestEffort(meta: SearchMeta, added: Array<{ id: string; entry: unknown }>): Promise<void> {
+  /** As write, but a Redis failure is only logged (polls read PostgreSQL when Redis has no copy). True when written. */
+  async writeBestEffort(meta: SearchMeta, added: Array<{ id: string; entry: unknown }>): Promise<boolean> {
     try {
       await this.write(meta, added);
+      return true;
     } catch (e) {
       this.log.warn({ msg: 'search state not written to Redis; polls read PostgreSQL', search_id: meta.searchId, err: String(e) });
+      return false;
     }
   }
 

@@ -39,8 +39,14 @@ type WithScript = Redis & { writeSearchState(key: string, ...args: Array<string 
 
 export interface CachedSearch {
   meta: SearchMeta;
-  /** The entries as stored: result id -> the entry's JSON. */
-  entries: Map<string, string>;
+  /**
+   * The entries as stored: result id -> the entry's JSON, as the bytes Redis
+   * sent. Never decoded to strings: a poll copies them into its answer as
+   * they are, so a 60 KB list costs no UTF-8 decoding and encoding, and the
+   * bytes live outside the JS heap (large strings held across a request's
+   * awaits were most of the gateway's garbage collection).
+   */
+  entries: Map<string, Buffer>;
 }
 
 export class SearchStateStore {
@@ -59,30 +65,48 @@ export class SearchStateStore {
   }
 
   async read(key: string): Promise<CachedSearch | undefined> {
-    return decodeSearch(await this.redis.hgetall(key));
+    return decodeSearch(await this.redis.hgetallBuffer(key));
   }
 
   /** Queues a read of `key` on `pipeline` (see TokenBucket.queueTake); the function decodes its reply. */
   static queueRead(pipeline: ChainableCommander, key: string): Queued<CachedSearch | undefined> {
-    pipeline.hgetall(key);
-    return (reply) => decodeSearch(pipelineReply<Record<string, string>>(reply));
+    pipeline.hgetallBuffer(key);
+    return (reply) => decodeSearch(pipelineReply<Record<string, Buffer>>(reply));
   }
 }
 
-function decodeSearch(fields: Record<string, string>): CachedSearch | undefined {
-  if (!fields.meta) return undefined;
-  const entries = new Map<string, string>();
-  for (const [field, value] of Object.entries(fields)) if (field.startsWith('r:')) entries.set(field.slice(2), value);
-  return { meta: JSON.parse(fields.meta) as SearchMeta, entries };
+/** ioredis turns HGETALL's reply into an object: field names as strings, values as Buffers (the *Buffer variant). */
+function decodeSearch(fields: Record<string, Buffer>): CachedSearch | undefined {
+  const meta = fields.meta;
+  if (!meta) return undefined;
+  const entries = new Map<string, Buffer>();
+  for (const field in fields) if (field.startsWith('r:')) entries.set(field.slice(2), fields[field]);
+  return { meta: JSON.parse(meta.toString('utf8')) as SearchMeta, entries };
 }
 
-/** The `offers` array as JSON text, in the meta's order; undefined when an entry is missing (read PostgreSQL then). */
-export function offersJson(cached: CachedSearch): string | undefined {
-  const parts: string[] = [];
+/** The entries' JSON in the meta's order; undefined when one is missing (read PostgreSQL then). */
+export function orderedEntries(cached: CachedSearch): Buffer[] | undefined {
+  const parts: Buffer[] = [];
   for (const id of cached.meta.order) {
     const entry = cached.entries.get(id);
     if (entry === undefined) return undefined;
     parts.push(entry);
   }
-  return `[${parts.join(',')}]`;
+  return parts;
+}
+
+const COMMA = Buffer.from(',');
+
+/**
+ * `head` + the entries as a JSON array + `tail`, in one buffer (one copy of
+ * each entry; nothing parsed). For an answer that embeds the list.
+ */
+export function joinEntries(head: string, entries: readonly Buffer[], tail: string): Buffer {
+  const parts: Buffer[] = [Buffer.from(`${head}[`)];
+  entries.forEach((e, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(e);
+  });
+  parts.push(Buffer.from(`]${tail}`));
+  return Buffer.concat(parts);
 }

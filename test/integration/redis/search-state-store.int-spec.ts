@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import type { SearchMeta } from '@lr/contracts';
-import { offersJson, SearchStateStore } from '@lr/redis';
+import { joinEntries, orderedEntries, SearchStateStore } from '@lr/redis';
 import { TEST_REDIS_URL, uniqueSuffix } from '../../support/test-env';
 
 /** The search's hot state in Redis: entries are added by every writer, the meta only by a newer version. */
@@ -22,11 +22,11 @@ describe('SearchStateStore', () => {
     expect(await store.write(key, meta(3, ['p2', 'own', 'p1'], true), [entry('p2')], 60)).toBe(true);
     let cached = (await store.read(key))!;
     expect(cached.meta.version).toBe(3);
-    expect(offersJson(cached)).toBeUndefined(); // p1 is still on its way: the reader goes to PostgreSQL
+    expect(orderedEntries(cached)).toBeUndefined(); // p1 is still on its way: the reader goes to PostgreSQL
     expect(await store.write(key, meta(2, ['own', 'p1']), [entry('p1')], 60)).toBe(false);
     cached = (await store.read(key))!;
     expect(cached.meta).toEqual(meta(3, ['p2', 'own', 'p1'], true));
-    expect(JSON.parse(offersJson(cached)!)).toEqual([entry('p2').entry, entry('own').entry, entry('p1').entry]);
+    expect(orderedEntries(cached)!.map((e) => JSON.parse(e.toString()))).toEqual([entry('p2').entry, entry('own').entry, entry('p1').entry]);
     expect(await redis.ttl(key)).toBeGreaterThan(50);
   });
 
@@ -36,5 +36,17 @@ describe('SearchStateStore', () => {
     expect(await store.write(key, meta(1, []), [], 60)).toBe(false);
     expect((await store.read(key))!.meta.order).toEqual(['own']);
     expect(await store.read('search:none')).toBeUndefined();
+  });
+
+  it('entries come back as the bytes written and join into a JSON answer unchanged (multi-byte text too)', async () => {
+    const key = 'search:c';
+    const odd = { id: 'x', entry: { svc_result_id: 'x', name: 'École 東京 😀 "q" \\ \u2028' } };
+    await store.write(key, meta(1, ['x', 'own']), [odd, entry('own')], 60);
+    const entries = orderedEntries((await store.read(key))!)!;
+    expect(entries.every((e) => Buffer.isBuffer(e))).toBe(true);
+    expect(entries[0].equals(Buffer.from(JSON.stringify(odd.entry)))).toBe(true);
+    const body = joinEntries('{"a":1,"offers":', entries, '}');
+    expect(JSON.parse(body.toString('utf8'))).toEqual({ a: 1, offers: [odd.entry, entry('own').entry] });
+    expect(joinEntries('{"offers":', [], '}').toString()).toBe('{"offers":[]}');
   });
 });

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import type { SearchMeta } from '@lr/contracts';
-import { offersJson, SearchStateStore, TokenBucket } from '@lr/redis';
+import { orderedEntries, SearchStateStore, TokenBucket } from '@lr/redis';
 import { TEST_REDIS_URL, uniqueSuffix } from '../../support/test-env';
 
 /**
@@ -44,7 +44,7 @@ describe('TokenBucket', () => {
     const first = await pipelined();
     expect(first.decision.allowed).toBe(true);
     expect(first.cached!.meta).toEqual(meta);
-    expect(JSON.parse(offersJson(first.cached!)!)).toEqual([{ svc_result_id: 'r1' }]);
+    expect(orderedEntries(first.cached!)!.map((e) => JSON.parse(e.toString()))).toEqual([{ svc_result_id: 'r1' }]);
     expect((await pipelined()).decision.allowed).toBe(true);
     // take() took one, the pipelines two: the burst of 3 is spent.
     const third = await pipelined();

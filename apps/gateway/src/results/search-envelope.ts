@@ -1,4 +1,5 @@
-import { MAX_ACCEPTED_SUBMISSIONS, POLL_AFTER_MS, SearchAnswerV1 } from '@lr/contracts';
+import { MAX_ACCEPTED_SUBMISSIONS, POLL_AFTER_MS, ResultEntry, SearchAnswerV1 } from '@lr/contracts';
+import { joinEntries } from '@lr/redis';
 import type { PollView } from './search-store';
 
 /** The contract's answer envelope of search and results, without `offers`; `poll_after_ms` only while not done. */
@@ -17,16 +18,16 @@ function envelopeHead(a: Omit<SearchAnswerV1, 'offers'>) {
   };
 }
 
-export function searchEnvelope(a: SearchAnswerV1) {
+export function searchEnvelope(a: SearchAnswerV1 & { offers: ResultEntry[] }) {
   return { ...envelopeHead(a), offers: a.offers };
 }
 
 /**
- * A poll's answer as JSON text: the envelope, then the stored entries as they
+ * A poll's answer as JSON bytes: the envelope, then the stored entries as they
  * are (never parsed and re-serialized). The gateway itself closes a search past
  * its 45 seconds, so a search is never open longer even if a worker died.
  */
-export function pollBody(view: PollView, now: Date = new Date()): { body: string; processingDone: boolean } {
+export function pollBody(view: PollView, now: Date = new Date()): { body: Buffer; processingDone: boolean } {
   const m = view.meta;
   const processingDone = m.processingDone || now.getTime() >= Date.parse(m.closesAt);
   const head = JSON.stringify(
@@ -38,7 +39,7 @@ export function pollBody(view: PollView, now: Date = new Date()): { body: string
       trueExclusiveAccepted: m.trueExclusiveAccepted,
     }),
   );
-  return { body: `${head.slice(0, -1)},"offers":${view.offersJson}}`, processingDone };
+  return { body: joinEntries(`${head.slice(0, -1)},"offers":`, view.entries, '}'), processingDone };
 }
 
 /** The contract's answer envelope of search and results, as sent (documented by SearchAnswerSchema). */

@@ -1,14 +1,16 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { loadSearchState } from '@lr/persistence';
-import { SearchMeta } from '@lr/contracts';
-import { CachedSearch, offersJson } from '@lr/redis';
+import { REDIS_CLIENT } from '@lr/platform';
+import { SearchMeta, searchStateKey } from '@lr/contracts';
+import { CachedSearch, orderedEntries, SearchStateStore } from '@lr/redis';
 import { Dependencies } from '../http/dependencies';
 
-/** A search as a poll answers it: its meta, and its `offers` already as JSON text. */
+/** A search as a poll answers it: its meta, and its entries already as JSON (bytes), best first. */
 export interface PollView {
   meta: Omit<SearchMeta, 'order'>;
-  offersJson: string;
+  entries: Buffer[];
 }
 
 /**
@@ -20,18 +22,28 @@ export interface PollView {
  */
 @Injectable()
 export class SearchStore {
+  private readonly states: SearchStateStore;
+
   constructor(
     private readonly ds: DataSource,
     private readonly deps: Dependencies,
-  ) {}
+    @Inject(REDIS_CLIENT) redis: Redis,
+  ) {
+    this.states = new SearchStateStore(redis);
+  }
+
+  /** The search as Redis holds it (its own round trip; polls read it along with the rate limit instead), else PostgreSQL. */
+  async read(searchId: string): Promise<PollView | undefined> {
+    return this.complete(searchId, await this.deps.call('redis', () => this.states.read(searchStateKey(searchId))));
+  }
 
   /** The view from what Redis held for the search (read by the caller), or from PostgreSQL when that is not a complete copy. */
   async complete(searchId: string, cached: CachedSearch | undefined): Promise<PollView | undefined> {
-    const joined = cached && offersJson(cached);
-    if (cached && joined !== undefined) return { meta: cached.meta, offersJson: joined };
+    const entries = cached && orderedEntries(cached);
+    if (cached && entries !== undefined) return { meta: cached.meta, entries };
     const state = await this.deps.call('postgres', () => loadSearchState(this.ds, searchId));
     if (!state) return undefined;
     const { offers, ...meta } = state;
-    return { meta, offersJson: JSON.stringify(offers) };
+    return { meta, entries: offers.map((o) => Buffer.from(JSON.stringify(o))) };
   }
 }

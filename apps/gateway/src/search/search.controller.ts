@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Body, Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Header, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOperation } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, AppConfig } from '@lr/config';
@@ -13,7 +13,8 @@ import { DEPENDENCY_NAMES, Dependencies, DependencyFailure } from '../http/depen
 import { SearchAnswerSchema } from '../openapi/answer-schemas';
 import { AffiliateApi, ContractAnswers } from '../openapi/contract-answers';
 import { CampaignOwners } from '../results/campaign-owners';
-import { searchEnvelope } from '../results/search-envelope';
+import { pollBody, searchEnvelope } from '../results/search-envelope';
+import { SearchStore } from '../results/search-store';
 import { assertActiveCampaign, assertAffiliate } from './campaign-access';
 import { parseSearchRequest } from './parse-search-request';
 import { SearchRequestDto } from './search-request.dto';
@@ -26,6 +27,7 @@ const searches = counter('gateway_searches_total', 'Searches answered 200, by te
 export class SearchController {
   constructor(
     private readonly campaigns: CampaignOwners,
+    private readonly store: SearchStore,
     private readonly amqp: AmqpConnection,
     private readonly deps: Dependencies,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -42,6 +44,7 @@ export class SearchController {
   @Post('search')
   @Endpoint('search')
   @HttpCode(200)
+  @Header('Content-Type', 'application/json; charset=utf-8')
   @ApiOperation({
     operationId: 'search',
     summary: 'Search all active offers on a campaign for one lead',
@@ -73,6 +76,7 @@ export class SearchController {
       universalLeadCert: request.universalLeadCert,
       requestedAt: new Date(now).toISOString(),
       replyBy: new Date(now + timeoutMs).toISOString(),
+      readsOffersFromState: true,
     };
     this.deps.assertUp(...DEPENDENCY_NAMES);
     let answer: SearchAnswerV1;
@@ -98,6 +102,11 @@ export class SearchController {
       down.cancel();
     }
     searches.inc({ test: String(request.isTest) });
-    return searchEnvelope(answer);
+    if (answer.offers) return JSON.stringify(searchEnvelope({ ...answer, offers: answer.offers }));
+    // The orchestrator wrote the first results to Redis before it replied: read them there, joined as stored (as a poll
+    // does). The state may already be newer (a partner answered meanwhile): the answer is then the list so far.
+    const view = await this.store.read(searchId);
+    if (!view) throw new DependencyFailure('redis', new Error('a search answered from its state has no state'));
+    return pollBody(view).body;
   }
 }
