@@ -5,7 +5,7 @@ import { loadSearchState } from '@lr/persistence';
 import { REDIS_CLIENT } from '@lr/platform';
 import { SearchMeta, searchStateKey } from '@lr/contracts';
 import { CachedSearch, orderedEntries, SearchStateStore } from '@lr/redis';
-import { Dependencies } from '../http/dependencies';
+import { Dependencies, DependencyFailure } from '../http/dependencies';
 
 /** A search as a poll answers it: its meta, and its entries already as JSON (bytes), best first. */
 export interface PollView {
@@ -32,9 +32,21 @@ export class SearchStore {
     this.states = new SearchStateStore(redis);
   }
 
-  /** The search as Redis holds it (its own round trip; polls read it along with the rate limit instead), else PostgreSQL. */
+  /**
+   * The search as Redis holds it (its own round trip; polls read it along
+   * with the rate limit instead), else PostgreSQL: also when Redis fails or is
+   * down now (a search answer's list was stored in PostgreSQL before the
+   * orchestrator replied, so a Redis outage that began meanwhile costs a
+   * read, not the answer).
+   */
   async read(searchId: string): Promise<PollView | undefined> {
-    return this.complete(searchId, await this.deps.call('redis', () => this.states.read(searchStateKey(searchId))));
+    let cached: CachedSearch | undefined;
+    try {
+      cached = await this.deps.call('redis', () => this.states.read(searchStateKey(searchId)));
+    } catch (e) {
+      if (!(e instanceof DependencyFailure)) throw e;
+    }
+    return this.complete(searchId, cached);
   }
 
   /** The view from what Redis held for the search (read by the caller), or from PostgreSQL when that is not a complete copy. */

@@ -106,7 +106,8 @@ export class SearchController {
     // The orchestrator wrote the first results to Redis before it replied: read them there, joined as stored (as a poll
     // does). The state may already be newer (a partner answered meanwhile): the answer is then the list so far.
     const view = await this.store.read(searchId);
-    if (!view) throw new DependencyFailure('redis', new Error('a search answered from its state has no state'));
+    // Stored before the reply, so only a fault of PostgreSQL's (or a bug) gets here.
+    if (!view) throw new DependencyFailure('postgres', new Error(`search ${searchId} was answered but is not stored`));
     return pollBody(view).body;
   }
 }
