@@ -253,8 +253,7 @@ describe('observability (e2e)', () => {
       expect(handled('search-orchestrator', 'search.requested.v1', rid.search)).toHaveLength(1);
       // The first answer's checks; the orchestrator re-checks the partners' results itself (docs/decisions.md).
       expect(handled('checks', 'checks.offers.requested.v1', rid.search)).toHaveLength(1);
-      // One request asks both partners (v2); each answers on its own.
-      expect(handled('partner-adapter', 'partner.search.requested.v2', rid.search)).toHaveLength(1);
+      expect(handled('partner-adapter', 'partner.search.requested.v1', rid.search)).toHaveLength(2);
       expect(handled('search-orchestrator', 'partner.search.answered.v1', rid.search)).toHaveLength(2);
       // Lines a handler writes itself carry it too (partner-adapter: one per partner answer, debug or warn).
       expect(withId('partner-adapter', rid.search).filter((l) => l.msg === 'partner search answered').map((l) => l.partner).sort()).toEqual(

@@ -7,7 +7,7 @@ import {
   OfferCheckOutcome,
   OffersCheckAnswerV1,
   OffersCheckRequestedV1,
-  PartnerSearchRequestedV2,
+  PartnerSearchRequestedV1,
   SearchAnswerV1,
   SearchRequestedV1,
   SearchMeta,
@@ -188,23 +188,33 @@ export class SearchStartService {
     });
   }
 
-  /** One message for every partner to ask (partner-adapter calls them concurrently, each answering on its own). */
   private async askPartners(msg: SearchRequestedV1, calls: PartnerCall[], correlationId: string): Promise<void> {
-    if (calls.length === 0) return;
-    for (const call of calls) partnersAsked.inc({ partner: call.partner.name });
-    const request: PartnerSearchRequestedV2 = {
-      searchId: msg.searchId,
-      calls,
-      lead: msg.lead,
-      tracking: msg.tracking,
-      isTest: msg.isTest,
-      closesAt: this.closesAt(msg).toISOString(),
-    };
-    await this.amqp.publish(MESSAGE_TYPES.PartnerSearchRequestedV2, request, { messageId: `partner-search:${msg.searchId}`, correlationId });
+    const closesAt = this.closesAt(msg).toISOString();
+    await Promise.all(
+      calls.map((call) => {
+        partnersAsked.inc({ partner: call.partner.name });
+        const request: PartnerSearchRequestedV1 = {
+          searchId: msg.searchId,
+          partner: call.partner,
+          offers: call.offers,
+          lead: msg.lead,
+          tracking: msg.tracking,
+          isTest: msg.isTest,
+          closesAt,
+        };
+        return this.amqp.publish(MESSAGE_TYPES.PartnerSearchRequested, request, {
+          messageId: `partner-search:${msg.searchId}:${call.partner.id}`,
+          correlationId,
+        });
+      }),
+    );
   }
 }
 
-type PartnerCall = PartnerSearchRequestedV2['calls'][number];
+interface PartnerCall {
+  partner: PartnerSearchRequestedV1['partner'];
+  offers: PartnerSearchRequestedV1['offers'];
+}
 
 interface SearchPlan {
   shown: ResultCandidate[];

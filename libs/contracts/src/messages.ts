@@ -9,13 +9,8 @@ export const MESSAGE_TYPES = {
   SearchRequested: 'search.requested.v1',
   /** search-orchestrator -> checks (request/reply): which of these offers (and programs) may this search's lead be shown? */
   OffersCheckRequested: 'checks.offers.requested.v1',
-  /**
-   * search-orchestrator -> partner-adapter (command): ask one partner network about its offers for one search.
-   * No longer sent (v2 asks every partner of a search in one message); handled until the old ones drain.
-   */
+  /** search-orchestrator -> partner-adapter (command): ask one partner network about its offers for one search. */
   PartnerSearchRequested: 'partner.search.requested.v1',
-  /** search-orchestrator -> partner-adapter (command): ask each partner network of one search about its offers; one answer per partner. */
-  PartnerSearchRequestedV2: 'partner.search.requested.v2',
   /** partner-adapter -> search-orchestrator (command): one partner's answer (or its failure) for one search. */
   PartnerSearchAnswered: 'partner.search.answered.v1',
   /** gateway -> delivery (request/reply): decide one submit or direct post; the reply is the decision (or PENDING when late). */
@@ -156,39 +151,6 @@ export interface PartnerSearchRequestedV1 {
   isTest: boolean;
   /** ISO time the search closes: the partner call never outlives it. */
   closesAt: string;
-}
-
-/**
- * Every partner network a search asks, in one message (v1 was one message per
- * partner: a message, its confirm and its ack more per partner). The partners
- * are called concurrently, each with its own deadline and breaker, and each
- * answers on its own (PartnerSearchAnsweredV1) as soon as it is done.
- */
-export interface PartnerSearchRequestedV2 {
-  searchId: string;
-  calls: Array<{
-    partner: PartnerRef;
-    /** The partner's offers on the campaign that passed the search-time checks. */
-    offers: Array<{ offerId: string; externalId: string }>;
-  }>;
-  lead: LeadPayload;
-  tracking: Record<string, string>;
-  isTest: boolean;
-  /** ISO time the search closes: no partner call outlives it. */
-  closesAt: string;
-}
-
-/** One partner's part of a v2 request, as a v1 request (what a partner call is given). */
-export function partnerCallOf(msg: PartnerSearchRequestedV2, call: PartnerSearchRequestedV2['calls'][number]): PartnerSearchRequestedV1 {
-  return {
-    searchId: msg.searchId,
-    partner: call.partner,
-    offers: call.offers,
-    lead: msg.lead,
-    tracking: msg.tracking,
-    isTest: msg.isTest,
-    closesAt: msg.closesAt,
-  };
 }
 
 /** How a partner call ended. */

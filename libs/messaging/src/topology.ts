@@ -41,7 +41,6 @@ export const MESSAGE_ROUTES: readonly MessageRoute<ConsumerName>[] = deepFreeze(
   { type: MESSAGE_TYPES.SearchRequested, kind: 'command', consumers: ['search-orchestrator'] },
   { type: MESSAGE_TYPES.OffersCheckRequested, kind: 'command', consumers: ['checks'] },
   { type: MESSAGE_TYPES.PartnerSearchRequested, kind: 'command', consumers: ['partner-adapter'] },
-  { type: MESSAGE_TYPES.PartnerSearchRequestedV2, kind: 'command', consumers: ['partner-adapter'] },
   { type: MESSAGE_TYPES.PartnerSearchAnswered, kind: 'command', consumers: ['search-orchestrator'] },
   { type: MESSAGE_TYPES.SubmitRequested, kind: 'command', consumers: ['delivery'] },
   { type: MESSAGE_TYPES.SubmitChecksRequested, kind: 'command', consumers: ['checks'] },

@@ -1,4 +1,4 @@
-import { MESSAGE_TYPES, PartnerSearchRequestedV2 } from '@lr/contracts';
+import { MESSAGE_TYPES } from '@lr/contracts';
 import { OFFERS, received, sandboxPartner, searchRequest, usePartnerSearch } from './harness';
 
 describe('partner-adapter search against the sandbox partner', () => {
@@ -123,30 +123,6 @@ describe('partner-adapter search against the sandbox partner', () => {
     expect(fastAnswer.outcome).toBe('answered');
     expect(done.fast).toBeLessThan(600);
     expect(done.slow).toBeGreaterThanOrEqual(1_490);
-  });
-
-  it('one request for every partner of a search (v2): each answers on its own time, the fast one first', async () => {
-    const slow = sandboxPartner(s.sandbox, 'outcome=timeout', { timeoutMs: 1_000 });
-    const fast = sandboxPartner(s.sandbox, 'delay_ms=100&match=all');
-    const base = searchRequest(fast);
-    const msg: PartnerSearchRequestedV2 = {
-      searchId: base.searchId, lead: base.lead, tracking: base.tracking, isTest: base.isTest, closesAt: base.closesAt,
-      calls: [{ partner: slow, offers: OFFERS.slice(0, 2) }, { partner: fast, offers: OFFERS.slice(2, 4) }],
-    };
-    const started = Date.now();
-    const all = s.ctx.service.answerAllAndPublish(msg, 'corr-v2');
-    await new Promise((r) => setTimeout(r, 700));
-    // Published while the slow partner is still being waited for.
-    expect(s.ctx.published.map((p) => (p.opts as { messageId: string }).messageId)).toEqual([`partner-answer:${msg.searchId}:${fast.id}`]);
-    const answers = await all;
-    expect(Date.now() - started).toBeGreaterThanOrEqual(990);
-    expect(answers.map((a) => [a.partnerId, a.outcome])).toEqual([[slow.id, 'timeout'], [fast.id, 'answered']]);
-    expect(answers[1].results.map((r) => r.offerId).sort()).toEqual(OFFERS.slice(2, 4).map((o) => o.offerId).sort());
-    expect(s.ctx.published.map((p) => (p.opts as { messageId: string }).messageId)).toEqual([
-      `partner-answer:${msg.searchId}:${fast.id}`,
-      `partner-answer:${msg.searchId}:${slow.id}`,
-    ]);
-    expect((await received(s.sandbox, fast)).search_total_received).toBe(1);
   });
 
   it('asks the partner again on a redelivered request', async () => {

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { MESSAGE_TYPES, PartnerOfferResult, PartnerSearchRequestedV1, PartnerSearchRequestedV2 } from '@lr/contracts';
+import { MESSAGE_TYPES, PartnerOfferResult, PartnerSearchRequestedV1 } from '@lr/contracts';
 import { AmqpConnection, PermanentError } from '@lr/messaging';
 import { metricsRegistry } from '@lr/observability';
 import { PartnerAdapterRegistry } from '../adapters/adapter-registry';
@@ -75,58 +75,6 @@ describe('PartnerSearchService', () => {
   it('throws when the answer cannot be published (the transport retries the request)', async () => {
     publish.mockRejectedValue(new Error('broker unavailable'));
     await expect(service.answerAndPublish(request(), 'corr-1')).rejects.toThrow('broker unavailable');
-  });
-
-  describe('every partner of a search in one request (v2)', () => {
-    /** A v2 request for two partners of one search. */
-    const both = (): PartnerSearchRequestedV2 => {
-      const [a, b] = [request(), request({ timeoutMs: 2_000 })];
-      return { ...a, calls: [a, b].map(({ partner, offers }) => ({ partner, offers })) } as PartnerSearchRequestedV2;
-    };
-
-    it('calls each partner with its own offers and publishes one answer per partner, each as soon as it is done', async () => {
-      const msg = both();
-      let releaseSlow!: () => void;
-      search.mockImplementation(async (partner) => {
-        if (partner.id === msg.calls[1].partner.id) await new Promise<void>((r) => (releaseSlow = r));
-        return [RESULT];
-      });
-      const all = service.answerAllAndPublish(msg, 'corr-2');
-      // The fast partner's answer goes out while the slow one is still being asked.
-      await new Promise((r) => setTimeout(r, 50));
-      expect(publish).toHaveBeenCalledTimes(1);
-      expect(publish.mock.calls[0][2]).toEqual({ messageId: `partner-answer:${msg.searchId}:${msg.calls[0].partner.id}`, correlationId: 'corr-2' });
-      releaseSlow();
-      const answers = await all;
-      expect(answers.map((a) => a.partnerId)).toEqual(msg.calls.map((c) => c.partner.id));
-      expect(publish).toHaveBeenCalledTimes(2);
-      expect(publish.mock.calls[1][2].messageId).toBe(`partner-answer:${msg.searchId}:${msg.calls[1].partner.id}`);
-      for (const [partner, req] of search.mock.calls) {
-        const call = msg.calls.find((c) => c.partner.id === partner.id)!;
-        expect(req).toEqual({ searchId: msg.searchId, offers: call.offers, lead: msg.lead, tracking: msg.tracking, isTest: false });
-      }
-    });
-
-    it("a partner's failure is its own answer; the others are unaffected", async () => {
-      const msg = both();
-      search.mockImplementation(async (partner) => {
-        if (partner.id === msg.calls[0].partner.id) throw new PartnerHttpError(503, '');
-        return [RESULT];
-      });
-      const answers = await service.answerAllAndPublish(msg, 'corr-3');
-      expect(answers.map((a) => a.outcome)).toEqual(['error', 'answered']);
-      expect(publish).toHaveBeenCalledTimes(2);
-    });
-
-    it('throws once every partner ended when an answer could not be published (the transport retries the request)', async () => {
-      const msg = both();
-      publish.mockImplementation(async (_type, answer: { partnerId: string }) => {
-        if (answer.partnerId === msg.calls[0].partner.id) throw new Error('broker unavailable');
-        return 'id';
-      });
-      await expect(service.answerAllAndPublish(msg, 'corr-4')).rejects.toThrow('broker unavailable');
-      expect(publish).toHaveBeenCalledTimes(2); // the other partner's answer still went out
-    });
   });
 
   it('answers expired without calling the partner once the search has closed', async () => {

@@ -1,13 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import {
-  MESSAGE_TYPES,
-  PartnerCallOutcome,
-  PartnerOfferResult,
-  partnerCallOf,
-  PartnerSearchAnsweredV1,
-  PartnerSearchRequestedV1,
-  PartnerSearchRequestedV2,
-} from '@lr/contracts';
+import { MESSAGE_TYPES, PartnerCallOutcome, PartnerOfferResult, PartnerSearchAnsweredV1, PartnerSearchRequestedV1 } from '@lr/contracts';
 import { AmqpConnection, PermanentError } from '@lr/messaging';
 import { describeCallFailure } from '../calls/call-failure';
 import { callDeadlineMs } from '../calls/deadline';
@@ -47,21 +39,6 @@ export class PartnerSearchService {
       correlationId,
     });
     return answer;
-  }
-
-  /**
-   * Every partner of a v2 request, concurrently: each answer is published as
-   * soon as its partner is done (a slow partner holds up no other), and the
-   * message is settled once all are. A failed publish throws after the others
-   * ended, so the transport retries the request: every partner is asked again
-   * (a search is read-only at the partner) and the orchestrator keeps only
-   * the first answer of each (deterministic messageIds, one pending call).
-   */
-  async answerAllAndPublish(msg: PartnerSearchRequestedV2, correlationId: string): Promise<PartnerSearchAnsweredV1[]> {
-    const settled = await Promise.allSettled(msg.calls.map((call) => this.answerAndPublish(partnerCallOf(msg, call), correlationId)));
-    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) throw failed.reason;
-    return settled.map((s) => (s as PromiseFulfilledResult<PartnerSearchAnsweredV1>).value);
   }
 
   /**
