@@ -1,4 +1,5 @@
-import { getGlobalDispatcher, MockAgent, setGlobalDispatcher, type Dispatcher } from 'undici';
+import type { MockAgent } from 'undici';
+import { mockHttpDispatcher } from '@lr/platform';
 import type { DeliverySettings } from '@lr/domain';
 import type { SchoolDelivery } from './school-adapter';
 
@@ -47,7 +48,7 @@ export interface SentRequest {
  * test and restore() after. Each answer set answers the next call, to any URL.
  */
 export function httpStub() {
-  let original: Dispatcher | undefined;
+  let mocked: ReturnType<typeof mockHttpDispatcher> | undefined;
   let agent: MockAgent | undefined;
   let anyOrigin: ReturnType<MockAgent['get']> | undefined;
   const mock = () => {
@@ -64,17 +65,14 @@ export function httpStub() {
     }));
   return {
     install(): void {
-      original = getGlobalDispatcher();
-      agent = new MockAgent({ enableCallHistory: true });
-      agent.disableNetConnect();
+      mocked = mockHttpDispatcher();
+      agent = mocked.agent;
       // One pool for every origin: the interceptors set on it later serve whichever URL is called.
       anyOrigin = agent.get(() => true);
-      setGlobalDispatcher(agent);
     },
     async restore(): Promise<void> {
-      if (original) setGlobalDispatcher(original);
-      await agent?.close();
-      agent = anyOrigin = undefined;
+      await mocked?.restore();
+      mocked = agent = anyOrigin = undefined;
     },
     /** The next call gets this status, body and headers. */
     answer(status: number, body = '', headers: Record<string, string> = {}): void {

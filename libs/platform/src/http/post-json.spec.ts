@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getGlobalDispatcher, MockAgent, setGlobalDispatcher, type Dispatcher } from 'undici';
+import type { MockAgent } from 'undici';
+import { mockHttpDispatcher } from './mock-dispatcher';
 import { errorCodes, HttpAbortedError, HttpBodyTooLargeError, HttpTransportError, postJsonAnswer, SUMMARY_BODY_BYTES } from './post-json';
 
 // The wire behaviours, against a server on the loopback interface: what is sent, redirects, caps, aborts, connections.
@@ -218,18 +219,13 @@ describe('postJsonAnswer over HTTP', () => {
 
 // Errors a loopback server cannot produce, as undici reports them (the code on the error itself).
 describe('postJsonAnswer transport errors', () => {
-  let original: Dispatcher;
+  let mock: ReturnType<typeof mockHttpDispatcher>;
   let agent: MockAgent;
   beforeEach(() => {
-    original = getGlobalDispatcher();
-    agent = new MockAgent();
-    agent.disableNetConnect();
-    setGlobalDispatcher(agent);
+    mock = mockHttpDispatcher({ callHistory: false });
+    agent = mock.agent;
   });
-  afterEach(async () => {
-    setGlobalDispatcher(original);
-    await agent.close();
-  });
+  afterEach(() => mock.restore());
   const code = (c: string) => Object.assign(new Error(`failed: ${c}`), { code: c });
 
   it.each<[string, Error, string, boolean]>([

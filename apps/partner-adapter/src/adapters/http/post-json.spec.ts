@@ -1,4 +1,5 @@
-import { getGlobalDispatcher, MockAgent, setGlobalDispatcher, type Dispatcher } from 'undici';
+import type { MockAgent } from 'undici';
+import { mockHttpDispatcher } from '@lr/platform';
 import { PartnerHttpError, PartnerProtocolError, PartnerTimeoutError } from '../partner-errors';
 import { MAX_RESPONSE_BYTES, postJson } from './post-json';
 
@@ -7,22 +8,17 @@ const URL_ = new URL('http://partner.test/partners/alpha/search?delay_ms=0');
 // The partner errors built from libs/platform's postJsonAnswer answers and failures; its wire behaviours (a body
 // streamed past the cap, an abort while the body is read, redirects on a real connection) are in its own spec.
 describe('postJson', () => {
-  let original: Dispatcher;
+  let mock: ReturnType<typeof mockHttpDispatcher>;
   let agent: MockAgent;
   const partner = () => agent.get('http://partner.test').intercept({ path: '/partners/alpha/search?delay_ms=0', method: 'POST' });
   const answer = (status: number, body: string, headers: Record<string, string> = {}) => partner().reply(status, body, { headers });
   const post = (signal = new AbortController().signal) => postJson(URL_, { a: 1 }, { signal, headers: { 'idempotency-key': 'k1' } });
 
   beforeEach(() => {
-    original = getGlobalDispatcher();
-    agent = new MockAgent({ enableCallHistory: true });
-    agent.disableNetConnect();
-    setGlobalDispatcher(agent);
+    mock = mockHttpDispatcher();
+    agent = mock.agent;
   });
-  afterEach(async () => {
-    setGlobalDispatcher(original);
-    await agent.close();
-  });
+  afterEach(() => mock.restore());
 
   it('POSTs JSON and returns the parsed body', async () => {
     answer(200, JSON.stringify({ results: [] }));

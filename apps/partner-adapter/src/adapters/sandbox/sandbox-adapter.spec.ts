@@ -1,11 +1,12 @@
 import type { PartnerRef } from '@lr/contracts';
-import { getGlobalDispatcher, MockAgent, setGlobalDispatcher, type Dispatcher } from 'undici';
+import type { MockAgent } from 'undici';
+import { mockHttpDispatcher } from '@lr/platform';
 import { SandboxPartnerAdapter, endpoint } from './sandbox-adapter';
 
 const partner: PartnerRef = { id: 'p-1', name: 'Alpha', adapter: 'sandbox', baseUrl: 'http://sandbox.test/partners/alpha?delay_ms=5&match=all', timeoutMs: 1000 };
 
 describe('SandboxPartnerAdapter', () => {
-  let original: Dispatcher;
+  let mock: ReturnType<typeof mockHttpDispatcher>;
   let agent: MockAgent;
   const answer = (body: string) => agent.get('http://sandbox.test').intercept({ path: () => true, method: 'POST' }).reply(200, body);
   const sent = () => {
@@ -14,15 +15,10 @@ describe('SandboxPartnerAdapter', () => {
   };
 
   beforeEach(() => {
-    original = getGlobalDispatcher();
-    agent = new MockAgent({ enableCallHistory: true });
-    agent.disableNetConnect();
-    setGlobalDispatcher(agent);
+    mock = mockHttpDispatcher();
+    agent = mock.agent;
   });
-  afterEach(async () => {
-    setGlobalDispatcher(original);
-    await agent.close();
-  });
+  afterEach(() => mock.restore());
 
   it('builds <base_url path>/<operation>?<base_url query>', () => {
     expect(endpoint(partner.baseUrl, 'search').toString()).toBe('http://sandbox.test/partners/alpha/search?delay_ms=5&match=all');
