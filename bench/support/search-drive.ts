@@ -63,20 +63,48 @@ export function startBaseline(name: 'search-baseline' | 'poll-baseline' | 'submi
   });
 }
 
+/** A search or poll answer as the benches read it. */
+export type SearchAnswer = ReturnType<typeof json>;
+
+export interface DoneSearchOptions<T> {
+  /** Searches in flight at once (default 8): a closed loop, so the system's own pace sets the rate. */
+  concurrency?: number;
+  /** What to keep of each final answer (default: all of it); a large batch keeps less in memory this way. */
+  keep?: (answer: SearchAnswer) => T;
+}
+
 /**
- * Makes `count` searches (8 at a time, so the system's own pace sets the rate
- * and none times out), then polls each until it is done (partners answered).
- * Returns the final answers, in the order made.
+ * Makes `count` searches (`concurrency` at a time, so the system's own pace
+ * sets the rate and none times out), then polls each until it is done
+ * (partners answered). Returns the final answers (or what `keep` makes of
+ * them), in the order made.
  */
 export async function doneSearchAnswers(
   gatewayUrl: string,
   auth: Record<string, string>,
   body: (i: number) => unknown,
   count: number,
-): Promise<Array<ReturnType<typeof json>>> {
-  const done = new Map<string, ReturnType<typeof json>>();
+  options?: { concurrency?: number },
+): Promise<SearchAnswer[]>;
+export async function doneSearchAnswers<T>(
+  gatewayUrl: string,
+  auth: Record<string, string>,
+  body: (i: number) => unknown,
+  count: number,
+  options: DoneSearchOptions<T> & { keep: (answer: SearchAnswer) => T },
+): Promise<T[]>;
+export async function doneSearchAnswers<T>(
+  gatewayUrl: string,
+  auth: Record<string, string>,
+  body: (i: number) => unknown,
+  count: number,
+  options: DoneSearchOptions<T> = {},
+): Promise<Array<T | SearchAnswer>> {
+  const keep: (answer: SearchAnswer) => T | SearchAnswer = options.keep ?? ((a) => a);
+  const concurrency = options.concurrency ?? 8;
+  const done = new Map<string, T | SearchAnswer>();
   const ids: string[] = [];
-  const agent = keepAliveAgent(8);
+  const agent = keepAliveAgent(concurrency);
   const base = new URL(gatewayUrl);
   let next = 0;
   let failures = 0;
@@ -89,17 +117,17 @@ export async function doneSearchAnswers(
       }
       const parsed = json(answer);
       ids.push(parsed.svc_lead_id);
-      if (parsed.processing_done) done.set(parsed.svc_lead_id, parsed);
+      if (parsed.processing_done) done.set(parsed.svc_lead_id, keep(parsed));
     }
   };
-  await Promise.all(Array.from({ length: 8 }, worker));
+  await Promise.all(Array.from({ length: concurrency }, worker));
   let open = ids.filter((id) => !done.has(id));
   for (let round = 0; open.length > 0 && round < 30; round++) {
     await sleep(500);
     const answers = await Promise.all(open.map((id) => send(agent, base, { method: 'GET', path: `/api/v1/engine/results/${id}`, headers: auth }, 10_000)));
     answers.forEach((a, i) => {
       const parsed = json(a);
-      if (parsed.processing_done) done.set(open[i], parsed);
+      if (parsed.processing_done) done.set(open[i], keep(parsed));
     });
     open = open.filter((id) => !done.has(id));
   }
