@@ -18,6 +18,12 @@ export const SUBMIT_BASELINE_SCHEMA = `
 
 const CAP_LIMIT = 1_000_000;
 
+/** The submit body's envelope fields (as the gateway reads it); every other field is an answer to a question of the result. */
+const ENVELOPE_KEYS = new Set([
+  'svc_campaign_id', 'svc_affiliate_id', 'svc_result_id', 'search_lead_id', 'svc_offer_id', 'svc_lead_id', 'program_id',
+  'tcpa_consent', 'consent_button_label', 'svc_is_test_lead', 'lead', 'tracking', 'form_cert_url', 'universal_lead_cert',
+]);
+
 /**
  * Baseline for submits: the storage and delivery work of a submit without the
  * framework, the messaging and the rules. POST /submit reads the result and
@@ -25,17 +31,20 @@ const CAP_LIMIT = 1_000_000;
  * in one transaction stores the lead, takes a cap slot with a conditional
  * upsert, books the sale and writes the person's dedupe keys; POSTs the lead
  * to the same sandbox school with the lead id as Idempotency-Key; stores the
- * decision; answers the same envelope.
+ * decision; answers the same envelope. The answers are the body's fields
+ * outside the envelope, as the gateway takes them.
  * Env: PORT, DATABASE_URL, BENCH_SCHOOL_URL.
  */
 function main(): void {
-  const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+  // A transaction holds a connection for a few ms: 20 (the gateway's pool size) leaves room for stalls on a noisy host at 80/s.
+  const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
   const schoolUrl = new URL(process.env.BENCH_SCHOOL_URL!);
   void pool.query(SUBMIT_BASELINE_SCHEMA).then(() =>
     serveBare(
       async (req, body, res) => {
         if (req.method !== 'POST' || req.url !== '/submit') return answerJson(res, 404, '{"code":"NOT_FOUND"}');
-        const r = JSON.parse(body.toString('utf8')) as { search_lead_id: string; svc_result_id: string; program_id?: string; answers?: Record<string, string> };
+        const r = JSON.parse(body.toString('utf8')) as Record<string, unknown> & { search_lead_id: string; svc_result_id: string; program_id?: string };
+        const answers = Object.fromEntries(Object.entries(r).filter(([k]) => !ENVELOPE_KEYS.has(k)));
         const leadId = randomUUID();
         const { lead, offerId, payout } = await inTransaction(pool, async (client) => {
           const found = await client.query(
@@ -48,7 +57,7 @@ function main(): void {
           const { offer_id: offerId, payout, lead } = found.rows[0] as { offer_id: string; payout: number | null; lead: Lead };
           await client.query(
             `INSERT INTO bench_leads (id, search_id, offer_id, program_id, answers, lead, status) VALUES ($1, $2, $3, $4, $5, $6, 'pending')`,
-            [leadId, r.search_lead_id, offerId, r.program_id ?? null, JSON.stringify(r.answers ?? {}), JSON.stringify(lead)],
+            [leadId, r.search_lead_id, offerId, r.program_id ?? null, JSON.stringify(answers), JSON.stringify(lead)],
           );
           const slot = await client.query(
             `INSERT INTO bench_cap_usage (offer_id, period_start, used) VALUES ($1, current_date, 1)
@@ -69,7 +78,7 @@ function main(): void {
         });
         const answer = await postJsonAnswer(
           schoolUrl,
-          { lead_id: leadId, offer_id: offerId, program_id: r.program_id, answers: r.answers, lead },
+          { lead_id: leadId, offer_id: offerId, program_id: r.program_id, answers, lead },
           { headers: { 'Idempotency-Key': leadId }, signal: AbortSignal.timeout(5000), maxBytes: 65536 },
         );
         const accepted = answer.status === 200 && (JSON.parse(answer.text) as { result?: string }).result === 'accepted';
