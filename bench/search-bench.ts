@@ -4,14 +4,14 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, startApp, stopAllApps } from './support/app-process';
 import { benchCatalog, benchSearchBody } from './support/bench-catalog';
-import { appEnv, benchEnv, ops, removeBenchVhost, resetBenchState, waitUntilDrained } from './support/bench-state';
+import { appEnv, benchEnv, drainQueues, ops, removeBenchVhost, resetBenchState } from './support/bench-state';
 import { runClosedLoop } from './support/closed-loop';
 import { benchLog as log, runBench } from './support/bench-main';
 import { Call } from './support/http-client';
 import { runOpenLoop } from './support/open-loop';
 import { renderReport, Row } from './support/report';
 import { histogramDelta, scrape } from './support/metrics-text';
-import { withCpuPerUnit, withMachineCpuPerUnit } from './support/process-cpu';
+import { byProcessLine, groupMs, withCpuPerUnit, withMachineCpuPerUnit } from './support/process-cpu';
 import { writeSection } from './support/section';
 import { doneSearches, firstSearch, searchLoad, startBaseline } from './support/search-drive';
 
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
       () => moderateSent,
     );
     const searchAppsMs = groupMs(machineMs, Object.keys(apps));
-    log(`machine CPU ms per search @ ${SEARCH_MODERATE.rate}/s, by process: ${machineMs.filter((g) => g.ms >= 0.1).map((g) => `${g.group} ${g.ms}`).join(', ')}`);
+    log(`machine CPU ms per search @ ${SEARCH_MODERATE.rate}/s, by process: ${byProcessLine(machineMs)}`);
     log(`search, system: ${SEARCH.rate}/s open loop, ${SEARCH.warmupMs / 1000} s warm-up + ${SEARCH.durationMs / 1000} s`);
     const scrapeAll = () => Promise.all([scrape(orchestrator.url), scrape(checksApp.url), scrape(gateway.url)]);
     const before = await scrapeAll();
@@ -225,17 +225,8 @@ async function main(): Promise<void> {
   }
 }
 
-/** The ms per unit of the named groups together (withMachineCpuPerUnit's breakdown), to 0.1 ms. */
-function groupMs(groups: Array<{ group: string; ms: number }>, names: string[]): number {
-  return Math.round(groups.filter((g) => names.includes(g.group)).reduce((sum, g) => sum + g.ms, 0) * 10) / 10;
-}
-
 /** Waits for queued work to end; says how long the system needed to work off a backlog. */
-async function drain(): Promise<{ ms: number; left: number }> {
-  const result = await waitUntilDrained(DRAIN_MAX_MS);
-  if (result.ms > 2_000 || result.left > 0) log(`system drained its queues in ${(result.ms / 1000).toFixed(1)} s (${result.left} messages left)`);
-  return result;
-}
+const drain = () => drainQueues(DRAIN_MAX_MS, log);
 
 /** Stops every process the bench started and deletes its vhost. */
 async function cleanUp(): Promise<void> {

@@ -142,6 +142,13 @@ export async function waitUntilDrained(maxMs: number, vhost = BENCH_STATE.vhost)
   return { ms: Date.now() - started, left };
 }
 
+/** waitUntilDrained on the bench's vhost, with a progress line when the system needed long (over 2 s) or gave up. */
+export async function drainQueues(maxMs: number, log: (msg: string) => void): Promise<{ ms: number; left: number }> {
+  const result = await waitUntilDrained(maxMs);
+  if (result.ms > 2_000 || result.left > 0) log(`system drained its queues in ${(result.ms / 1000).toFixed(1)} s (${result.left} messages left)`);
+  return result;
+}
+
 /** After a run: the vhost and every queue in it go; the database stays for a look until the next run. */
 export function removeVhost(vhost: string): void {
   try {

@@ -79,3 +79,13 @@ export async function withMachineCpuPerUnit<T>(
   const total = msPerUnit.reduce((sum, g) => sum + g.ms, 0);
   return { result, msPerUnit: [{ group: 'machine', ms: Math.round(total * 10) / 10 }, ...msPerUnit] };
 }
+
+/** The ms per unit of the named groups together (withMachineCpuPerUnit's breakdown), to 0.1 ms. */
+export function groupMs(groups: Array<{ group: string; ms: number }>, names: readonly string[]): number {
+  return Math.round(groups.filter((g) => names.includes(g.group)).reduce((sum, g) => sum + g.ms, 0) * 10) / 10;
+}
+
+/** withMachineCpuPerUnit's breakdown as one line, `machine 40.1, postgres 12.3, …`, groups under 0.1 ms left out. */
+export function byProcessLine(groups: Array<{ group: string; ms: number }>): string {
+  return groups.filter((g) => g.ms >= 0.1).map((g) => `${g.group} ${g.ms}`).join(', ');
+}
