@@ -1,6 +1,8 @@
-// Three tiers (STYLE.md): pure unit tests; integration tests against the real
-// PostgreSQL, Redis and RabbitMQ of this machine (own test database, Redis
-// prefix and RabbitMQ vhost); end-to-end tests over HTTP against the built apps.
+// Four tiers (STYLE.md): pure unit tests; medium tests, each use case against
+// the real PostgreSQL (and Redis) with no broker (own database); integration
+// tests against the real PostgreSQL, Redis and RabbitMQ of this machine (own
+// test database, Redis prefix and RabbitMQ vhost); end-to-end tests over HTTP
+// against the built apps.
 const moduleNameMapper = {
   '^@lr/(config|contracts|domain|persistence|messaging|redis|observability|platform)$': '<rootDir>/libs/$1/src',
 };
@@ -9,6 +11,13 @@ const common = { rootDir: __dirname, moduleFileExtensions: ['ts', 'js', 'json'],
 module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'medium',
+      testMatch: ['<rootDir>/apps/**/*.medium-spec.ts'],
+      globalSetup: '<rootDir>/test/support/medium-setup.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/support/timeouts.ts'],
+    },
     {
       ...common,
       displayName: 'integration',

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { hashOf, type Lead, leadDedupeKeys } from '../libs/domain/src';
-import { DUPE_CHECK_ACCOUNT_SQL, DUPE_CHECK_OFFER_SQL, dupeCheckParams } from '../libs/persistence/src/queries/dupe-check.query';
+import { DedupeIndex } from '../libs/persistence/src/repositories/dedupe-index.repository';
 import { ROOT, RunningProcess, startApp, startProcess, stopAllApps } from './support/app-process';
 import { benchLog as log, runBench } from './support/bench-main';
 import { Answer } from './support/http-client';
@@ -307,13 +307,13 @@ async function plans(db: Client): Promise<Record<string, string[]>> {
   const miss = keysOf(person(PERSONS + 42));
   const hit = keysOf(hitPerson);
   const out: Record<string, string[]> = {};
-  const explain = async (name: string, sql: string, params: unknown[]) => {
+  const explain = async (name: string, { sql, params }: { sql: string; params: unknown[] }) => {
     const rows: Array<{ 'QUERY PLAN': string }> = (await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, params)).rows;
     out[name] = rows.map((r) => r['QUERY PLAN']);
   };
-  await explain('offer-scoped miss', DUPE_CHECK_OFFER_SQL, dupeCheckParams(miss, ids.offers[0]));
-  await explain('account-wide miss', DUPE_CHECK_ACCOUNT_SQL, dupeCheckParams(miss, ids.affA));
-  await explain('account-wide hit', DUPE_CHECK_ACCOUNT_SQL, dupeCheckParams(hit, ids.affA));
+  await explain('offer-scoped miss', DedupeIndex.lastSalesStatement(miss, { offerIds: [ids.offers[0]] }));
+  await explain('account-wide miss', DedupeIndex.lastSalesStatement(miss, { affiliateId: ids.affA }));
+  await explain('account-wide hit', DedupeIndex.lastSalesStatement(hit, { affiliateId: ids.affA }));
   return out;
 }
 

@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { searchStateKey } from '../../libs/contracts/src';
 import { orderedEntries, SearchStateStore } from '../../libs/redis/src/search-state-store';
-import { pollBody } from '../../apps/gateway/src/results/search-envelope';
+import { pollBody } from '../../apps/gateway/src/poll-results/search-envelope';
 import { answerJson, serveBare } from './bare-server';
 
 /**

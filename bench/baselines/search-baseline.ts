@@ -4,8 +4,7 @@ import Redis from 'ioredis';
 import { Pool } from 'pg';
 import type { ResultEntry, SearchMeta } from '../../libs/contracts/src';
 import { SearchStateStore } from '../../libs/redis/src/search-state-store';
-import { MAX_ACCEPTED_SUBMISSIONS, SEARCH_STATE_TTL_SECONDS, searchStateKey } from '../../libs/contracts/src';
-import { searchEnvelope } from '../../apps/gateway/src/results/search-envelope';
+import { SEARCH_STATE_TTL_SECONDS, searchAnswerBody, searchStateKey } from '../../libs/contracts/src';
 import { answerJson, inTransaction, serveBare } from './bare-server';
 
 /** The baseline's own tables: the column shapes of `searches` and `results` that a search writes. */
@@ -20,7 +19,9 @@ export const SEARCH_BASELINE_SCHEMA = `
  * the messaging and the checks. POST /search parses the JSON body; one
  * PostgreSQL transaction inserts the search row and its result rows (copies of
  * the result entries a real search answered, so the same JSON size); the state
- * is SET in Redis; the answer is the same envelope with those entries.
+ * is written to Redis; the answer is the same envelope with those entries.
+ * Each entry is serialized once and its bytes reused for all three, as the
+ * search-orchestrator does.
  * Env: PORT, DATABASE_URL, REDIS_URL, REDIS_KEY_PREFIX, BENCH_ENTRIES_FILE
  * (a JSON array of result entries).
  */
@@ -37,6 +38,7 @@ function main(): void {
       const searchId = randomUUID();
       const now = new Date();
       const offers = template.map((e) => ({ ...e, svc_result_id: randomUUID(), expires_at: new Date(now.getTime() + 900_000).toISOString() }));
+      const entries = offers.map((o) => Buffer.from(JSON.stringify(o)));
       await inTransaction(pool, async (client) => {
         await client.query('INSERT INTO bench_searches (id, lead, tracking, created_at) VALUES ($1, $2, $3, $4)', [
           searchId, JSON.stringify(request.lead), JSON.stringify(request.tracking), now,
@@ -44,7 +46,7 @@ function main(): void {
         await client.query(
           `INSERT INTO bench_results (id, search_id, rank, entry)
            SELECT x.id, $1, x.rank, x.entry FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, rank int, entry jsonb)`,
-          [searchId, JSON.stringify(offers.map((entry, rank) => ({ id: entry.svc_result_id, rank, entry })))],
+          [searchId, `[${offers.map((o, rank) => `{"id":"${o.svc_result_id}","rank":${rank},"entry":${entries[rank].toString('utf8')}}`).join(',')}]`],
         );
       });
       const meta: SearchMeta = {
@@ -52,11 +54,8 @@ function main(): void {
         createdAt: now.toISOString(), closesAt: new Date(now.getTime() + 45_000).toISOString(), processingDone: false,
         acceptedCount: 0, trueExclusiveAccepted: false, order: offers.map((o) => o.svc_result_id),
       };
-      await store.write(searchStateKey(searchId), meta, offers.map((o) => ({ id: o.svc_result_id, entry: o })), SEARCH_STATE_TTL_SECONDS);
-      const envelope = searchEnvelope({
-        searchId, processingDone: false, acceptedCount: 0, maxAcceptedSubmissions: MAX_ACCEPTED_SUBMISSIONS, trueExclusiveAccepted: false, offers,
-      });
-      answerJson(res, 200, JSON.stringify(envelope));
+      await store.write(searchStateKey(searchId), meta, offers.map((o, i) => ({ id: o.svc_result_id, json: entries[i] })), SEARCH_STATE_TTL_SECONDS);
+      answerJson(res, 200, searchAnswerBody(meta, entries, now).body);
     },
     async () => {
       redis.disconnect();

@@ -1,12 +1,13 @@
 import { Pool } from 'pg';
-import { DUPE_CHECK_ACCOUNT_SQL, DUPE_CHECK_OFFER_SQL, dupeCheckParams } from '../../libs/persistence/src/queries/dupe-check.query';
-import { parseDupeCheckRequest } from '../../apps/gateway/src/dupe-check/dupe-check-request';
+import { soldWithinWindow } from '../../libs/domain/src';
+import { DedupeIndex } from '../../libs/persistence/src/repositories/dedupe-index.repository';
+import { parseDupeCheckRequest } from '../../apps/gateway/src/pre-check/dupe-check-request';
 import { answerJson, serveBare } from '../baselines/bare-server';
 
 /**
  * Baseline for the duplicate pre-check: POST /dupe-check reads the body with
  * the gateway's own parseDupeCheckRequest (normalization and hashing
- * included), runs the very same SQL statement (offer-scoped with offer_id,
+ * included), runs the very same SQL statement and duplicate rule (offer-scoped with offer_id,
  * account-wide for BENCH_AFFILIATE_ID without) on a pool as large as the
  * gateway's, and answers the same JSON. No framework, authentication, rate
  * limit, account and offer checks or logging: the gap to the gateway is what
@@ -22,9 +23,10 @@ function main(): void {
       const { offerId, keys } = parseDupeCheckRequest(JSON.parse(body.toString('utf8')));
       let duplicate = false;
       if (keys.length > 0) {
-        const sql = offerId !== undefined ? DUPE_CHECK_OFFER_SQL : DUPE_CHECK_ACCOUNT_SQL;
-        const { rows } = await pool.query<{ duplicate: boolean }>(sql, dupeCheckParams(keys, offerId ?? affiliateId));
-        duplicate = rows[0]?.duplicate === true;
+        const { sql, params } = DedupeIndex.lastSalesStatement(keys, offerId !== undefined ? { offerIds: [offerId] } : { affiliateId });
+        const { rows } = await pool.query<{ last_sold_at: Date; window_days: number }>(sql, params);
+        const now = new Date();
+        duplicate = rows.some((r) => soldWithinWindow(r.last_sold_at, r.window_days, now));
       }
       answerJson(res, 200, JSON.stringify({ code: 'OK', status: 'accepted', reason: 'OK', success: true, duplicate_likely: duplicate, retryable: false }));
     },

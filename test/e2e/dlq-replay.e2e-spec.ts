@@ -12,32 +12,32 @@ import { person, receivedBySchool, SubmitClient } from '../support/submit-flow';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
 
 /**
- * Dead letters end to end with the real apps: a direct post reaches delivery
- * while the checks worker is down, so every try times out asking checks and
- * the submit is parked in delivery's DLQ (the lead stays PENDING). The operator
- * looks (dlq list/show, no contact data), dry-runs, brings checks back (the
- * cause fixed) and replays: the school gets the lead once and the lead is
- * decided. A second replay of the same message changes nothing: delivery's own
- * idempotency (the lead's stored state, keyed by the submit's id) holds.
+ * Dead letters end to end with the real apps: a direct post reaches checks
+ * while PostgreSQL refuses its sale (a fault of this test's own offer: a
+ * trigger that raises on its sales), so every try fails and the submit is
+ * parked in checks' DLQ (the lead stays PENDING). The operator looks (dlq
+ * list/show, no contact data), dry-runs, fixes the cause (the trigger is
+ * dropped) and replays: the school gets the lead once and the lead is
+ * decided. A second replay of the same message changes nothing: the checks'
+ * own idempotency (the lead's stored state, keyed by the submit's id) holds.
  */
 describe('dead letters: a stuck submit replayed with the operator CLI (e2e)', () => {
   const suffix = uniqueSuffix();
   const env = testEnv(suffix, { SUBMIT_ANSWER_TIMEOUT_MS: '1000' });
-  const delivery = queuesOf(topologyFor(loadConfig('delivery', env)), 'delivery');
-  const DLQ = delivery.dlq;
+  const checksQueues = queuesOf(topologyFor(loadConfig('checks', env)), 'checks');
+  const DLQ = checksQueues.dlq;
   const ids = { aff: randomUUID(), school: randomUUID(), offer: randomUUID(), campaign: randomUUID() };
   const schoolName = `dlq${suffix}-school`;
   let sandbox: RunningApp;
-  let worker: RunningApp;
   let checks: RunningApp;
   let client: SubmitClient;
   let db: Client;
   const cli = (...args: string[]) => opsIn(env, args);
 
-  /** Submits delivery has finished (acked), from its own /metrics. */
-  async function deliveryAcks(): Promise<number> {
-    const text = await (await fetch(`${worker.url}/metrics`)).text();
-    const line = text.split('\n').find((l) => l.startsWith('messaging_handler_duration_seconds_count{') && l.includes('outcome="ack"') && l.includes('type="submit.requested.v1"'));
+  /** Submits checks has finished (acked), from its own /metrics. */
+  async function checksAcks(): Promise<number> {
+    const text = await (await fetch(`${checks.url}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith('messaging_handler_duration_seconds_count{') && l.includes('outcome="ack"') && l.includes('type="submit.requested.v2"'));
     return line ? Number(line.split(' ').pop()) : 0;
   }
 
@@ -55,19 +55,30 @@ describe('dead letters: a stuck submit replayed with the operator CLI (e2e)', ()
     const key = issueKey(ids.aff, env).key;
     db = new Client({ connectionString: TEST_DATABASE_URL });
     await db.connect();
-    [checks, worker] = await Promise.all([startApp('checks', env), startApp('delivery', env)]);
+    [checks] = await Promise.all([startApp('checks', env), startApp('delivery', env)]);
     const gateway = await startApp('gateway', env);
     client = new SubmitClient(gateway.url, key, ids.aff);
   });
 
   afterAll(async () => {
+    await fixSales().catch(() => undefined); // left only by a failed run: the trigger touches this test's offer alone
     await stopAppsAndTopology(env);
     await db?.end();
   });
 
+  /** The fault: PostgreSQL refuses every sale of this test's offer (and nothing else), as a broken constraint would. */
+  const FAULT = `dlq_fault_${suffix.replace(/[^a-z0-9_]/gi, '_')}`;
+  const breakSales = () =>
+    db.query(
+      `CREATE FUNCTION ${FAULT}() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN IF NEW.offer_id = '${ids.offer}' THEN RAISE EXCEPTION 'sales of this offer refused (test fault)'; END IF; RETURN NEW; END $$;
+       CREATE TRIGGER ${FAULT} BEFORE INSERT ON sales FOR EACH ROW EXECUTE FUNCTION ${FAULT}()`,
+    );
+  const fixSales = () => db.query(`DROP TRIGGER ${FAULT} ON sales; DROP FUNCTION ${FAULT}()`);
+
   it('parks, shows, replays once, and a second replay has no effect', async () => {
-    // The cause: checks is down, so delivery's every try times out asking it.
-    await checks.stop();
+    // The cause: PostgreSQL refuses the sale, so the checks' every try fails.
+    await breakSales();
     const lead = person();
     const post = await client.directPost(ids.campaign, ids.offer, lead, { program_id: 'gen' });
     expect([post.status, post.body.code]).toEqual([202, 'PENDING']);
@@ -85,11 +96,11 @@ describe('dead letters: a stuck submit replayed with the operator CLI (e2e)', ()
     expect(json.messages).toEqual([
       expect.objectContaining({
         message_id: messageId,
-        type: 'submit.requested.v1',
+        type: 'submit.requested.v2',
         attempts: 3,
-        original_queue: delivery.queue,
-        original_routing_key: 'submit.requested.v1',
-        reason: expect.stringMatching(/^RequestTimeoutError: .*checks\.submit\.requested\.v1/),
+        original_queue: checksQueues.queue,
+        original_routing_key: 'submit.requested.v2',
+        reason: expect.stringMatching(/sales of this offer refused \(test fault\)/),
       }),
     ]);
     expect(show.stdout).toContain(messageId);
@@ -111,13 +122,13 @@ describe('dead letters: a stuck submit replayed with the operator CLI (e2e)', ()
 
     // The worker's gauge shows the parked message (it reads every 15 s).
     const gauge = new RegExp(`^messaging_dlq_depth\\{[^}]*queue="${DLQ.replace(/\./g, '\\.')}"[^}]*\\} 1$`, 'm');
-    await waitFor(async () => gauge.test(await (await fetch(`${worker.url}/metrics`)).text()), 20_000, 'messaging_dlq_depth 1 on delivery');
+    await waitFor(async () => gauge.test(await (await fetch(`${checks.url}/metrics`)).text()), 20_000, 'messaging_dlq_depth 1 on checks');
 
-    // The cause fixed: checks is back. The real CLI process replays.
-    checks = await startApp('checks', env);
+    // The cause fixed. The real CLI process replays.
+    await fixSales();
     const replay = runOps(['dlq', 'replay', DLQ], env);
     expect(replay.stderr).toBe('');
-    expect([replay.code, replay.stdout.trim()]).toEqual([0, `replayed 1 message from ${DLQ} to ${delivery.queue} (read 1 of 1; 0 of the 1 still in the DLQ)`]);
+    expect([replay.code, replay.stdout.trim()]).toEqual([0, `replayed 1 message from ${DLQ} to ${checksQueues.queue} (read 1 of 1; 0 of the 1 still in the DLQ)`]);
     const final = await client.finalStatus(leadId, 20_000);
     expect(final.body).toEqual(expect.objectContaining({ code: 'ACCEPTED', status: 'accepted', payout: 12 }));
     expect((await receivedBySchool(sandbox.url, schoolName)).get(leadId)).toBe(1);
@@ -131,7 +142,7 @@ describe('dead letters: a stuck submit replayed with the operator CLI (e2e)', ()
     expect(once).toEqual({ lead: [{ status: 'accepted', decided_at: expect.any(Date) }], attempts: 1, sales: [{ status: 'accepted', payout: '12.00' }] });
 
     // The same message replayed again (its copy put back in the DLQ): handled, and no second effect.
-    const acks = await deliveryAcks();
+    const acks = await checksAcks();
     await withAdminChannel(async (ch) => {
       ch.publish('', DLQ, saved!.content, { ...saved!.properties, persistent: true });
       await sleep(50);
@@ -139,7 +150,7 @@ describe('dead letters: a stuck submit replayed with the operator CLI (e2e)', ()
     await waitFor(async () => (await queueDepth(DLQ)) === 1, 5000, 'the copy in the DLQ');
     const again = await cli('dlq', 'replay', DLQ, '--id', messageId);
     expect([again.code, again.stdout]).toEqual([0, expect.stringContaining('replayed 1 message')]);
-    await waitFor(async () => (await deliveryAcks()) > acks, 15_000, 'delivery to handle the second replay');
+    await waitFor(async () => (await checksAcks()) > acks, 15_000, 'checks to handle the second replay');
     expect(await effects()).toEqual(once);
     expect((await receivedBySchool(sandbox.url, schoolName)).get(leadId)).toBe(1);
     expect(JSON.parse(runOps(['dlq', 'list', '--json'], env).stdout).find((r: { queue: string }) => r.queue === DLQ).messages).toBe(0);

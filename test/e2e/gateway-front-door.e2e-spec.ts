@@ -56,7 +56,7 @@ describe('gateway front door (e2e)', () => {
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(handledLines()).toContainEqual(
-        expect.objectContaining({ type: 'search.requested.v1', message_id: res.body.svc_lead_id, correlation_id: 'req-e2e-search-0001', outcome: 'ack' }),
+        expect.objectContaining({ type: 'search.requested.v2', message_id: res.body.svc_lead_id, correlation_id: 'req-e2e-search-0001', outcome: 'ack' }),
       );
       expect(res.body).toEqual(
         expect.objectContaining({
@@ -132,9 +132,11 @@ describe('gateway front door (e2e)', () => {
     });
 
     it('an expired key is refused', async () => {
-      const issued = issueKey(ids.affiliateA, env, ['--expires-at', new Date(Date.now() + 1500).toISOString()]);
+      // Time enough for the CLI to start and issue it on a slow host; then the key's expiry passes.
+      const expiresAt = Date.now() + 5000;
+      const issued = issueKey(ids.affiliateA, env, ['--expires-at', new Date(expiresAt).toISOString()]);
       expect((await search(issued.key, searchBody(ids.campaignA, ids.affiliateA))).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 1700));
+      await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now()) + 200));
       const after = await search(issued.key, searchBody(ids.campaignA, ids.affiliateA));
       expect([after.status, after.body.code]).toEqual([401, 'AUTH_INVALID']);
     });

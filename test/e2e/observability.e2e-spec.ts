@@ -217,16 +217,21 @@ describe('observability (e2e)', () => {
     const amqp = new AmqpConnection(loadConfig('gateway', env));
     await amqp.start();
     try {
-      const poison = { searchId: canary.email, campaignId: canary.last_name, isTest: false, lead: lead(), offerIds: [canary.phone], searchStored: true };
-      await amqp.publish('checks.offers.requested.v1', poison, { correlationId: rid.poison });
-      const { exchange, routingKey } = routeOf(amqp.topology, 'submit.requested.v1');
-      const properties = { messageId: randomUUID(), type: 'submit.requested.v1', correlationId: rid.malformed, persistent: true };
+      const poison = {
+        leadId: canary.email, kind: 'result_submit', affiliateId: canary.last_name, apiKeyId: canary.phone, campaignId: canary.last_name,
+        resultId: canary.phone, searchId: canary.phone, offerId: null, originLeadId: null, lead: lead(), tracking: null, consumerIp: null,
+        ipSource: null, programId: null, answers: {}, tcpaConsent: true, consentButtonLabel: null, formCertUrl: null, universalLeadCert: null,
+        isTest: false, requestedAt: new Date().toISOString(),
+      };
+      await amqp.publish('submit.requested.v2', poison, { correlationId: rid.poison });
+      const { exchange, routingKey } = routeOf(amqp.topology, 'delivery.requested.v1');
+      const properties = { messageId: randomUUID(), type: 'delivery.requested.v1', correlationId: rid.malformed, persistent: true };
       await amqp.send(exchange, routingKey, Buffer.from(`${canary.first_name} ${canary.last_name}, ${canary.phone}`), () => properties);
     } finally {
       await amqp.close();
     }
-    await eventually(() => apps.checks!.output().includes('dead-lettering checks.offers.requested.v1'), 15_000, 'the poisoned message to be dead-lettered');
-    await eventually(() => apps.delivery!.output().includes('dead-lettering submit.requested.v1'), 15_000, 'the malformed message to be dead-lettered');
+    await eventually(() => apps.checks!.output().includes('dead-lettering submit.requested.v2'), 15_000, 'the poisoned message to be dead-lettered');
+    await eventually(() => apps.delivery!.output().includes('dead-lettering delivery.requested.v1'), 15_000, 'the malformed message to be dead-lettered');
     // The partner-adapter and the orchestrator log after they answered: wait for the last lines of the flow.
     await eventually(
       () => handledMessages(logLines(apps['search-orchestrator']!.output()), 'partner.search.answered.v1').filter((l) => l.correlation_id === rid.search).length >= 2,
@@ -248,11 +253,10 @@ describe('observability (e2e)', () => {
       expect(answers.path.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     });
 
-    it('follows a search through every message: gateway -> orchestrator -> checks and partner-adapter -> orchestrator', () => {
+    it('follows a search through every message: gateway -> orchestrator -> partner-adapter -> orchestrator', () => {
       expect(withId('gateway', rid.search)).toContainEqual(expect.objectContaining({ msg: 'request completed', res: { statusCode: 200 } }));
-      expect(handled('search-orchestrator', 'search.requested.v1', rid.search)).toHaveLength(1);
-      // The first answer's checks; the orchestrator re-checks the partners' results itself (docs/decisions.md).
-      expect(handled('checks', 'checks.offers.requested.v1', rid.search)).toHaveLength(1);
+      // The orchestrator judges the offers itself with libs/domain's rules, at the start and on each partner's answer (docs/decisions.md).
+      expect(handled('search-orchestrator', 'search.requested.v2', rid.search)).toHaveLength(1);
       expect(handled('partner-adapter', 'partner.search.requested.v1', rid.search)).toHaveLength(2);
       expect(handled('search-orchestrator', 'partner.search.answered.v1', rid.search)).toHaveLength(2);
       // Lines a handler writes itself carry it too (partner-adapter: one per partner answer, debug or warn).
@@ -261,11 +265,11 @@ describe('observability (e2e)', () => {
       );
     });
 
-    it('follows each submit: gateway -> delivery -> checks (-> partner-adapter for a partner result)', () => {
+    it('follows each submit: gateway -> checks -> delivery (-> partner-adapter for a partner result)', () => {
       for (const r of [rid.accept, rid.partner, rid.reject, rid.error]) {
         expect(withId('gateway', r)).toContainEqual(expect.objectContaining({ msg: 'request completed' }));
-        expect(handled('delivery', 'submit.requested.v1', r)).toHaveLength(1);
-        expect(handled('checks', 'checks.submit.requested.v1', r)).toHaveLength(1);
+        expect(handled('checks', 'submit.requested.v2', r)).toHaveLength(1);
+        expect(handled('delivery', 'delivery.requested.v1', r)).toHaveLength(1);
       }
       expect(handled('partner-adapter', 'partner.submit.requested.v1', rid.partner)).toHaveLength(1);
       expect(withId('gateway', rid.dupe)).toContainEqual(expect.objectContaining({ msg: 'request completed', res: { statusCode: 200 } }));
@@ -331,7 +335,7 @@ describe('observability (e2e)', () => {
       expect(total(orch, 'search_results_shown_total', { source: 'partner' })).toBeGreaterThanOrEqual(1);
       expect(total(orch, 'search_first_results_count')).toBeGreaterThanOrEqual(1);
       expect(total(orch, 'search_partner_answers_total')).toBeGreaterThanOrEqual(2);
-      expect(total(orch, 'messaging_handler_duration_seconds_count', { consumer: 'search-orchestrator', type: 'search.requested.v1', outcome: 'ack' })).toBeGreaterThanOrEqual(1);
+      expect(total(orch, 'messaging_handler_duration_seconds_count', { consumer: 'search-orchestrator', type: 'search.requested.v2', outcome: 'ack' })).toBeGreaterThanOrEqual(1);
     });
 
     it('partner-adapter: search and submit latency per partner, calls by outcome', () => {
@@ -354,8 +358,9 @@ describe('observability (e2e)', () => {
 
     it('checks and delivery: handler durations, failures, retries and dead letters of the poisoned messages', () => {
       const c = m('checks');
-      expect(total(c, 'messaging_handler_duration_seconds_count', { consumer: 'checks', type: 'checks.submit.requested.v1' })).toBe(4);
-      expect(total(c, 'messaging_handler_failures_total', { consumer: 'checks', type: 'checks.offers.requested.v1' })).toBe(3);
+      expect(total(c, 'messaging_handler_duration_seconds_count', { consumer: 'checks', type: 'submit.requested.v2', outcome: 'ack' })).toBe(4);
+      expect(total(m('delivery'), 'messaging_handler_duration_seconds_count', { consumer: 'delivery', type: 'delivery.requested.v1', outcome: 'ack' })).toBe(4);
+      expect(total(c, 'messaging_handler_failures_total', { consumer: 'checks', type: 'submit.requested.v2' })).toBe(3);
       expect(total(c, 'messaging_messages_retried_total', { consumer: 'checks' })).toBe(2);
       expect(total(c, 'messaging_messages_dead_lettered_total', { consumer: 'checks', cause: 'exhausted' })).toBe(1);
       expect(total(m('delivery'), 'messaging_messages_dead_lettered_total', { consumer: 'delivery', cause: 'malformed' })).toBe(1);

@@ -1,7 +1,7 @@
 import { getMetadataStorage } from 'class-validator';
-import { DupeCheckRequestDto } from '../../apps/gateway/src/dupe-check/dupe-check-request.dto';
-import { LeadsRequestDto } from '../../apps/gateway/src/leads/leads-request.dto';
-import { SearchRequestDto } from '../../apps/gateway/src/search/search-request.dto';
+import { DupeCheckRequestDto } from '../../apps/gateway/src/pre-check/dupe-check-request.dto';
+import { LeadsRequestDto } from '../../apps/gateway/src/submit-lead/leads-request.dto';
+import { SearchRequestDto } from '../../apps/gateway/src/start-search/search-request.dto';
 import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { testEnv, uniqueSuffix } from '../support/test-env';

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import Redis from 'ioredis';
 import { loadConfig } from '../../libs/config/src';
-import { MESSAGE_TYPES, PartnerSearchAnsweredV1, SearchAnswerV1, SearchRequestedV1 } from '../../libs/contracts/src';
-import { AmqpConnection, topologyFor } from '../../libs/messaging/src';
+import { MESSAGE_TYPES, PartnerSearchAnsweredV1, SearchAnswer, SearchRequestedV1 } from '../../libs/contracts/src';
+import { AmqpConnection, RawReply, topologyFor } from '../../libs/messaging/src';
 import { searchBody } from '../support/catalog-builder';
 import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
@@ -147,6 +147,12 @@ describe('search orchestration races (e2e)', () => {
     expect(dlq.messageCount).toBe(0);
   });
 
+  /** The search answer a raw reply carries (the HTTP body the gateway sends on). */
+  const searchAnswerOf = (reply: RawReply): SearchAnswer => {
+    expect(reply).toBeInstanceOf(RawReply);
+    return JSON.parse(reply.body.toString('utf8')) as SearchAnswer;
+  };
+
   /** A search request as a gateway sends it (to the broker directly: this test plays the gateway). */
   const searchRequest = (searchId: string, extra: Partial<SearchRequestedV1> = {}): SearchRequestedV1 => {
     const now = Date.now();
@@ -162,23 +168,26 @@ describe('search orchestration races (e2e)', () => {
     const searchId = randomUUID();
     const request = searchRequest(searchId);
     const answers = await Promise.allSettled(
-      [1, 2].map(() => amqp.request<SearchRequestedV1, SearchAnswerV1>(MESSAGE_TYPES.SearchRequested, request, { messageId: searchId, timeoutMs: 5000 })),
+      [1, 2].map(() => amqp.request<SearchRequestedV1, RawReply>(MESSAGE_TYPES.SearchRequested, request, { messageId: searchId, timeoutMs: 5000 })),
     );
-    const ok = answers.filter((a): a is PromiseFulfilledResult<SearchAnswerV1> => a.status === 'fulfilled').map((a) => a.value);
+    const ok = answers.filter((a): a is PromiseFulfilledResult<RawReply> => a.status === 'fulfilled').map((a) => searchAnswerOf(a.value));
     expect(ok.length).toBeGreaterThanOrEqual(1);
-    for (const a of ok) expect(a.offers!.map((o) => o.svc_result_id)).toEqual(ok[0].offers!.map((o) => o.svc_result_id));
+    for (const a of ok) expect(a.offers.map((o) => o.svc_result_id)).toEqual(ok[0].offers.map((o) => o.svc_result_id));
     expect((await db.query('SELECT count(*)::int AS n FROM searches WHERE id = $1', [searchId])).rows[0].n).toBe(1);
     expect((await db.query('SELECT count(*)::int AS n FROM results WHERE search_id = $1', [searchId])).rows[0].n).toBe(1);
     expect((await db.query('SELECT count(*)::int AS n FROM search_partner_calls WHERE search_id = $1', [searchId])).rows[0].n).toBe(3);
   });
 
-  it('a gateway that reads the offers from the state gets a reply without them, written to Redis before the reply', async () => {
+  it('the reply is the search answer’s body, and the state is in Redis before the reply', async () => {
     const searchId = randomUUID();
-    const request = searchRequest(searchId, { readsOffersFromState: true });
-    const answer = await amqp.request<SearchRequestedV1, SearchAnswerV1>(MESSAGE_TYPES.SearchRequested, request, { messageId: searchId, timeoutMs: 5000 });
-    expect(answer).toEqual({
-      searchId, processingDone: false, acceptedCount: 0, maxAcceptedSubmissions: 3, trueExclusiveAccepted: false, offersInState: true,
+    const request = searchRequest(searchId);
+    const reply = await amqp.request<SearchRequestedV1, RawReply>(MESSAGE_TYPES.SearchRequested, request, { messageId: searchId, timeoutMs: 5000 });
+    const { offers, ...envelope } = searchAnswerOf(reply);
+    expect(envelope).toEqual({
+      code: 'OK', status: 'accepted', reason: 'OK', success: true, svc_lead_id: searchId, processing_done: false, poll_after_ms: 1000,
+      accepted_count: 0, max_accepted_submissions: 3, true_exclusive_accepted: false,
     });
+    expect(offers.map((o) => o.offer.id)).toEqual([ids.own]);
     // Read at once after the reply: the state is already there, with the own result in order.
     const state = await redis.hgetall(`search:${searchId}`);
     const meta = JSON.parse(state.meta);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { hashOf, sha256Hex } from '../../libs/domain/src';
+import { capPeriodStart, capScope, hashOf, sha256Hex } from '../../libs/domain/src';
 import { ownOffer, searchBody } from '../support/catalog-builder';
 import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
@@ -157,11 +157,11 @@ describe('search and polling (e2e)', () => {
    * window is 2 days).
    */
   async function seedSalesHistory() {
-    await db.query(
-      `INSERT INTO cap_usage (scope, period, period_start, used)
-       VALUES (cap_scope($1, NULL), 'day', cap_period_start('day', 'America/Chicago', now()), 1)`,
-      [ids.ownCapped],
-    );
+    // The slot the capped offer's day cap counts in now (libs/domain caps: scope and period start in the cap's zone).
+    await db.query(`INSERT INTO cap_usage (scope, period, period_start, used) VALUES ($1, 'day', $2, 1)`, [
+      capScope(ids.ownCapped, null),
+      capPeriodStart('day', 'America/Chicago', new Date()),
+    ]);
     const emailHash = hashOf('email', `  ${email.toUpperCase()} `)!;
     expect(emailHash).toBe(sha256Hex(email));
     for (const [offerId, schoolId, daysAgo] of [[ids.ownDup, ids.schoolDup, 1], [ids.ownOldDup, ids.schoolOld, 5]] as const) {
@@ -282,7 +282,20 @@ describe('search and polling (e2e)', () => {
 
   it('a lead whose sale ended (true_exclusive) gets no more results from partners', async () => {
     const res = await search(ids.campaign);
-    await db.query('UPDATE searches SET true_exclusive_accepted = true WHERE id = $1', [res.body.svc_lead_id]);
+    // What an accepted true_exclusive submit of the search leaves (docs/data-model.md): its lead, its sale, the counters.
+    const searchId = res.body.svc_lead_id as string;
+    const saleLead = randomUUID();
+    await db.query(
+      `INSERT INTO leads (id, kind, affiliate_id, campaign_id, offer_id, api_key_id, lead, consumer_ip, status, code, lead_group_id)
+       VALUES ($1, 'direct_post', $2, $3, $4, $5, '{}', '73.12.44.10', 'accepted', 'ACCEPTED', $6)`,
+      [saleLead, ids.affA, ids.campaign, ids.ownNoPayout, keyA.id, searchId],
+    );
+    await db.query(
+      `INSERT INTO sales (lead_id, search_id, lead_group_id, offer_id, school_id, campaign_id, affiliate_id, offer_type, status)
+       VALUES ($1, $2, $2, $3, $4, $5, $6, 'true_exclusive', 'accepted')`,
+      [saleLead, searchId, ids.ownNoPayout, ids.schoolSouth, ids.campaign, ids.affA],
+    );
+    await db.query('UPDATE searches SET true_exclusive_accepted = true, accepted_count = 1 WHERE id = $1', [searchId]);
     await sleep(2600);
     const later = await poll(res.body.svc_lead_id);
     expect(later.body.processing_done).toBe(true);

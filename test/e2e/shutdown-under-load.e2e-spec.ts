@@ -136,16 +136,24 @@ describe('graceful shutdown under load (e2e)', () => {
     // Nothing twice at the buyer: the school received each lead exactly once (its Idempotency-Key is the lead id).
     const received = await receivedBySchool(sandbox.url, schoolName);
     expect(leadIds.filter((leadId) => received.get(leadId) !== 1)).toEqual([]);
-    // Each message was acked exactly once, by one of the replicas, and none is left in its queue or its DLQ.
+    // Each message was acked exactly once, by one of the replicas, and none is left in its queue or its DLQ:
+    // the submit by a checks replica, the reserved lead it forwarded by a delivery replica.
     const acks = new Map<string, number>();
-    for (const app of [...delivery, restarted]) {
-      for (const l of handledMessages(logLines(app.output()), 'submit.requested.v1')) {
-        if (l.outcome === 'ack') acks.set(String(l.message_id), (acks.get(String(l.message_id)) ?? 0) + 1);
+    const ackedBy = (apps: RunningApp[], type: string) => {
+      for (const app of apps) {
+        for (const l of handledMessages(logLines(app.output()), type)) {
+          if (l.outcome === 'ack') acks.set(String(l.message_id), (acks.get(String(l.message_id)) ?? 0) + 1);
+        }
       }
-    }
+    };
+    ackedBy(checks, MESSAGE_TYPES.SubmitRequested);
+    ackedBy([...delivery, restarted], MESSAGE_TYPES.DeliveryRequested);
     expect(leadIds.filter((leadId) => acks.get(`submit:${leadId}`) !== 1)).toEqual([]);
-    const queues = queuesOf(topologyFor(loadConfig('delivery', env)), 'delivery');
-    expect([await queueDepth(queues.queue), await queueDepth(queues.dlq)]).toEqual([0, 0]);
+    expect(leadIds.filter((leadId) => acks.get(`deliver:${leadId}`) !== 1)).toEqual([]);
+    for (const consumer of ['checks', 'delivery'] as const) {
+      const queues = queuesOf(topologyFor(loadConfig(consumer, env)), consumer);
+      expect([consumer, await queueDepth(queues.queue), await queueDepth(queues.dlq)]).toEqual([consumer, 0, 0]);
+    }
 
     // The stopped replicas drained: they handled what they held after SIGTERM, and exited 0 within the grace period.
     expect(deliveryExit).toEqual({ code: 0, signal: null, ms: expect.any(Number) });
@@ -155,7 +163,8 @@ describe('graceful shutdown under load (e2e)', () => {
     expect(handledWhileDraining(delivery[0]).length).toBeGreaterThan(0);
     expect(handledWhileDraining(delivery[0]).every((l) => l.outcome === 'ack')).toBe(true);
     // The replicas that kept running shared the rest of the work.
-    for (const app of [delivery[1], delivery[2]]) expect(handledMessages(logLines(app.output()), 'submit.requested.v1').length).toBeGreaterThan(0);
+    for (const app of [delivery[1], delivery[2]]) expect(handledMessages(logLines(app.output()), MESSAGE_TYPES.DeliveryRequested).length).toBeGreaterThan(0);
+    expect(handledMessages(logLines(checks[1].output()), MESSAGE_TYPES.SubmitRequested).length).toBeGreaterThan(0);
   });
 
   // Runs on the delivery and checks replicas the test above left running.

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import * as ts from 'typescript';
+import { REFUSAL, SUBMIT, type Decision } from '../../libs/domain/src/decisions/decision-catalog';
 
 /**
  * Architecture rules (../shared/design/ARCHITECTURE.md: "Apps depend on libs,
@@ -78,7 +79,7 @@ const isRelative = (s: string) => s === '.' || s === '..' || s.startsWith('./') 
 const target = (r: ImportRef) => rel(resolve(ROOT, dirname(r.file), r.specifier));
 /** `apps/<name>` or `libs/<name>` of a repository-relative path, or undefined. */
 const unitOf = (path: string) => /^((?:apps|libs)\/[^/]+)(?:\/|$)/.exec(path)?.[1];
-const isTestFile = (file: string) => /\.(spec|int-spec|e2e-spec)\.ts$/.test(file);
+const isTestFile = (file: string) => /\.(spec|medium-spec|int-spec|e2e-spec)\.ts$/.test(file);
 
 // (c) Modules libs/domain must not import: frameworks, drivers, I/O, and the libs that wrap them.
 const FORBIDDEN_IN_DOMAIN: Array<{ name: string; test: (s: string) => boolean }> = [
@@ -118,6 +119,8 @@ function appViolations(): Violation[] {
     if (isRelative(r.specifier)) {
       const to = target(r);
       if (to === own || to.startsWith(`${own}/`)) return [];
+      // A test next to its code may use the shared test helpers (they live under test/, never in shipped code).
+      if (isTestFile(r.file) && to.startsWith('test/support/')) return [];
       return [{ ...r, reason: `relative import leaves ${own}/ (resolves to ${to}); use an @lr/* library instead` }];
     }
     if (r.specifier.includes('apps/')) return [{ ...r, reason: `import path names apps/; an app never imports another app` }];
@@ -162,6 +165,97 @@ function expectNoViolations(what: string, violations: Violation[]): void {
       throw new Error(`${v.file}:${v.line} imports '${v.specifier}': ${v.reason}`);
     });
   }
+}
+
+/** Every string and template literal of a source file (template literals with their `${…}` parts left out), with its line. */
+export function literalsOf(fileName: string, text: string): Array<{ line: number; text: string }> {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found: Array<{ line: number; text: string }> = [];
+  const at = (n: ts.Node) => source.getLineAndCharacterOfPosition(n.getStart(source)).line + 1;
+  const visit = (node: ts.Node) => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) found.push({ line: at(node), text: node.text });
+    else if (ts.isTemplateExpression(node)) found.push({ line: at(node), text: [node.head.text, ...node.templateSpans.map((sp) => sp.literal.text)].join(' … ') });
+    if (!ts.isImportDeclaration(node) && !ts.isExportDeclaration(node)) ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** SQL as a statement's text has it: a query, a write or a schema change. */
+export const SQL = /\bSELECT\b[\s\S]*\bFROM\b|\bINSERT\s+INTO\b|\bUPDATE\s+[a-z_]+\s+(?:[a-z]+\s+)?SET\b|\bDELETE\s+FROM\b|\bCREATE\s+(?:TABLE|INDEX|UNIQUE\s+INDEX|FUNCTION|TRIGGER)\b|\bpg_advisory|\bSELECT\s+1\b/;
+
+/** Where SQL may be written: the repositories (one per aggregate), the migrations, and the database's own set-up. */
+const SQL_HOMES = [/^libs\/persistence\/src\/repositories\//, /^libs\/persistence\/src\/migrations\//, /^libs\/persistence\/src\/(migrate|ensure-database)\.ts$/];
+
+const sources = files.filter((f) => !isTestFile(rel(f))).map((abs) => ({ file: rel(abs), text: readFileSync(abs, 'utf8') }));
+const literals = sources.flatMap(({ file, text }) => literalsOf(file, text).map((l) => ({ file, ...l })));
+
+function sqlViolations(): Violation[] {
+  return literals
+    .filter((l) => SQL.test(l.text) && !SQL_HOMES.some((home) => home.test(l.file)))
+    .map((l) => ({ file: l.file, line: l.line, specifier: l.text.slice(0, 60).replace(/\s+/g, ' '), reason: 'SQL outside libs/persistence/src/repositories' }));
+}
+
+/**
+ * The answers' reasons of the decision catalog (libs/domain decisions): each
+ * fixed reason is written there and nowhere else in the shipped code. (`OK`
+ * is also a code, and the builders' reasons are made from their arguments.)
+ */
+const CATALOG_REASONS = new Set(
+  [...Object.values(SUBMIT), ...Object.values(REFUSAL)]
+    .filter((d): d is Decision => typeof d === 'object')
+    .map((d) => d.reason),
+);
+
+/** The literals that state a rule of libs/domain when written elsewhere. */
+const RULE_LITERALS: Array<{ what: string; test: (text: string) => boolean; allowed: RegExp[] }> = [
+  { what: 'a reason of the decision catalog', test: (t) => CATALOG_REASONS.has(t), allowed: [/^libs\/domain\/src\/decisions\//] },
+  {
+    // Offer types are vocabulary (types, CHECK constraints, OpenAPI enums) everywhere; what each one means is decided in libs/domain.
+    what: 'an offer type',
+    test: (t) => t === 'true_exclusive' || t === 'exclusive',
+    allowed: [/^libs\/domain\//, /^libs\/contracts\//, /^libs\/persistence\/src\/(migrations|entities)\//, /^apps\/sandbox\//],
+  },
+];
+
+function ruleLiteralViolations(): Violation[] {
+  return literals.flatMap((l) => {
+    const rule = RULE_LITERALS.find((r) => r.test(l.text) && !r.allowed.some((a) => a.test(l.file)));
+    return rule ? [{ file: l.file, line: l.line, specifier: l.text, reason: `${rule.what} written outside libs/domain` }] : [];
+  });
+}
+
+/** Code that decides by test mode or money rounding itself instead of asking libs/domain (test-mode/, money/). */
+const RULE_CODE: Array<{ what: string; pattern: RegExp }> = [
+  { what: 'a branch on test mode (ask libs/domain testMode)', pattern: /\bisTest\s*\?|if\s*\([^)]*\bisTest\b|\bisTest\s*&&|!\s*[\w.]*isTest\b/ },
+  { what: 'money rounded by hand (libs/domain money: exact cents)', pattern: /Math\.round\([^)]*\*\s*100\b/ },
+  { what: 'the sale limit compared (libs/domain sales)', pattern: /[<>]=?\s*MAX_ACCEPTED_SUBMISSIONS\b|\bMAX_ACCEPTED_SUBMISSIONS\s*[<>]/ },
+];
+const RULE_CODE_HOMES = [/^libs\/domain\//, /^libs\/contracts\//];
+
+function ruleCodeViolations(): Violation[] {
+  return sources.flatMap(({ file, text }) => {
+    if (RULE_CODE_HOMES.some((h) => h.test(file))) return [];
+    return text.split('\n').flatMap((lineText, n) => {
+      const rule = RULE_CODE.find((r) => r.pattern.test(lineText));
+      return rule ? [{ file, line: n + 1, specifier: lineText.trim().slice(0, 60), reason: `${rule.what} outside libs/domain` }] : [];
+    });
+  });
+}
+
+/** Test helpers live under test/: shipped code imports no test framework or mock, and names no fixture file. */
+const TEST_ONLY_MODULES = ['@nestjs/testing', 'fast-check', '@jest/globals', 'jest'];
+function testHelperViolations(): Violation[] {
+  const imports = refs.flatMap((r): Violation[] => {
+    if (isTestFile(r.file) || !TEST_ONLY_MODULES.some((m) => r.specifier === m || r.specifier.startsWith(`${m}/`))) return [];
+    return [{ ...r, reason: 'a test module imported by shipped code (test helpers live under test/)' }];
+  });
+  const mocks = sources.flatMap(({ file, text }) =>
+    /\bMockAgent\b|\.fixture\.ts$|(^|\/)mock[-.]/.test(text.includes('MockAgent') ? text : file)
+      ? [{ file, line: 1, specifier: file, reason: 'a mock or fixture outside test/' }]
+      : [],
+  );
+  return [...imports, ...mocks];
 }
 
 describe('architecture', () => {
@@ -227,6 +321,29 @@ describe('architecture', () => {
   describe('(a) an app never imports from another app', () => expectNoViolations('apps/*', appViolations()));
   describe('(b) libs never import from apps', () => expectNoViolations('libs/*', libViolations()));
   describe('(c) libs/domain imports no framework or I/O module', () => expectNoViolations('libs/domain', domainViolations()));
+
+  describe('(e) SQL is written only in the repositories (libs/persistence/src/repositories)', () => expectNoViolations('SQL', sqlViolations()));
+  describe('(f) rules live only in libs/domain', () => {
+    expectNoViolations('rule literals', ruleLiteralViolations());
+    expectNoViolations('rule code', ruleCodeViolations());
+  });
+  describe('(g) test helpers live only under test/', () => expectNoViolations('test helpers', testHelperViolations()));
+
+  describe('the rule scans themselves', () => {
+    it('recognise SQL, rule literals and rule code', () => {
+      for (const sql of ['SELECT id FROM searches WHERE id = $1', 'INSERT INTO leads (id) VALUES ($1)', 'UPDATE leads SET status = $2', 'UPDATE cap_usage u SET used = 1', 'DELETE FROM dedupe_keys', 'SELECT 1', 'SELECT pg_advisory_xact_lock(1)']) {
+        expect([sql, SQL.test(sql)]).toEqual([sql, true]);
+      }
+      for (const text of ['Select a program', 'update the settings', 'delete from the list later', 'select']) expect([text, SQL.test(text)]).toEqual([text, false]);
+      expect(literalsOf('x.ts', "const a = `SELECT ${x} FROM t`; const b = 'Duplicate - Offer';").map((l) => l.text)).toEqual(['SELECT  …  FROM t', 'Duplicate - Offer']);
+      expect(CATALOG_REASONS.has('Duplicate - Offer')).toBe(true);
+      expect(CATALOG_REASONS.has('Cap reached')).toBe(true);
+      expect(RULE_CODE[0].pattern.test('const held = isTest ? 1 : 2;')).toBe(true);
+      expect(RULE_CODE[0].pattern.test('if (msg.isTest) return')).toBe(true);
+      expect(RULE_CODE[0].pattern.test('isTest: msg.isTest,')).toBe(false);
+      expect(RULE_CODE[1].pattern.test('Math.round(amount * 100)')).toBe(true);
+    });
+  });
 
   describe('(d) docker-compose.yml runs every app', () => {
     const compose = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8').split(/\r?\n/);

@@ -1,15 +1,14 @@
 import { CampaignCatalog, runWorker } from '@lr/platform';
-import { SearchChecksController } from './search/search-checks.controller';
-import { SearchChecksService } from './search/search-checks.service';
-import { SubmitChecksController } from './submit/submit-checks.controller';
-import { SubmitChecksService } from './submit/submit-checks.service';
+import { DecideSubmitHandler } from './decide-submit/decide-submit.handler';
+import { DecideSubmit } from './decide-submit/decide-submit.usecase';
 
 /**
- * Duplicate, cap, eligibility, required-answer and consent rules, used at search
- * (which offers a lead may be shown) and again in full at submit.
+ * Decides submits and direct posts: the duplicate, cap, eligibility,
+ * required-answer and consent rules of libs/domain, and the atomic sale
+ * reservation; a reserved lead goes on to delivery.
  */
 runWorker({
   app: 'checks',
-  controllers: [SearchChecksController, SubmitChecksController],
-  providers: [SearchChecksService, SubmitChecksService, CampaignCatalog],
+  controllers: [DecideSubmitHandler],
+  providers: [CampaignCatalog, DecideSubmit],
 });

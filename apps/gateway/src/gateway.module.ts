@@ -5,21 +5,26 @@ import { DataSource } from 'typeorm';
 import { AppConfig, ConfigModule } from '@lr/config';
 import { AmqpConnection, MessagingModule, amqpReadiness } from '@lr/messaging';
 import { HealthModule, MetricsModule, ObservabilityLoggerModule } from '@lr/observability';
-import { DatabaseModule, postgresReadiness, REDIS_CLIENT, RedisModule } from '@lr/platform';
+import { DatabaseModule, postgresReadiness, REDIS_CLIENT, RedisModule, RepositoriesModule } from '@lr/platform';
 import { redisReadiness, TokenBucket } from '@lr/redis';
 import { ApiKeyCache } from './auth/api-key-cache';
 import { CatalogChanges } from './auth/catalog-changes';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { RateLimitGuard } from './auth/rate-limit.guard';
-import { DupeCheckController } from './dupe-check/dupe-check.controller';
+import { PreCheckHandler } from './pre-check/pre-check.handler';
+import { PreCheck } from './pre-check/pre-check.usecase';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { Dependencies, DependenciesModule } from './http/dependencies';
-import { LeadsController } from './leads/leads.controller';
-import { PendingLeads } from './leads/pending-leads';
-import { ResultsController } from './results/results.controller';
-import { CampaignOwners } from './results/campaign-owners';
-import { SearchStore } from './results/search-store';
-import { SearchController } from './search/search.controller';
+import { SubmitLeadHandler } from './submit-lead/submit-lead.handler';
+import { LeadStatusHandler } from './lead-status/lead-status.handler';
+import { LeadStatus } from './lead-status/lead-status.usecase';
+import { PendingLeads } from './submit-lead/pending-leads';
+import { SubmitLead } from './submit-lead/submit-lead.usecase';
+import { PollResultsHandler } from './poll-results/poll-results.handler';
+import { CampaignOwners } from './auth/campaign-owners';
+import { SearchStore } from './poll-results/search-store';
+import { StartSearchHandler } from './start-search/start-search.handler';
+import { StartSearch } from './start-search/start-search.usecase';
 
 @Module({})
 export class GatewayModule {
@@ -30,6 +35,7 @@ export class GatewayModule {
         ConfigModule.forRoot(config),
         ObservabilityLoggerModule.forRoot(config, { unlogged: [{ path: 'api/v1/engine/results/:svc_lead_id', method: RequestMethod.GET }] }),
         DatabaseModule,
+        RepositoriesModule,
         RedisModule,
         MessagingModule.forRoot(config),
         MetricsModule,
@@ -41,7 +47,7 @@ export class GatewayModule {
             [postgresReadiness(ds), redisReadiness(redis), amqpReadiness(amqp)].map((c) => deps.readiness(c)),
         }),
       ],
-      controllers: [SearchController, ResultsController, LeadsController, DupeCheckController],
+      controllers: [StartSearchHandler, PollResultsHandler, SubmitLeadHandler, LeadStatusHandler, PreCheckHandler],
       providers: [
         CatalogChanges,
         ApiKeyCache,
@@ -50,6 +56,10 @@ export class GatewayModule {
         SearchStore,
         CampaignOwners,
         PendingLeads,
+        StartSearch,
+        PreCheck,
+        SubmitLead,
+        LeadStatus,
         { provide: TokenBucket, inject: [REDIS_CLIENT], useFactory: (redis: Redis) => new TokenBucket(redis) },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
       ],

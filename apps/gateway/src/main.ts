@@ -1,11 +1,11 @@
 import { loadConfig } from '@lr/config';
 import { startHttpApp } from '@lr/observability';
-import { DUPE_CHECK_BODY_LIMIT, DUPE_CHECK_PATH } from './dupe-check/dupe-check.controller';
+import { DUPE_CHECK_BODY_LIMIT, DUPE_CHECK_PATH } from './pre-check/pre-check.handler';
 import { GatewayModule } from './gateway.module';
 import { answerClientError, answerConnect, answerFrameworkError } from './http/client-errors';
 import { installJsonBodyParser } from './http/json-body';
 import { serveOpenApi } from './openapi/setup';
-import { installPollFastPath } from './results/poll-fast-path';
+import { installPollFastPath } from './poll-results/poll-fast-path';
 
 /** The only public HTTP surface: the affiliate API of ../shared/spec/affiliate-api.md. */
 async function main(): Promise<void> {

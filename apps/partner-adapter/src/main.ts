@@ -2,10 +2,10 @@ import { runWorker } from '@lr/platform';
 import { PartnerAdapterRegistry } from './adapters/adapter-registry';
 import { PartnerCalls } from './calls/partner-calls';
 import { PartnerCircuitBreakers } from './calls/circuit-breakers';
-import { PartnerSearchController } from './search/partner-search.controller';
-import { PartnerSearchService } from './search/partner-search.service';
-import { PartnerSubmitController } from './submit/partner-submit.controller';
-import { PartnerSubmitService } from './submit/partner-submit.service';
+import { SearchPartnerHandler } from './search-partner/search-partner.handler';
+import { SearchPartner } from './search-partner/search-partner.usecase';
+import { SubmitToPartnerHandler } from './submit-to-partner/submit-to-partner.handler';
+import { SubmitToPartner } from './submit-to-partner/submit-to-partner.usecase';
 
 /**
  * Calls partner networks with deadlines and a circuit breaker per partner,
@@ -14,6 +14,6 @@ import { PartnerSubmitService } from './submit/partner-submit.service';
  */
 runWorker({
   app: 'partner-adapter',
-  controllers: [PartnerSearchController, PartnerSubmitController],
-  providers: [PartnerAdapterRegistry, PartnerCircuitBreakers, PartnerCalls, PartnerSearchService, PartnerSubmitService],
+  controllers: [SearchPartnerHandler, SubmitToPartnerHandler],
+  providers: [PartnerAdapterRegistry, PartnerCircuitBreakers, PartnerCalls, SearchPartner, SubmitToPartner],
 });

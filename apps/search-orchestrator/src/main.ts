@@ -1,14 +1,13 @@
-import { CampaignCatalog, runWorker } from '@lr/platform';
-import { PartnerAnswerService } from './partner-answer.service';
-import { SearchRequestsController } from './search-requests.controller';
-import { SearchResultsRepository } from './search-results.repository';
-import { SearchStartService } from './search-start.service';
-import { SearchStatePublisher } from '@lr/platform';
+import { CampaignCatalog, runWorker, SearchStatePublisher } from '@lr/platform';
+import { MergePartnerAnswerHandler } from './merge-partner-answer/merge-partner-answer.handler';
+import { MergePartnerAnswer } from './merge-partner-answer/merge-partner-answer.usecase';
+import { StartSearchHandler } from './start-search/start-search.handler';
+import { StartSearch } from './start-search/start-search.usecase';
 
-/** Owns a search's life: stores it, gathers own and partner results, writes the growing list to Redis. */
+/** Owns a search's life: judges the campaign's offers, stores the search, gathers partner results, writes the growing list to Redis. */
 runWorker({
   app: 'search-orchestrator',
-  controllers: [SearchRequestsController],
-  providers: [CampaignCatalog, SearchStartService, PartnerAnswerService, SearchResultsRepository, SearchStatePublisher],
+  controllers: [StartSearchHandler, MergePartnerAnswerHandler],
+  providers: [CampaignCatalog, SearchStatePublisher, StartSearch, MergePartnerAnswer],
   redis: true,
 });

@@ -1,4 +1,5 @@
 import type { Client } from 'pg';
+import { capScope } from '../../../libs/domain/src/caps/caps';
 import type { FailedSubmit, SubmitRecord } from './chaos-driver';
 
 /** A lead a buyer (sandbox school or partner) received, by our lead id (its Idempotency-Key). */
@@ -120,28 +121,36 @@ export async function reconcile(
 
   const twice = [...receipts.byLead.entries()].filter(([, n]) => n > 1).map(([id]) => id);
 
-  // Caps: every cap of the campaign's offers (offer caps and this campaign's caps) against its usage rows and live sales.
-  const capRows = (
-    await db.query<{ scope: string; period: string; period_start: Date; limit: number; used: number; live: number }>(
-      `WITH caps_of_run AS (
-         SELECT cap_scope(c.offer_id, c.campaign_id) AS scope, c.period, c."limit"
-           FROM caps c JOIN campaign_offers co ON co.offer_id = c.offer_id AND co.campaign_id = $1
-          WHERE c.campaign_id IS NULL OR c.campaign_id = $1),
-       usage AS (
-         SELECT u.scope, u.period, u.period_start, u.used FROM cap_usage u JOIN caps_of_run k USING (scope, period)),
+  // Caps: every cap of the campaign's offers (offer caps and this campaign's caps), named by the domain's scope
+  // (libs/domain capScope), against its usage rows and live sales.
+  const caps = (
+    await db.query<{ offer_id: string; campaign_id: string | null; period: string; limit: number }>(
+      `SELECT c.offer_id, c.campaign_id, c.period, c."limit"
+         FROM caps c JOIN campaign_offers co ON co.offer_id = c.offer_id AND co.campaign_id = $1
+        WHERE c.campaign_id IS NULL OR c.campaign_id = $1`,
+      [campaignId],
+    )
+  ).rows.map((c) => ({ scope: capScope(c.offer_id, c.campaign_id), period: c.period, limit: c.limit }));
+  const counted = (
+    await db.query<{ scope: string; period: string; period_start: Date; used: number; live: number }>(
+      `WITH usage AS (
+         SELECT u.scope, u.period, u.period_start, u.used FROM cap_usage u WHERE u.scope = ANY($2::text[])),
        live AS (
          SELECT slot->>'scope' AS scope, slot->>'period' AS period, (slot->>'period_start')::timestamptz AS period_start, count(*)::int AS n
            FROM sales s, jsonb_array_elements(s.cap_slots) slot
           WHERE s.campaign_id = $1 AND s.status <> 'released'
           GROUP BY 1, 2, 3)
-       SELECT k.scope, k.period, COALESCE(u.period_start, l.period_start) AS period_start, k."limit",
+       SELECT COALESCE(u.scope, l.scope) AS scope, COALESCE(u.period, l.period) AS period, COALESCE(u.period_start, l.period_start) AS period_start,
               COALESCE(u.used, 0) AS used, COALESCE(l.n, 0) AS live
          FROM usage u
-         FULL JOIN live l ON l.scope = u.scope AND l.period = u.period AND l.period_start = u.period_start
-         JOIN caps_of_run k ON k.scope = COALESCE(u.scope, l.scope) AND k.period = COALESCE(u.period, l.period)`,
-      [campaignId],
+         FULL JOIN live l ON l.scope = u.scope AND l.period = u.period AND l.period_start = u.period_start`,
+      [campaignId, caps.map((c) => c.scope)],
     )
   ).rows;
+  const capRows = counted.flatMap((r) => {
+    const cap = caps.find((c) => c.scope === r.scope && c.period === r.period);
+    return cap ? [{ ...r, limit: cap.limit }] : [];
+  });
   const slot = (r: (typeof capRows)[number]) => ({
     scope: r.scope,
     period: r.period,

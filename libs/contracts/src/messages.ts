@@ -1,24 +1,37 @@
-import type { FormField, ResultEntry } from './result-entry';
+import type { FormField } from './result-entry';
 /**
  * The message types that cross RabbitMQ, versioned by name (STYLE.md: one place
  * declares them; producers and consumers import them from here). A breaking
  * change gets a new name (`.v2`) and both are handled until the old one drains.
  */
 export const MESSAGE_TYPES = {
-  /** gateway -> search-orchestrator (request/reply): store the search, answer the first results. */
-  SearchRequested: 'search.requested.v1',
-  /** search-orchestrator -> checks (request/reply): which of these offers (and programs) may this search's lead be shown? */
-  OffersCheckRequested: 'checks.offers.requested.v1',
+  /**
+   * gateway -> search-orchestrator (request/reply): qualify the campaign's
+   * offers, store the search, ask the partners; the reply is the search
+   * answer's HTTP body (a RawReply), sent on by the gateway as it is.
+   */
+  SearchRequested: 'search.requested.v2',
   /** search-orchestrator -> partner-adapter (command): ask one partner network about its offers for one search. */
   PartnerSearchRequested: 'partner.search.requested.v1',
   /** partner-adapter -> search-orchestrator (command): one partner's answer (or its failure) for one search. */
   PartnerSearchAnswered: 'partner.search.answered.v1',
-  /** gateway -> delivery (request/reply): decide one submit or direct post; the reply is the decision (or PENDING when late). */
-  SubmitRequested: 'submit.requested.v1',
-  /** delivery -> checks (request/reply): the submit-time checks in full. */
-  SubmitChecksRequested: 'checks.submit.requested.v1',
+  /**
+   * gateway -> checks (request/reply, a routing slip): decide one submit or
+   * direct post. Checks answers a refusal or a held test lead itself, or
+   * reserves the sale and forwards DeliveryRequested, whose handler answers.
+   */
+  SubmitRequested: 'submit.requested.v2',
+  /** checks -> delivery (the routing slip's second step): deliver a reserved lead to its buyer, book the answer, reply to the gateway. */
+  DeliveryRequested: 'delivery.requested.v1',
   /** delivery -> partner-adapter (request/reply): post a chosen partner result to its partner network. */
   PartnerSubmitRequested: 'partner.submit.requested.v1',
+  /**
+   * The previous release's submit (gateway -> delivery), the same payload as
+   * SubmitRequested. Delivery forwards any that are still queued (or are
+   * replayed from its dead-letter queue) to checks, so no submit of a rolling
+   * deploy is lost (docs/runbooks/deploy.md). Remove in the next release.
+   */
+  LegacySubmitRequested: 'submit.requested.v1',
 } as const;
 export type MessageType = (typeof MESSAGE_TYPES)[keyof typeof MESSAGE_TYPES];
 
@@ -31,6 +44,8 @@ export interface MessageMeta {
   timestamp: Date;
   /** 1 on first delivery; incremented by each retry. */
   attempt: number;
+  /** A forwarded request: the messageId of the original request, which the reply answers (x-reply-for). */
+  replyFor?: string;
 }
 
 /** Lead as accepted by the gateway: nested groups, flat keys folded in (see libs/domain lead-fields). */
@@ -58,51 +73,6 @@ export interface SearchRequestedV1 {
   requestedAt: string;
   /** The gateway stops waiting at this time and answers 503: a request handled later is dropped, not stored. */
   replyBy: string;
-  /**
-   * The gateway can read the first results from the search's state in Redis,
-   * so the reply may leave them out (SearchAnswerV1.offersInState). Absent
-   * from an older gateway, which always gets the offers in the reply.
-   */
-  readsOffersFromState?: boolean;
-}
-
-/** The orchestrator's reply to SearchRequestedV1: the envelope fields the gateway answers with. */
-export interface SearchAnswerV1 {
-  searchId: string;
-  processingDone: boolean;
-  pollAfterMs?: number;
-  acceptedCount: number;
-  maxAcceptedSubmissions: number;
-  trueExclusiveAccepted: boolean;
-  /** The first results, best first. Absent when `offersInState`. */
-  offers?: ResultEntry[];
-  /**
-   * Set instead of `offers` (only when the request said `readsOffersFromState`):
-   * the results were written to the search's Redis state before this reply,
-   * so the gateway reads them there (as a poll does) rather than the list
-   * travelling through the broker twice and being parsed and serialized again.
-   */
-  offersInState?: true;
-}
-
-/**
- * Asks checks which offers a search's lead may be shown (search-time checks:
- * offer and program eligibility, caps already full, the person already sold to
- * the offer within its duplicate window (live only), and the search's sale
- * state). Checks reads the catalog itself; only ids and the lead travel.
- */
-export interface OffersCheckRequestedV1 {
-  searchId: string;
-  campaignId: string;
-  isTest: boolean;
-  lead: LeadPayload;
-  /** The offers to check (all on the campaign, or the ones a partner answered for). */
-  offerIds: string[];
-  /**
-   * False when asked before the search is stored (its first results): it has
-   * no sales yet, so its sale state is not read.
-   */
-  searchStored: boolean;
 }
 
 /** Why an offer is left out of a search (stored for operators, never shown to affiliates). */
@@ -116,22 +86,6 @@ export type OfferRefusal =
   | 'sale_closed'
   | 'school_sold_exclusive';
 
-export interface OfferCheckOutcome {
-  offerId: string;
-  qualifies: boolean;
-  /** When it does not qualify. */
-  refusal?: OfferRefusal;
-  /** For eligibility refusals: the rule that failed, e.g. `states` or `programs.bsn.education_levels`. */
-  detail?: string;
-  /** Own offers: the program values that qualify, in catalog order. Partner offers: null (the partner supplies programs). */
-  programs: string[] | null;
-}
-
-export interface OffersCheckAnswerV1 {
-  searchId: string;
-  outcomes: OfferCheckOutcome[];
-}
-
 /** The partner as the catalog configures it, snapshotted into the request. */
 export interface PartnerRef {
   id: string;
@@ -143,6 +97,8 @@ export interface PartnerRef {
 
 export interface PartnerSearchRequestedV1 {
   searchId: string;
+  /** The search's campaign (echoed on the answer, so the orchestrator reads the campaign's offers before the search). */
+  campaignId?: string;
   partner: PartnerRef;
   /** The partner's offers on the campaign that passed the search-time checks. */
   offers: Array<{ offerId: string; externalId: string }>;
@@ -171,6 +127,8 @@ export interface PartnerOfferResult {
 
 export interface PartnerSearchAnsweredV1 {
   searchId: string;
+  /** The request's campaignId (absent from a partner-adapter of an earlier release: the orchestrator then reads it). */
+  campaignId?: string;
   partnerId: string;
   outcome: PartnerCallOutcome;
   latencyMs: number;

@@ -1,12 +1,12 @@
 import type { ApiCode, OutcomeStatus } from './api-codes';
 import type { LeadPayload, PartnerRef } from './messages';
-import type { FormField } from './result-entry';
 
 /**
- * gateway -> delivery (request/reply). The gateway has already checked the
- * key, the affiliate, the campaign and that the result (or offer, or earlier
- * lead) is the caller's; delivery decides. `leadId` is chosen by the gateway,
- * so a PENDING answer can name the lead before it is stored.
+ * gateway -> checks (request/reply, a routing slip through delivery). The
+ * gateway has already checked the key, the affiliate, the campaign and that
+ * the result (or offer, or earlier lead) is the caller's; checks decides and
+ * delivery delivers. `leadId` is chosen by the gateway, so a PENDING answer
+ * can name the lead before it is stored.
  */
 export interface SubmitRequestedV1 {
   leadId: string;
@@ -62,48 +62,60 @@ export interface SubmitRefusal {
   code: ApiCode;
   reason: string;
   error?: string;
+  field?: string;
 }
 
 export type SubmitAnswerV1 = { kind: 'decision'; decision: SubmitDecision } | { kind: 'refused'; refusal: SubmitRefusal };
 
-/** delivery -> checks (request/reply): everything the submit-time checks need, the catalog aside. */
-export interface SubmitChecksRequestedV1 {
+/** The consent record sent to the buyer with the lead (and kept as evidence). */
+export interface ConsentDocument {
+  tcpaConsent: boolean;
+  /** The statement exactly as shown with the result. */
+  tcpaText: string | null;
+  buttonLabel: string | null;
+  consentedAt: string;
+  ip: string;
+  formCertUrl: string | null;
+  universalLeadCert: string | null;
+}
+
+/** Who buys the lead: an own offer's school system, or the partner network of a partner result. */
+export type DeliveryBuyer =
+  | {
+      kind: 'school';
+      schoolName: string;
+      offerName: string;
+      /** The offer's delivery settings as the catalog stores them (libs/domain DeliverySettings). */
+      delivery: Record<string, unknown>;
+    }
+  | { kind: 'partner'; partner: PartnerRef; partnerResultId: string };
+
+/**
+ * checks -> delivery (forwarded on the submit's routing slip): a lead whose
+ * sale is reserved, with everything its buyer is sent, so delivery reads
+ * nothing before the call. Delivery claims the attempt, calls the buyer once,
+ * books the answer and replies to the gateway.
+ */
+export interface DeliveryRequestedV1 {
   leadId: string;
+  kind: 'result_submit' | 'direct_post';
+  affiliateId: string;
   campaignId: string;
   offerId: string;
-  isTest: boolean;
+  searchId: string | null;
+  resultId: string | null;
+  /** The offer's type: an accepted `true_exclusive` sale ends the lead's other sales. */
+  offerType: 'shared' | 'exclusive' | 'true_exclusive';
+  /** The payout booked on the sale (numeric text, "20.50"), null when none is configured. */
+  payout: string | null;
+  buyer: DeliveryBuyer;
   lead: LeadPayload;
+  tracking: Record<string, string>;
+  consumerIp: string;
   programId: string | null;
-  answers: Record<string, unknown>;
-  tcpaConsent: boolean | null;
-  /** Result submit: the result's expiry. */
-  expiresAt: string | null;
-  /**
-   * The programs and questions the consumer was shown: the result entry's on a
-   * result submit (a partner supplies its own), null on a direct post (the
-   * catalog's then).
-   */
-  shown: { programs: Array<{ value: string; label: string }>; formFields: FormField[] } | null;
-  /** The lead whose sales count (the search, or the first direct post), null for a new direct post. */
-  leadGroupId: string | null;
-}
-
-/** A refusal inside a 200 submit answer (LEAD-FIELDS.md refusal table). */
-export interface SubmitCheckRefusal {
-  status: Extract<OutcomeStatus, 'invalid' | 'rejected'>;
-  code: ApiCode;
-  reason: string;
-  field?: string;
-}
-
-export interface SubmitChecksAnswerV1 {
-  leadId: string;
-  /** null: every check passed. */
-  refusal: SubmitCheckRefusal | null;
-  /** The program the lead is sold with (the one sent, or the only one the result has). */
-  programId: string | null;
-  /** Answers normalized to strings, only the result's questions. */
   answers: Record<string, string>;
+  consent: ConsentDocument;
+  submittedAt: string;
 }
 
 /** delivery -> partner-adapter (request/reply): post one chosen partner result. */

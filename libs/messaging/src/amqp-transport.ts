@@ -13,6 +13,8 @@ import { DeadLetterDepthGauge } from './dead-letter-depth';
 import { DeliverySettlement, Outcome } from './delivery-settlement';
 import { DependencyGate } from './dependency-gate';
 import { Decoded, decodeDelivery } from './envelope';
+import { Forward } from './handler-results';
+import { HEADERS } from './headers';
 import { messagingMetrics } from './messaging-metrics';
 import { ConsumerQueues, declareTopology, queuesOf, typesHandledBy } from './topology';
 
@@ -218,8 +220,34 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
       if (down.length > 0) return this.settlement.defer(channel, msg, meta, error, down, typeLabel);
       return this.settlement.failed(channel, msg, meta, error, typeLabel);
     }
-    if (msg.properties.replyTo && !handler.isEventHandler) await this.settlement.reply(msg.properties.replyTo, meta, 'ok', result ?? null);
+    if (result instanceof Forward) {
+      const forwarded = await this.forward(channel, msg, meta, result, typeLabel);
+      if (forwarded) return forwarded;
+    } else if (msg.properties.replyTo && !handler.isEventHandler) {
+      await this.settlement.reply(msg.properties.replyTo, meta, 'ok', result ?? null);
+    }
     return this.settlement.settle(channel, msg, 'ack');
+  }
+
+  /**
+   * Publishes the next message of a routing slip with this request's reply
+   * queue and the original request's id, before the ack. If it cannot be
+   * published the delivery counts as failed (retried like a handler error:
+   * the handler's effects are idempotent). Undefined once it is sent.
+   */
+  private async forward(channel: ConfirmChannel, msg: ConsumeMessage, meta: MessageMeta, next: Forward, typeLabel: string): Promise<Outcome | undefined> {
+    const replyTo = msg.properties.replyTo as string | undefined;
+    try {
+      await this.connection.publish(next.type, next.payload, {
+        ...next.opts,
+        correlationId: meta.correlationId,
+        ...(replyTo ? { replyTo, headers: { ...next.opts.headers, [HEADERS.replyFor]: meta.replyFor ?? meta.messageId } } : {}),
+      });
+      return undefined;
+    } catch (e) {
+      messagingMetrics.handlerFailures.inc({ consumer: this.consumer, type: typeLabel });
+      return this.settlement.failed(channel, msg, meta, e, typeLabel);
+    }
   }
 
   /** Runs the handler, and for events every further handler Nest chained on the same pattern. */

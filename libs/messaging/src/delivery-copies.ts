@@ -67,19 +67,30 @@ export function replayCopyProperties(msg: Message, originalRoutingKey: string | 
   return { ...properties, mandatory: true };
 }
 
-/** Properties of a reply: correlated by the request's correlationId and messageId (x-in-reply-to). */
-export function replyProperties(meta: MessageMeta, appId: string, status: 'ok' | 'error', messageId: string): Options.Publish {
+/**
+ * Properties of a reply: correlated by the request's correlationId and
+ * messageId (x-in-reply-to; for a forwarded request, the original request's).
+ * A raw reply (bytes the requester sends on as they are) is
+ * application/octet-stream, with its own headers.
+ */
+export function replyProperties(
+  meta: MessageMeta,
+  appId: string,
+  status: 'ok' | 'error',
+  messageId: string,
+  raw?: { headers: Record<string, string> },
+): Options.Publish {
   return {
     // The reply queue is transient; a reply outliving a broker restart would have nobody to read it.
     persistent: false,
-    contentType: 'application/json',
+    contentType: raw ? 'application/octet-stream' : 'application/json',
     contentEncoding: 'utf-8',
     messageId,
     type: meta.type,
     timestamp: Math.floor(Date.now() / 1000),
     correlationId: meta.correlationId,
     appId,
-    headers: { [HEADERS.replyStatus]: status, [HEADERS.inReplyTo]: meta.messageId },
+    headers: { ...raw?.headers, [HEADERS.replyStatus]: status, [HEADERS.inReplyTo]: meta.replyFor ?? meta.messageId },
   };
 }
 

@@ -6,6 +6,7 @@ import type { MessageMeta } from '@lr/contracts';
 import type { AmqpConnection } from './amqp-connection';
 import { deadLetterProperties, replyProperties, retryCopyProperties } from './delivery-copies';
 import { encodeJson } from './envelope';
+import { RawReply } from './handler-results';
 import { retryDelayMs } from './backoff';
 import { decideOnFailure, errorMessage } from './failure-policy';
 import { messagingMetrics } from './messaging-metrics';
@@ -85,8 +86,9 @@ export class DeliverySettlement {
   /** Best effort: if the reply cannot be sent the requester times out, and the work is done, so the message is still acked. */
   async reply(replyTo: string, meta: MessageMeta, status: 'ok' | 'error', body: unknown): Promise<void> {
     try {
-      const properties = replyProperties(meta, this.config.app, status, randomUUID());
-      await this.connection.send('', replyTo, encodeJson(body), () => properties);
+      const raw = body instanceof RawReply ? body : undefined;
+      const properties = replyProperties(meta, this.config.app, status, randomUUID(), raw);
+      await this.connection.send('', replyTo, raw ? raw.body : encodeJson(body), () => properties);
     } catch (e) {
       this.log.warn(`could not reply to ${meta.type} ${meta.messageId}: ${errorMessage(e)}`);
     }

@@ -11,6 +11,8 @@ export interface PublishOptions {
    */
   correlationId?: string;
   headers?: Record<string, unknown>;
+  /** Where the reply goes (a forwarded request keeps its requester's reply queue). */
+  replyTo?: string;
 }
 
 /** Properties of a message as first published: persistent JSON, with id, type, version, correlation and time. */
@@ -25,6 +27,7 @@ export function outgoingProperties(appId: string, type: string, messageId: strin
     timestamp: Math.floor(Date.now() / 1000),
     correlationId: opts.correlationId ?? messageId,
     appId,
+    ...(opts.replyTo ? { replyTo: opts.replyTo } : {}),
     headers: { ...opts.headers, [HEADERS.version]: versionOf(type), [HEADERS.attempt]: 1 },
   };
 }
@@ -57,6 +60,7 @@ export function decodeDelivery(msg: ConsumeMessage): Decoded {
     return { ok: false, reason: `invalid JSON body (${msg.content.length} bytes): ${detail}`, attempt };
   }
   const version = positiveInt(headers[HEADERS.version]) ?? safeVersion(p.type);
+  const replyFor = headers[HEADERS.replyFor];
   const meta: MessageMeta = {
     messageId: p.messageId,
     type: p.type,
@@ -64,6 +68,7 @@ export function decodeDelivery(msg: ConsumeMessage): Decoded {
     correlationId: typeof p.correlationId === 'string' && p.correlationId !== '' ? p.correlationId : p.messageId,
     timestamp: typeof p.timestamp === 'number' ? new Date(p.timestamp * 1000) : new Date(),
     attempt,
+    ...(typeof replyFor === 'string' && replyFor !== '' ? { replyFor } : {}),
   };
   return { ok: true, meta, payload };
 }

@@ -23,6 +23,12 @@ export const HEADERS = {
   replyStatus: 'x-reply-status',
   /** On replies: the messageId of the request answered, so concurrent requests sharing a correlationId stay apart. */
   inReplyTo: 'x-in-reply-to',
+  /**
+   * On a message a handler forwarded instead of replying (a routing slip): the
+   * messageId of the request its reply answers. The last handler of the slip
+   * replies to the original replyTo with this as x-in-reply-to.
+   */
+  replyFor: 'x-reply-for',
   /** On copies `dlq replay` sent back to their queue: when (ISO time). */
   replayedAt: 'x-replayed-at',
 } as const;

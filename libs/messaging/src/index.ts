@@ -16,3 +16,4 @@ export { messagingMetrics } from './messaging-metrics';
 export * from './dead-letter-info';
 export * from './dead-letter-queue';
 export * from './dead-letter-depth';
+export * from './handler-results';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { RemoteHandlerError, RequestTimeoutError } from './errors';
+import { RawReply } from './handler-results';
 import { HEADERS } from './headers';
 import { messagingMetrics } from './messaging-metrics';
 import { replyQueueName } from './topology';
@@ -100,6 +101,11 @@ export class ReplyRouter {
     }
     clearTimeout(p.timer);
     this.pending.delete(key);
+    if (msg.properties.contentType === 'application/octet-stream' && msg.properties.headers?.[HEADERS.replyStatus] !== 'error') {
+      const headers = Object.fromEntries(Object.entries(msg.properties.headers ?? {}).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+      p.resolve(new RawReply(msg.content, headers));
+      return;
+    }
     let body: unknown;
     try {
       body = JSON.parse(msg.content.toString('utf8'));

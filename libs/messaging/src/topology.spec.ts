@@ -52,10 +52,10 @@ describe('messaging topology', () => {
     ]);
   });
 
-  it('routes search.requested.v1 to the search-orchestrator over the commands exchange', () => {
-    expect(routeOf(topology, MESSAGE_TYPES.SearchRequested)).toMatchObject({ exchange: 'lr.commands', routingKey: 'search.requested.v1' });
-    expect(typesHandledBy(topology, 'search-orchestrator')).toContain('search.requested.v1');
-    expect(topology.declarations.bindings).toContainEqual({ exchange: 'lr.commands', routingKey: 'search.requested.v1', queue: 'lr.search-orchestrator' });
+  it('routes search.requested.v2 to the search-orchestrator over the commands exchange', () => {
+    expect(routeOf(topology, MESSAGE_TYPES.SearchRequested)).toMatchObject({ exchange: 'lr.commands', routingKey: 'search.requested.v2' });
+    expect(typesHandledBy(topology, 'search-orchestrator')).toContain('search.requested.v2');
+    expect(topology.declarations.bindings).toContainEqual({ exchange: 'lr.commands', routingKey: 'search.requested.v2', queue: 'lr.search-orchestrator' });
     expect(() => routeOf(topology, 'nobody.handles.v1')).toThrow(UnknownMessageTypeError);
   });
 

@@ -39,12 +39,12 @@ export interface MessageRoute<C extends string = string> {
 /** Which consumer queue handles each message type. Ops tooling and the k8s test read names from here. */
 export const MESSAGE_ROUTES: readonly MessageRoute<ConsumerName>[] = deepFreeze([
   { type: MESSAGE_TYPES.SearchRequested, kind: 'command', consumers: ['search-orchestrator'] },
-  { type: MESSAGE_TYPES.OffersCheckRequested, kind: 'command', consumers: ['checks'] },
   { type: MESSAGE_TYPES.PartnerSearchRequested, kind: 'command', consumers: ['partner-adapter'] },
   { type: MESSAGE_TYPES.PartnerSearchAnswered, kind: 'command', consumers: ['search-orchestrator'] },
-  { type: MESSAGE_TYPES.SubmitRequested, kind: 'command', consumers: ['delivery'] },
-  { type: MESSAGE_TYPES.SubmitChecksRequested, kind: 'command', consumers: ['checks'] },
+  { type: MESSAGE_TYPES.SubmitRequested, kind: 'command', consumers: ['checks'] },
+  { type: MESSAGE_TYPES.DeliveryRequested, kind: 'command', consumers: ['delivery'] },
   { type: MESSAGE_TYPES.PartnerSubmitRequested, kind: 'command', consumers: ['partner-adapter'] },
+  { type: MESSAGE_TYPES.LegacySubmitRequested, kind: 'command', consumers: ['delivery'] },
 ]);
 
 /**

@@ -2,7 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
-import { dataSourceOptions } from '@lr/persistence';
+import { dataSourceOptions, pingDatabase } from '@lr/persistence';
 import type { ReadinessCheck } from '@lr/observability';
 
 /**
@@ -43,8 +43,6 @@ export class DatabaseModule {}
 export function postgresReadiness(ds: DataSource): ReadinessCheck {
   return {
     name: 'postgres',
-    async check(): Promise<void> {
-      await ds.query('SELECT 1');
-    },
+    check: () => pingDatabase(ds),
   };
 }

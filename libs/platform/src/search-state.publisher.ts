@@ -1,10 +1,16 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { SEARCH_STATE_TTL_SECONDS, SearchMeta, SearchState, searchStateKey } from '@lr/contracts';
-import { loadSearchState } from '@lr/persistence';
-import { REDIS_CLIENT } from './redis.module';
+import { SEARCH_STATE_TTL_SECONDS, SearchMeta, searchStateKey } from '@lr/contracts';
+import { SearchRepository } from '@lr/persistence';
 import { SearchStateStore } from '@lr/redis';
+import { REDIS_CLIENT } from './redis.module';
+
+/** An entry of a search's state: a result id and the entry's JSON as its maker serialized it. */
+export interface StateEntry {
+  id: string;
+  json: Buffer;
+}
 
 /**
  * Publishes a search's state to Redis (what polls read); PostgreSQL is the
@@ -16,21 +22,20 @@ import { SearchStateStore } from '@lr/redis';
 export class SearchStatePublisher {
   private readonly log = new Logger(SearchStatePublisher.name);
   private readonly store: SearchStateStore;
+  private readonly searches: SearchRepository;
 
-  constructor(
-    private readonly ds: DataSource,
-    @Inject(REDIS_CLIENT) redis: Redis,
-  ) {
+  constructor(ds: DataSource, @Inject(REDIS_CLIENT) redis: Redis) {
     this.store = new SearchStateStore(redis);
+    this.searches = new SearchRepository(ds);
   }
 
   /** Writes a committed change: the new entries and the meta of its version. Throws when Redis fails. */
-  async write(meta: SearchMeta, added: Array<{ id: string; entry: unknown }>): Promise<void> {
+  async write(meta: SearchMeta, added: readonly StateEntry[]): Promise<void> {
     await this.store.write(searchStateKey(meta.searchId), meta, added, SEARCH_STATE_TTL_SECONDS);
   }
 
   /** As write, but a Redis failure is only logged (polls read PostgreSQL when Redis has no copy). True when written. */
-  async writeBestEffort(meta: SearchMeta, added: Array<{ id: string; entry: unknown }>): Promise<boolean> {
+  async writeBestEffort(meta: SearchMeta, added: readonly StateEntry[]): Promise<boolean> {
     try {
       await this.write(meta, added);
       return true;
@@ -41,14 +46,12 @@ export class SearchStatePublisher {
   }
 
   /** Rebuilds the whole state from PostgreSQL and writes it. Throws when Redis fails (unless bestEffort). */
-  async resync(searchId: string, bestEffort = false): Promise<SearchState> {
-    const state = await loadSearchState(this.ds, searchId);
+  async resync(searchId: string, bestEffort = false): Promise<{ meta: SearchMeta; entries: Buffer[] }> {
+    const state = await this.searches.state(searchId);
     if (!state) throw new Error(`search ${searchId} is not stored`);
-    const { offers, ...rest } = state;
-    const meta: SearchMeta = { ...rest, order: offers.map((o) => o.svc_result_id) };
-    const entries = offers.map((o) => ({ id: o.svc_result_id, entry: o }));
-    if (bestEffort) await this.writeBestEffort(meta, entries);
-    else await this.write(meta, entries);
+    const entries = state.meta.order.map((id, i) => ({ id, json: state.entries[i] }));
+    if (bestEffort) await this.writeBestEffort(state.meta, entries);
+    else await this.write(state.meta, entries);
     return state;
   }
 }

@@ -6,6 +6,7 @@ import { AmqpConnection, AmqpTransport, ConsumerName, MessagingModule, amqpReadi
 import { HealthModule, MetricsModule, ObservabilityLoggerModule, READINESS_CHECKS, ReadinessCheck, startHttpApp } from '@lr/observability';
 import { redisReadiness } from '@lr/redis';
 import { DatabaseModule, postgresReadiness } from './database.module';
+import { RepositoriesModule } from './repositories.module';
 import { REDIS_CLIENT, RedisModule } from './redis.module';
 
 export interface WorkerSpec {
@@ -28,6 +29,7 @@ export class WorkerModule {
         ConfigModule.forRoot(config),
         ObservabilityLoggerModule.forRoot(config),
         DatabaseModule,
+        RepositoriesModule,
         ...(useRedis ? [RedisModule] : []),
         MessagingModule.forRoot(config, { consumer: spec.app }),
         MetricsModule,

@@ -35,7 +35,7 @@ redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
 return written
 `;
 
-type WithScript = Redis & { writeSearchState(key: string, ...args: Array<string | number>): Promise<number> };
+type WithScript = Redis & { writeSearchState(key: string, ...args: Array<string | number | Buffer>): Promise<number> };
 
 export interface CachedSearch {
   meta: SearchMeta;
@@ -57,10 +57,10 @@ export class SearchStateStore {
     this.redis = redis as WithScript;
   }
 
-  /** Adds `entries` (result id -> entry) and sets `meta` if newer. True when meta was written. */
-  async write(key: string, meta: SearchMeta, entries: Array<{ id: string; entry: unknown }>, ttlSeconds: number): Promise<boolean> {
-    const args: Array<string | number> = [meta.version, JSON.stringify(meta), ttlSeconds];
-    for (const e of entries) args.push(`r:${e.id}`, JSON.stringify(e.entry));
+  /** Adds `entries` (result id -> the entry's JSON, serialized once by its maker) and sets `meta` if newer. True when meta was written. */
+  async write(key: string, meta: SearchMeta, entries: ReadonlyArray<{ id: string; json: Buffer }>, ttlSeconds: number): Promise<boolean> {
+    const args: Array<string | number | Buffer> = [meta.version, JSON.stringify(meta), ttlSeconds];
+    for (const e of entries) args.push(`r:${e.id}`, e.json);
     return (await this.redis.writeSearchState(key, ...args)) === 1;
   }
 
@@ -73,6 +73,25 @@ export class SearchStateStore {
     pipeline.hgetallBuffer(key);
     return (reply) => decodeSearch(pipelineReply<Record<string, Buffer>>(reply));
   }
+}
+
+/** A shown result as a submit's front door checks it: whose search, which campaign and offer. */
+export interface ShownResultRef {
+  affiliateId: string;
+  campaignId: string | null;
+  offerId: string;
+}
+
+/** Queues the read of one shown result of a search (its meta and its entry) on `pipeline`; undefined when Redis has either not. */
+export function queueShownResultRead(pipeline: ChainableCommander, key: string, resultId: string): Queued<ShownResultRef | undefined> {
+  pipeline.hmgetBuffer(key, 'meta', `r:${resultId}`);
+  return (reply) => {
+    const [meta, entry] = pipelineReply<Array<Buffer | null>>(reply);
+    if (!meta || !entry) return undefined;
+    const m = JSON.parse(meta.toString('utf8')) as SearchMeta;
+    const e = JSON.parse(entry.toString('utf8')) as { campaign_id: string | null; offer: { id: string } };
+    return { affiliateId: m.affiliateId, campaignId: e.campaign_id, offerId: e.offer.id };
+  };
 }
 
 /** ioredis turns HGETALL's reply into an object: field names as strings, values as Buffers (the *Buffer variant). */
@@ -93,20 +112,4 @@ export function orderedEntries(cached: CachedSearch): Buffer[] | undefined {
     parts.push(entry);
   }
   return parts;
-}
-
-const COMMA = Buffer.from(',');
-
-/**
- * `head` + the entries as a JSON array + `tail`, in one buffer (one copy of
- * each entry; nothing parsed). For an answer that embeds the list.
- */
-export function joinEntries(head: string, entries: readonly Buffer[], tail: string): Buffer {
-  const parts: Buffer[] = [Buffer.from(`${head}[`)];
-  entries.forEach((e, i) => {
-    if (i > 0) parts.push(COMMA);
-    parts.push(e);
-  });
-  parts.push(Buffer.from(`]${tail}`));
-  return Buffer.concat(parts);
 }

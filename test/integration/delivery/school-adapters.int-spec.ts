@@ -7,7 +7,7 @@ import { JsonSchoolAdapter } from '../../../apps/delivery/src/schools/json-schoo
 import { leadDocument } from '../../../apps/delivery/src/schools/lead-document';
 import type { SchoolDelivery } from '../../../apps/delivery/src/schools/school-adapter';
 import { deliverWithDeadline, SchoolAdapters } from '../../../apps/delivery/src/schools/school-adapters';
-import { sampleDelivery } from '../../../apps/delivery/src/schools/school-delivery.fixture';
+import { sampleDelivery } from '../../support/school-delivery';
 import { SchoolHttpError, SchoolProtocolError, SchoolTimeoutError } from '../../../apps/delivery/src/schools/school-errors';
 import { SandboxSchoolAdapter } from '../../../apps/delivery/src/schools/sandbox-school.adapter';
 import { MAX_SCHOOL_ANSWER_BYTES } from '../../../apps/delivery/src/schools/school-http';

@@ -2,7 +2,7 @@ import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { AmqpConnection, AmqpContext, messagingMetrics, queuesOf } from '@lr/messaging';
-import { createDataSource, runOnce } from '@lr/persistence';
+import { createDataSource, ProcessedMessages } from '@lr/persistence';
 import { TEST_AMQP_URL, TEST_DATABASE_URL } from '../../support/test-env';
 import { Harness, messagingTestSetup, queueDepth, sleep, waitFor } from './support';
 
@@ -61,7 +61,7 @@ describe('messaging: a consumer killed before its ack', () => {
     const transport = harness.transport(amqp, CONSUMER);
     transport.addHandler(TYPE, async (payload: { leadId: string }, ctx: AmqpContext) => {
       const meta = ctx.getMeta();
-      const firstTime = await runOnce(ds, CONSUMER, meta, async (em) => {
+      const firstTime = await new ProcessedMessages(ds).runOnce(CONSUMER, meta, async (em) => {
         await em.query('INSERT INTO messaging_test_effects (message_id, consumer) VALUES ($1, $2)', [meta.messageId, CONSUMER]);
       });
       seen.push({ redelivered: ctx.isRedelivery(), firstTime, messageId: meta.messageId });

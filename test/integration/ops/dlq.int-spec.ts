@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '@lr/config';
 import { MESSAGE_TYPES } from '@lr/contracts';
 import { AmqpConnection, AmqpContext, HEADERS, PermanentError, deadLetterQueueNames, queuesOf, topologyFor } from '@lr/messaging';
-import { createDataSource, runOnce } from '@lr/persistence';
+import { createDataSource, ProcessedMessages } from '@lr/persistence';
 import { Harness, queueDepth, sleep, waitFor, withAdminChannel } from '../messaging/support';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../../support/test-env';
 import { CliRun, opsIn } from './ops-test-support';
@@ -13,7 +13,7 @@ import { CliRun, opsIn } from './ops-test-support';
  * product topology of this file's own AMQP_PREFIX and a real consumer of the
  * messaging library on the delivery queue. Its handler fails until the test
  * "fixes the cause", and counts its effects in a table of its own, deduplicated
- * on the messageId by runOnce exactly as the apps do.
+ * on the messageId by ProcessedMessages.runOnce exactly as the apps do.
  */
 const suffix = uniqueSuffix();
 const env = testEnv(suffix);
@@ -49,7 +49,7 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
 
   const submit = (leadId: string, extra: Record<string, unknown> = {}) =>
     amqp.publish(
-      MESSAGE_TYPES.SubmitRequested,
+      MESSAGE_TYPES.DeliveryRequested,
       { leadId, lead: { personal: { email: CANARY.email, phone: CANARY.phone, first_name: 'Ada', last_name: CANARY.last_name } }, ...extra },
       { messageId: `submit:${leadId}`, correlationId: `req-${leadId}` },
     );
@@ -60,7 +60,7 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
     await ds.query(`CREATE TABLE ${EFFECTS} (message_id text NOT NULL, at timestamptz NOT NULL DEFAULT now())`);
     amqp = await harness.connection();
     const transport = harness.transport(amqp, 'delivery');
-    transport.addHandler(MESSAGE_TYPES.SubmitRequested, async (payload: { permanent?: boolean }, ctx: AmqpContext) => {
+    transport.addHandler(MESSAGE_TYPES.DeliveryRequested, async (payload: { permanent?: boolean }, ctx: AmqpContext) => {
       const meta = ctx.getMeta();
       const msg = ctx.getMessage();
       runs.push({ id: meta.messageId, attempt: meta.attempt, redelivered: msg.fields.redelivered, correlationId: meta.correlationId, headers: msg.properties.headers ?? {} });
@@ -68,7 +68,7 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
         if (payload.permanent) throw new PermanentError(`the offer of this lead is misconfigured (contact ${CANARY.email})`);
         throw new Error('school system unreachable');
       }
-      await runOnce(ds, CONSUMER_LABEL, meta, async (em) => {
+      await new ProcessedMessages(ds).runOnce(CONSUMER_LABEL, meta, async (em) => {
         await em.query(`INSERT INTO ${EFFECTS} (message_id) VALUES ($1)`, [meta.messageId]);
       });
     });
@@ -122,20 +122,20 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
     expect(lines[0]).toBe(`${DLQ}: 1 message`);
     expect(lines[1]).toMatch(/^MESSAGE ID\s+TYPE\s+ATTEMPTS\s+FIRST FAILURE\s+ORIGINAL QUEUE\s+ORIGINAL ROUTING KEY\s+CORRELATION ID\s+REASON$/);
     expect(lines[2]).toMatch(
-      new RegExp(`^submit:A\\s+submit\\.requested\\.v1\\s+3\\s+\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\s+${delivery.queue.replace(/\./g, '\\.')}\\s+submit\\.requested\\.v1\\s+req-A\\s+school system unreachable$`),
+      new RegExp(`^submit:A\\s+delivery\\.requested\\.v1\\s+3\\s+\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\s+${delivery.queue.replace(/\./g, '\\.')}\\s+delivery\\.requested\\.v1\\s+req-A\\s+school system unreachable$`),
     );
 
     const json = JSON.parse((await cli('dlq', 'show', DLQ, '--json')).stdout);
     expect(json).toMatchObject({ queue: DLQ, depth: 1, shown: 1 });
     expect(json.messages[0]).toEqual({
       message_id: 'submit:A',
-      type: 'submit.requested.v1',
+      type: 'delivery.requested.v1',
       correlation_id: 'req-A',
       reason: 'school system unreachable',
       attempts: 3,
       first_failure_at: expect.stringMatching(/Z$/),
       original_queue: delivery.queue,
-      original_routing_key: 'submit.requested.v1',
+      original_routing_key: 'delivery.requested.v1',
       published_at: expect.stringMatching(/Z$/),
     });
     for (const raw of Object.values(CANARY)) {
@@ -155,7 +155,7 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
     const before = runs.length;
     const dry = await cli('dlq', 'replay', DLQ, '--dry-run');
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toMatch(/^submit:A\s+submit\.requested\.v1\s+3\s/m);
+    expect(dry.stdout).toMatch(/^submit:A\s+delivery\.requested\.v1\s+3\s/m);
     expect(dry.stdout).toContain(`dry run: would replay 1 message from ${DLQ} to ${delivery.queue} (read 1 of 1); nothing changed`);
     for (const raw of Object.values(CANARY)) expect(dry.stdout).not.toContain(raw);
     await sleep(500);
@@ -246,7 +246,7 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
     causeFixed = false;
     for (const id of ['D1', 'D2', 'D3']) await submit(id, { permanent: true });
     await withAdminChannel(async (ch) => {
-      ch.publish('', DLQ, Buffer.from('{}'), { type: MESSAGE_TYPES.SubmitRequested, persistent: true, headers: { [HEADERS.deathReason]: 'message has no messageId property' } });
+      ch.publish('', DLQ, Buffer.from('{}'), { type: MESSAGE_TYPES.DeliveryRequested, persistent: true, headers: { [HEADERS.deathReason]: 'message has no messageId property' } });
       await sleep(50);
     });
     await waitFor(async () => (await queueDepth(DLQ)) === 4, 10_000, 'D1-D3 and the anonymous message in the DLQ');
@@ -308,7 +308,7 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
     await withAdminChannel(async (ch) => {
       for (const messageId of ids) {
         ch.sendToQueue(DLQ, Buffer.from('{"leadId":"bulk"}'), {
-          messageId, type: MESSAGE_TYPES.SubmitRequested, persistent: true,
+          messageId, type: MESSAGE_TYPES.DeliveryRequested, persistent: true,
           headers: { [HEADERS.deathReason]: 'school system unreachable', [HEADERS.attempts]: 3, [HEADERS.originalQueue]: delivery.queue },
         });
       }

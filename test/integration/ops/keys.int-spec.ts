@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { createDataSource, findApiKeyByHash } from '@lr/persistence';
+import { ApiKeyRepository, createDataSource } from '@lr/persistence';
 import { applyCatalog } from '../../../apps/ops/src/catalog/apply-catalog';
 import { issueApiKey, listApiKeys, revokeApiKey } from '../../../apps/ops/src/keys/api-keys.service';
 import { TEST_DATABASE_URL } from '../../support/test-env';
@@ -53,7 +53,7 @@ describe('ops keys', () => {
     expect(JSON.stringify(rows[0])).not.toContain(issued.key);
     expect(JSON.stringify(rows[0])).not.toContain(issued.key.slice(8));
 
-    const found = await findApiKeyByHash(ds, sha256(issued.key));
+    const found = await new ApiKeyRepository(ds).findByHash(sha256(issued.key));
     expect(found).toEqual({ id: issued.id, affiliateId, affiliateStatus: 'active', expiresAt: null, revokedAt: null, limits: {} });
   });
 
@@ -68,7 +68,7 @@ describe('ops keys', () => {
     const [row] = await ds.query('SELECT expires_at, limits FROM api_keys WHERE id = $1', [issued.id]);
     expect(row.expires_at.toISOString()).toBe('2031-06-30T12:00:00.000Z');
     expect(row.limits).toEqual({ search: { per_minute: 120, burst: 20 }, 'dupe-check': { per_minute: 10, burst: 5 } });
-    expect(await findApiKeyByHash(ds, sha256(issued.key))).toMatchObject({
+    expect(await new ApiKeyRepository(ds).findByHash(sha256(issued.key))).toMatchObject({
       expiresAt: new Date('2031-06-30T12:00:00Z'),
       limits: { search: { perMinute: 120, burst: 20 }, 'dupe-check': { perMinute: 10, burst: 5 } },
     });
@@ -108,7 +108,7 @@ describe('ops keys', () => {
     expect(out.id).toBe(issued.id);
     const [row] = await ds.query('SELECT revoked_at FROM api_keys WHERE id = $1', [issued.id]);
     expect(row.revoked_at.toISOString()).toBe(out.revoked_at);
-    expect((await findApiKeyByHash(ds, sha256(issued.key)))?.revokedAt).toEqual(row.revoked_at);
+    expect((await new ApiKeyRepository(ds).findByHash(sha256(issued.key)))?.revokedAt).toEqual(row.revoked_at);
 
     const again = await ops('keys', 'revoke', issued.id);
     expect(again.code).toBe(0);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createDataSource } from '@lr/persistence';
-import { leadDedupeKeys, type Lead } from '../../../libs/domain/src';
+import { capPeriodStart, capScope, leadDedupeKeys, type CapPeriod, type Lead } from '../../../libs/domain/src';
 import { applyCatalog } from '../../../apps/ops/src/catalog/apply-catalog';
 import { issueApiKey } from '../../../apps/ops/src/keys/api-keys.service';
 import { TEST_DATABASE_URL } from '../../support/test-env';
@@ -207,7 +207,7 @@ export class LeadActivitySeed {
     return id;
   }
 
-  /** The reservation's rows (sale-ledger.ts): cap slots taken through cap_scope()/cap_period_start(), dedupe keys while live. */
+  /** The reservation's rows (sale-ledger.ts): cap slots (scope and period start by libs/domain's capScope/capPeriodStart), dedupe keys while live. */
   private async sale(
     leadId: string,
     x: { offerId: string; campaignId: string; affiliateId: string; searchId?: string; groupId?: string; lead: Lead; sale?: { payout: number | null; price: number | null; capPeriods?: string[] } },
@@ -217,16 +217,16 @@ export class LeadActivitySeed {
   ): Promise<void> {
     const [offer]: Array<{ school_id: string; offer_type: string }> = await this.ds.query(`SELECT school_id, offer_type FROM offers WHERE id = $1`, [x.offerId]);
     const slots: Array<{ scope: string; period: string; period_start: string }> = [];
-    for (const period of x.sale!.capPeriods ?? []) {
+    for (const period of (x.sale!.capPeriods ?? []) as CapPeriod[]) {
       const [cap]: Array<{ timezone: string }> = await this.ds.query(`SELECT timezone FROM caps WHERE offer_id = $1 AND campaign_id IS NULL AND period = $2`, [
         x.offerId,
         period,
       ]);
       const [slot]: Array<{ scope: string; period: string; period_start: Date }> = await this.ds.query(
-        `INSERT INTO cap_usage AS u (scope, period, period_start, used) VALUES (cap_scope($1, NULL), $2, cap_period_start($2, $3, $4), $5)
-         ON CONFLICT (scope, period, period_start) DO UPDATE SET used = u.used + $5
+        `INSERT INTO cap_usage AS u (scope, period, period_start, used) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (scope, period, period_start) DO UPDATE SET used = u.used + $4
          RETURNING scope, period, period_start`,
-        [x.offerId, period, cap.timezone, at, status === 'accepted' ? 1 : 0],
+        [capScope(x.offerId, null), period, capPeriodStart(period, cap.timezone, at), status === 'accepted' ? 1 : 0],
       );
       slots.push({ scope: slot.scope, period: slot.period, period_start: new Date(slot.period_start).toISOString() });
     }

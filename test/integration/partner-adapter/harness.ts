@@ -6,7 +6,7 @@ import { createSandboxApp, RunningSandbox } from '../../../apps/sandbox/src/sand
 import { PartnerAdapterRegistry } from '../../../apps/partner-adapter/src/adapters/adapter-registry';
 import { BreakerSettings, PartnerCircuitBreakers } from '../../../apps/partner-adapter/src/calls/circuit-breakers';
 import { PartnerCalls } from '../../../apps/partner-adapter/src/calls/partner-calls';
-import { PartnerSearchService } from '../../../apps/partner-adapter/src/search/partner-search.service';
+import { SearchPartner } from '../../../apps/partner-adapter/src/search-partner/search-partner.usecase';
 import { testConfig, uniqueSuffix } from '../../support/test-env';
 
 // Timeouts, errors and open circuits are what these tests provoke; PARTNER_TEST_LOGS=1 shows their log lines.
@@ -67,7 +67,7 @@ export function partnerSearchService(breaker: Partial<BreakerSettings> = {}) {
   const amqp = { publish: async (type: string, payload: unknown, opts: unknown) => void published.push({ type, payload, opts }) };
   const breakers = new PartnerCircuitBreakers(breaker);
   const registry = new PartnerAdapterRegistry();
-  const service = new PartnerSearchService(new PartnerCalls(registry, breakers), amqp as unknown as AmqpConnection);
+  const service = new SearchPartner(new PartnerCalls(registry, breakers), amqp as unknown as AmqpConnection);
   return { service, breakers, registry, published };
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { MESSAGE_TYPES, PartnerRef, PartnerSubmitRequestedV1 } from '@lr/contracts';
-import { createDataSource } from '@lr/persistence';
+import { createDataSource, ProcessedMessages } from '@lr/persistence';
 import type { PartnerSubmitCall } from '../../../apps/partner-adapter/src/adapters/partner-adapter';
 import { PartnerHttpError, PartnerTimeoutError } from '../../../apps/partner-adapter/src/adapters/partner-errors';
 import { SandboxPartnerAdapter } from '../../../apps/partner-adapter/src/adapters/sandbox/sandbox-adapter';
@@ -9,7 +9,7 @@ import { PartnerAdapterRegistry } from '../../../apps/partner-adapter/src/adapte
 import { PartnerCircuitBreakers } from '../../../apps/partner-adapter/src/calls/circuit-breakers';
 import { withDeadline } from '../../../apps/partner-adapter/src/calls/deadline';
 import { PartnerCalls } from '../../../apps/partner-adapter/src/calls/partner-calls';
-import { PartnerSubmitService } from '../../../apps/partner-adapter/src/submit/partner-submit.service';
+import { SubmitToPartner } from '../../../apps/partner-adapter/src/submit-to-partner/submit-to-partner.usecase';
 import { TEST_DATABASE_URL } from '../../support/test-env';
 import { received, sandboxPartner, useSandbox } from './harness';
 
@@ -77,12 +77,12 @@ describe('partner submit handler: at most once per request', () => {
   const s = useSandbox();
   const breakers = new PartnerCircuitBreakers({});
   let ds: DataSource;
-  let service: PartnerSubmitService;
+  let service: SubmitToPartner;
 
   beforeAll(async () => {
     ds = createDataSource({ url: TEST_DATABASE_URL, poolSize: 2 });
     await ds.initialize();
-    service = new PartnerSubmitService(new PartnerCalls(new PartnerAdapterRegistry(), breakers), ds);
+    service = new SubmitToPartner(new PartnerCalls(new PartnerAdapterRegistry(), breakers), new ProcessedMessages(ds));
   });
 
   afterAll(async () => {

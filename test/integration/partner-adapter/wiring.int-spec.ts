@@ -4,8 +4,8 @@ import { AmqpConnection, AmqpContext } from '@lr/messaging';
 import { PartnerAdapterRegistry } from '../../../apps/partner-adapter/src/adapters/adapter-registry';
 import { PartnerCalls } from '../../../apps/partner-adapter/src/calls/partner-calls';
 import { PartnerCircuitBreakers } from '../../../apps/partner-adapter/src/calls/circuit-breakers';
-import { PartnerSearchController } from '../../../apps/partner-adapter/src/search/partner-search.controller';
-import { PartnerSearchService } from '../../../apps/partner-adapter/src/search/partner-search.service';
+import { SearchPartnerHandler } from '../../../apps/partner-adapter/src/search-partner/search-partner.handler';
+import { SearchPartner } from '../../../apps/partner-adapter/src/search-partner/search-partner.usecase';
 import { sandboxPartner, searchRequest, useSandbox } from './harness';
 
 describe('partner-adapter Nest wiring', () => {
@@ -14,14 +14,14 @@ describe('partner-adapter Nest wiring', () => {
   it("resolves main.ts's controllers and providers, and the handler publishes the answer with the request's correlationId", async () => {
     const publish = jest.fn(async () => 'id');
     const moduleRef = await Test.createTestingModule({
-      controllers: [PartnerSearchController],
-      providers: [PartnerAdapterRegistry, PartnerCircuitBreakers, PartnerCalls, PartnerSearchService, { provide: AmqpConnection, useValue: { publish } }],
+      controllers: [SearchPartnerHandler],
+      providers: [PartnerAdapterRegistry, PartnerCircuitBreakers, PartnerCalls, SearchPartner, { provide: AmqpConnection, useValue: { publish } }],
     }).compile();
     await moduleRef.init();
     try {
       const msg = searchRequest(sandboxPartner(s.sandbox, 'match=all'));
       const ctx = { getMeta: () => ({ correlationId: 'corr-7' }) } as unknown as AmqpContext;
-      await moduleRef.get(PartnerSearchController).search(msg, ctx);
+      await moduleRef.get(SearchPartnerHandler).search(msg, ctx);
       expect(publish).toHaveBeenCalledWith(
         MESSAGE_TYPES.PartnerSearchAnswered,
         expect.objectContaining({ searchId: msg.searchId, partnerId: msg.partner.id, outcome: 'answered' }),

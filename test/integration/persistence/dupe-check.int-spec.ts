@@ -1,29 +1,40 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { dedupeKeysFromHashes, type DedupeKey, type Lead, leadDedupeKeys, leadHashes, sha256Hex } from '@lr/domain';
 import {
-  createDataSource,
-  DUPE_CHECK_ACCOUNT_SQL,
-  DUPE_CHECK_OFFER_SQL,
-  dupeCheckParams,
-  offersAlreadySoldToPerson,
-  offersWithFullCaps,
-  personSoldToAffiliateOffers,
-  partnerAnswerContext,
-  searchCheckFacts,
-  personSoldToOffer,
-} from '@lr/persistence';
+  CampaignOffer,
+  capPeriodStart,
+  capsAt,
+  capScope,
+  dedupeKeysFromHashes,
+  type DedupeKey,
+  fullCap,
+  type Lead,
+  leadDedupeKeys,
+  leadHashes,
+  offersSoldToPerson,
+  type SaleFacts,
+  sha256Hex,
+  slotKey,
+  soldWithinWindow,
+} from '@lr/domain';
+import { CatalogRepository, createDataSource, DedupeIndex, type PreCheckScope, SaleLedger, SearchRepository } from '@lr/persistence';
 import { TEST_DATABASE_URL } from '../../support/test-env';
 
 /**
- * The duplicate pre-check's two lookups (docs/duplicates.md) on the real
+ * The duplicate pre-check's two reads (docs/duplicates.md) on the real
  * PostgreSQL: offer-scoped is the submit-time rule for one offer, account-wide
- * is "some offer on the caller's campaigns, each within its own window". Rows
- * are seeded the way the submit path writes them: one `dedupe_keys` row per
- * key of an accepted live lead.
+ * is "some offer on the caller's campaigns, each within its own window". The
+ * dedupe index says when the person was last sold each offer of the scope;
+ * the domain's rule (soldWithinWindow) decides, as the gateway's pre-check
+ * does. Rows are seeded the way the submit path writes them: one
+ * `dedupe_keys` row per key of an accepted live lead.
  */
 describe('dupe-check queries', () => {
   let ds: DataSource;
+  let index: DedupeIndex;
+  let ledger: SaleLedger;
+  let catalog: CatalogRepository;
+  let searches: SearchRepository;
   const id = () => randomUUID();
   const ids = {
     affA: id(), affB: id(), school: id(), keyA: id(), keyB: id(),
@@ -46,6 +57,10 @@ describe('dupe-check queries', () => {
   beforeAll(async () => {
     ds = createDataSource({ url: TEST_DATABASE_URL, poolSize: 2, timeoutMs: 5000 });
     await ds.initialize();
+    index = new DedupeIndex(ds);
+    ledger = new SaleLedger(ds);
+    catalog = new CatalogRepository(ds);
+    searches = new SearchRepository(ds);
     await ds.query(`INSERT INTO affiliates (id, name, status, dupe_check) VALUES ($1, 'Dupe A', 'active', true), ($2, 'Dupe B', 'active', true)`, [
       ids.affA,
       ids.affB,
@@ -116,16 +131,54 @@ describe('dupe-check queries', () => {
     }
   }
 
+  /** The lead's status and code that go with a sale's status. */
+  const LEAD_OF_SALE = { reserved: ['pending', 'PENDING'], accepted: ['accepted', 'ACCEPTED'], released: ['rejected', 'BUYER_REJECTED'] } as const;
+
+  /**
+   * A sale of search `searchId`'s lead (a submit of its result for
+   * `offerId`): the result, the lead, and the sale in the search's lead group.
+   */
+  async function soldOnSearch(searchId: string, offerId: string, status: 'reserved' | 'accepted' | 'released'): Promise<void> {
+    const resultId = randomUUID();
+    const leadId = randomUUID();
+    await ds.query(
+      `INSERT INTO results (id, search_id, offer_id, campaign_id, entry, expires_at) VALUES ($1, $2, $3, $4, '{}', now() + interval '10 minutes')`,
+      [resultId, searchId, offerId, ids.campaignA],
+    );
+    await ds.query(
+      `INSERT INTO leads (id, kind, search_id, result_id, affiliate_id, campaign_id, offer_id, api_key_id, lead, consumer_ip, status, code, lead_group_id)
+       VALUES ($1, 'result_submit', $2, $3, $4, $5, $6, $7, '{}', '73.12.44.10', $8, $9, $2)`,
+      [leadId, searchId, resultId, ids.affA, ids.campaignA, offerId, ids.keyA, ...LEAD_OF_SALE[status]],
+    );
+    await ds.query(
+      `INSERT INTO sales (lead_id, search_id, lead_group_id, offer_id, school_id, campaign_id, affiliate_id, offer_type, status)
+       VALUES ($1, $2, $2, $3, $4, $5, $6, 'shared', $7)`,
+      [leadId, searchId, offerId, ids.school, ids.campaignA, ids.affA, status],
+    );
+  }
+
   const keysOf = (lead: Lead, ...types: DedupeKey['type'][]) => leadDedupeKeys(lead).filter((k) => types.includes(k.type));
-  const accountA = (keys: DedupeKey[]) => personSoldToAffiliateOffers(ds, keys, ids.affA);
-  const accountB = (keys: DedupeKey[]) => personSoldToAffiliateOffers(ds, keys, ids.affB);
+  /** The pre-check's answer as the gateway decides it: a key of the person sold to an offer of the scope within that offer's window. */
+  const duplicateLikely = async (keys: DedupeKey[], scope: PreCheckScope): Promise<boolean> => {
+    const now = new Date();
+    return (await index.lastSales(keys, scope)).some((s) => soldWithinWindow(s.soldAt, s.windowDays, now));
+  };
+  const soldToOffer = (keys: DedupeKey[], offerId: string) => duplicateLikely(keys, { offerIds: [offerId] });
+  const accountA = (keys: DedupeKey[]) => duplicateLikely(keys, { affiliateId: ids.affA });
+  const accountB = (keys: DedupeKey[]) => duplicateLikely(keys, { affiliateId: ids.affB });
+  /** The cap slots of `offers` now, as the services compute them from the catalog's caps. */
+  const slotsOf = (offers: readonly CampaignOffer[], now: Date) => offers.flatMap((o) => capsAt(o.caps, now).map((c) => c.slot));
+  /** The offers whose cap is full by the usage read (the domain's rule: used >= limit). */
+  const fullOf = (offers: readonly CampaignOffer[], facts: Pick<SaleFacts, 'capUsage'>, now: Date) =>
+    new Set(offers.filter((o) => fullCap(capsAt(o.caps, now), facts.capUsage) !== undefined).map((o) => o.offerId));
+  const windowsOf = (offers: readonly CampaignOffer[]) => offers.map((o) => ({ offerId: o.offerId, windowDays: o.duplicateWindowDays }));
 
   it.each<DedupeKey['type']>(['email', 'phone', 'name_zip_dob'])('matches on the %s key alone, offer-scoped and account-wide', async (type) => {
     const p = person();
     await sold(p, ids.shared, '1 day');
     const keys = keysOf(p, type);
     expect(keys).toHaveLength(1);
-    expect(await personSoldToOffer(ds, keys, ids.shared)).toBe(true);
+    expect(await soldToOffer(keys, ids.shared)).toBe(true);
     expect(await accountA(keys)).toBe(true);
   });
 
@@ -133,10 +186,10 @@ describe('dupe-check queries', () => {
     const p = person();
     await sold(p, ids.shared, '1 day');
     const mixed = [...keysOf(person(), 'email', 'phone'), ...keysOf(p, 'name_zip_dob')];
-    expect(await personSoldToOffer(ds, mixed, ids.shared)).toBe(true);
+    expect(await soldToOffer(mixed, ids.shared)).toBe(true);
     expect(await accountA(mixed)).toBe(true);
     const stranger = leadDedupeKeys(person());
-    expect(await personSoldToOffer(ds, stranger, ids.shared)).toBe(false);
+    expect(await soldToOffer(stranger, ids.shared)).toBe(false);
     expect(await accountA(stranger)).toBe(false);
   });
 
@@ -146,7 +199,7 @@ describe('dupe-check queries', () => {
     const { last_name, zip } = leadHashes(p);
     const partial = dedupeKeysFromHashes({ last_name, zip });
     expect(partial).toEqual([]);
-    expect(await personSoldToOffer(ds, partial, ids.shared)).toBe(false);
+    expect(await soldToOffer(partial, ids.shared)).toBe(false);
     expect(await accountA(partial)).toBe(false);
     // Same name and ZIP with another date of birth is another person.
     const twin: Lead = { ...p, personal: { ...p.personal, date_of_birth: '1991-07-04' } };
@@ -157,8 +210,8 @@ describe('dupe-check queries', () => {
     const p = person();
     await sold(p, ids.short, '1 day');
     const keys = leadDedupeKeys(p);
-    expect(await personSoldToOffer(ds, keys, ids.short)).toBe(true);
-    expect(await personSoldToOffer(ds, keys, ids.shared)).toBe(false);
+    expect(await soldToOffer(keys, ids.short)).toBe(true);
+    expect(await soldToOffer(keys, ids.shared)).toBe(false);
     expect(await accountA(keys)).toBe(true);
   });
 
@@ -169,11 +222,11 @@ describe('dupe-check queries', () => {
     await sold(inside, ids.short, '7 days - 1 minute');
     await sold(outside, ids.short, '7 days 1 minute');
     await sold(now, ids.none, '0 seconds');
-    expect(await personSoldToOffer(ds, leadDedupeKeys(inside), ids.short)).toBe(true);
+    expect(await soldToOffer(leadDedupeKeys(inside), ids.short)).toBe(true);
     expect(await accountA(leadDedupeKeys(inside))).toBe(true);
-    expect(await personSoldToOffer(ds, leadDedupeKeys(outside), ids.short)).toBe(false);
+    expect(await soldToOffer(leadDedupeKeys(outside), ids.short)).toBe(false);
     expect(await accountA(leadDedupeKeys(outside))).toBe(false);
-    expect(await personSoldToOffer(ds, leadDedupeKeys(now), ids.none)).toBe(false);
+    expect(await soldToOffer(leadDedupeKeys(now), ids.none)).toBe(false);
     expect(await accountA(leadDedupeKeys(now))).toBe(false);
   });
 
@@ -195,7 +248,7 @@ describe('dupe-check queries', () => {
     await sold(sharedViaB, ids.shared, '1 day', 'B');
     // The submit-time rule is per offer, whoever sold it: A's submit to `shared` would be refused.
     expect(await accountA(leadDedupeKeys(sharedViaB))).toBe(true);
-    expect(await personSoldToOffer(ds, leadDedupeKeys(sharedViaB), ids.shared)).toBe(true);
+    expect(await soldToOffer(leadDedupeKeys(sharedViaB), ids.shared)).toBe(true);
   });
 
   it("an offer on any of the caller's campaigns counts (a paused one too); an offer on none does not", async () => {
@@ -209,11 +262,13 @@ describe('dupe-check queries', () => {
   });
 
   it('answers false without a lookup for no keys', async () => {
-    expect(await personSoldToOffer(ds, [], ids.shared)).toBe(false);
+    expect(await index.lastSales([], { offerIds: [ids.shared] })).toEqual([]);
+    expect(await index.lastSales([], { affiliateId: ids.affA })).toEqual([]);
+    expect(await soldToOffer([], ids.shared)).toBe(false);
     expect(await accountA([])).toBe(false);
   });
 
-  it('offer-scoped agrees with the submit-time check (offersAlreadySoldToPerson) case by case', async () => {
+  it('offer-scoped agrees with the submit-time check (SaleLedger.saleFacts and the duplicate rule) case by case', async () => {
     const cases: Array<[string, string]> = [
       [ids.shared, '1 day'], [ids.shared, '29 days 23 hours'], [ids.shared, '30 days 1 hour'],
       [ids.short, '6 days'], [ids.short, '8 days'], [ids.none, '0 seconds'],
@@ -223,31 +278,38 @@ describe('dupe-check queries', () => {
       await sold(p, offerId, ago);
       const offerName = Object.keys(ids).find((k) => ids[k as keyof typeof ids] === offerId)!;
       for (const keys of [leadDedupeKeys(p), keysOf(p, 'phone'), leadDedupeKeys(person())]) {
-        const submit = await offersAlreadySoldToPerson(ds, keys, [{ offerId, windowDays: windows[offerName] }]);
-        expect([offerName, ago, await personSoldToOffer(ds, keys, offerId)]).toEqual([offerName, ago, submit.has(offerId)]);
+        const facts = await ledger.saleFacts({ groupId: null, slots: [], keys, offerIds: [offerId] });
+        const submit = offersSoldToPerson(facts.lastSales, [{ offerId, windowDays: windows[offerName] }], new Date());
+        expect([offerName, ago, await soldToOffer(keys, offerId)]).toEqual([offerName, ago, submit.has(offerId)]);
       }
     }
   });
 
   it('both statements compare the hashes as char(64), so the (key_type, key_hash, …) indexes can serve them', async () => {
     const keys = leadDedupeKeys(person());
-    const plan = async (sql: string, scope: string): Promise<string> => {
-      const rows: Array<{ 'QUERY PLAN': string }> = await ds.query(`EXPLAIN ${sql}`, dupeCheckParams(keys, scope));
+    const plan = async ({ sql, params }: { sql: string; params: unknown[] }): Promise<string> => {
+      const rows: Array<{ 'QUERY PLAN': string }> = await ds.query(`EXPLAIN ${sql}`, params);
       return rows.map((r) => r['QUERY PLAN']).join('\n');
     };
-    // What a text[] parameter would do: the column is cast, and no index on key_hash applies. (The plan names the
-    // column with or without its alias depending on the plan PostgreSQL picks for the data the other suites left.)
-    const textual = await plan(DUPE_CHECK_OFFER_SQL.replace('$2::char(64)[]', '$2::text[]'), ids.shared);
+    const byOffer = DedupeIndex.lastSalesStatement(keys, { offerIds: [ids.shared] });
+    const byAccount = DedupeIndex.lastSalesStatement(keys, { affiliateId: ids.affA });
+    // What a text comparison would do (the casts to char(64) taken out of the statement): the column is cast, and no
+    // index on key_hash applies. (The plan names the column with or without its alias depending on the plan
+    // PostgreSQL picks for the data the other suites left.)
+    const asText = byOffer.sql.replace('$2::char(64)[]', '$2::text[]').replace('k.key_hash::char(64)', 'k.key_hash');
+    expect(asText).not.toContain('char(64)');
+    const textual = await plan({ sql: asText, params: byOffer.params });
     expect(textual).toMatch(/\((?:d\.)?key_hash\)::text/);
     // These tables are tiny, so which plan wins here says nothing; bench/dupe-check-bench.ts shows the plans on a million rows.
-    for (const [sql, scope] of [[DUPE_CHECK_OFFER_SQL, ids.shared], [DUPE_CHECK_ACCOUNT_SQL, ids.affA]]) {
-      const p = await plan(sql, scope);
-      expect(p).toMatch(/key_hash = (?:[dk]\.)?key_hash/);
+    for (const statement of [byOffer, byAccount]) {
+      const p = await plan(statement);
+      // The column itself, uncast, against a char(64) value (the plan puts it on either side).
+      expect(p).toMatch(/\bkey_hash = \([^()]+\)::character\(64\)|::character\(64\) = (?:d\.)?key_hash\b/);
       expect(p).not.toMatch(/key_hash\)::text/);
     }
   });
 
-  it('searchCheckFacts: caps, the person check and the sale state in one statement, each as its own lookup answers it', async () => {
+  it('SaleLedger.saleFacts: caps\' usage, the person\'s last sales and the live sales in one statement, each as its own lookup answers it', async () => {
     const p = person();
     await sold(p, ids.shared, '1 day');
     await sold(p, ids.short, '8 days'); // outside its 7-day window
@@ -255,31 +317,56 @@ describe('dupe-check queries', () => {
     await ds.query(`INSERT INTO caps (offer_id, campaign_id, period, "limit") VALUES ($1, $2, 'day', 0), ($3, $4, 'day', 0)`, [
       ids.short, ids.campaignA, ids.shared, ids.campaignB,
     ]);
+    // A cap with room: `none` on campaign A, 2 a day in Chicago, 1 sale counted in today's slot (read back by the slot the domain computes).
+    const now = new Date();
+    await ds.query(`INSERT INTO caps (offer_id, campaign_id, period, "limit", timezone) VALUES ($1, $2, 'day', 2, 'America/Chicago')`, [ids.none, ids.campaignA]);
+    const noneSlot = { scope: capScope(ids.none, ids.campaignA), period: 'day' as const, periodStart: capPeriodStart('day', 'America/Chicago', now) };
+    await ds.query(`INSERT INTO cap_usage (scope, period, period_start, used) VALUES ($1, $2, $3, 1)`, [noneSlot.scope, noneSlot.period, noneSlot.periodStart]);
     const searchId = randomUUID();
     await ds.query(
-      `INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, lead, consumer_ip, ip_source, closes_at, accepted_count)
-       VALUES ($1, $2, $3, $4, '{}', '73.12.44.10', 'consumer', now() + interval '45 seconds', 2)`,
+      `INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, lead, consumer_ip, ip_source, closes_at)
+       VALUES ($1, $2, $3, $4, '{}', '73.12.44.10', 'consumer', now() + interval '45 seconds')`,
       [searchId, ids.affA, ids.campaignA, ids.keyA],
     );
-    const offers = (['shared', 'short', 'none'] as const).map((name) => ({ offerId: ids[name], windowDays: windows[name] }));
+    // Two live sales of the search's lead (accepted, reserved) and a released one, which no longer counts.
+    await soldOnSearch(searchId, ids.shared, 'accepted');
+    await soldOnSearch(searchId, ids.none, 'reserved');
+    await soldOnSearch(searchId, ids.short, 'released');
+    const offersA = await catalog.campaignOffers(ids.campaignA);
+    expect(offersA.map((o) => o.offerId)).toEqual([ids.shared, ids.short, ids.none]);
+    expect(windowsOf(offersA)).toEqual((['shared', 'short', 'none'] as const).map((name) => ({ offerId: ids[name], windowDays: windows[name] })));
+    const offerIds = offersA.map((o) => o.offerId);
     const keys = leadDedupeKeys(p);
 
-    const facts = await searchCheckFacts(ds, { campaignId: ids.campaignA, offers, keys, searchId });
-    expect(facts.fullCaps).toEqual(new Set([ids.short]));
-    expect(facts.alreadySold).toEqual(new Set([ids.shared]));
-    expect(facts.sale).toEqual({ acceptedCount: 2, trueExclusiveAccepted: false, exclusiveSchoolIds: new Set() });
-    // The same answers as the lookups the submit path makes one by one.
-    expect(facts.fullCaps).toEqual(await offersWithFullCaps(ds, ids.campaignA, offers.map((o) => o.offerId)));
-    expect(facts.alreadySold).toEqual(await offersAlreadySoldToPerson(ds, keys, offers));
+    const facts = await ledger.saleFacts({ groupId: searchId, slots: slotsOf(offersA, now), keys, offerIds });
+    const fullCaps = fullOf(offersA, facts, now);
+    const alreadySold = offersSoldToPerson(facts.lastSales, windowsOf(offersA), now);
+    expect(fullCaps).toEqual(new Set([ids.short]));
+    expect(alreadySold).toEqual(new Set([ids.shared]));
+    expect(facts.capUsage.get(slotKey(noneSlot))).toBe(1);
+    // Replaces `sale: { acceptedCount: 2, trueExclusiveAccepted: false, exclusiveSchoolIds: ∅ }` (the searches row counters): the group's live sales.
+    expect([...facts.liveSales].sort((a, b) => a.offerId.localeCompare(b.offerId))).toEqual(
+      [ids.shared, ids.none].sort().map((offerId) => ({ offerId, schoolId: ids.school, offerType: 'shared' })),
+    );
+    // The same answers as the reads the submit path makes one offer at a time, and as the pre-check's dedupe index.
+    for (const o of offersA) {
+      const one = await ledger.saleFacts({ groupId: searchId, slots: slotsOf([o], now), keys, offerIds: [o.offerId] });
+      expect([o.offerId, fullOf([o], one, now).has(o.offerId), offersSoldToPerson(one.lastSales, windowsOf([o]), now).has(o.offerId), one.liveSales]).toEqual([
+        o.offerId, fullCaps.has(o.offerId), alreadySold.has(o.offerId), facts.liveSales,
+      ]);
+    }
+    const preCheck = await index.lastSales(keys, { offerIds });
+    expect(new Set(preCheck.filter((x) => soldWithinWindow(x.soldAt, x.windowDays, now)).map((x) => x.offerId))).toEqual(alreadySold);
 
-    // No keys (a test search) skips the person check; no search id (not stored yet) is an unsold lead.
-    const unstored = await searchCheckFacts(ds, { campaignId: ids.campaignB, offers, keys: [] });
-    expect(unstored).toEqual({ fullCaps: new Set([ids.shared]), alreadySold: new Set(), sale: { acceptedCount: 0, trueExclusiveAccepted: false, exclusiveSchoolIds: new Set() } });
-    // Nothing to check and no search: no round trip at all, nothing found.
-    expect(await searchCheckFacts(ds, { campaignId: ids.campaignA, offers: [], keys })).toEqual({ fullCaps: new Set(), alreadySold: new Set(), sale: unstored.sale });
+    // No keys (a test search) skips the person check; no group (a search not stored yet) is an unsold lead.
+    const offersB = await catalog.campaignOffers(ids.campaignB);
+    const unstored = await ledger.saleFacts({ groupId: null, slots: slotsOf(offersB, now), keys: [], offerIds: offersB.map((o) => o.offerId) });
+    expect([fullOf(offersB, unstored, now), unstored.lastSales, unstored.liveSales]).toEqual([new Set([ids.shared]), new Map(), []]);
+    // Nothing to check and no group: nothing found. (No round trip at all is now the caller's: a search with no candidate offers reads no facts.)
+    expect(await ledger.saleFacts({ groupId: null, slots: [], keys, offerIds: [] })).toEqual({ liveSales: [], capUsage: new Map(), lastSales: new Map() });
   });
 
-  it('partnerAnswerContext: a partner answer reads the same facts with the search, by its stored person keys and the offers\' windows', async () => {
+  it('SearchRepository.partnerAnswerContext: a partner answer reads the same facts with the search, by its stored person keys and the offers\' windows', async () => {
     const p = person();
     await sold(p, ids.shared, '2 days');
     await sold(p, ids.none, '1 day'); // a 0-day window: never a duplicate
@@ -289,8 +376,8 @@ describe('dupe-check queries', () => {
     const store = async (personKeys: unknown, status = 'pending', isTest = false) => {
       const searchId = randomUUID();
       await ds.query(
-        `INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, lead, consumer_ip, ip_source, closes_at, accepted_count, state_version, person_keys, is_test)
-         VALUES ($1, $2, $3, $4, $5, '73.12.44.10', 'consumer', now() + interval '45 seconds', 1, 3, $6, $7)`,
+        `INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, lead, consumer_ip, ip_source, closes_at, state_version, person_keys, is_test)
+         VALUES ($1, $2, $3, $4, $5, '73.12.44.10', 'consumer', now() + interval '45 seconds', 3, $6, $7)`,
         [searchId, ids.affA, ids.campaignA, ids.keyA, JSON.stringify(p), personKeys === null ? null : JSON.stringify(personKeys), isTest],
       );
       await ds.query(`INSERT INTO search_partner_calls (search_id, partner_id, offer_ids, status) VALUES ($1, $2, $3, $4)`, [
@@ -298,25 +385,36 @@ describe('dupe-check queries', () => {
       ]);
       return searchId;
     };
+    const now = new Date();
+    // An offer-wide cap of `shared` with 3 sales counted this week: what a pending call reads of the caps.
+    await ds.query(`INSERT INTO caps (offer_id, campaign_id, period, "limit") VALUES ($1, NULL, 'week', 10)`, [ids.shared]);
+    const sharedSlot = { scope: capScope(ids.shared, null), period: 'week' as const, periodStart: capPeriodStart('week', 'America/New_York', now) };
+    await ds.query(`INSERT INTO cap_usage (scope, period, period_start, used) VALUES ($1, $2, $3, 3)`, [sharedSlot.scope, sharedSlot.period, sharedSlot.periodStart]);
+    const offersA = await catalog.campaignOffers(ids.campaignA);
     const offerIds = [ids.shared, ids.short, ids.none];
-    const offers = offerIds.map((offerId) => ({ offerId, windowDays: windows[Object.keys(ids).find((k) => ids[k as keyof typeof ids] === offerId)!] }));
+    expect(offersA.map((o) => o.offerId)).toEqual(offerIds);
+    const slots = slotsOf(offersA, now);
+    const context = (searchId: string, partnerId = partner) => searches.partnerAnswerContext({ searchId, partnerId, offerIds, slots });
+    const soldOf = (facts: { lastSales: SaleFacts['lastSales'] | null }) => offersSoldToPerson(facts.lastSales!, windowsOf(offersA), now);
 
     const searchId = await store(keys);
-    const ctx = await partnerAnswerContext(ds, { searchId, partnerId: partner, offerIds });
-    const facts = await searchCheckFacts(ds, { campaignId: ids.campaignA, offers, keys, searchId });
+    const ctx = await context(searchId);
+    const facts = await ledger.saleFacts({ groupId: searchId, slots, keys, offerIds });
     expect(ctx).toEqual(expect.objectContaining({ campaignId: ids.campaignA, isTest: false, version: 3, pending: true, shown: [], lead: p }));
     expect(ctx!.callOfferIds.sort()).toEqual([ids.shared, ids.short].sort());
     expect(ctx!.facts).toEqual(facts);
-    expect(ctx!.facts.alreadySold).toEqual(new Set([ids.shared]));
+    expect(soldOf(ctx!.facts)).toEqual(new Set([ids.shared]));
 
     // A test search stores no keys: no person check. A search stored before person keys existed: the caller looks the person up.
-    expect((await partnerAnswerContext(ds, { searchId: await store([]), partnerId: partner, offerIds }))!.facts.alreadySold).toEqual(new Set());
-    expect((await partnerAnswerContext(ds, { searchId: await store(null), partnerId: partner, offerIds }))!.facts.alreadySold).toBeNull();
+    const noKeys = (await context(await store([])))!.facts;
+    expect([noKeys.lastSales, soldOf(noKeys)]).toEqual([new Map(), new Set()]);
+    expect((await context(await store(null)))!.facts.lastSales).toBeNull();
     // ... unless it is a test search: those never had a person check, keys or not.
-    expect((await partnerAnswerContext(ds, { searchId: await store(null, 'pending', true), partnerId: partner, offerIds }))!.facts.alreadySold).toEqual(new Set());
-    // A call that took its answer reads no facts; an unknown call reads nothing.
-    const answered = await partnerAnswerContext(ds, { searchId: await store(keys, 'answered'), partnerId: partner, offerIds });
-    expect([answered!.pending, answered!.shown, answered!.facts.fullCaps]).toEqual([false, [], new Set()]);
-    expect(await partnerAnswerContext(ds, { searchId, partnerId: randomUUID(), offerIds })).toBeUndefined();
+    expect((await context(await store(null, 'pending', true)))!.facts.lastSales).toEqual(new Map());
+    // A call that took its answer reads no facts (not even the caps' usage a pending call reads); an unknown call reads nothing.
+    expect(ctx!.facts.capUsage.get(slotKey(sharedSlot))).toBe(3);
+    const answered = await context(await store(keys, 'answered'));
+    expect([answered!.pending, answered!.shown, answered!.facts]).toEqual([false, [], { liveSales: [], capUsage: new Map(), lastSales: new Map() }]);
+    expect(await context(searchId, randomUUID())).toBeUndefined();
   });
 });

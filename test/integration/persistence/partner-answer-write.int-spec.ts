@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { PartnerOfferResult } from '@lr/contracts';
-import { CampaignOfferRecord, createDataSource, loadCampaignOffers, partnerAnswerContext } from '@lr/persistence';
-import { partnerResult } from '../../../apps/search-orchestrator/src/result-entries';
-import { SearchResultsRepository } from '../../../apps/search-orchestrator/src/search-results.repository';
+import { CampaignOffer, capsAt, partnerResult } from '@lr/domain';
+import { CatalogRepository, createDataSource, NewResult, SearchRepository } from '@lr/persistence';
 import { TEST_DATABASE_URL } from '../../support/test-env';
 
 /**
- * The optimistic write of a partner answer (SearchResultsRepository.saveAnswer)
+ * The optimistic write of a partner answer (SearchRepository.saveAnswer)
  * on the real PostgreSQL: it writes only on the version its merge read and only
  * for a pending call; of answers racing on one version exactly one lands, the
  * rest write nothing (and merge again from a fresh read); the search is done
@@ -15,15 +14,15 @@ import { TEST_DATABASE_URL } from '../../support/test-env';
  */
 describe('partner answer write (optimistic, one statement)', () => {
   let ds: DataSource;
-  let repo: SearchResultsRepository;
+  let repo: SearchRepository;
   const id = () => randomUUID();
   const ids = { aff: id(), key: id(), campaign: id(), school: id(), partners: [id(), id(), id()], offers: [id(), id(), id()], schools: [id(), id(), id()] };
-  let catalog: Map<string, CampaignOfferRecord>;
+  let catalog: Map<string, CampaignOffer>;
 
   beforeAll(async () => {
     ds = createDataSource({ url: TEST_DATABASE_URL, poolSize: 6, timeoutMs: 5000 });
     await ds.initialize();
-    repo = new SearchResultsRepository(ds);
+    repo = new SearchRepository(ds);
     await ds.query(`INSERT INTO affiliates (id, name, status, dupe_check) VALUES ($1, 'Write A', 'active', false)`, [ids.aff]);
     await ds.query(`INSERT INTO api_keys (id, affiliate_id, key_hash, key_prefix) VALUES ($1, $2, $3, 'lr_w')`, [ids.key, ids.aff, ids.key.replace(/-/g, '').padEnd(64, '0')]);
     await ds.query(`INSERT INTO campaigns (id, affiliate_id, name, status) VALUES ($1, $2, 'Write', 'active')`, [ids.campaign, ids.aff]);
@@ -37,7 +36,7 @@ describe('partner answer write (optimistic, one statement)', () => {
       );
       await ds.query(`INSERT INTO campaign_offers (campaign_id, offer_id, position, payout) VALUES ($1, $2, $3, 5)`, [ids.campaign, ids.offers[i], i]);
     }
-    catalog = new Map((await loadCampaignOffers(ds, ids.campaign)).map((o) => [o.offerId, o]));
+    catalog = new Map((await new CatalogRepository(ds).campaignOffers(ids.campaign)).map((o) => [o.offerId, o]));
   });
 
   afterAll(() => ds?.destroy());
@@ -62,12 +61,25 @@ describe('partner answer write (optimistic, one statement)', () => {
       offerId: ids.offers[i], externalId: `w-${i}`, partnerResultId: `pr-${i}`, programs: [{ value: 'g', label: 'General' }],
       formFields: [], tcpaText: 'ok', school: null, expiresInSeconds: 600,
     };
-    const added = [partnerResult(catalog.get(ids.offers[i])!, ids.campaign, r, new Date())];
+    const c = partnerResult(catalog.get(ids.offers[i])!, r, new Date());
+    // The row as the merge hands it to the repository: the entry serialized once.
+    const added: NewResult[] = [
+      { id: c.resultId, offerId: c.offerId, campaignId: ids.campaign, entryJson: Buffer.from(JSON.stringify(c.entry)), partnerData: c.partnerData, expiresAt: c.expiresAt },
+    ];
     return {
       call: { partnerId: ids.partners[i], outcome: 'answered', latencyMs: 5, resultCount: 1, detail: null },
-      change: { order: [...order, added[0].resultId], decisions: { [ids.offers[i]]: { shown: true, result_id: added[0].resultId } }, added },
+      change: { order: [...order, c.resultId], decisions: { [ids.offers[i]]: { shown: true, result_id: c.resultId } }, added },
     };
   }
+
+  /** What the merge reads before it writes (the cap slots of the answer's offers, as the service computes them). */
+  const context = (searchId: string, i: number) =>
+    repo.partnerAnswerContext({
+      searchId,
+      partnerId: ids.partners[i],
+      offerIds: [ids.offers[i]],
+      slots: capsAt(catalog.get(ids.offers[i])!.caps, new Date()).map((c) => c.slot),
+    });
 
   const state = async (searchId: string) => {
     const s = (await ds.query('SELECT state_version, result_order, processing_done_at, offer_decisions FROM searches WHERE id = $1', [searchId]))[0];
@@ -92,8 +104,8 @@ describe('partner answer write (optimistic, one statement)', () => {
     expect(now.offer_decisions[ids.offers[1]]).toBeUndefined();
 
     // Read again (what the service does), merge onto the list read, write on that version.
-    const ctx = await partnerAnswerContext(ds, { searchId, partnerId: ids.partners[1], offerIds: [ids.offers[1]] });
-    expect([ctx!.version, ctx!.resultOrder, ctx!.shown.map((r) => r.offer_id)]).toEqual([2, a.change.order, [ids.offers[0]]]);
+    const ctx = await context(searchId, 1);
+    expect([ctx!.version, ctx!.resultOrder, ctx!.shown.map((r) => r.offerId)]).toEqual([2, a.change.order, [ids.offers[0]]]);
     const b2 = answer(1, ctx!.resultOrder);
     expect(await repo.saveAnswer(searchId, ctx!.version, b2.call, b2.change)).toEqual(expect.objectContaining({ version: 3, processingDone: false }));
     now = await state(searchId);
@@ -135,12 +147,38 @@ describe('partner answer write (optimistic, one statement)', () => {
     expect(now.processing_done_at).not.toBeNull();
   });
 
+  /**
+   * What an accepted sale of the search's lead (a submit of a result of offer
+   * `i`) leaves behind: the lead, its live sale in the search's lead group,
+   * and the search's counters and version bumped (as SaleLedger.settle does).
+   */
+  async function sell(searchId: string, i: number): Promise<void> {
+    const resultId = id();
+    const leadId = id();
+    await ds.query(
+      `INSERT INTO results (id, search_id, offer_id, campaign_id, entry, expires_at) VALUES ($1, $2, $3, $4, '{}', now() + interval '10 minutes')`,
+      [resultId, searchId, ids.offers[i], ids.campaign],
+    );
+    await ds.query(
+      `INSERT INTO leads (id, kind, search_id, result_id, affiliate_id, campaign_id, offer_id, api_key_id, lead, consumer_ip, status, code, lead_group_id)
+       VALUES ($1, 'result_submit', $2, $3, $4, $5, $6, $7, '{}', '73.12.44.10', 'accepted', 'ACCEPTED', $2)`,
+      [leadId, searchId, resultId, ids.aff, ids.campaign, ids.offers[i], ids.key],
+    );
+    await ds.query(
+      `INSERT INTO sales (lead_id, search_id, lead_group_id, offer_id, school_id, campaign_id, affiliate_id, offer_type, status)
+       VALUES ($1, $2, $2, $3, $4, $5, $6, 'shared', 'accepted')`,
+      [leadId, searchId, ids.offers[i], ids.schools[i], ids.campaign, ids.aff],
+    );
+    await ds.query('UPDATE searches SET accepted_count = accepted_count + 1, state_version = state_version + 1 WHERE id = $1', [searchId]);
+  }
+
   it('a sale in between (it bumps the version) sends the answer back to read the new sale state', async () => {
     const searchId = await search();
-    await ds.query('UPDATE searches SET accepted_count = 1, state_version = state_version + 1 WHERE id = $1', [searchId]);
+    await sell(searchId, 2);
     const a = answer(0, []);
     expect(await repo.saveAnswer(searchId, 1, a.call, a.change)).toBeUndefined();
-    const ctx = await partnerAnswerContext(ds, { searchId, partnerId: ids.partners[0], offerIds: [ids.offers[0]] });
-    expect([ctx!.version, ctx!.facts.sale.acceptedCount]).toEqual([2, 1]);
+    const ctx = await context(searchId, 0);
+    // Replaces `facts.sale.acceptedCount` 1 (the searches row counter): the sale state read is now the search's live sales.
+    expect([ctx!.version, ctx!.facts.liveSales]).toEqual([2, [{ offerId: ids.offers[2], schoolId: ids.schools[2], offerType: 'shared' }]]);
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { createDataSource, findAffiliate, findApiKeyByHash, findCampaignForAffiliate, hashApiKey } from '@lr/persistence';
+import { ApiKeyRepository, CatalogRepository, createDataSource, hashApiKey } from '@lr/persistence';
 import { TEST_DATABASE_URL } from '../../support/test-env';
 
 /** The lookups the gateway makes on every call. */
@@ -31,8 +31,8 @@ describe('persistence queries', () => {
     expect(hashApiKey('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
 
-  it('findApiKeyByHash returns the key with its limits in the contract’s terms, or null', async () => {
-    expect(await findApiKeyByHash(ds, hashApiKey(rawKey))).toEqual({
+  it('ApiKeyRepository.findByHash returns the key with its limits in the contract’s terms, or null', async () => {
+    expect(await new ApiKeyRepository(ds).findByHash(hashApiKey(rawKey))).toEqual({
       id: keyId,
       affiliateId,
       affiliateStatus: 'active',
@@ -40,20 +40,20 @@ describe('persistence queries', () => {
       revokedAt: null,
       limits: { results: { perMinute: 900, burst: 900 } },
     });
-    expect(await findApiKeyByHash(ds, hashApiKey('unknown'))).toBeNull();
+    expect(await new ApiKeyRepository(ds).findByHash(hashApiKey('unknown'))).toBeNull();
     await ds.transaction(async (em) => {
-      expect((await findApiKeyByHash(em, hashApiKey(rawKey)))?.id).toBe(keyId);
+      expect((await new ApiKeyRepository(em).findByHash(hashApiKey(rawKey)))?.id).toBe(keyId);
     });
   });
 
-  it('findCampaignForAffiliate returns id, owner and status, or null', async () => {
-    expect(await findCampaignForAffiliate(ds, campaignId)).toEqual({ id: campaignId, affiliateId, status: 'paused' });
-    expect(await findCampaignForAffiliate(ds, randomUUID())).toBeNull();
-    expect(await findCampaignForAffiliate(ds, 'not-a-uuid')).toBeNull();
+  it('CatalogRepository.campaign returns id, owner and status, or null', async () => {
+    expect(await new CatalogRepository(ds).campaign(campaignId)).toEqual({ id: campaignId, affiliateId, status: 'paused' });
+    expect(await new CatalogRepository(ds).campaign(randomUUID())).toBeNull();
+    expect(await new CatalogRepository(ds).campaign('not-a-uuid')).toBeNull();
   });
 
-  it('findAffiliate returns status and the dupe-check flag', async () => {
-    expect(await findAffiliate(ds, affiliateId)).toEqual({ id: affiliateId, name: 'Query Co', status: 'active', dupeCheck: true });
-    expect(await findAffiliate(ds, randomUUID())).toBeNull();
+  it('CatalogRepository.affiliate returns status and the dupe-check flag', async () => {
+    expect(await new CatalogRepository(ds).affiliate(affiliateId)).toEqual({ id: affiliateId, name: 'Query Co', status: 'active', dupeCheck: true });
+    expect(await new CatalogRepository(ds).affiliate(randomUUID())).toBeNull();
   });
 });

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { AppConfig } from '@lr/config';
 import type { AmqpConnection } from '@lr/messaging';
 import { Dependencies, DependencyFailure } from '../../../apps/gateway/src/http/dependencies';
-import { PENDING_LEAD_TTL_SECONDS, PendingLead, PendingLeads } from '../../../apps/gateway/src/leads/pending-leads';
+import { PENDING_LEAD_TTL_SECONDS, PendingLead, PendingLeads } from '../../../apps/gateway/src/submit-lead/pending-leads';
 import { TEST_REDIS_URL, uniqueSuffix } from '../../support/test-env';
 
 /**

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
-import type { SearchMeta } from '@lr/contracts';
-import { joinEntries, orderedEntries, SearchStateStore } from '@lr/redis';
+import { joinEntries, type SearchMeta } from '@lr/contracts';
+import { orderedEntries, SearchStateStore } from '@lr/redis';
 import { TEST_REDIS_URL, uniqueSuffix } from '../../support/test-env';
 
 /** The search's hot state in Redis: entries are added by every writer, the meta only by a newer version. */
@@ -13,7 +13,9 @@ describe('SearchStateStore', () => {
     searchId: 's1', version, affiliateId: 'a', campaignId: 'c', isTest: false, createdAt: '2026-11-21T00:00:00.000Z',
     closesAt: '2026-11-21T00:00:45.000Z', processingDone, acceptedCount: 0, trueExclusiveAccepted: false, order,
   });
-  const entry = (id: string) => ({ id, entry: { svc_result_id: id, name: `é ${id}` } });
+  /** An entry as its maker hands it over: the value, and its JSON serialized once. */
+  const made = (id: string, value: unknown) => ({ id, entry: value, json: Buffer.from(JSON.stringify(value)) });
+  const entry = (id: string) => made(id, { svc_result_id: id, name: `é ${id}` });
 
   it('writes in any order and ends on the newest meta with every entry', async () => {
     const key = 'search:a';
@@ -40,7 +42,7 @@ describe('SearchStateStore', () => {
 
   it('entries come back as the bytes written and join into a JSON answer unchanged (multi-byte text too)', async () => {
     const key = 'search:c';
-    const odd = { id: 'x', entry: { svc_result_id: 'x', name: 'École 東京 😀 "q" \\ \u2028' } };
+    const odd = made('x', { svc_result_id: 'x', name: 'École 東京 😀 "q" \\ \u2028' });
     await store.write(key, meta(1, ['x', 'own']), [odd, entry('own')], 60);
     const entries = orderedEntries((await store.read(key))!)!;
     expect(entries.every((e) => Buffer.isBuffer(e))).toBe(true);

@@ -30,7 +30,7 @@ describe('TokenBucket', () => {
       searchId: 's', version: 1, affiliateId: 'a', campaignId: 'c', isTest: false, createdAt: '2026-11-22T00:00:00.000Z',
       closesAt: '2026-11-22T00:00:45.000Z', processingDone: true, acceptedCount: 0, trueExclusiveAccepted: false, order: ['r1'],
     };
-    await store.write('search:s', meta, [{ id: 'r1', entry: { svc_result_id: 'r1' } }], 60);
+    await store.write('search:s', meta, [{ id: 'r1', json: Buffer.from(JSON.stringify({ svc_result_id: 'r1' })) }], 60);
     expect((await bucket.take('k2:results', limit)).allowed).toBe(true);
 
     const pipelined = async () => {

@@ -2,7 +2,7 @@ import { mapFields } from './field-map';
 import { setValueAt, valueAt } from './json-path';
 import { leadDocument } from './lead-document';
 import { SchoolConfigError } from './school-errors';
-import { sampleDelivery } from './school-delivery.fixture';
+import { sampleDelivery } from '../../../../test/support/school-delivery';
 
 describe('mapFields', () => {
   const doc = leadDocument(sampleDelivery({ adapter: 'json', url: 'https://api.school.example/leads' }));

@@ -2,7 +2,7 @@ import type { JsonDeliverySettings } from '@lr/domain';
 import { JsonSchoolAdapter } from './json-school.adapter';
 import { leadDocument } from './lead-document';
 import { SchoolConfigError, SchoolHttpError } from './school-errors';
-import { httpStub, sampleDelivery } from './school-delivery.fixture';
+import { httpStub, sampleDelivery } from '../../../../test/support/school-delivery';
 
 describe('JsonSchoolAdapter', () => {
   const settings: JsonDeliverySettings = {

@@ -1,7 +1,7 @@
 import { LEAD_DOCUMENT_FIELDS, LeadDocumentShape } from '@lr/domain';
 import { valueAt } from './json-path';
 import { leadDocument } from './lead-document';
-import { sampleDelivery } from './school-delivery.fixture';
+import { sampleDelivery } from '../../../../test/support/school-delivery';
 
 describe('leadDocument', () => {
   const d = sampleDelivery({ adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/a/leads' });

@@ -1,7 +1,7 @@
 import { leadDocument } from './lead-document';
 import { SandboxSchoolAdapter } from './sandbox-school.adapter';
 import { SchoolHttpError, SchoolProtocolError } from './school-errors';
-import { httpStub, sampleDelivery } from './school-delivery.fixture';
+import { httpStub, sampleDelivery } from '../../../../test/support/school-delivery';
 
 describe('SandboxSchoolAdapter', () => {
   const adapter = new SandboxSchoolAdapter({ SANDBOX_TOKEN: 't0k' });

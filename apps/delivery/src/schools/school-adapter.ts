@@ -1,4 +1,4 @@
-import type { LeadPayload } from '@lr/contracts';
+import type { ConsentDocument, LeadPayload } from '@lr/contracts';
 import type { DeliverySettings } from '@lr/domain';
 
 /** One accepted-for-sale lead to deliver to the school (buyer) of an own offer. */
@@ -11,15 +11,7 @@ export interface SchoolDelivery {
   consumerIp: string;
   programId: string | null;
   answers: Record<string, string>; // answers to the offer's questions, by question name
-  consent: {
-    tcpaConsent: boolean;
-    tcpaText: string | null;
-    buttonLabel: string | null;
-    consentedAt: string;
-    ip: string;
-    formCertUrl: string | null;
-    universalLeadCert: string | null;
-  };
+  consent: ConsentDocument;
   submittedAt: string; // ISO
 }
 

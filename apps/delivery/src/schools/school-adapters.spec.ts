@@ -2,7 +2,7 @@ import { DELIVERY_ADAPTERS } from '@lr/domain';
 import type { SchoolAdapter } from './school-adapter';
 import { builtInSchoolAdapters, DEFAULT_SCHOOL_TIMEOUT_MS, deliverWithDeadline, SchoolAdapters } from './school-adapters';
 import { SchoolConfigError, SchoolHttpError, SchoolTimeoutError, UnknownSchoolAdapterError } from './school-errors';
-import { sampleDelivery } from './school-delivery.fixture';
+import { sampleDelivery } from '../../../../test/support/school-delivery';
 
 describe('SchoolAdapters', () => {
   it('has an adapter for every name the catalog allows', () => {

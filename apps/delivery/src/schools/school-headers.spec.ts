@@ -1,6 +1,6 @@
 import { SchoolConfigError } from './school-errors';
 import { schoolHeaders } from './school-headers';
-import { sampleDelivery } from './school-delivery.fixture';
+import { sampleDelivery } from '../../../../test/support/school-delivery';
 
 describe('schoolHeaders', () => {
   const withHeaders = (headers: Record<string, string>) => sampleDelivery({ adapter: 'json', url: 'https://api.school.example/leads', headers });

@@ -1,6 +1,6 @@
 import { MAX_SCHOOL_ANSWER_BYTES, postToSchool } from './school-http';
 import { SchoolConfigError, SchoolHttpError, SchoolProtocolError, SchoolTimeoutError } from './school-errors';
-import { httpStub, sampleDelivery } from './school-delivery.fixture';
+import { httpStub, sampleDelivery } from '../../../../test/support/school-delivery';
 
 describe('postToSchool', () => {
   const d = sampleDelivery({ adapter: 'json', url: 'https://api.school.example/leads?src=lr' });

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
-import { ApiKeyRecord, findApiKeyByHash } from '@lr/persistence';
+import { ApiKeyRecord, ApiKeyRepository } from '@lr/persistence';
 import { Dependencies, orFromMemory } from '../http/dependencies';
 import { CatalogChanges } from './catalog-changes';
 
@@ -28,7 +27,7 @@ export class ApiKeyCache {
   private readonly byHash = new Map<string, { record: ApiKeyRecord; at: number }>();
 
   constructor(
-    private readonly ds: DataSource,
+    private readonly keys: ApiKeyRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly changes: CatalogChanges,
     private readonly deps: Dependencies,
@@ -45,7 +44,7 @@ export class ApiKeyCache {
       const entry = this.byHash.get(keyHash);
       return entry && this.changes.listening ? { value: entry.record, at: entry.at } : undefined;
     };
-    const read = await orFromMemory('api_key', () => this.deps.call('postgres', () => findApiKeyByHash(this.ds, keyHash)), held, now);
+    const read = await orFromMemory('api_key', () => this.deps.call('postgres', () => this.keys.findByHash(keyHash)), held, now);
     const record = read.value;
     if (read.fromMemory) return record;
     if (record && this.changes.listening && this.config.apiKeyCacheMs > 0 && generation === this.changes.generation) {

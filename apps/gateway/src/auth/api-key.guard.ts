@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { hashApiKey } from '@lr/persistence';
 import { ApiError } from '../http/api-error';
 import { ApiKeyCache } from './api-key-cache';
+import { REFUSAL } from '@lr/domain';
 
 /**
  * The distinct keys a request presents, from every `Authorization: Bearer <key>`
@@ -44,12 +45,12 @@ export class ApiKeyGuard implements CanActivate {
     const { keys, sent } = presentedKeys(req.raw.rawHeaders);
     if (keys.length === 0) throw sent ? ApiError.authInvalid() : ApiError.authRequired();
     // Two different keys: which one is meant is a guess, and guessing is how a request passes as someone else.
-    if (keys.length > 1) throw new ApiError(401, 'AUTH_INVALID', 'Invalid API key', { error: 'several_api_keys' });
+    if (keys.length > 1) throw ApiError.of(REFUSAL.severalKeys);
     const raw = keys[0];
     if (raw.length > 256) throw ApiError.authInvalid();
     const key = await this.keys.find(hashApiKey(raw));
     if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) throw ApiError.authInvalid();
-    if (key.affiliateStatus !== 'active') throw ApiError.forbidden('Not permitted', { error: 'affiliate_paused' });
+    if (key.affiliateStatus !== 'active') throw ApiError.forbidden(REFUSAL.affiliatePaused);
     req.principal = { keyId: key.id, affiliateId: key.affiliateId, limits: key.limits ?? {} };
     return true;
   }

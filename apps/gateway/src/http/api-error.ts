@@ -1,9 +1,11 @@
 import { ApiCode, OutcomeStatus } from '@lr/contracts';
+import { Decision, REFUSAL } from '@lr/domain';
 
 /**
  * An answer that is not a success, thrown anywhere on the request path and
- * turned into the contract's envelope by ApiExceptionFilter, the one place that
- * maps codes to HTTP.
+ * turned into the contract's envelope by ApiExceptionFilter. Every one is
+ * built from an entry of the decision catalog (libs/domain decisions), which
+ * holds each code, status, reason and HTTP status once.
  */
 export class ApiError extends Error {
   constructor(
@@ -17,46 +19,36 @@ export class ApiError extends Error {
     super(reason);
   }
 
+  /** The catalog's answer, with the fields it names (`error`, `field`, `retryable`, `retry_after_seconds`) and `Retry-After`. */
+  static of(d: Decision, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): ApiError {
+    const fields: Record<string, unknown> = {
+      ...(d.retryable ? { retryable: true } : {}),
+      ...(d.retryAfterSeconds !== undefined ? { retry_after_seconds: d.retryAfterSeconds } : {}),
+      ...(d.field !== undefined ? { field: d.field } : {}),
+      ...(d.error !== undefined ? { error: d.error } : {}),
+      ...extra,
+    };
+    const retryAfter: Record<string, string> = d.retryAfterSeconds !== undefined ? { 'Retry-After': String(d.retryAfterSeconds) } : {};
+    return new ApiError(d.http, d.code, d.reason, fields, d.status, { ...retryAfter, ...headers });
+  }
+
   static authRequired() {
-    return new ApiError(401, 'AUTH_REQUIRED', 'Missing API key');
+    return ApiError.of(REFUSAL.authRequired);
   }
   static authInvalid() {
-    return new ApiError(401, 'AUTH_INVALID', 'Invalid API key');
+    return ApiError.of(REFUSAL.authInvalid);
   }
-  static forbidden(reason = 'Not permitted', extra: Record<string, unknown> = {}) {
-    return new ApiError(403, 'FORBIDDEN', reason, extra);
+  static forbidden(d: Decision = REFUSAL.forbidden) {
+    return ApiError.of(d);
   }
-  static requiredFieldMissing(field: string, reason = `Missing field ${field}`) {
-    return new ApiError(400, 'REQUIRED_FIELD_MISSING', reason, { field });
-  }
-  static invalidField(field: string, reason: string, extra: Record<string, unknown> = {}) {
-    return new ApiError(400, 'INVALID_FIELD', reason, { field, ...extra });
-  }
-  static notFound(httpStatus: 400 | 404, reason: string, extra: Record<string, unknown> = {}) {
-    return new ApiError(httpStatus, 'NOT_FOUND', reason, extra);
-  }
-  static malformed(httpStatus: number, reason: string, headers: Record<string, string> = {}) {
-    return new ApiError(httpStatus, 'MALFORMED_REQUEST', reason, {}, 'invalid', headers);
+  static malformed(d: Decision, headers: Record<string, string> = {}) {
+    return ApiError.of(d, {}, headers);
   }
   static rateLimited(retryAfterSeconds: number) {
-    return new ApiError(
-      429,
-      'RATE_LIMITED',
-      'Too many requests',
-      { retryable: true, retry_after_seconds: retryAfterSeconds },
-      'failed',
-      { 'Retry-After': String(retryAfterSeconds) },
-    );
+    return ApiError.of(REFUSAL.rateLimited(retryAfterSeconds));
   }
   /** The one 503 answer: it names no internal component (the log does: see DependencyFailure). */
   static unavailable() {
-    return new ApiError(
-      503,
-      'UNAVAILABLE',
-      'Service temporarily unavailable',
-      { retryable: true, retry_after_seconds: 1 },
-      'failed',
-      { 'Retry-After': '1' },
-    );
+    return ApiError.of(REFUSAL.unavailable);
   }
 }

@@ -4,6 +4,7 @@ import { ApiEnvelope } from '@lr/contracts';
 import { counter } from '@lr/observability';
 import { ApiError } from './api-error';
 import { DependencyFailure } from './dependencies';
+import { REFUSAL } from '@lr/domain';
 
 /** The contract's routes and their one method: any other method answers 405 (not 404). */
 export function allowedMethods(path: string): string | undefined {
@@ -70,18 +71,18 @@ export class ApiExceptionFilter implements ExceptionFilter {
       exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
     switch (fastifyCode) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return ApiError.malformed(413, 'Request body too large');
+        return ApiError.malformed(REFUSAL.bodyTooLarge);
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return ApiError.malformed(415, 'Content-Type must be application/json');
+        return ApiError.malformed(REFUSAL.notJsonContent);
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return ApiError.malformed(400, 'Request body length does not match Content-Length');
+        return ApiError.malformed(REFUSAL.bodyLengthMismatch);
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return ApiError.malformed(400, 'Request body is empty');
+        return ApiError.malformed(REFUSAL.bodyEmpty);
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
-        return ApiError.malformed(400, 'Malformed JSON body');
+        return ApiError.malformed(REFUSAL.bodyNotJson);
     }
     if (exception instanceof SyntaxError || (statusCode === 400 && /JSON/i.test(String((exception as Error)?.message)))) {
-      return ApiError.malformed(400, 'Malformed JSON body');
+      return ApiError.malformed(REFUSAL.bodyNotJson);
     }
     if (statusCode === 404) {
       const asked = request.url.split('?')[0];
@@ -89,14 +90,14 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const allowed = allowedMethods(path);
       // 405 only when the method is what is wrong: the right method on a near path (a trailing slash) is no route.
       const rightMethod = request.method === allowed || (request.method === 'HEAD' && allowed === 'GET');
-      if (allowed && !rightMethod) return ApiError.malformed(405, `Use ${allowed}`, { Allow: allowed });
-      return ApiError.notFound(404, `No route ${request.method} ${asked.slice(0, 200)}`);
+      if (allowed && !rightMethod) return ApiError.malformed(REFUSAL.wrongMethod(allowed), { Allow: allowed });
+      return ApiError.of(REFUSAL.noRoute(request.method, asked));
     }
-    if (statusCode === 413) return ApiError.malformed(413, 'Request body too large');
-    if (statusCode === 415) return ApiError.malformed(415, 'Content-Type must be application/json');
-    if (statusCode && statusCode >= 400 && statusCode < 500) return ApiError.malformed(statusCode, 'Malformed request');
+    if (statusCode === 413) return ApiError.malformed(REFUSAL.bodyTooLarge);
+    if (statusCode === 415) return ApiError.malformed(REFUSAL.notJsonContent);
+    if (statusCode && statusCode >= 400 && statusCode < 500) return ApiError.malformed(REFUSAL.malformedRequest(statusCode));
     if (statusCode === 503) return ApiError.unavailable();
     this.log.error({ err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : String(exception) }, 'unexpected error');
-    return new ApiError(500, 'INTERNAL_ERROR', 'Internal error', {}, 'failed');
+    return ApiError.of(REFUSAL.internalError);
   }
 }

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error';
 import { allowedMethods, errorBody, sendError } from './api-exception.filter';
+import { REFUSAL } from '@lr/domain';
 
 /**
  * Requests that never reach a route, answered in the contract's envelope
@@ -22,10 +23,10 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const error =
     err.code === 'HPE_HEADER_OVERFLOW'
-      ? ApiError.malformed(431, 'Request headers too large')
+      ? ApiError.malformed(REFUSAL.headersTooLarge)
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? ApiError.malformed(408, 'Request not received in time')
-        : ApiError.malformed(400, 'Malformed HTTP request');
+        ? ApiError.malformed(REFUSAL.requestTimeout)
+        : ApiError.malformed(REFUSAL.malformedHttp);
   writeOnSocket(socket, error);
   socket.destroy(err);
 }
@@ -38,7 +39,7 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
 export function answerConnect(req: IncomingMessage, socket: Duplex): void {
   const path = (req.url ?? '').split('?')[0];
   const allowed = allowedMethods(path.replace(/\/+$/, ''));
-  writeOnSocket(socket, allowed ? ApiError.malformed(405, `Use ${allowed}`, { Allow: allowed }) : ApiError.notFound(404, `No route CONNECT ${path.slice(0, 200)}`));
+  writeOnSocket(socket, allowed ? ApiError.malformed(REFUSAL.wrongMethod(allowed), { Allow: allowed }) : ApiError.of(REFUSAL.noRoute('CONNECT', path)));
   socket.destroy();
 }
 
@@ -56,6 +57,6 @@ function writeOnSocket(socket: Duplex, error: ApiError): void {
 
 /** `frameworkErrors`: the router refused the URL (a bad percent-encoding such as `%zz`). */
 export function answerFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const error = err.code === 'FST_ERR_BAD_URL' ? ApiError.malformed(400, 'Malformed URL (invalid percent-encoding)') : ApiError.malformed(400, 'Malformed request');
+  const error = err.code === 'FST_ERR_BAD_URL' ? ApiError.malformed(REFUSAL.malformedUrl) : ApiError.malformed(REFUSAL.malformedRequest());
   sendError(reply, error, String(request.id));
 }

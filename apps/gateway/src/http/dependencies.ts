@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { AmqpConnection } from '@lr/messaging';
 import { counter, gauge, ReadinessCheck } from '@lr/observability';
+import { pingDatabase } from '@lr/persistence';
 import { REDIS_CLIENT } from '@lr/platform';
 import { ApiError } from './api-error';
 
@@ -87,7 +88,7 @@ export class Dependencies implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.probes = {
-      postgres: () => ds.query('SELECT 1'),
+      postgres: () => pingDatabase(ds),
       redis: () => redis.ping(),
       rabbitmq: () => amqp.ping(PROBE_TIMEOUT_MS),
     };

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error';
+import { REFUSAL } from '@lr/domain';
 
 /**
  * Deepest nesting a request body may have. The contract's deepest field is
@@ -43,16 +44,16 @@ export function installJsonBodyParser(fastify: FastifyInstance): void {
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req: FastifyRequest, body: Buffer, done) => {
     const charset = charsetOf(req.headers['content-type']);
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-      return done(ApiError.malformed(415, 'Content-Type must be application/json (UTF-8)'), undefined);
+      return done(ApiError.malformed(REFUSAL.notJsonUtf8Content), undefined);
     }
     const encoding = req.headers['content-encoding'];
     if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-      return done(ApiError.malformed(415, 'Content-Encoding is not supported: send the body uncompressed'), undefined);
+      return done(ApiError.malformed(REFUSAL.contentEncoding), undefined);
     }
-    if (!isUtf8(body)) return done(ApiError.malformed(400, 'Request body is not valid UTF-8'), undefined);
+    if (!isUtf8(body)) return done(ApiError.malformed(REFUSAL.bodyNotUtf8), undefined);
     parseJson(req, body.toString('utf8'), (err, value) => {
       if (err) return done(err, undefined);
-      if (nestedDeeperThan(value, MAX_BODY_DEPTH)) return done(ApiError.malformed(400, `Request body is nested deeper than ${MAX_BODY_DEPTH} levels`), undefined);
+      if (nestedDeeperThan(value, MAX_BODY_DEPTH)) return done(ApiError.malformed(REFUSAL.bodyTooDeep(MAX_BODY_DEPTH)), undefined);
       done(null, value);
     });
   });

@@ -1,6 +1,7 @@
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
 import { ApiError } from './api-error';
+import { REFUSAL } from '@lr/domain';
 
 export interface FieldProblem {
   field: string;
@@ -41,7 +42,8 @@ export function throwIfProblems(problems: FieldProblem[]): void {
   if (problems.length === 0) return;
   const first = problems[0];
   const errors = problems.map((p) => ({ field: p.field, code: p.code, message: p.message }));
-  throw new ApiError(400, first.code, first.message, { field: first.field, errors });
+  const d = first.code === 'REQUIRED_FIELD_MISSING' ? REFUSAL.fieldMissing(first.field, first.message) : REFUSAL.fieldInvalid(first.field, first.message);
+  throw ApiError.of(d, { errors });
 }
 
 /**
@@ -53,10 +55,10 @@ export function throwIfProblems(problems: FieldProblem[]): void {
  * message dead-lettered); now 400 INVALID_FIELD naming where.
  */
 export function requireObjectBody(body: unknown): Record<string, unknown> {
-  if (body === null || body === undefined) throw ApiError.malformed(400, 'Request body is empty');
-  if (typeof body !== 'object' || Array.isArray(body)) throw ApiError.malformed(400, 'Request body must be a JSON object');
+  if (body === null || body === undefined) throw ApiError.malformed(REFUSAL.bodyEmpty);
+  if (typeof body !== 'object' || Array.isArray(body)) throw ApiError.malformed(REFUSAL.bodyNotObject);
   const bad = unstorableTextAt(body);
-  if (bad !== undefined) throw ApiError.invalidField(bad, `${bad} must be text without NUL characters or unpaired surrogates`);
+  if (bad !== undefined) throw ApiError.of(REFUSAL.badText(bad));
   return body as Record<string, unknown>;
 }
 

@@ -12,10 +12,10 @@ import {
   ResultEntry,
   ResultProgram,
 } from '@lr/contracts';
-import type { DupeCheckAnswer } from '../dupe-check/dupe-check.controller';
+import type { DupeCheckAnswer } from '../pre-check/pre-check.usecase';
 import type { FieldProblem } from '../http/validation';
-import type { SubmitAnswerBody, SubmitDisposition } from '../leads/submit-answer';
-import type { SearchAnswer } from '../results/search-envelope';
+import { OFFER_TYPES, OfferType, SUBMIT, type SubmitAnswerBody, type SubmitDisposition } from '@lr/domain';
+import type { SearchAnswer } from '../poll-results/search-envelope';
 
 /*
  * The answers of the affiliate API as OpenAPI schemas (affiliate-api.md:
@@ -59,7 +59,7 @@ class ResultProgramSchema implements ResultProgram {
 class ResultOfferSchema {
   @ApiPropertyOptional({ format: 'uuid', description: 'The offer id.' }) id: string;
   @ApiPropertyOptional() name: string;
-  @ApiPropertyOptional({ enum: ['shared', 'exclusive', 'true_exclusive'] }) offer_type: 'shared' | 'exclusive' | 'true_exclusive';
+  @ApiPropertyOptional({ enum: OFFER_TYPES }) offer_type: OfferType;
   @ApiPropertyOptional({ type: Boolean, nullable: true }) is_exclusive: boolean | null;
   @ApiPropertyOptional({ type: String, nullable: true, description: 'The consent statement to show with this result.' }) tcpa_text: string | null;
 }
@@ -141,7 +141,7 @@ export class SubmitAnswerSchema implements SubmitAnswerBody {
   code: ApiCode;
   @ApiProperty({ enum: OUTCOME_STATUSES, example: 'accepted' }) status: OutcomeStatus;
   @ApiProperty({
-    example: 'Lead accepted',
+    example: SUBMIT.accepted.reason,
     description: 'Short sentence-case explanation; a reason ending in ` - Client` means the school’s own system decided.',
   })
   reason: string;

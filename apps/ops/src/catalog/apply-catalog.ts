@@ -1,8 +1,8 @@
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { validateCatalog } from '@lr/domain';
 import type { Catalog, CatalogCap, CatalogIssue } from '@lr/domain';
+import { CatalogAdminRepository, CatalogRowScope } from '@lr/persistence';
 import { CATALOG_KINDS, CatalogTable, TABLES } from './catalog-tables';
-import { loadKnownRefs } from './known-refs';
 import { emptyCounts, Row, syncRows, SyncCounts } from './sync-rows';
 
 export type CatalogSummary = Record<CatalogTable, SyncCounts>;
@@ -16,20 +16,19 @@ export type ApplyOutcome = { ok: true; summary: CatalogSummary } | { ok: false; 
  * written when there is any issue.
  */
 export async function applyCatalog(ds: DataSource, input: unknown): Promise<ApplyOutcome> {
-  return ds.transaction(async (em) => {
-    await em.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['lead-router-catalog-apply']);
-    const { catalog, issues } = validateCatalog(input, await loadKnownRefs(em));
+  return CatalogAdminRepository.underApplyLock(ds, async (repo): Promise<ApplyOutcome> => {
+    const { catalog, issues } = validateCatalog(input, await repo.knownRefs());
     if (!catalog) return { ok: false, issues };
-    return { ok: true, summary: await writeCatalog(em, catalog) };
+    return { ok: true, summary: await writeCatalog(repo, catalog) };
   });
 }
 
-async function writeCatalog(em: EntityManager, c: Catalog): Promise<CatalogSummary> {
+async function writeCatalog(repo: CatalogAdminRepository, c: Catalog): Promise<CatalogSummary> {
   const summary = Object.fromEntries(CATALOG_KINDS.map((k) => [k, emptyCounts()])) as CatalogSummary;
   const upsert = (kind: 'affiliates' | 'schools' | 'partners' | 'offers' | 'campaigns', rows: Row[]) =>
     rows.length === 0
       ? Promise.resolve()
-      : syncRows(em, TABLES[kind], { where: 'id = ANY($1::uuid[])', params: [rows.map((r) => r.id)] }, rows, {
+      : syncRows(repo, TABLES[kind], { id: rows.map((r) => r.id as string) }, rows, {
           removeMissing: false,
           counts: summary[kind],
         });
@@ -61,16 +60,16 @@ async function writeCatalog(em: EntityManager, c: Catalog): Promise<CatalogSumma
     })),
   );
   for (const o of c.offers) {
-    const scope = { where: 'offer_id = $1', params: [o.id] };
+    const scope = { offer_id: o.id };
     await syncRows(
-      em,
+      repo,
       TABLES.programs,
       scope,
       o.programs.map((p, position) => ({ offer_id: o.id, value: p.value, label: p.label, eligibility: p.eligibility, position })),
       { removeMissing: true, counts: summary.programs },
     );
     await syncRows(
-      em,
+      repo,
       TABLES.questions,
       scope,
       o.form_fields.map((f, position) => ({
@@ -85,21 +84,17 @@ async function writeCatalog(em: EntityManager, c: Catalog): Promise<CatalogSumma
       })),
       { removeMissing: true, counts: summary.questions },
     );
-    await syncCaps(em, { where: 'offer_id = $1 AND campaign_id IS NULL', params: [o.id] }, o.id, null, o.caps, summary.caps);
+    await syncCaps(repo, { offer_id: o.id, campaign_id: null }, o.id, null, o.caps, summary.caps);
   }
 
   await upsert('campaigns', c.campaigns.map((k) => ({ id: k.id, affiliate_id: k.affiliate_id, name: k.name, status: k.status })));
   for (const k of c.campaigns) {
     // Removing a campaign offer also removes its caps (ON DELETE CASCADE); count them first.
-    const orphanCaps: Array<{ n: string }> = await em.query(
-      `SELECT count(*) AS n FROM caps WHERE campaign_id = $1 AND NOT (offer_id = ANY($2::uuid[]))`,
-      [k.id, k.offers.map((co) => co.offer_id)],
-    );
-    summary.caps.removed += Number(orphanCaps[0]?.n ?? 0);
+    summary.caps.removed += await repo.countCampaignCapsOutside(k.id, k.offers.map((co) => co.offer_id));
     await syncRows(
-      em,
+      repo,
       TABLES.campaign_offers,
-      { where: 'campaign_id = $1', params: [k.id] },
+      { campaign_id: k.id },
       k.offers.map((co, position) => ({
         campaign_id: k.id,
         offer_id: co.offer_id,
@@ -111,8 +106,8 @@ async function writeCatalog(em: EntityManager, c: Catalog): Promise<CatalogSumma
     );
     for (const co of k.offers) {
       await syncCaps(
-        em,
-        { where: 'campaign_id = $1 AND offer_id = $2', params: [k.id, co.offer_id] },
+        repo,
+        { campaign_id: k.id, offer_id: co.offer_id },
         co.offer_id,
         k.id,
         co.caps,
@@ -124,15 +119,15 @@ async function writeCatalog(em: EntityManager, c: Catalog): Promise<CatalogSumma
 }
 
 function syncCaps(
-  em: EntityManager,
-  scope: { where: string; params: unknown[] },
+  repo: CatalogAdminRepository,
+  scope: CatalogRowScope,
   offerId: string,
   campaignId: string | null,
   caps: CatalogCap[],
   counts: SyncCounts,
 ): Promise<void> {
   return syncRows(
-    em,
+    repo,
     TABLES.caps,
     scope,
     caps.map((cap) => ({ offer_id: offerId, campaign_id: campaignId, period: cap.period, limit: cap.limit, timezone: cap.timezone })),

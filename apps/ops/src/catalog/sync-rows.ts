@@ -1,18 +1,14 @@
-import { EntityManager } from 'typeorm';
+import type { CatalogAdminRepository, CatalogRow, CatalogRowScope, CatalogTableSpec } from '@lr/persistence';
 import { stableJson } from './stable-json';
 
-export type Row = Record<string, unknown>;
+export type Row = CatalogRow;
 
 /** How the catalog writes one table: which columns identify a row and which it owns. */
-export interface TableSpec {
-  table: string;
+export interface TableSpec extends CatalogTableSpec {
   /** Columns that identify a row within what is synced (for caps: the period within a scope). */
   match: readonly string[];
-  /** Columns that locate a row for UPDATE/DELETE (the primary key). */
-  primaryKey: readonly string[];
   /** Columns the catalog writes (besides match columns); compared to decide whether a row changed. */
   columns: readonly string[];
-  json?: readonly string[];
   money?: readonly string[];
 }
 
@@ -25,8 +21,6 @@ export interface SyncCounts {
 
 export const emptyCounts = (): SyncCounts => ({ created: 0, updated: 0, unchanged: 0, removed: 0 });
 
-const q = (name: string) => `"${name}"`;
-
 /**
  * Makes the rows matched by `scope` equal to `desired`: inserts what is new,
  * updates only the columns that differ (and then `updated_at`), deletes what
@@ -34,13 +28,13 @@ const q = (name: string) => `"${name}"`;
  * the file is not written at all, so applying the same file twice changes nothing.
  */
 export async function syncRows(
-  em: EntityManager,
+  repo: CatalogAdminRepository,
   spec: TableSpec,
-  scope: { where: string; params: unknown[] },
+  scope: CatalogRowScope,
   desired: Row[],
   opts: { removeMissing: boolean; counts: SyncCounts; hasUpdatedAt?: boolean },
 ): Promise<void> {
-  const existing: Row[] = await em.query(`SELECT * FROM ${q(spec.table)} WHERE ${scope.where}`, scope.params);
+  const existing = await repo.rows(spec, scope);
   const keyOf = (row: Row) => stableJson(spec.match.map((c) => normalize(spec, c, row[c])));
   const byKey = new Map(existing.map((row) => [keyOf(row), row]));
   const wanted = new Set(desired.map(keyOf));
@@ -49,8 +43,7 @@ export async function syncRows(
   if (opts.removeMissing) {
     for (const [key, row] of byKey) {
       if (wanted.has(key)) continue;
-      const where = spec.primaryKey.map((c, i) => `${q(c)} = $${i + 1}`).join(' AND ');
-      await em.query(`DELETE FROM ${q(spec.table)} WHERE ${where}`, spec.primaryKey.map((c) => row[c]));
+      await repo.delete(spec, row);
       counts.removed += 1;
     }
   }
@@ -58,12 +51,7 @@ export async function syncRows(
   for (const row of desired) {
     const current = byKey.get(keyOf(row));
     if (!current) {
-      const cols = Object.keys(row);
-      const values = cols.map((c, i) => (isJson(spec, c) ? `$${i + 1}::jsonb` : `$${i + 1}`));
-      await em.query(
-        `INSERT INTO ${q(spec.table)} (${cols.map(q).join(', ')}) VALUES (${values.join(', ')})`,
-        cols.map((c) => toParam(spec, c, row[c])),
-      );
+      await repo.insert(spec, row);
       counts.created += 1;
       continue;
     }
@@ -72,28 +60,13 @@ export async function syncRows(
       counts.unchanged += 1;
       continue;
     }
-    const sets = changed.map((c, i) => `${q(c)} = ${isJson(spec, c) ? `$${i + 1}::jsonb` : `$${i + 1}`}`);
-    if (opts.hasUpdatedAt !== false) sets.push(`"updated_at" = now()`);
-    const where = spec.primaryKey.map((c, i) => `${q(c)} = $${changed.length + i + 1}`).join(' AND ');
-    await em.query(`UPDATE ${q(spec.table)} SET ${sets.join(', ')} WHERE ${where}`, [
-      ...changed.map((c) => toParam(spec, c, row[c])),
-      ...spec.primaryKey.map((c) => current[c]),
-    ]);
+    await repo.update(spec, current, Object.fromEntries(changed.map((c) => [c, row[c]])), { touchUpdatedAt: opts.hasUpdatedAt });
     counts.updated += 1;
   }
-}
-
-function isJson(spec: TableSpec, column: string): boolean {
-  return spec.json?.includes(column) ?? false;
 }
 
 function normalize(spec: TableSpec, column: string, v: unknown): unknown {
   if (v === undefined || v === null) return null;
   if (spec.money?.includes(column)) return Number(v);
   return v;
-}
-
-function toParam(spec: TableSpec, column: string, v: unknown): unknown {
-  if (v === undefined || v === null) return null;
-  return isJson(spec, column) ? JSON.stringify(v) : v;
 }

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { findAffiliate } from '@lr/persistence';
+import { CatalogRepository } from '@lr/persistence';
 import { instantArgument, uuidArgument } from '../cli-arguments';
 import { CliError, EXIT } from '../cli-error';
 import { CliContext } from '../context';
@@ -24,7 +24,7 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
       }
       const affiliateId = opts.affiliate ?? null;
       const report = await withDatabase(ctx.databaseUrl(), async (ds) => {
-        if (affiliateId && !(await findAffiliate(ds, affiliateId))) throw new CliError(`unknown affiliate ${affiliateId}`);
+        if (affiliateId && !(await new CatalogRepository(ds).affiliate(affiliateId))) throw new CliError(`unknown affiliate ${affiliateId}`);
         return activityReport(ds, { from: opts.from, to: opts.to, by: opts.by, includeTest: opts.includeTest === true, affiliateId });
       });
       ctx.io.out(opts.json ? JSON.stringify(report, null, 2) : formatActivityReport(report).join('\n'));

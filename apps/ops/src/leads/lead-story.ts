@@ -1,4 +1,15 @@
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import {
+  LeadStoryRepository,
+  StoryAttemptRow,
+  StoryConsentRow,
+  StoryOfferCheckRow,
+  StoryPartnerCallRow,
+  StoryResultRow,
+  StorySaleRow,
+  StorySearchRow,
+  StorySubmitRow,
+} from '@lr/persistence';
 import { contactScrubber, maskLead, MaskedLead, scrubStrings } from './contact-mask';
 
 /**
@@ -161,142 +172,49 @@ export interface AttemptPart {
   detail: string | null;
 }
 
-type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
 /**
  * Reads the story of a search id or a submit's lead id; null when neither
- * exists. One consistent snapshot (REPEATABLE READ, read only), one statement
- * per table, never one per row.
+ * exists. The rows come from one snapshot (LeadStoryRepository); contact data
+ * is masked before anything leaves here.
  */
 export async function loadLeadStory(ds: DataSource, id: string): Promise<LeadStory | null> {
-  return ds.transaction('REPEATABLE READ', async (em) => {
-    await em.query('SET TRANSACTION READ ONLY');
-    const [found]: Row[] = await em.query(
-      `SELECT s.id AS search_id, l.lead_group_id
-         FROM (SELECT $1::uuid AS id) q
-         LEFT JOIN searches s ON s.id = q.id
-         LEFT JOIN leads l ON l.id = q.id`,
-      [id],
-    );
-    if (!found.search_id && !found.lead_group_id) return null;
-    const groupId: string = found.search_id ?? found.lead_group_id;
-    const searchRow = await loadSearch(em, groupId);
-    const submitRows: Row[] = await em.query(SUBMITS_SQL, [groupId]);
-    const groupLead = searchRow ? searchRow.lead : submitRows.find((r) => r.id === groupId)?.lead;
-    const ids = submitRows.map((r) => r.id as string);
-    const [results, checks, calls, consents, sales, attempts, dedupe] = await sequential(em, [
-      [RESULTS_SQL, [searchRow?.id ?? null]],
-      [OFFER_CHECKS_SQL, [searchRow?.id ?? null]],
-      [PARTNER_CALLS_SQL, [searchRow?.id ?? null]],
-      [`SELECT * FROM consent_evidence WHERE lead_id = ANY($1::uuid[])`, [ids]],
-      [SALES_SQL, [ids]],
-      [`SELECT * FROM delivery_attempts WHERE lead_id = ANY($1::uuid[]) ORDER BY lead_id, attempt`, [ids]],
-      [`SELECT lead_id, array_agg(key_type ORDER BY key_type) AS key_types FROM dedupe_keys WHERE lead_id = ANY($1::uuid[]) GROUP BY lead_id`, [ids]],
-    ]);
-    const story: LeadStory = {
-      asked: { id, is: found.search_id ? 'search' : 'submit' },
-      lead_group_id: groupId,
-      lead: {},
-      search: searchRow ? searchPart(searchRow) : null,
-      partner_calls: calls.map(partnerCallPart),
-      results: results.map(resultPart),
-      offer_checks: checks.map(offerCheckPart),
-      submits: submitRows.map((r) =>
-        submitPart(r, {
-          consent: consents.find((c) => c.lead_id === r.id),
-          sale: sales.find((s) => s.lead_id === r.id),
-          attempts: attempts.filter((a) => a.lead_id === r.id),
-          dedupe: dedupe.find((d) => d.lead_id === r.id)?.key_types ?? [],
-        }),
-      ),
-    };
-    // Free text (tracking, answers, buyers' replies, labels) may quote the person: masked too.
-    const scrubbed = scrubStrings(story, contactScrubber(groupLead));
-    scrubbed.lead = maskLead(groupLead);
-    const groupMasked = JSON.stringify(scrubbed.lead);
-    scrubbed.submits.forEach((s, i) => {
-      const own = maskLead(submitRows[i].lead);
-      s.lead = JSON.stringify(own) === groupMasked ? null : scrubStrings(own, contactScrubber(submitRows[i].lead));
-    });
-    return scrubbed;
+  const rows = await new LeadStoryRepository(ds).read(id);
+  if (!rows) return null;
+  const { groupId, search: searchRow, submits: submitRows } = rows;
+  const groupLead = searchRow ? searchRow.lead : submitRows.find((r) => r.id === groupId)?.lead;
+  const story: LeadStory = {
+    asked: { id, is: rows.is },
+    lead_group_id: groupId,
+    lead: {},
+    search: searchRow ? searchPart(searchRow) : null,
+    partner_calls: rows.partnerCalls.map(partnerCallPart),
+    results: rows.results.map(resultPart),
+    offer_checks: rows.offerChecks.map(offerCheckPart),
+    submits: submitRows.map((r) =>
+      submitPart(r, {
+        consent: rows.consents.find((c) => c.lead_id === r.id),
+        sale: rows.sales.find((s) => s.lead_id === r.id),
+        attempts: rows.attempts.filter((a) => a.lead_id === r.id),
+        dedupe: rows.dedupeKeys.find((d) => d.lead_id === r.id)?.key_types ?? [],
+      }),
+    ),
+  };
+  // Free text (tracking, answers, buyers' replies, labels) may quote the person: masked too.
+  const scrubbed = scrubStrings(story, contactScrubber(groupLead));
+  scrubbed.lead = maskLead(groupLead);
+  const groupMasked = JSON.stringify(scrubbed.lead);
+  scrubbed.submits.forEach((s, i) => {
+    const own = maskLead(submitRows[i].lead);
+    s.lead = JSON.stringify(own) === groupMasked ? null : scrubStrings(own, contactScrubber(submitRows[i].lead));
   });
+  return scrubbed;
 }
-
-/** Runs the statements one after the other on the transaction's connection. */
-async function sequential(em: EntityManager, statements: Array<[string, unknown[]]>): Promise<Row[][]> {
-  const out: Row[][] = [];
-  for (const [sql, params] of statements) out.push(await em.query(sql, params));
-  return out;
-}
-
-async function loadSearch(em: EntityManager, searchId: string): Promise<Row | null> {
-  const rows: Row[] = await em.query(
-    `SELECT s.*, a.name AS affiliate_name, c.name AS campaign_name, k.key_prefix
-       FROM searches s
-       JOIN affiliates a ON a.id = s.affiliate_id
-       JOIN campaigns c ON c.id = s.campaign_id
-       LEFT JOIN api_keys k ON k.id = s.api_key_id
-      WHERE s.id = $1`,
-    [searchId],
-  );
-  return rows[0] ?? null;
-}
-
-const SUBMITS_SQL = `
-  SELECT l.*, o.name AS offer_name, o.source AS offer_source, sc.name AS school_name, a.name AS affiliate_name, c.name AS campaign_name
-    FROM leads l
-    JOIN offers o ON o.id = l.offer_id
-    JOIN schools sc ON sc.id = o.school_id
-    JOIN affiliates a ON a.id = l.affiliate_id
-    JOIN campaigns c ON c.id = l.campaign_id
-   WHERE l.lead_group_id = $1
-   ORDER BY l.created_at, l.id`;
-
-const RESULTS_SQL = `
-  SELECT r.id, array_position(s.result_order, r.id) AS rank, r.offer_id, o.name AS offer_name, o.source, o.offer_type,
-         sc.name AS school_name, p.name AS partner_name, r.entry, r.created_at, r.expires_at
-    FROM results r
-    JOIN searches s ON s.id = r.search_id
-    JOIN offers o ON o.id = r.offer_id
-    JOIN schools sc ON sc.id = o.school_id
-    LEFT JOIN partners p ON p.id = o.partner_id
-   WHERE r.search_id = $1
-   ORDER BY rank NULLS LAST, r.created_at, r.id`;
-
-const OFFER_CHECKS_SQL = `
-  SELECT d.key AS offer_id, o.name AS offer_name, d.value AS decision
-    FROM searches s
-    CROSS JOIN LATERAL jsonb_each(s.offer_decisions) AS d
-    LEFT JOIN offers o ON o.id::text = d.key
-   WHERE s.id = $1
-   ORDER BY (d.value->>'shown')::boolean DESC, o.name, d.key`;
-
-const PARTNER_CALLS_SQL = `
-  SELECT c.*, p.name AS partner_name
-    FROM search_partner_calls c JOIN partners p ON p.id = c.partner_id
-   WHERE c.search_id = $1
-   ORDER BY c.requested_at, p.name`;
-
-/** Each cap slot the sale took, with its count now and its cap's limit now (cap_scope() is the one scope definition). */
-const SALES_SQL = `
-  SELECT sa.*,
-         COALESCE((
-           SELECT jsonb_agg(jsonb_build_object(
-                    'scope', x.slot->>'scope', 'period', x.slot->>'period', 'period_start', x.slot->>'period_start',
-                    'used_now', u.used, 'limit', cap."limit") ORDER BY x.ord)
-             FROM jsonb_array_elements(sa.cap_slots) WITH ORDINALITY AS x(slot, ord)
-             LEFT JOIN cap_usage u
-               ON u.scope = x.slot->>'scope' AND u.period = x.slot->>'period' AND u.period_start = (x.slot->>'period_start')::timestamptz
-             LEFT JOIN caps cap ON cap_scope(cap.offer_id, cap.campaign_id) = x.slot->>'scope' AND cap.period = x.slot->>'period'
-         ), '[]'::jsonb) AS slots
-    FROM sales sa
-   WHERE sa.lead_id = ANY($1::uuid[])`;
 
 const iso = (v: unknown): string => new Date(v as string | Date).toISOString();
 const isoOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : iso(v));
 const money = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
-function searchPart(r: Row): SearchPart {
+function searchPart(r: StorySearchRow): SearchPart {
   return {
     id: r.id,
     affiliate: { id: r.affiliate_id, name: r.affiliate_name },
@@ -318,7 +236,7 @@ function searchPart(r: Row): SearchPart {
   };
 }
 
-function partnerCallPart(r: Row): PartnerCallPart {
+function partnerCallPart(r: StoryPartnerCallRow): PartnerCallPart {
   return {
     partner: { id: r.partner_id, name: r.partner_name },
     status: r.status,
@@ -331,7 +249,7 @@ function partnerCallPart(r: Row): PartnerCallPart {
   };
 }
 
-function resultPart(r: Row): ResultPart {
+function resultPart(r: StoryResultRow): ResultPart {
   const entry = r.entry ?? {};
   return {
     rank: r.rank,
@@ -340,13 +258,13 @@ function resultPart(r: Row): ResultPart {
     school: entry.school?.name ?? r.school_name,
     partner: r.partner_name,
     payout: money(entry.payout),
-    programs: (entry.programs ?? []).map((p: Row) => ({ value: p.value, label: p.label, payout: money(p.payout) })),
+    programs: (entry.programs ?? []).map((p) => ({ value: p.value, label: p.label, payout: money(p.payout) })),
     shown_at: iso(r.created_at),
     expires_at: isoOrNull(r.expires_at),
   };
 }
 
-function offerCheckPart(r: Row): OfferCheckPart {
+function offerCheckPart(r: StoryOfferCheckRow): OfferCheckPart {
   const d = r.decision ?? {};
   return {
     offer: { id: r.offer_id, name: r.offer_name },
@@ -358,7 +276,10 @@ function offerCheckPart(r: Row): OfferCheckPart {
   };
 }
 
-function submitPart(r: Row, linked: { consent?: Row; sale?: Row; attempts: Row[]; dedupe: string[] }): SubmitPart {
+function submitPart(
+  r: StorySubmitRow,
+  linked: { consent?: StoryConsentRow; sale?: StorySaleRow; attempts: StoryAttemptRow[]; dedupe: string[] },
+): SubmitPart {
   const { consent: c, sale: s } = linked;
   return {
     id: r.id,
@@ -407,7 +328,7 @@ function submitPart(r: Row, linked: { consent?: Row; sale?: Row; attempts: Row[]
           price: money(s.price),
           created_at: iso(s.created_at),
           updated_at: iso(s.updated_at),
-          cap_slots: (s.slots as Row[]).map((x) => ({
+          cap_slots: s.slots.map((x) => ({
             scope: x.scope,
             period: x.period,
             period_start: iso(x.period_start),

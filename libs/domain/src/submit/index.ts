@@ -1,3 +1,2 @@
-export * from './answers';
+export * from './decide-submit';
 export * from './lead-merge';
-export * from './sale-rules';

@@ -1,5 +1,5 @@
 import type { MockAgent } from 'undici';
-import { mockHttpDispatcher } from '@lr/platform';
+import { mockHttpDispatcher } from '../../../../../test/support/mock-http-dispatcher';
 import { PartnerHttpError, PartnerProtocolError, PartnerTimeoutError } from '../partner-errors';
 import { MAX_RESPONSE_BYTES, postJson } from './post-json';
 

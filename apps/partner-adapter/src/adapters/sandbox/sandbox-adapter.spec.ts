@@ -1,6 +1,6 @@
 import type { PartnerRef } from '@lr/contracts';
 import type { MockAgent } from 'undici';
-import { mockHttpDispatcher } from '@lr/platform';
+import { mockHttpDispatcher } from '../../../../../test/support/mock-http-dispatcher';
 import { SandboxPartnerAdapter, endpoint } from './sandbox-adapter';
 
 const partner: PartnerRef = { id: 'p-1', name: 'Alpha', adapter: 'sandbox', baseUrl: 'http://sandbox.test/partners/alpha?delay_ms=5&match=all', timeoutMs: 1000 };

@@ -1,0 +1,104 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { DeliveryRequestedV1, SubmitAnswerV1 } from '@lr/contracts';
+import { buyerDecision, centsOrNull, endsOtherSales } from '@lr/domain';
+import { counter } from '@lr/observability';
+import { decisionOf, LeadRepository, SaleLedger, Settlement, StoredLead } from '@lr/persistence';
+import { SearchStatePublisher } from '@lr/platform';
+import { BuyerAnswer, BuyerCalls, buyerDeadlineMs } from './buyer-calls';
+
+/** Beyond an unfinished attempt's deadline, how long before it is taken as interrupted (its worker is gone). */
+const INTERRUPTED_GRACE_MS = 2000;
+/** How long a buyer's answer is kept trying to be booked before the message's own retries take over. */
+const SETTLE_PERSIST_MS = 60_000;
+
+const settleRetries = counter('delivery_settle_retries_total', "Retries of booking a buyer's answer after a failed attempt (PostgreSQL away or busy)");
+const decisions = counter('delivery_submits_total', 'Submits decided by their buyer (or found unanswered), by code and test flag', ['code', 'test']);
+
+/**
+ * Delivers a reserved lead to its buyer at most once and books the answer
+ * (docs/submit.md, At most once):
+ *   the attempt is claimed (committed) before the buyer is called; a
+ *   redelivered request that finds it claimed never calls again: it answers
+ *   the decision, or, once the first attempt's deadline passed with no
+ *   decision, decides it unanswered (`No response - Client`);
+ *   the buyer's answer is booked in one statement (libs/persistence
+ *   SaleLedger.settle): accepted with its payout, or the sale released.
+ * An acceptance of a result submit changes its search's counters: the new
+ * state goes to Redis for polls.
+ */
+@Injectable()
+export class DeliverLead {
+  private readonly log = new Logger(DeliverLead.name);
+
+  constructor(
+    private readonly ledger: SaleLedger,
+    private readonly leads: LeadRepository,
+    private readonly buyers: BuyerCalls,
+    private readonly state: SearchStatePublisher,
+  ) {}
+
+  async run(msg: DeliveryRequestedV1): Promise<SubmitAnswerV1> {
+    const claim = await this.ledger.claimAttempt(msg.leadId);
+    if (!claim.claimed) {
+      // An earlier handler started this delivery: it may still be running (a broker hiccup redelivered the
+      // message), be dead, or be done. Wait out its deadline; if it has not decided by then, it never will.
+      const first = await this.leads.find(msg.leadId);
+      if (first && first.status !== 'pending') return this.decided(first);
+      const waitMs = claim.startedAt.getTime() + buyerDeadlineMs(msg.buyer) + INTERRUPTED_GRACE_MS - Date.now();
+      if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
+      const now = await this.leads.find(msg.leadId);
+      if (now && now.status !== 'pending') return this.decided(now);
+      this.log.warn({ msg: 'delivery attempt interrupted; not sent again', lead_id: msg.leadId });
+      return this.settle(msg, { outcome: 'interrupted', httpStatus: null, latencyMs: 0, detail: 'worker stopped during the call' });
+    }
+    return this.settleDurably(msg, await this.buyers.send(msg));
+  }
+
+  /**
+   * The buyer's answer exists only in this process until it is booked: if
+   * booking fails (PostgreSQL away for a moment, the pool exhausted) and the
+   * message were simply retried, the redelivery would find the attempt started
+   * and unfinished and decide it interrupted, so a lead the school accepted
+   * would be recorded as not sold. So the booking is retried here, with
+   * back-off, for up to SETTLE_PERSIST_MS; only then does the error go to the
+   * message's retries. The message stays unacked meanwhile.
+   */
+  private async settleDurably(msg: DeliveryRequestedV1, buyer: BuyerAnswer): Promise<SubmitAnswerV1> {
+    const giveUpAt = Date.now() + SETTLE_PERSIST_MS;
+    for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 5_000)) {
+      try {
+        return await this.settle(msg, buyer);
+      } catch (e) {
+        if (Date.now() + delayMs > giveUpAt) throw e;
+        settleRetries.inc();
+        this.log.warn({ msg: "booking the buyer's answer failed; retrying", lead_id: msg.leadId, outcome: buyer.outcome, err: (e as Error).message });
+        await new Promise((r) => setTimeout(r, delayMs));
+      }
+    }
+  }
+
+  private async settle(msg: DeliveryRequestedV1, buyer: BuyerAnswer): Promise<SubmitAnswerV1> {
+    const settlement: Settlement = {
+      leadId: msg.leadId,
+      outcome: buyer.outcome,
+      decision: buyerDecision(buyer.outcome),
+      attempt: { httpStatus: buyer.httpStatus, latencyMs: buyer.latencyMs, detail: buyer.detail },
+      payout: centsOrNull(msg.payout),
+      endsOtherSales: endsOtherSales(msg.offerType),
+    };
+    const { lead, search } = await this.ledger.settle(settlement);
+    if (lead.decidedBy === 'buyer' || buyer.outcome === 'interrupted') decisions.inc({ code: lead.code ?? 'PENDING', test: String(lead.isTest) });
+    // The search's counters changed: polls read them from Redis. A failed write fails the message; its
+    // redelivery finds the lead decided and rebuilds the state (decided()).
+    if (search) await this.state.write(search, []);
+    return answer(lead);
+  }
+
+  /** A redelivery of a lead already decided: its answer, and (an acceptance) its search's state written again. */
+  private async decided(lead: StoredLead): Promise<SubmitAnswerV1> {
+    if (lead.status === 'accepted' && lead.searchId) await this.state.resync(lead.searchId);
+    return answer(lead);
+  }
+}
+
+const answer = (lead: StoredLead): SubmitAnswerV1 => ({ kind: 'decision', decision: decisionOf(lead) });

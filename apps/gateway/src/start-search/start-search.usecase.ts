@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@lr/config';
+import { MESSAGE_TYPES, SearchRequestedV1 } from '@lr/contracts';
+import { AmqpConnection, RawReply, RemoteHandlerError, RequestTimeoutError } from '@lr/messaging';
+import { counter } from '@lr/observability';
+import { assertActiveCampaign, assertAffiliate } from '../auth/campaign-access';
+import { CampaignOwners } from '../auth/campaign-owners';
+import type { Principal } from '../auth/principal';
+import { DEPENDENCY_NAMES, Dependencies, DependencyFailure } from '../http/dependencies';
+import type { SearchRequest } from './parse-search-request';
+
+const searches = counter('gateway_searches_total', 'Searches answered 200, by test flag', ['test']);
+
+/**
+ * A search at the front door (affiliate-api.md, POST /api/v1/engine/search):
+ * the affiliate and the campaign the caller's, then the search goes to the
+ * search-orchestrator over RabbitMQ and its answer (the HTTP body) comes back
+ * within SEARCH_REPLY_TIMEOUT_MS. A search needs all three dependencies (the
+ * orchestrator stores it in PostgreSQL and publishes it to Redis), even when
+ * the gateway's own part is served from memory: it is refused at once while
+ * one is known to be down, and abandoned (503) as soon as one goes down while
+ * it waits.
+ */
+@Injectable()
+export class StartSearch {
+  constructor(
+    private readonly campaigns: CampaignOwners,
+    private readonly amqp: AmqpConnection,
+    private readonly deps: Dependencies,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async run(principal: Principal, request: SearchRequest, correlationId: string): Promise<Buffer> {
+    assertAffiliate(principal, request.affiliateId);
+    await assertActiveCampaign(this.campaigns, principal, request.campaignId);
+
+    const searchId = randomUUID();
+    const timeoutMs = this.config.search.replyTimeoutMs;
+    const now = Date.now();
+    const message: SearchRequestedV1 = {
+      searchId,
+      affiliateId: principal.affiliateId,
+      campaignId: request.campaignId,
+      apiKeyId: principal.keyId,
+      isTest: request.isTest,
+      lead: request.lead,
+      tracking: request.tracking.values,
+      consumerIp: request.tracking.ip!,
+      ipSource: 'consumer',
+      tcpaConsent: request.tcpaConsent,
+      formCertUrl: request.formCertUrl,
+      universalLeadCert: request.universalLeadCert,
+      requestedAt: new Date(now).toISOString(),
+      replyBy: new Date(now + timeoutMs).toISOString(),
+    };
+    this.deps.assertUp(...DEPENDENCY_NAMES);
+    let answer: RawReply;
+    const down = this.deps.onDown(DEPENDENCY_NAMES);
+    try {
+      const reply = this.deps.call(
+        'rabbitmq',
+        () => this.amqp.request<SearchRequestedV1, RawReply>(MESSAGE_TYPES.SearchRequested, message, { messageId: searchId, correlationId, timeoutMs }),
+        timeoutMs + 500,
+      );
+      const lost = down.promise.then((name) => Promise.reject(new DependencyFailure(name, new Error(`${name} went down while the search waited`))));
+      answer = await Promise.race([reply, lost]);
+    } catch (e) {
+      const cause = e instanceof DependencyFailure ? e.causeError : e;
+      // No answer in time, or the orchestrator gave the request up (dead-lettered): no answer the affiliate can
+      // use, so it searches again (503, retryable).
+      if (cause instanceof RequestTimeoutError || cause instanceof RemoteHandlerError) throw new DependencyFailure('search-orchestrator', cause);
+      throw e;
+    } finally {
+      down.cancel();
+    }
+    // The orchestrator answers the search's HTTP body (libs/contracts searchAnswerBody), sent on as it is.
+    if (!(answer instanceof RawReply)) throw new DependencyFailure('search-orchestrator', new Error('the search answer is not the answer body'));
+    searches.inc({ test: String(request.isTest) });
+    return answer.body;
+  }
+}

@@ -1,0 +1,193 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@lr/config';
+import { PartnerSearchRequestedV1, SearchMeta, SearchRequestedV1, searchAnswerBody } from '@lr/contracts';
+import { CampaignOffer, capsAt, eligibilityVerdict, Lead, OfferVerdict, saleVerdict, testMode } from '@lr/domain';
+import { counter, histogram } from '@lr/observability';
+import { NewResult, SaleLedger, SearchRepository } from '@lr/persistence';
+import { CampaignCatalog, SearchStatePublisher } from '@lr/platform';
+import { resultsShown } from '../search-metrics';
+import { PartnerCall, partnerCall, planSearch, SearchPlan } from './search-plan';
+
+const expired = counter('search_requests_expired_total', 'Search requests dropped because the gateway had stopped waiting');
+const shownOnStart = histogram('search_first_results', 'Results in a search answer (own offers)', [], [0, 1, 2, 5, 10, 20, 50, 100]);
+const stageSeconds = histogram('search_start_stage_seconds', 'Time a search start spends in each stage', ['stage'], [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]);
+const partnersAsked = counter('search_partner_requests_total', 'Partner networks asked, by partner', ['partner']);
+
+/** What a search's start answers, and the partner requests its handler publishes. */
+export interface StartedSearch {
+  /** The search answer's HTTP body; null when nobody waits for it (the gateway stopped waiting). */
+  body: Buffer | null;
+  partnerRequests: PartnerSearchRequestedV1[];
+}
+
+/**
+ * A search's first step (gateway -> here, request/reply): judge every offer
+ * of the campaign for the lead (libs/domain qualify: eligibility, the caps,
+ * the person already sold to the offer; on facts read in one statement),
+ * store the search with its first results (own offers) in one statement,
+ * publish the state for polls, and answer the search's HTTP body with the
+ * partner requests to send (one per partner network, for its qualifying
+ * offers). A request the gateway stopped waiting for before this ran stores
+ * nothing (the affiliate searches again).
+ */
+@Injectable()
+export class StartSearch {
+  private readonly log = new Logger(StartSearch.name);
+
+  constructor(
+    private readonly catalog: CampaignCatalog,
+    private readonly ledger: SaleLedger,
+    private readonly searches: SearchRepository,
+    private readonly state: SearchStatePublisher,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async run(msg: SearchRequestedV1, now = new Date()): Promise<StartedSearch> {
+    if (Date.parse(msg.replyBy) <= now.getTime()) return this.late(msg);
+    const stage = stageTimer();
+    const offers = await this.catalog.offersOf(msg.campaignId);
+    stage('catalog');
+    const verdicts = await this.judge(msg, offers, now);
+    stage('checks');
+    const plan = planSearch(offers, verdicts, testMode(msg.isTest), now);
+    const results = plan.shown.map((c): NewResult => ({
+      id: c.resultId,
+      offerId: c.offerId,
+      campaignId: msg.campaignId,
+      entryJson: Buffer.from(JSON.stringify(c.entry)),
+      partnerData: c.partnerData,
+      expiresAt: c.expiresAt,
+    }));
+    stage('plan');
+
+    const closesAt = this.closesAt(msg);
+    const stored = await this.searches.store({
+      id: msg.searchId,
+      affiliateId: msg.affiliateId,
+      campaignId: msg.campaignId,
+      apiKeyId: msg.apiKeyId,
+      isTest: msg.isTest,
+      lead: msg.lead as Lead,
+      tracking: msg.tracking,
+      consumerIp: msg.consumerIp,
+      ipSource: msg.ipSource,
+      tcpaConsent: msg.tcpaConsent,
+      formCertUrl: msg.formCertUrl,
+      universalLeadCert: msg.universalLeadCert,
+      createdAt: new Date(msg.requestedAt),
+      closesAt,
+      personKeys: testMode(msg.isTest).personKeys(msg.lead as Lead),
+      decisions: plan.decisions,
+      results,
+      partnerCalls: plan.partnerCalls.map((c) => ({ partnerId: c.partner.id, offerIds: c.offers.map((o) => o.offerId) })),
+    });
+    stage('store');
+    if (!stored) {
+      // A redelivery: the first run stored the search; answer what is stored, finish what it may not have.
+      const state = await this.state.resync(msg.searchId, true);
+      return { body: searchAnswerBody(state.meta, state.entries, now).body, partnerRequests: await this.pendingRequests(msg, offers) };
+    }
+    const meta = firstMeta(msg, plan, closesAt);
+    await this.state.writeBestEffort(meta, results.map((r) => ({ id: r.id, json: r.entryJson })));
+    stage('publish');
+    shownOnStart.observe(plan.shown.length);
+    resultsShown.inc({ source: 'own' }, plan.shown.length);
+    return { body: searchAnswerBody(meta, results.map((r) => r.entryJson), now).body, partnerRequests: this.requests(msg, plan.partnerCalls) };
+  }
+
+  /**
+   * Every offer's verdict: the offer and its programs first (no I/O), then,
+   * for the offers still in, the sale facts in one statement (caps' usage, the
+   * person's earlier sales; a new search has sold nothing yet).
+   */
+  private async judge(msg: SearchRequestedV1, offers: readonly CampaignOffer[], now: Date): Promise<OfferVerdict[]> {
+    const lead = msg.lead as Lead;
+    const mode = testMode(msg.isTest);
+    const eligible = offers.map((o) => eligibilityVerdict(o, lead, now, o.source === 'own' ? { kind: 'catalog' } : { kind: 'partner' }));
+    const candidates = offers.filter((_, i) => eligible[i].qualifies);
+    if (candidates.length === 0) return eligible;
+    const facts = await this.ledger.saleFacts({
+      groupId: null,
+      slots: candidates.flatMap((o) => capsAt(o.caps, now).map((c) => c.slot)),
+      keys: mode.personKeys(lead),
+      offerIds: candidates.map((o) => o.offerId),
+    });
+    return offers.map((o, i) => (eligible[i].qualifies ? saleVerdict(o, facts, mode, now) ?? eligible[i] : eligible[i]));
+  }
+
+  private closesAt(msg: SearchRequestedV1): Date {
+    return new Date(Date.parse(msg.requestedAt) + this.config.search.openSeconds * 1000);
+  }
+
+  /**
+   * The gateway stopped waiting and answered 503, so the affiliate will search
+   * again: a search not stored yet is dropped (storing it now would leave an
+   * orphan). One already stored (a redelivery after a crash) gets its partner
+   * calls and hot state completed, and no answer anyone waits for.
+   */
+  private async late(msg: SearchRequestedV1): Promise<StartedSearch> {
+    if (!(await this.searches.exists(msg.searchId))) {
+      this.log.warn({ msg: 'search request expired before it was handled; dropped', search_id: msg.searchId, reply_by: msg.replyBy });
+      expired.inc();
+      return { body: null, partnerRequests: [] };
+    }
+    const offers = await this.catalog.offersOf(msg.campaignId);
+    await this.state.resync(msg.searchId, true);
+    return { body: null, partnerRequests: await this.pendingRequests(msg, offers) };
+  }
+
+  /** After a redelivery: the partner calls the first run stored but may not have sent. */
+  private async pendingRequests(msg: SearchRequestedV1, offers: readonly CampaignOffer[]): Promise<PartnerSearchRequestedV1[]> {
+    const byId = new Map(offers.map((o) => [o.offerId, o]));
+    const calls = (await this.searches.pendingPartnerCalls(msg.searchId)).flatMap((c) => {
+      const group = c.offerIds.map((id) => byId.get(id)).filter((o): o is CampaignOffer => o?.partner != null);
+      return group.length > 0 ? [partnerCall(group)] : [];
+    });
+    return this.requests(msg, calls);
+  }
+
+  /** The requests to the partner networks (partner-adapter calls each with its deadline, never past the search's close). */
+  private requests(msg: SearchRequestedV1, calls: readonly PartnerCall[]): PartnerSearchRequestedV1[] {
+    const closesAt = this.closesAt(msg).toISOString();
+    return calls.map((call) => {
+      partnersAsked.inc({ partner: call.partner.name });
+      return {
+        searchId: msg.searchId,
+        campaignId: msg.campaignId,
+        partner: call.partner,
+        offers: call.offers,
+        lead: msg.lead,
+        tracking: msg.tracking,
+        isTest: msg.isTest,
+        closesAt,
+      };
+    });
+  }
+}
+
+/** The state of a search just stored (version 1), built from what was stored rather than read back. */
+function firstMeta(msg: SearchRequestedV1, plan: SearchPlan, closesAt: Date): SearchMeta {
+  return {
+    searchId: msg.searchId,
+    version: 1,
+    affiliateId: msg.affiliateId,
+    campaignId: msg.campaignId,
+    isTest: msg.isTest,
+    createdAt: new Date(msg.requestedAt).toISOString(),
+    closesAt: closesAt.toISOString(),
+    processingDone: plan.partnerCalls.length === 0,
+    acceptedCount: 0,
+    trueExclusiveAccepted: false,
+    order: plan.shown.map((c) => c.resultId),
+  };
+}
+
+/** Observes the time since the previous call under each stage's name. */
+function stageTimer(): (name: string) => void {
+  let last = process.hrtime.bigint();
+  return (name) => {
+    const now = process.hrtime.bigint();
+    stageSeconds.observe({ stage: name }, Number(now - last) / 1e9);
+    last = now;
+  };
+}

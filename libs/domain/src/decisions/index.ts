@@ -1,0 +1,2 @@
+export * from './decision-catalog';
+export * from './submit-answer';

@@ -1,0 +1,62 @@
+import { MAX_ACCEPTED_SUBMISSIONS } from '@lr/contracts';
+import type { OfferType } from '../catalog/catalog-vocabulary';
+import { Decision, SUBMIT } from '../decisions/decision-catalog';
+
+/** A live (reserved or accepted) sale of a lead group. */
+export interface LiveSale {
+  offerId: string;
+  schoolId: string;
+  offerType: OfferType;
+}
+
+export type SaleRefusal =
+  | 'already_sold_to_offer'
+  | 'sold_true_exclusive'
+  | 'sale_limit_reached'
+  | 'school_sold_exclusive'
+  | 'already_sold';
+
+/**
+ * Whether one more sale to `offer` is allowed (affiliate-api.md, "Offer types"),
+ * given the group's live sales. In order:
+ * - the offer already has a live sale of this lead: a repost (`Duplicate - Offer`);
+ * - a `true_exclusive` sale ended every other sale;
+ * - `max_accepted_submissions` (3) sales reached;
+ * - the school bought it `exclusive`: its other offers cannot;
+ * - a `true_exclusive` or `exclusive` sale needs the lead unsold (to anyone,
+ *   resp. to that school): exclusivity cannot be sold after the fact. This is
+ *   what makes concurrent `true_exclusive` and shared submits end with exactly
+ *   one sale.
+ * Reserved sales count: a slot is taken from the reservation on.
+ */
+export function saleRefusal(sales: readonly LiveSale[], offer: LiveSale, max = MAX_ACCEPTED_SUBMISSIONS): SaleRefusal | null {
+  if (sales.some((s) => s.offerId === offer.offerId)) return 'already_sold_to_offer';
+  if (sales.some((s) => s.offerType === 'true_exclusive')) return 'sold_true_exclusive';
+  if (sales.length >= max) return 'sale_limit_reached';
+  if (sales.some((s) => s.offerType === 'exclusive' && s.schoolId === offer.schoolId)) return 'school_sold_exclusive';
+  if (offer.offerType === 'true_exclusive' && sales.length > 0) return 'already_sold';
+  if (offer.offerType === 'exclusive' && sales.some((s) => s.schoolId === offer.schoolId)) return 'already_sold';
+  return null;
+}
+
+/** The contract's answer for a sale refusal: a repost is `DUPLICATE` (`Duplicate - Offer`), the rest `NOT_ELIGIBLE` with a reason saying which. */
+export function saleRefusalDecision(refusal: SaleRefusal): Decision {
+  switch (refusal) {
+    case 'already_sold_to_offer':
+      return SUBMIT.duplicateOffer;
+    case 'sold_true_exclusive':
+      return SUBMIT.soldExclusively;
+    case 'sale_limit_reached':
+      return SUBMIT.soldMaxTimes;
+    case 'school_sold_exclusive':
+      return SUBMIT.schoolBoughtExclusive;
+    case 'already_sold':
+      return SUBMIT.exclusiveAfterSale;
+  }
+}
+
+/** "true_exclusive: Ends the lead's other sales": its acceptance is what the search's `true_exclusive_accepted` says. */
+export const endsOtherSales = (offerType: OfferType): boolean => offerType === 'true_exclusive';
+
+/** `offer.is_exclusive` of a result entry: true for `exclusive` and `true_exclusive` (affiliate-api.md, "Result entry"). */
+export const isExclusive = (offerType: OfferType): boolean => offerType !== 'shared';

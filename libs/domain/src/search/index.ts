@@ -1,3 +1,0 @@
-export * from './eligibility';
-export * from './payouts';
-export * from './ranking';

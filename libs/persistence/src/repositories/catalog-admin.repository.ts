@@ -1,0 +1,136 @@
+import type { KnownCatalogRefs, KnownOffer, OfferSource } from '@lr/domain';
+import { DataSource } from 'typeorm';
+import type { Queryable } from '../queries/queryable';
+
+/**
+ * The writes of `ops catalog apply` (CATALOG.md): the catalog tables
+ * (`affiliates`, `schools`, `partners`, `offers`, `programs`, `questions`,
+ * `campaigns`, `campaign_offers`, `caps`) row by row, and what the database
+ * already holds that a catalog file may refer to. Which rows to insert,
+ * update or delete is decided by the caller (apps/ops, catalog/sync-rows.ts);
+ * the statements are written here, from a table's description.
+ */
+
+/** A catalog row as stored or as the file wants it: column name to value. */
+export type CatalogRow = Record<string, unknown>;
+
+/** How one catalog table is written. */
+export interface CatalogTableSpec {
+  table: string;
+  /** Columns that locate a row for UPDATE/DELETE (the primary key). */
+  primaryKey: readonly string[];
+  /** jsonb columns: written as JSON text, cast to jsonb. */
+  json?: readonly string[];
+}
+
+/**
+ * The rows a sync covers: each column equals its value, IS NULL for null, or
+ * is any of an array's values (all ANDed; the array's element type is the
+ * column's, as PostgreSQL infers it).
+ */
+export type CatalogRowScope = Readonly<Record<string, string | number | boolean | null | readonly string[]>>;
+
+const APPLY_LOCK = 'lead-router-catalog-apply';
+
+const q = (name: string) => `"${name}"`;
+
+export class CatalogAdminRepository {
+  constructor(private readonly db: Queryable) {}
+
+  /**
+   * Runs `work` in one transaction under the catalog's advisory lock: two
+   * applies never interleave, and what `work` reads is what it writes to.
+   * Everything is rolled back when `work` throws.
+   */
+  static underApplyLock<T>(ds: DataSource, work: (repo: CatalogAdminRepository) => Promise<T>): Promise<T> {
+    return ds.transaction(async (em) => {
+      await em.query('SELECT pg_advisory_xact_lock(hashtext($1))', [APPLY_LOCK]);
+      return work(new CatalogAdminRepository(em));
+    });
+  }
+
+  /** What the database already holds that a catalog file may refer to without defining it: ids, and each offer's source, partner and programs (in order). */
+  async knownRefs(): Promise<KnownCatalogRefs> {
+    const offers = new Map<string, KnownOffer>();
+    const rows: Array<{ id: string; source: OfferSource; partner_id: string | null; external_id: string | null; programs: string[] }> =
+      await this.db.query(
+        `SELECT o.id, o.source, o.partner_id, o.external_id,
+                COALESCE(array_agg(p.value ORDER BY p.position) FILTER (WHERE p.value IS NOT NULL), '{}') AS programs
+           FROM offers o LEFT JOIN programs p ON p.offer_id = o.id
+          GROUP BY o.id`,
+      );
+    for (const r of rows) {
+      offers.set(r.id, { source: r.source, partnerId: r.partner_id, externalId: r.external_id, programValues: r.programs });
+    }
+    return {
+      affiliateIds: await this.ids('affiliates'),
+      schoolIds: await this.ids('schools'),
+      partnerIds: await this.ids('partners'),
+      offers,
+    };
+  }
+
+  /** Every id of a table that has one. */
+  private async ids(table: 'affiliates' | 'schools' | 'partners'): Promise<Set<string>> {
+    const rows: Array<{ id: string }> = await this.db.query(`SELECT id FROM ${q(table)}`);
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** The table's rows in `scope`, every column. */
+  rows(spec: CatalogTableSpec, scope: CatalogRowScope): Promise<CatalogRow[]> {
+    const params: unknown[] = [];
+    const where = Object.entries(scope).map(([column, value]) => {
+      if (value === null) return `${q(column)} IS NULL`;
+      params.push(value);
+      return Array.isArray(value) ? `${q(column)} = ANY($${params.length})` : `${q(column)} = $${params.length}`;
+    });
+    return this.db.query(`SELECT * FROM ${q(spec.table)} WHERE ${where.length ? where.join(' AND ') : 'true'}`, params);
+  }
+
+  /** Inserts the row, its columns as given. */
+  async insert(spec: CatalogTableSpec, row: CatalogRow): Promise<void> {
+    const cols = Object.keys(row);
+    const values = cols.map((c, i) => (isJson(spec, c) ? `$${i + 1}::jsonb` : `$${i + 1}`));
+    await this.db.query(
+      `INSERT INTO ${q(spec.table)} (${cols.map(q).join(', ')}) VALUES (${values.join(', ')})`,
+      cols.map((c) => toParam(spec, c, row[c])),
+    );
+  }
+
+  /** Sets the columns of `changes` on the row whose primary key is `current`'s, and `updated_at` unless `touchUpdatedAt` is false. */
+  async update(spec: CatalogTableSpec, current: CatalogRow, changes: CatalogRow, opts: { touchUpdatedAt?: boolean } = {}): Promise<void> {
+    const changed = Object.keys(changes);
+    const sets = changed.map((c, i) => `${q(c)} = ${isJson(spec, c) ? `$${i + 1}::jsonb` : `$${i + 1}`}`);
+    if (opts.touchUpdatedAt !== false) sets.push(`"updated_at" = now()`);
+    const where = spec.primaryKey.map((c, i) => `${q(c)} = $${changed.length + i + 1}`).join(' AND ');
+    await this.db.query(`UPDATE ${q(spec.table)} SET ${sets.join(', ')} WHERE ${where}`, [
+      ...changed.map((c) => toParam(spec, c, changes[c])),
+      ...spec.primaryKey.map((c) => current[c]),
+    ]);
+  }
+
+  /** Deletes the row whose primary key is `current`'s. */
+  async delete(spec: CatalogTableSpec, current: CatalogRow): Promise<void> {
+    const where = spec.primaryKey.map((c, i) => `${q(c)} = $${i + 1}`).join(' AND ');
+    await this.db.query(`DELETE FROM ${q(spec.table)} WHERE ${where}`, spec.primaryKey.map((c) => current[c]));
+  }
+
+  /** How many caps of the campaign are on offers other than `offerIds` (removing those campaign offers removes the caps too: ON DELETE CASCADE). */
+  async countCampaignCapsOutside(campaignId: string, offerIds: readonly string[]): Promise<number> {
+    const rows: Array<{ n: string }> = await this.db.query(
+      `SELECT count(*) AS n FROM caps WHERE campaign_id = $1 AND NOT (offer_id = ANY($2::uuid[]))`,
+      [campaignId, offerIds],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+}
+
+function isJson(spec: CatalogTableSpec, column: string): boolean {
+  return spec.json?.includes(column) ?? false;
+}
+
+/** A value as a statement parameter: null for none, JSON text for a jsonb column. */
+function toParam(spec: CatalogTableSpec, column: string, v: unknown): unknown {
+  if (v === undefined || v === null) return null;
+  return isJson(spec, column) ? JSON.stringify(v) : v;
+}

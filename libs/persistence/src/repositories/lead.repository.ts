@@ -1,0 +1,326 @@
+import type { ApiCode, OutcomeStatus, ResultEntry, SubmitDecision } from '@lr/contracts';
+import { amount, cents, Cents, ConsentEvidence, Decision, decimalText, Lead, storedDecision, ZERO } from '@lr/domain';
+import type { Queryable } from '../queries/queryable';
+import { CONSENT_INSERT, consentParams } from './consent-evidence.repository';
+
+/** A submit or direct post as its row is first written (the contract's `svc_lead_id` is `id`). */
+export interface NewLead {
+  id: string;
+  kind: 'result_submit' | 'direct_post';
+  searchId: string | null;
+  resultId: string | null;
+  affiliateId: string;
+  campaignId: string;
+  offerId: string;
+  apiKeyId: string;
+  programId: string | null;
+  answers: Record<string, string>;
+  /** The lead as delivered (a result submit: the search's with the submit's fields over it). */
+  lead: Lead;
+  tracking: Record<string, string>;
+  consumerIp: string;
+  ipSource: 'consumer' | 'caller_server';
+  isTest: boolean;
+  createdAt: string;
+  /** Whose sales count together: the search, or the first direct post. */
+  leadGroupId: string;
+  originLeadId: string | null;
+}
+
+/** A stored submit in the shape the submit answer and the lead-status read need. */
+export interface StoredLead {
+  id: string;
+  kind: 'result_submit' | 'direct_post';
+  affiliateId: string;
+  campaignId: string;
+  offerId: string;
+  searchId: string | null;
+  resultId: string | null;
+  leadGroupId: string;
+  isTest: boolean;
+  status: OutcomeStatus;
+  code: ApiCode | null;
+  reason: string | null;
+  payout: Cents | null;
+  decidedBy: 'service' | 'buyer' | null;
+  decidedAt: Date | null;
+  field: string | null;
+}
+
+/** The columns of StoredLead, for every statement that returns one (aliased from `l`). */
+export const STORED_LEAD_COLUMNS = `l.id, l.kind, l.affiliate_id, l.campaign_id, l.offer_id, l.search_id, l.result_id, l.lead_group_id, l.is_test,
+       l.status, l.code, l.reason, l.payout, l.decided_by, l.decided_at, l.field`;
+
+export interface StoredLeadRow {
+  id: string;
+  kind: StoredLead['kind'];
+  affiliate_id: string;
+  campaign_id: string;
+  offer_id: string;
+  search_id: string | null;
+  result_id: string | null;
+  lead_group_id: string;
+  is_test: boolean;
+  status: OutcomeStatus;
+  code: ApiCode | null;
+  reason: string | null;
+  payout: string | number | null;
+  decided_by: StoredLead['decidedBy'];
+  decided_at: string | Date | null;
+  field: string | null;
+}
+
+export function storedLeadOf(r: StoredLeadRow): StoredLead {
+  return {
+    id: r.id,
+    kind: r.kind,
+    affiliateId: r.affiliate_id,
+    campaignId: r.campaign_id,
+    offerId: r.offer_id,
+    searchId: r.search_id,
+    resultId: r.result_id,
+    leadGroupId: r.lead_group_id,
+    isTest: r.is_test,
+    status: r.status,
+    code: r.code,
+    reason: r.reason,
+    payout: r.payout === null ? null : cents(r.payout),
+    decidedBy: r.decided_by,
+    decidedAt: r.decided_at === null ? null : new Date(r.decided_at),
+    field: r.field,
+  };
+}
+
+/** A stored lead as the submit answer's decision (the submit reply and the lead-status read). */
+export function decisionOf(l: StoredLead): SubmitDecision {
+  const d = storedDecision(l);
+  return {
+    leadId: l.id,
+    status: d.status,
+    code: d.code,
+    reason: d.reason,
+    payout: l.status === 'accepted' ? (l.payout === null ? null : amount(l.payout)) : 0,
+    isTest: l.isTest,
+    decidedBy: l.decidedBy,
+    decidedAt: l.decidedAt ? l.decidedAt.toISOString() : null,
+    offerId: l.offerId,
+    resultId: l.resultId,
+    searchId: l.searchId,
+    ...(l.field ? { field: l.field } : {}),
+  };
+}
+
+/**
+ * A data-modifying CTE body that writes lead `$first` (parameters from
+ * leadParams: 24 in all), when `when` holds. A decided lead gets decided_at
+ * now. A row that exists already keeps what it has, except a pending one
+ * without a sale (stored pending by the previous release, before its checks
+ * ran), which takes this decision.
+ */
+export const LEAD_INSERT = (first: number, when: string) => {
+  const p = (n: number) => `$${first + n}`;
+  return `INSERT INTO leads (id, search_id, result_id, kind, affiliate_id, campaign_id, offer_id, api_key_id, program_id, answers, lead, tracking,
+                             consumer_ip, ip_source, is_test, created_at, lead_group_id, origin_lead_id,
+                             status, code, reason, field, decided_by, payout, decided_at)
+          SELECT ${p(0)}::uuid, ${p(1)}::uuid, ${p(2)}::uuid, ${p(3)}, ${p(4)}::uuid, ${p(5)}::uuid, ${p(6)}::uuid, ${p(7)}::uuid, ${p(8)},
+                 ${p(9)}::jsonb, ${p(10)}::jsonb, ${p(11)}::jsonb, ${p(12)}, ${p(13)}, ${p(14)}::boolean, ${p(15)}::timestamptz, ${p(16)}::uuid, ${p(17)}::uuid,
+                 ${p(18)}, ${p(19)}, ${p(20)}, ${p(21)}, ${p(22)}, ${p(23)}::numeric, CASE WHEN ${p(18)} = 'pending' THEN NULL ELSE now() END
+           WHERE ${when}
+          ON CONFLICT (id) DO UPDATE
+            SET status = EXCLUDED.status, code = EXCLUDED.code, reason = EXCLUDED.reason, field = EXCLUDED.field,
+                decided_by = EXCLUDED.decided_by, payout = EXCLUDED.payout, decided_at = EXCLUDED.decided_at,
+                program_id = EXCLUDED.program_id, answers = EXCLUDED.answers
+            WHERE leads.status = 'pending' AND NOT EXISTS (SELECT 1 FROM sales s WHERE s.lead_id = leads.id)
+          RETURNING *`;
+};
+
+/** The parameters of LEAD_INSERT: the lead, then its decision (the pending one for a sale just reserved). */
+export function leadParams(l: NewLead, d: Decision, payout: Cents | null): unknown[] {
+  return [
+    l.id, l.searchId, l.resultId, l.kind, l.affiliateId, l.campaignId, l.offerId, l.apiKeyId, l.programId,
+    JSON.stringify(l.answers), JSON.stringify(l.lead), JSON.stringify(l.tracking), l.consumerIp, l.ipSource, l.isTest, l.createdAt,
+    l.leadGroupId, l.originLeadId,
+    d.status, d.code, d.reason, d.field ?? null, d.status === 'pending' ? null : (d.decidedBy ?? 'service'), payout === null ? null : decimalText(payout),
+  ];
+}
+
+/** What a submit is decided on besides the request and the catalog: the result and its search, or the earlier post a retry names; and whether this submit is stored already. */
+export interface SubmitContext {
+  stored: StoredLead | null;
+  /** Result submit: the result as shown and its search. Null when unknown (or another affiliate's). */
+  picked: {
+    offerId: string;
+    entry: ResultEntry;
+    expiresAt: Date | null;
+    partnerResultId: string | null;
+    searchLead: Lead;
+    tracking: Record<string, string>;
+    consumerIp: string;
+    ipSource: 'consumer' | 'caller_server';
+    isTest: boolean;
+    /** The search's lead was submitted (a sale reserved): its data may no longer change. */
+    submitted: boolean;
+    formCertUrl: string | null;
+    universalLeadCert: string | null;
+  } | null;
+  /** Direct post retry: the post it names. Null when unknown (or not the caller's direct post). */
+  origin: { leadGroupId: string; lead: Lead; isTest: boolean } | null;
+}
+
+/** A reserved lead as delivery needs it again (a redelivered submit after its sale was reserved). */
+export interface ReservedLead {
+  lead: Lead;
+  tracking: Record<string, string>;
+  consumerIp: string;
+  programId: string | null;
+  answers: Record<string, string>;
+  createdAt: Date;
+  payout: Cents | null;
+  consent: ConsentEvidence | null;
+  partnerResultId: string | null;
+  shownStatement: string | null;
+}
+
+/**
+ * Leads (`leads`): every submit and direct post is its own row, linked to its
+ * search or to the first post of its group. A refused or held submit is
+ * written once with its decision (with its consent evidence); a sold one is
+ * written pending by the sale's reservation (SaleLedger) and decided when its
+ * buyer answers.
+ */
+export class LeadRepository {
+  constructor(private readonly db: Queryable) {}
+
+  async find(leadId: string): Promise<StoredLead | null> {
+    const rows: StoredLeadRow[] = await this.db.query(`SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1`, [leadId]);
+    return rows[0] ? storedLeadOf(rows[0]) : null;
+  }
+
+  /**
+   * Everything a submit is decided on that is stored, in one statement: this
+   * submit if it is stored already (a redelivery), the result with its search
+   * (the caller's only), or the direct post a retry names.
+   */
+  async submitContext(q: { leadId: string; affiliateId: string; resultId: string | null; searchId: string | null; originLeadId: string | null }): Promise<SubmitContext> {
+    type Row = {
+      stored: StoredLeadRow | null;
+      picked: {
+        offer_id: string;
+        entry: ResultEntry;
+        expires_at: string | null;
+        partner_data: { partnerResultId?: string } | null;
+        lead: Lead;
+        tracking: Record<string, string>;
+        consumer_ip: string;
+        ip_source: 'consumer' | 'caller_server';
+        is_test: boolean;
+        submitted: boolean;
+        form_cert_url: string | null;
+        universal_lead_cert: string | null;
+      } | null;
+      origin: { lead_group_id: string; lead: Lead; is_test: boolean } | null;
+    };
+    const rows: Row[] = await this.db.query(
+      `SELECT (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1) x) AS stored,
+              (SELECT row_to_json(x) FROM (
+                 SELECT r.offer_id, r.entry, r.expires_at, r.partner_data, s.lead, s.tracking, s.consumer_ip, s.ip_source, s.is_test,
+                        s.submitted_at IS NOT NULL AS submitted, s.form_cert_url, s.universal_lead_cert
+                   FROM results r JOIN searches s ON s.id = r.search_id
+                  WHERE r.id = $3 AND r.search_id = $4 AND s.affiliate_id = $2) x) AS picked,
+              (SELECT row_to_json(x) FROM (
+                 SELECT lead_group_id, lead, is_test FROM leads WHERE id = $5 AND affiliate_id = $2 AND kind = 'direct_post') x) AS origin`,
+      [q.leadId, q.affiliateId, q.resultId, q.searchId, q.originLeadId],
+    );
+    const r = rows[0];
+    const p = r.picked;
+    return {
+      stored: r.stored ? storedLeadOf(r.stored) : null,
+      picked: p
+        ? {
+            offerId: p.offer_id,
+            entry: p.entry,
+            expiresAt: p.expires_at === null ? null : new Date(p.expires_at),
+            partnerResultId: p.partner_data?.partnerResultId ?? null,
+            searchLead: p.lead,
+            tracking: p.tracking,
+            consumerIp: p.consumer_ip,
+            ipSource: p.ip_source,
+            isTest: p.is_test,
+            submitted: p.submitted,
+            formCertUrl: p.form_cert_url,
+            universalLeadCert: p.universal_lead_cert,
+          }
+        : null,
+      origin: r.origin ? { leadGroupId: r.origin.lead_group_id, lead: r.origin.lead, isTest: r.origin.is_test } : null,
+    };
+  }
+
+  /**
+   * Writes a refused or held submit with its decision (payout 0) and consent
+   * evidence, in one statement. Idempotent: a submit stored before (a twin of
+   * the message) keeps its first decision, which is returned. A twin that
+   * committed while this statement waited on its row is not in this
+   * statement's snapshot: it is read again in a statement of its own.
+   */
+  async storeDecided(lead: NewLead, decision: Decision, consent: ConsentEvidence | null): Promise<StoredLead> {
+    const rows: StoredLeadRow[] = await this.db.query(
+      `WITH written AS (${LEAD_INSERT(1, 'true')}),
+            consent AS (${CONSENT_INSERT('$1::uuid', 25, 'EXISTS (SELECT 1 FROM written)')})
+       SELECT ${STORED_LEAD_COLUMNS} FROM written l
+       UNION ALL
+       SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1 AND NOT EXISTS (SELECT 1 FROM written)`,
+      [...leadParams(lead, decision, ZERO), ...consentParams(consent)],
+    );
+    if (rows[0]) return storedLeadOf(rows[0]);
+    const twin = await this.find(lead.id);
+    if (!twin) throw new Error(`lead ${lead.id} was neither written nor found`);
+    return twin;
+  }
+
+  /** A reserved (pending) lead as it was written, to send it to its buyer again after a redelivery. */
+  async reserved(leadId: string): Promise<ReservedLead | null> {
+    const rows: Array<{
+      lead: Lead;
+      tracking: Record<string, string>;
+      consumer_ip: string;
+      program_id: string | null;
+      answers: Record<string, string>;
+      created_at: Date;
+      payout: string | null;
+      partner_data: { partnerResultId?: string } | null;
+      shown_statement: string | null;
+      consent: { tcpa_consent: boolean; tcpa_text: string | null; button_label: string | null; ip: string; consented_at: string; form_cert_url: string | null; universal_lead_cert: string | null } | null;
+    }> = await this.db.query(
+      `SELECT l.lead, l.tracking, l.consumer_ip, l.program_id, l.answers, l.created_at, sa.payout, r.partner_data, r.entry->'offer'->>'tcpa_text' AS shown_statement,
+              (SELECT row_to_json(c) FROM consent_evidence c WHERE c.lead_id = l.id) AS consent
+         FROM leads l JOIN sales sa ON sa.lead_id = l.id AND sa.status = 'reserved'
+         LEFT JOIN results r ON r.id = l.result_id
+        WHERE l.id = $1 AND l.status = 'pending'`,
+      [leadId],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      lead: r.lead,
+      tracking: r.tracking,
+      consumerIp: r.consumer_ip,
+      programId: r.program_id,
+      answers: r.answers,
+      createdAt: new Date(r.created_at),
+      payout: r.payout === null ? null : cents(r.payout),
+      partnerResultId: r.partner_data?.partnerResultId ?? null,
+      shownStatement: r.shown_statement,
+      consent: r.consent
+        ? {
+            tcpaConsent: r.consent.tcpa_consent,
+            statement: r.consent.tcpa_text,
+            buttonLabel: r.consent.button_label,
+            ip: r.consent.ip,
+            at: new Date(r.consent.consented_at).toISOString(),
+            formCertUrl: r.consent.form_cert_url,
+            universalLeadCert: r.consent.universal_lead_cert,
+          }
+        : null,
+    };
+  }
+}

@@ -1,0 +1,412 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import type Redis from 'ioredis';
+import type { DataSource } from 'typeorm';
+import type { PartnerOfferResult, PartnerSearchAnsweredV1, SearchAnswer, SearchMeta, SearchRequestedV1 } from '../../libs/contracts/src';
+import { searchStateKey } from '../../libs/contracts/src';
+import { capPeriodStart, capScope, type CapSlot, type DedupeKey, type Lead, leadDedupeKeys } from '../../libs/domain/src';
+import { SaleLedger, SearchRepository } from '../../libs/persistence/src';
+import { CampaignCatalog, SearchStatePublisher } from '../../libs/platform/src';
+import { MergePartnerAnswer } from '../../apps/search-orchestrator/src/merge-partner-answer/merge-partner-answer.usecase';
+import { StartSearch } from '../../apps/search-orchestrator/src/start-search/start-search.usecase';
+import { applyMediumCatalog, mediumApiKey, mediumConfig } from './medium';
+
+/**
+ * What the search-orchestrator's medium tests share (start-search and
+ * merge-partner-answer): a small catalog with fresh ids per test, the use
+ * cases built by hand on the real PostgreSQL and Redis, messages, seeds of
+ * what other use cases would have written (cap usage, sales, dedupe keys),
+ * and readers of what PostgreSQL and Redis hold.
+ */
+
+export const CAP_TZ = 'America/Chicago';
+
+/** One offer of a test campaign; the keys name the school and partner (created on the fly). */
+export interface OfferSpec {
+  school: string;
+  /** A partner offer of this partner network; an own offer when absent. */
+  partner?: string;
+  priority?: number;
+  /** The campaign's payout on the offer (null: none configured). */
+  payout?: number | null;
+  status?: 'active' | 'paused';
+  offerType?: 'shared' | 'exclusive' | 'true_exclusive';
+  eligibility?: Record<string, unknown>;
+  /** Own offers only. */
+  programs?: Array<{ value: string; label: string; eligibility?: Record<string, unknown> }>;
+  caps?: Array<{ period: string; limit: number; timezone?: string }>;
+  campaignCaps?: Array<{ period: string; limit: number; timezone?: string }>;
+  duplicateWindowDays?: number;
+  resultTtlSeconds?: number;
+}
+
+export interface World<K extends string> {
+  ids: {
+    affiliate: string;
+    campaign: string;
+    apiKey: string;
+    offers: Record<K, string>;
+    schools: Record<string, string>;
+    partners: Record<string, string>;
+  };
+  specs: Record<K, OfferSpec>;
+  /** The catalog file's content, with some offers changed. */
+  catalog(changes?: Partial<Record<K, Partial<OfferSpec>>>): unknown;
+  /** Applies the catalog again with some offers changed (`ops catalog apply`). */
+  change(changes: Partial<Record<K, Partial<OfferSpec>>>): Promise<void>;
+  externalId(key: K): string;
+  offerName(key: K): string;
+  schoolName(key: K): string;
+  partnerName(partnerKey: string): string;
+  /** The offer key of an offer id. */
+  keyOf(offerId: string): K;
+}
+
+/** A fresh catalog (affiliate, campaign in `offers` order, schools, partners, offers) applied as `ops catalog apply` does, and an API key. */
+export async function world<K extends string>(ds: DataSource, specs: Record<K, OfferSpec>): Promise<World<K>> {
+  const keys = Object.keys(specs) as K[];
+  const tag = randomUUID().slice(0, 8);
+  const offers = Object.fromEntries(keys.map((k) => [k, randomUUID()])) as Record<K, string>;
+  const schools: Record<string, string> = {};
+  const partners: Record<string, string> = {};
+  for (const k of keys) {
+    schools[specs[k].school] ??= randomUUID();
+    const p = specs[k].partner;
+    if (p) partners[p] ??= randomUUID();
+  }
+  const ids = { affiliate: randomUUID(), campaign: randomUUID(), apiKey: '', offers, schools, partners };
+  const offerName = (k: K) => `Offer ${k} ${tag}`;
+  const schoolName = (k: K) => `School ${specs[k].school} ${tag}`;
+  const partnerName = (p: string) => `Partner ${p} ${tag}`;
+  const externalId = (k: K) => `ext-${k}-${offers[k]}`;
+  const caps = (list: OfferSpec['caps']) => (list ?? []).map((c) => ({ period: c.period, limit: c.limit, timezone: c.timezone ?? CAP_TZ }));
+
+  const catalog = (changes: Partial<Record<K, Partial<OfferSpec>>> = {}) => {
+    const spec = (k: K): OfferSpec => ({ ...specs[k], ...(changes[k] ?? {}) });
+    return {
+      affiliates: [{ id: ids.affiliate, name: `Orch affiliate ${tag}`, status: 'active', dupe_check: true }],
+      schools: Object.entries(schools).map(([key, id]) => ({ id, name: `School ${key} ${tag}`, logo_url: null })),
+      partners: Object.entries(partners).map(([key, id]) => ({
+        id,
+        name: partnerName(key),
+        adapter: 'sandbox',
+        base_url: `http://127.0.0.1:4100/partners/${key}`,
+        timeout_ms: 5000,
+      })),
+      offers: keys.map((k) => {
+        const s = spec(k);
+        const common = {
+          id: offers[k],
+          name: offerName(k),
+          school_id: schools[s.school],
+          offer_type: s.offerType ?? 'shared',
+          status: s.status ?? 'active',
+          priority: s.priority ?? 0,
+          result_ttl_seconds: s.resultTtlSeconds ?? 900,
+          duplicate_window_days: s.duplicateWindowDays ?? 30,
+          eligibility: s.eligibility ?? {},
+          caps: caps(s.caps),
+        };
+        return s.partner
+          ? { ...common, source: 'partner', partner_id: partners[s.partner], external_id: externalId(k), tcpa_text: `Offer ${k} consent.` }
+          : {
+              ...common,
+              source: 'own',
+              price: 45,
+              tcpa_text: `I agree that ${offerName(k)} may contact me.`,
+              programs: s.programs ?? [{ value: 'gen', label: 'General Studies' }],
+              form_fields: [],
+              delivery: { adapter: 'sandbox', url: `http://127.0.0.1:4100/schools/${k}/leads?outcome=accept` },
+            };
+      }),
+      campaigns: [
+        {
+          id: ids.campaign,
+          affiliate_id: ids.affiliate,
+          name: `Orch campaign ${tag}`,
+          status: 'active',
+          offers: keys.map((k) => {
+            const s = spec(k);
+            return { offer_id: offers[k], ...(s.payout != null ? { payout: s.payout } : {}), caps: caps(s.campaignCaps) };
+          }),
+        },
+      ],
+    };
+  };
+  await applyMediumCatalog(ds, catalog());
+  ids.apiKey = await mediumApiKey(ds, ids.affiliate);
+  const byId = new Map(keys.map((k) => [offers[k], k]));
+  return {
+    ids,
+    specs,
+    catalog,
+    change: (changes) => applyMediumCatalog(ds, catalog(changes)),
+    externalId,
+    offerName,
+    schoolName,
+    partnerName,
+    keyOf: (offerId) => {
+      const k = byId.get(offerId);
+      if (!k) throw new Error(`offer ${offerId} is not of this world`);
+      return k;
+    },
+  };
+}
+
+/** The use cases with their real dependencies, as the search-orchestrator's module builds them. */
+export function orchestrator(ds: DataSource, redis: Redis) {
+  const config = mediumConfig('search-orchestrator');
+  const catalog = new CampaignCatalog(ds, config);
+  const ledger = new SaleLedger(ds);
+  const searches = new SearchRepository(ds);
+  const state = new SearchStatePublisher(ds, redis);
+  return {
+    config,
+    catalog,
+    ledger,
+    searches,
+    state,
+    start: new StartSearch(catalog, ledger, searches, state, config),
+    merge: new MergePartnerAnswer(catalog, searches, ledger, state),
+  };
+}
+
+/** A fresh person (their own duplicate keys): Texas, ZIP 75001, associate degree, 30 years old. */
+export function person(): Lead {
+  const tag = randomUUID().slice(0, 8);
+  return {
+    personal: {
+      first_name: 'Ada',
+      // Letters only: a last name normalizes to a-z, so digits would vanish and names could collide.
+      last_name: `Name${tag.replace(/\d/g, (d) => 'ghijklmnop'[Number(d)])}`,
+      email: `p.${tag}@example.com`,
+      phone: `512${String(randomInt(10_000_000)).padStart(7, '0')}`,
+      date_of_birth: '1995-04-12',
+    },
+    address: { state: 'TX', zip_code: '75001' },
+    education: { education_level: 'associate', high_school_graduation_year: '2013' },
+  };
+}
+
+/** The gateway's search request for the world's campaign: requested now, the gateway waiting 3 s. */
+export function searchRequest<K extends string>(
+  w: World<K>,
+  lead: Lead,
+  o: { isTest?: boolean; searchId?: string; requestedAt?: Date; replyBy?: Date } = {},
+): SearchRequestedV1 {
+  const requestedAt = o.requestedAt ?? new Date();
+  return {
+    searchId: o.searchId ?? randomUUID(),
+    affiliateId: w.ids.affiliate,
+    campaignId: w.ids.campaign,
+    apiKeyId: w.ids.apiKey,
+    isTest: o.isTest ?? false,
+    lead,
+    tracking: { subid: 'medium', ip_address: '73.12.44.10' },
+    consumerIp: '73.12.44.10',
+    ipSource: 'consumer',
+    tcpaConsent: true,
+    formCertUrl: null,
+    universalLeadCert: null,
+    requestedAt: requestedAt.toISOString(),
+    replyBy: (o.replyBy ?? new Date(Date.now() + 3000)).toISOString(),
+  };
+}
+
+/** A partner's result for one of the world's partner offers, as partner-adapter maps it. */
+export function partnerResult<K extends string>(w: World<K>, key: K, extra: Partial<PartnerOfferResult> = {}): PartnerOfferResult {
+  return {
+    offerId: w.ids.offers[key],
+    externalId: w.externalId(key),
+    partnerResultId: `pr-${key}-${randomUUID().slice(0, 8)}`,
+    programs: [{ value: `prog-${key}`, label: `Program ${key}` }],
+    formFields: [{ name: 'best_time', label: 'Best time to call', type: 'text', required: false }],
+    tcpaText: `Partner consent for ${key}.`,
+    school: { name: `Partner's name of ${key}`, logoUrl: null },
+    expiresInSeconds: 600,
+    ...extra,
+  };
+}
+
+/** partner-adapter's answer of one partner network for one search. */
+export function partnerAnswer<K extends string>(
+  w: World<K>,
+  searchId: string,
+  partnerKey: string,
+  results: PartnerOfferResult[],
+  o: Partial<Pick<PartnerSearchAnsweredV1, 'outcome' | 'latencyMs' | 'detail'>> & { campaignId?: string | null } = {},
+): PartnerSearchAnsweredV1 {
+  return {
+    searchId,
+    ...(o.campaignId === null ? {} : { campaignId: o.campaignId ?? w.ids.campaign }),
+    partnerId: w.ids.partners[partnerKey],
+    outcome: o.outcome ?? 'answered',
+    latencyMs: o.latencyMs ?? 812.4,
+    results,
+    ...(o.detail ? { detail: o.detail } : {}),
+  };
+}
+
+/** The search answer's HTTP body as the affiliate reads it. */
+export function answerOf(body: Buffer | null): SearchAnswer {
+  if (!body) throw new Error('no answer body');
+  return JSON.parse(body.toString('utf8')) as SearchAnswer;
+}
+
+export interface SearchRow {
+  id: string;
+  affiliate_id: string;
+  campaign_id: string;
+  api_key_id: string;
+  is_test: boolean;
+  lead: Lead;
+  tracking: Record<string, string>;
+  consumer_ip: string;
+  created_at: Date;
+  closes_at: Date;
+  processing_done_at: Date | null;
+  state_version: number;
+  accepted_count: number;
+  true_exclusive_accepted: boolean;
+  offer_decisions: Record<string, { shown: boolean; reason?: string; detail?: string; result_id?: string; partner?: string }>;
+  result_order: string[];
+  person_keys: DedupeKey[] | null;
+}
+
+export async function searchRow(ds: DataSource, searchId: string): Promise<SearchRow | undefined> {
+  const rows: SearchRow[] = await ds.query(
+    `SELECT id, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, created_at, closes_at, processing_done_at,
+            state_version::int AS state_version, accepted_count, true_exclusive_accepted, offer_decisions,
+            result_order::text[] AS result_order, person_keys
+       FROM searches WHERE id = $1`,
+    [searchId],
+  );
+  return rows[0];
+}
+
+export interface ResultRow {
+  id: string;
+  offer_id: string;
+  campaign_id: string;
+  entry: Record<string, unknown> & { svc_result_id: string; offer: { id: string } };
+  partner_data: { partnerId: string; partnerResultId: string; externalId: string } | null;
+  expires_at: Date;
+}
+
+/** The search's result rows, by id. */
+export async function resultRows(ds: DataSource, searchId: string): Promise<Map<string, ResultRow>> {
+  const rows: ResultRow[] = await ds.query(`SELECT id, offer_id, campaign_id, entry, partner_data, expires_at FROM results WHERE search_id = $1`, [
+    searchId,
+  ]);
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+export interface CallRow {
+  partner_id: string;
+  offer_ids: string[];
+  status: string;
+  answered_at: Date | null;
+  latency_ms: number | null;
+  result_count: number | null;
+  detail: string | null;
+}
+
+/** The search's partner calls, by partner id. */
+export async function callRows(ds: DataSource, searchId: string): Promise<Map<string, CallRow>> {
+  const rows: CallRow[] = await ds.query(
+    `SELECT partner_id, offer_ids::text[] AS offer_ids, status, answered_at, latency_ms, result_count, detail
+       FROM search_partner_calls WHERE search_id = $1`,
+    [searchId],
+  );
+  return new Map(rows.map((r) => [r.partner_id, r]));
+}
+
+export interface RedisSearch {
+  v: number;
+  meta: SearchMeta;
+  entries: Map<string, Record<string, unknown> & { svc_result_id: string; offer: { id: string } }>;
+  ttl: number;
+}
+
+/** The hash `search:<id>` as polls read it (meta, v, r:<result id>); undefined when Redis has none. */
+export async function redisSearch(redis: Redis, searchId: string): Promise<RedisSearch | undefined> {
+  const key = searchStateKey(searchId);
+  const fields = await redis.hgetall(key);
+  if (!fields.meta) return undefined;
+  const entries: RedisSearch['entries'] = new Map();
+  for (const [f, v] of Object.entries(fields)) if (f.startsWith('r:')) entries.set(f.slice(2), JSON.parse(v));
+  return { v: Number(fields.v), meta: JSON.parse(fields.meta) as SearchMeta, entries, ttl: await redis.ttl(key) };
+}
+
+/** The slot an offer's cap counts in at `at` (libs/domain caps): the offer's own cap, or this campaign's cap on it. */
+export function capSlot(offerId: string, campaignId: string | null, period: CapSlot['period'], at: Date, timezone = CAP_TZ): CapSlot {
+  return { scope: capScope(offerId, campaignId), period, periodStart: capPeriodStart(period, timezone, at) };
+}
+
+/** Sales already counted in a cap slot (what reservations would have taken). */
+export async function useCap(ds: DataSource, slot: CapSlot, used: number): Promise<void> {
+  await ds.query(
+    `INSERT INTO cap_usage (scope, period, period_start, used) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (scope, period, period_start) DO UPDATE SET used = EXCLUDED.used`,
+    [slot.scope, slot.period, slot.periodStart.toISOString(), used],
+  );
+}
+
+/**
+ * What an accepted live sale of the person to an offer leaves behind (as in
+ * dupe-check.int-spec.ts): a direct post's lead row and one `dedupe_keys` row
+ * per person key, accepted `ago` (a PostgreSQL interval) before now.
+ */
+export async function soldToPerson<K extends string>(ds: DataSource, w: World<K>, lead: Lead, key: K, ago: string): Promise<void> {
+  const leadId = randomUUID();
+  const offerId = w.ids.offers[key];
+  await ds.query(
+    `INSERT INTO leads (id, kind, affiliate_id, campaign_id, offer_id, api_key_id, lead, consumer_ip, status, code, lead_group_id)
+     VALUES ($1, 'direct_post', $2, $3, $4, $5, '{}', '73.12.44.10', 'accepted', 'ACCEPTED', $1)`,
+    [leadId, w.ids.affiliate, w.ids.campaign, offerId, w.ids.apiKey],
+  );
+  for (const k of leadDedupeKeys(lead)) {
+    await ds.query(
+      `INSERT INTO dedupe_keys (lead_id, key_type, key_hash, offer_id, school_id, affiliate_id, accepted_at)
+       VALUES ($1, $2, $3, $4, $5, $6, now() - $7::interval)`,
+      [leadId, k.type, k.hash, offerId, w.ids.schools[w.specs[key].school], w.ids.affiliate, ago],
+    );
+  }
+}
+
+/**
+ * A submit of a search's result, sold and accepted as the reservation
+ * (SaleLedger.writeSale: the lead, the sale in the search's lead group) and
+ * the buyer's acceptance (SaleLedger.settle: the sale accepted, the search's
+ * counters and state version) leave it.
+ */
+export async function acceptedSaleOnSearch<K extends string>(
+  ds: DataSource,
+  w: World<K>,
+  searchId: string,
+  resultId: string,
+  key: K,
+  lead: Lead,
+): Promise<void> {
+  const leadId = randomUUID();
+  const offerId = w.ids.offers[key];
+  const offerType = w.specs[key].offerType ?? 'shared';
+  await ds.query(
+    `INSERT INTO leads (id, kind, search_id, result_id, affiliate_id, campaign_id, offer_id, api_key_id, lead, consumer_ip, status, code, lead_group_id, decided_at, decided_by)
+     VALUES ($1, 'result_submit', $2, $3, $4, $5, $6, $7, $8, '73.12.44.10', 'accepted', 'ACCEPTED', $2, now(), 'buyer')`,
+    [leadId, searchId, resultId, w.ids.affiliate, w.ids.campaign, offerId, w.ids.apiKey, JSON.stringify(lead)],
+  );
+  await ds.query(
+    `INSERT INTO sales (lead_id, search_id, lead_group_id, offer_id, school_id, campaign_id, affiliate_id, offer_type, payout, price, status)
+     VALUES ($1, $2, $2, $3, $4, $5, $6, $7, 20, 45, 'accepted')`,
+    [leadId, searchId, offerId, w.ids.schools[w.specs[key].school], w.ids.campaign, w.ids.affiliate, offerType],
+  );
+  await ds.query(
+    `UPDATE searches SET accepted_count = accepted_count + 1, true_exclusive_accepted = true_exclusive_accepted OR $2,
+                         state_version = state_version + 1, submitted_at = COALESCE(submitted_at, now())
+      WHERE id = $1`,
+    [searchId, offerType === 'true_exclusive'],
+  );
+}
+
+/** Offer ids of an answer's or a list's entries, in order. */
+export const offerIdsOf = (entries: ReadonlyArray<{ offer: { id: string } }>): string[] => entries.map((e) => e.offer.id);
