@@ -123,15 +123,16 @@ export class DecideSubmit {
     const caps = capsAt(offer.caps, now);
     const payout = bookedPayout(offer.payouts, programId);
     let sold: Lead = sale.lead;
+    const lockedKeys = sale.mode.personKeys(sale.lead);
     const result = await this.ledger.reserve(
-      { leadId: msg.leadId, groupId: sale.groupId, offerId: offer.offerId, keys: sale.mode.personKeys(sale.lead), caps, searchId: msg.searchId },
+      { leadId: msg.leadId, groupId: sale.groupId, offerId: offer.offerId, keys: lockedKeys, caps, searchId: msg.searchId },
       (facts): ReservationPlan => {
         // What the group holds now decides: another submit of the lead may have changed its data since it was read.
         const lead = msg.kind === 'result_submit' && facts.groupLead ? mergeLead(facts.groupLead, msg.lead as Lead | null) : sale.lead;
         if (facts.submitted && facts.groupLead && !sameLead(facts.groupLead, lead)) return { kind: 'forbidden' };
-        const keys = sale.mode.personKeys(lead);
-        const locked = sale.mode.personKeys(sale.lead).map((k) => `${k.type}:${k.hash}`);
-        if (keys.some((k) => !locked.includes(`${k.type}:${k.hash}`))) return { kind: 'lock-keys', keys };
+        const keys = sameLead(lead, sale.lead) ? lockedKeys : sale.mode.personKeys(lead);
+        const locked = new Set(lockedKeys.map((k) => `${k.type}:${k.hash}`));
+        if (keys.some((k) => !locked.has(`${k.type}:${k.hash}`))) return { kind: 'lock-keys', keys };
         const refusal = saleDecision(offer, facts, sale.mode, now);
         if (refusal) return { kind: 'refuse', decision: refusal };
         sold = lead;

@@ -8,7 +8,7 @@ import { Dependencies, DependencyFailure } from '../http/dependencies';
 /**
  * How long a PENDING answer is remembered: as long as its submit may wait in a
  * queue or a dead-letter queue for an operator's replay (docs/runbooks/dead-letters.md).
- * Once delivery has stored the lead, its row answers instead.
+ * Once checks has stored the lead, its row answers instead.
  */
 export const PENDING_LEAD_TTL_SECONDS = 7 * 24 * 3600;
 
@@ -27,8 +27,8 @@ const failures = counter('gateway_pending_leads_unremembered_total', 'PENDING an
 
 /**
  * The submits this gateway answered PENDING, remembered in Redis until
- * delivery stores them. A PENDING submit is durable in the broker, but
- * delivery may not have taken it yet (a backlog, a restart, an outage, or a
+ * checks stores them. A PENDING submit is durable in the broker, but
+ * checks may not have taken it yet (a backlog, a restart, an outage, or a
  * dead-letter queue awaiting replay): without this, the lead-status read and a
  * direct-post retry naming the svc_lead_id just given out would answer 404,
  * as if the lead did not exist.
@@ -50,7 +50,7 @@ export class PendingLeads {
       failures.inc();
       const cause = e instanceof DependencyFailure ? e.causeError : e;
       this.log.warn({
-        msg: 'could not remember a PENDING lead; its status reads 404 until delivery stores it',
+        msg: 'could not remember a PENDING lead; its status reads 404 until checks stores it',
         lead_id: lead.leadId,
         err: String((cause as Error)?.message ?? cause),
       });

@@ -15,7 +15,7 @@ import { assertAffiliate } from '../auth/campaign-access';
 import { LeadsRequest } from './parse-leads-request';
 import { PendingLeads } from './pending-leads';
 
-const dead = counter('gateway_submits_dead_lettered_total', 'Submits answered PENDING because delivery dead-lettered them (an operator replays them)');
+const dead = counter('gateway_submits_dead_lettered_total', 'Submits answered PENDING because checks or delivery dead-lettered them (an operator replays them)');
 const submits = counter('gateway_submits_total', 'Leads endpoint answers with a decision, by code', ['code']);
 
 /**

@@ -25,6 +25,18 @@ describe('cap periods in the cap timezone', () => {
     expect(capPeriodStart('hour', 'America/New_York', new Date('2026-11-01T06:30:00Z')).toISOString()).toBe('2026-11-01T06:00:00.000Z');
   });
 
+  it('answers the same start for every instant of a period, and the next one from its first instant', () => {
+    const start = capPeriodStart('day', 'America/Chicago', new Date('2026-11-21T06:00:00Z'));
+    expect(capPeriodStart('day', 'America/Chicago', new Date('2026-11-22T05:59:59.999Z'))).toEqual(start);
+    expect(capPeriodStart('day', 'America/Chicago', new Date('2026-11-22T06:00:00Z')).toISOString()).toBe('2026-11-22T06:00:00.000Z');
+    // An earlier instant after a later one: its own period, not the one last seen.
+    expect(capPeriodStart('day', 'America/Chicago', new Date('2026-11-20T12:00:00Z')).toISOString()).toBe('2026-11-20T06:00:00.000Z');
+    // Across a change to summer time the period still ends where the next one starts.
+    expect(capPeriodStart('day', 'America/New_York', new Date('2026-03-08T05:00:00Z')).toISOString()).toBe('2026-03-08T05:00:00.000Z');
+    expect(capPeriodStart('day', 'America/New_York', new Date('2026-03-09T03:59:59Z')).toISOString()).toBe('2026-03-08T05:00:00.000Z');
+    expect(capPeriodStart('day', 'America/New_York', new Date('2026-03-09T04:00:00Z')).toISOString()).toBe('2026-03-09T04:00:00.000Z');
+  });
+
   it('refuses an unknown timezone instead of counting in the wrong day', () => {
     expect(() => capPeriodStart('day', 'Mars/Olympus_Mons', new Date())).toThrow(RangeError);
   });

@@ -43,10 +43,24 @@ export function capScope(offerId: string, campaignId: string | null): string {
  */
 export function capPeriodStart(period: CapPeriod, timezone: string, at: Date): Date {
   if (period === 'total') return new Date(0);
+  // Time zone arithmetic is the costly part (a search judges every offer's caps): the period that holds
+  // `at` is kept per zone and period until `at` leaves it. A period's bounds never change, so this is exact.
+  const key = `${period}|${timezone}`;
+  const t = at.getTime();
+  const known = periods.get(key);
+  if (known && t >= known.start && t < known.end) return new Date(known.start);
   const local = DateTime.fromJSDate(at, { zone: timezone });
   if (!local.isValid) throw new RangeError(`unknown cap timezone ${JSON.stringify(timezone)}`);
-  return local.startOf(period).toJSDate();
+  const start = local.startOf(period);
+  const bounds = { start: start.toMillis(), end: start.plus({ [period]: 1 }).startOf(period).toMillis() };
+  if (periods.size >= MAX_KNOWN_PERIODS) periods.clear();
+  periods.set(key, bounds);
+  return new Date(bounds.start);
 }
+
+/** The current period of each (period, zone) seen: [start, end) in epoch ms. */
+const periods = new Map<string, { start: number; end: number }>();
+const MAX_KNOWN_PERIODS = 1000;
 
 /** The caps that bound a sale of an offer under a campaign: the offer's own first, then the campaign's; each with its slot at `at`. */
 export function capsAt(caps: readonly CapRule[], at: Date): CapAt[] {

@@ -78,7 +78,15 @@ export function leadHashes(lead: Lead): Partial<Record<HashedKey, string>> {
   return hashes;
 }
 
-/** The duplicate keys of a lead: dedupeKeysFromHashes(leadHashes(lead)). */
+/** The duplicate keys of a lead: dedupeKeysFromHashes(leadHashes(lead)), hashing only the fields the keys use. */
 export function leadDedupeKeys(lead: Lead): DedupeKey[] {
-  return dedupeKeysFromHashes(leadHashes(lead));
+  const hash = (key: HashedKey, value: string | undefined) => (value === undefined ? undefined : hashOf(key, value));
+  const p = lead.personal;
+  return dedupeKeysFromHashes({
+    email: hash('email', p?.email),
+    phone: hash('phone', p?.phone),
+    last_name: hash('last_name', p?.last_name),
+    zip: hash('zip', lead.address?.zip_code),
+    dob: hash('dob', p?.date_of_birth),
+  });
 }

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import type { Lead } from '../lead-input';
 import { dedupeKeysFromHashes, HASHED_KEYS, hashOf, type HashedKey, leadDedupeKeys, leadHashes, normalizeKey } from './dedupe-keys';
 import { sha256Hex } from './normalize';
@@ -202,5 +203,20 @@ describe('leadHashes / leadDedupeKeys', () => {
   it('answers nothing for an empty lead', () => {
     expect(leadHashes({})).toEqual({});
     expect(leadDedupeKeys({})).toEqual([]);
+  });
+
+  it('makes the keys of every lead from exactly the hashes leadHashes gives (it hashes only what the keys use)', () => {
+    const maybe = (values: string[]) => fc.option(fc.oneof(fc.constantFrom(...values), fc.string({ maxLength: 12 })), { nil: undefined });
+    const lead = fc.record({
+      personal: fc.record({
+        email: maybe(['ada@example.com', ' A.d.a+x@GoogleMail.com ']),
+        phone: maybe(['+1 (415) 555-0134', '4155550134']),
+        last_name: maybe(['García Márquez', "O'Brien"]),
+        date_of_birth: maybe(['1990-07-04', '7/4/1990', '02/30/1990']),
+      }),
+      address: fc.record({ zip_code: maybe(['90210-1234', '75001']) }),
+      education: fc.record({ high_school_graduation_year: maybe(['2008']) }),
+    });
+    fc.assert(fc.property(lead, (l) => expect(leadDedupeKeys(l as Lead)).toEqual(dedupeKeysFromHashes(leadHashes(l as Lead)))));
   });
 });

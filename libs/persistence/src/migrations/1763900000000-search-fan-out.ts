@@ -11,9 +11,12 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   shown (operators read it; never shown to affiliates).
  * - `search_partner_calls`: one row per partner asked during a search, pending
  *   until its answer (or failure) arrives; the search is done when none is pending.
- * - `cap_scope()` and `cap_period_start()`: the one definition of which
- *   `cap_usage` row a cap counts in (search-time checks read it, the sale
- *   reservation writes it). A cap on the offer counts in `offer:<offer>`, a cap
+ * - `cap_scope()` and `cap_period_start()`: which `cap_usage` row a cap
+ *   counts in. No code calls them any more: libs/domain caps/ is the one
+ *   definition now, and the statements take the slots as parameters. They
+ *   stay in the schema for one release, so the previous release keeps
+ *   working while it is rolled out or back (docs/runbooks/deploy.md); a
+ *   later migration drops them. A cap on the offer counts in `offer:<offer>`, a cap
  *   on a campaign's offer in `campaign:<campaign>:offer:<offer>`; the period
  *   starts at the hour, day, ISO week (Monday) or month in the cap's timezone.
  */
