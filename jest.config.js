@@ -14,7 +14,7 @@ module.exports = {
     {
       ...common,
       displayName: 'medium',
-      testMatch: ['<rootDir>/apps/**/*.medium-spec.ts'],
+      testMatch: ['<rootDir>/apps/**/*.medium-spec.ts', '<rootDir>/libs/**/*.medium-spec.ts'],
       globalSetup: '<rootDir>/test/support/medium-setup.ts',
       setupFilesAfterEnv: ['<rootDir>/test/support/timeouts.ts'],
     },

@@ -9,6 +9,7 @@ import { benchCatalog, benchSearchBody } from './support/bench-catalog';
 import { benchLog as log, runBench } from './support/bench-main';
 import { appEnv, BENCH_STATE, benchEnv, drainQueues, ops, removeBenchVhost, resetBenchState } from './support/bench-state';
 import { Answer } from './support/http-client';
+import { analyze, seedSalesHistory } from './support/sales-history';
 import { OpenLoopResult, runOpenLoop } from './support/open-loop';
 import { byProcessLine, groupMs, withMachineCpuPerUnit } from './support/process-cpu';
 import { renderReport, Row, Target } from './support/report';
@@ -34,6 +35,15 @@ const FULL_RATES = [20, 50, 80];
 const RATES: readonly number[] = process.env.BENCH_SUBMIT_RATES ? process.env.BENCH_SUBMIT_RATES.split(',').map((r) => Number(r.trim())) : FULL_RATES;
 const PARTIAL = process.env.BENCH_SUBMIT_RATES !== undefined;
 const WARMUP_MS = 3_000;
+/**
+ * Before its first phase each side handles WARM_UP.rate submits a second for
+ * WARM_UP.ms, unmeasured, then drains: node compiles a path to machine code
+ * only after it has run a while, and an app that never handled a submit
+ * would have the first phase measure its compiler (a backlog that outlasts a
+ * phase's own 3 s warm-up), not its steady cost.
+ */
+const WARM_UP = { rate: 20, ms: 10_000 };
+const warmUpCount = Math.round((WARM_UP.rate * WARM_UP.ms) / 1000);
 const DURATION_MS = 15_000;
 /** A 50-offer campaign of own offers only: every submit picks an own result. */
 const OWN_OFFERS = 50;
@@ -49,6 +59,8 @@ const TARGET_CPU_RATIO = 2.5;
 /** The system's own processes (the "apps" CPU row); PostgreSQL, RabbitMQ, Redis, the sandbox and the driver are in the machine row. */
 const APPS = ['gateway', 'checks', 'delivery', 'search-orchestrator', 'partner-adapter'] as const;
 const BASELINE_NAME = 'submit baseline';
+/** Other people sold before the bench (support/sales-history.ts): the dedupe index a live system reads. */
+const HISTORY_PEOPLE = 50_000;
 
 /**
  * Result picks: a search's k-th sale takes result (search + k * STRIDE) mod
@@ -130,7 +142,7 @@ async function storedDecisions(): Promise<Record<string, number>> {
   const pg = new Client({ connectionString: BENCH_STATE.databaseUrl });
   await pg.connect();
   try {
-    const { rows } = await pg.query<{ code: string; n: string }>(`SELECT coalesce(code, status) AS code, count(*) AS n FROM leads GROUP BY 1 ORDER BY 2 DESC`);
+    const { rows } = await pg.query<{ code: string; n: string }>(`SELECT coalesce(code, status) AS code, count(*) AS n FROM leads WHERE kind = 'result_submit' GROUP BY 1 ORDER BY 2 DESC`);
     return Object.fromEntries(rows.map((r) => [r.code, Number(r.n)]));
   } finally {
     await pg.end();
@@ -172,6 +184,8 @@ async function main(): Promise<void> {
     ops('keys', 'issue', '--affiliate', affiliateId, '--limit', 'search=1000000/100000', '--limit', 'results=1000000/1000000', '--limit', 'leads=1000000/100000'),
   ) as { key: string };
   const auth = { authorization: `Bearer ${key}` };
+  const history = await seedSalesHistory(BENCH_STATE.databaseUrl, campaignId, HISTORY_PEOPLE);
+  log(`sales history: ${history.leads} sold leads of other people, ${history.keys} dedupe keys, analyzed (${(history.ms / 1000).toFixed(1)} s)`);
 
   log(`starting ${APPS.join(', ')}`);
   const env = appEnv();
@@ -180,7 +194,7 @@ async function main(): Promise<void> {
   const apps: RunningApp[] = [...workers, gateway];
 
   // Every search a different person (one run prefix, a different index each), each sold at most SALES_PER_SEARCH times.
-  const submitsPerSide = RATES.reduce((sum, rate) => sum + sentAt(rate), 0);
+  const submitsPerSide = RATES.reduce((sum, rate) => sum + sentAt(rate), warmUpCount);
   const wanted = Math.ceil(submitsPerSide / SALES_PER_SEARCH);
   log(`preparing ${wanted} searches (${PREP_CONCURRENCY} at a time) for ${submitsPerSide} submits per side`);
   const prepStarted = Date.now();
@@ -194,6 +208,7 @@ async function main(): Promise<void> {
   if (short > 0) throw new Error(`${short} bench searches did not show all ${OWN_OFFERS} own offers`);
   checkPairs(submitsPerSide, searches.length);
   await drain();
+  await analyze(BENCH_STATE.databaseUrl);
 
   const submitBody = (side: Side, j: number) => {
     const { search, result } = pairOf(side, j, searches.length);
@@ -234,6 +249,7 @@ async function main(): Promise<void> {
       () => sent,
     );
     log(`machine CPU ms per submit @ ${rate}/s, ${d.side}, by process: ${byProcessLine(msPerUnit)}`);
+    log(`slowest submits @ ${rate}/s, ${d.side} (due at s: ms): ${result.measured.slowest.map((x) => `${(x.dueMs / 1000).toFixed(1)}: ${x.ms}`).join(', ')}`);
     // The bench names every node process of its own, so a `node` or `npm …` group is someone else's work on the machine.
     const foreign = groupMs(msPerUnit, msPerUnit.map((g) => g.group).filter((g) => /^(node|npm|npx)\b/.test(g)));
     if (foreign >= 0.5) log(`node processes the bench did not start used ${foreign} ms per submit: the machine was not quiet, so this phase's CPU figures are inflated`);
@@ -249,10 +265,21 @@ async function main(): Promise<void> {
     };
   };
 
-  /** Each rate in turn for one side, its pairs going on from phase to phase. */
+  /** The warm-up, then each rate in turn for one side, its pairs going on from phase to phase. */
   const phases = async (d: Driven) => {
+    log(`submit, ${d.side}: warm-up, ${WARM_UP.rate}/s for ${WARM_UP.ms / 1000} s (not measured)`);
+    const codes = new Map<string, number>();
+    await runOpenLoop({
+      baseUrl: d.url,
+      rate: WARM_UP.rate,
+      warmupMs: WARM_UP.ms,
+      durationMs: 0,
+      call: (i) => ({ method: 'POST', path: d.path, headers: d.headers, body: submitBody(d.side, i) }),
+      ok: acceptedInto(codes),
+    });
+    await drain();
     const runs: PhaseRun[] = [];
-    let first = 0;
+    let first = warmUpCount;
     for (const rate of RATES) {
       runs.push(await phase(d, rate, first));
       first += sentAt(rate);
@@ -304,7 +331,7 @@ async function main(): Promise<void> {
   });
   const highest = { system: highestRate(system), baseline: highestRate(baseline) };
   rows.push({ metric: `highest rate /s with p99 < ${TARGET_P99_MS} ms, no errors`, system: highest.system, baseline: highest.baseline });
-  const atTargetRate = system.find((s) => s.rate === TARGET_P99_RATE) ?? system[0];
+  const atTargetRate = system.find((s) => s.rate === TARGET_P99_RATE);
   const targets: Target[] = [
     ...system.map((s, k) => {
       const b = baseline[k];
@@ -314,11 +341,10 @@ async function main(): Promise<void> {
         detail: `${s.cpuMachineMs} ms vs ${b.cpuMachineMs} ms = ${ratio(s.cpuMachineMs, b.cpuMachineMs).toFixed(2)} x`,
       };
     }),
-    {
-      name: `submit p99 < ${TARGET_P99_MS} ms at ${TARGET_P99_RATE} submits/s with no errors`,
-      met: meetsLatency(atTargetRate.run),
-      detail: `p99 ${atTargetRate.run.p99} ms, ${atTargetRate.run.errors} errors`,
-    },
+    // A partial run without the target's rate says so rather than judging another rate.
+    ...(atTargetRate
+      ? [{ name: `submit p99 < ${TARGET_P99_MS} ms at ${TARGET_P99_RATE} submits/s with no errors`, met: meetsLatency(atTargetRate.run), detail: `p99 ${atTargetRate.run.p99} ms, ${atTargetRate.run.errors} errors` }]
+      : []),
   ];
 
   const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` };

@@ -42,11 +42,15 @@ export const BENCH_STATE: OwnState = {
 
 export const benchEnv: Record<string, string> = stateEnv(BENCH_STATE);
 
-/** The apps' environment; with BENCH_CPU_PROF_DIR set, each writes a CPU profile there when it stops (docs/performance.md). */
+/**
+ * The apps' environment. With BENCH_CPU_PROF_DIR set, each writes a CPU
+ * profile there when it stops; BENCH_APP_NODE_OPTIONS adds node options to
+ * every app (to compare a runtime setting: docs/performance.md).
+ */
 export function appEnv(): Record<string, string> {
   const dir = process.env.BENCH_CPU_PROF_DIR;
-  if (!dir) return benchEnv;
-  return { ...benchEnv, BENCH_CPU_PROF_DIR: dir, NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile.js')}` };
+  const options = [...(dir ? [`--require ${join(__dirname, 'cpu-profile.js')}`] : []), ...(process.env.BENCH_APP_NODE_OPTIONS ? [process.env.BENCH_APP_NODE_OPTIONS] : [])];
+  return { ...benchEnv, ...(dir ? { BENCH_CPU_PROF_DIR: dir } : {}), ...(options.length ? { NODE_OPTIONS: options.join(' ') } : {}) };
 }
 
 /** Runs the built operator CLI with `env`; its stdout, or an error with its stderr. */

@@ -21,6 +21,8 @@ export interface OpenLoopResult extends LatencySummary {
   offeredRate: number;
   /** Successful answers per second over the measured window (first measured send to last measured answer). */
   achievedRate: number;
+  /** The ten slowest measured answers: when each was due (ms after the first measured one) and how long it took, to tell a stall from a queue. */
+  slowest: Array<{ dueMs: number; ms: number }>;
 }
 
 /**
@@ -41,6 +43,7 @@ export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
   const total = Math.round(((o.warmupMs + o.durationMs) / 1000) * o.rate);
   const measuredFrom = Math.round((o.warmupMs / 1000) * o.rate);
   const latencies: number[] = [];
+  const timeline: Array<{ dueMs: number; ms: number }> = [];
   let errors = 0;
   let lastAnswerAt = 0;
   const inFlight: Array<Promise<void>> = [];
@@ -58,6 +61,7 @@ export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
           return;
         }
         latencies.push(at - dueAt);
+        timeline.push({ dueMs: Math.round(dueAt - (start + measuredFrom * intervalMs)), ms: Math.round(at - dueAt) });
         o.onAnswer?.(answer, i);
       },
       () => {
@@ -88,5 +92,6 @@ export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
     ...summarize(latencies, errors),
     offeredRate: o.rate,
     achievedRate: Math.round((latencies.length / (windowMs / 1000)) * 10) / 10,
+    slowest: timeline.sort((a, b) => b.ms - a.ms).slice(0, 10),
   };
 }

@@ -15,7 +15,8 @@ import { MEDIUM_DATABASE_URL, MEDIUM_REDIS_URL } from './medium-env';
 export { MEDIUM_DATABASE_URL, MEDIUM_REDIS_URL };
 
 export async function mediumDataSource(poolSize = 4): Promise<DataSource> {
-  const ds = createDataSource({ url: MEDIUM_DATABASE_URL, poolSize, timeoutMs: 10_000 });
+  // As the services' DatabaseModule connects: prepared statements planned once, generically.
+  const ds = createDataSource({ url: MEDIUM_DATABASE_URL, poolSize, timeoutMs: 10_000, genericPlans: true });
   await ds.initialize();
   return ds;
 }

@@ -30,7 +30,7 @@ export class AmqpContext extends BaseRpcContext<AmqpContextArgs> {
     return this.args[0].fields.redelivered;
   }
 
-  /** Called by CaptureHandlerErrors; the first error wins (the cause, not a later wrapper). */
+  /** Called by the CaptureHandlerErrors exception filter; the first error wins (the cause, not a later wrapper). */
   recordFailure(error: unknown): void {
     this.captured ??= { error };
   }

@@ -1,26 +1,26 @@
-import { applyDecorators, CallHandler, ExecutionContext, Injectable, NestInterceptor, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, ArgumentsHost, Catch, Injectable, RpcExceptionFilter, UseFilters } from '@nestjs/common';
 import { EventPattern, MessagePattern } from '@nestjs/microservices';
-import { Observable, catchError, throwError } from 'rxjs';
+import { Observable, throwError } from 'rxjs';
 import { AmqpContext } from './amqp-context';
 
 /**
  * Hands a handler's original error to the transport (via AmqpContext) before
- * Nest's RPC exception filter replaces it by `{ status: 'error', message:
+ * Nest's RPC exception handling replaces it by `{ status: 'error', message:
  * 'Internal server error' }`, so the retry/dead-letter headers say what failed.
  * The error is re-thrown unchanged; other contexts pass straight through.
+ * An exception filter, not an interceptor: it runs only when a handler
+ * throws, so a message handled without error goes through none of Nest's
+ * interceptor machinery (Observables, async resources) at all.
  */
+@Catch()
 @Injectable()
-export class CaptureHandlerErrors implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() !== 'rpc') return next.handle();
-    const ctx = context.switchToRpc().getContext<unknown>();
-    if (!(ctx instanceof AmqpContext)) return next.handle();
-    return next.handle().pipe(
-      catchError((error: unknown) => {
-        ctx.recordFailure(error);
-        return throwError(() => error);
-      }),
-    );
+export class CaptureHandlerErrors implements RpcExceptionFilter<unknown> {
+  catch(exception: unknown, host: ArgumentsHost): Observable<never> {
+    if (host.getType() === 'rpc') {
+      const ctx = host.switchToRpc().getContext<unknown>();
+      if (ctx instanceof AmqpContext) ctx.recordFailure(exception);
+    }
+    return throwError(() => exception);
   }
 }
 
@@ -30,10 +30,10 @@ export class CaptureHandlerErrors implements NestInterceptor {
  * plus error capture.
  */
 export function HandleMessage(type: string): MethodDecorator {
-  return applyDecorators(MessagePattern(type), UseInterceptors(CaptureHandlerErrors));
+  return applyDecorators(MessagePattern(type), UseFilters(CaptureHandlerErrors));
 }
 
 /** Handles an event of `type` (never replies). Same as `@EventPattern(type)` plus error capture. */
 export function HandleEvent(type: string): MethodDecorator {
-  return applyDecorators(EventPattern(type), UseInterceptors(CaptureHandlerErrors));
+  return applyDecorators(EventPattern(type), UseFilters(CaptureHandlerErrors));
 }

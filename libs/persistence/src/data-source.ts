@@ -14,6 +14,16 @@ export interface DataSourceSettings {
    */
   poolWaitMs?: number;
   applicationName?: string;
+  /**
+   * Plan every prepared statement once per connection, with its parameters
+   * unknown (`plan_cache_mode = force_generic_plan`), for the services: their
+   * statements look rows up by key, where one plan suits every value. Without
+   * it PostgreSQL re-plans a statement whose generic plan it estimates dearer
+   * (an unnest of unknown length estimates ten rows): over a millisecond per
+   * execution for the reservation's facts (docs/performance.md). Left off for
+   * the operator's reads (ranges, reports).
+   */
+  genericPlans?: boolean;
 }
 
 export function dataSourceOptions(s: DataSourceSettings): DataSourceOptions {
@@ -40,6 +50,7 @@ export function dataSourceOptions(s: DataSourceSettings): DataSourceOptions {
       statement_timeout: timeout * 4,
       idleTimeoutMillis: 30000,
       keepAlive: true,
+      ...(s.genericPlans ? { options: '-c plan_cache_mode=force_generic_plan' } : {}),
     },
   };
 }

@@ -30,6 +30,7 @@ const WORKER_POOL_WAIT_MS = 15_000;
           applicationName: config.app,
           poolSize: config.app === 'gateway' ? 20 : 10,
           poolWaitMs: config.app === 'gateway' ? undefined : Math.max(config.dependencyTimeoutMs, WORKER_POOL_WAIT_MS),
+          genericPlans: true,
         }),
         retryAttempts: Number.MAX_SAFE_INTEGER,
         retryDelay: 1000,

@@ -523,6 +523,22 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
       expect(keyed[0].n).toBe(1);
     });
 
+    it('(a2) N concurrent submits on an offer whose own cap has room and whose campaign cap holds 1: one reserved, and no refused submit keeps the slot it took of the other cap', async () => {
+      const N = 8;
+      const world = await submitWorld(ds, [{ caps: [{ period: 'total', limit: 100 }], campaignCaps: [{ period: 'total', limit: 1 }] }]);
+      const offerId = world.offerIds[0];
+      const searches = await Promise.all(Array.from({ length: N }, () => storeSearch(world, freshPerson())));
+
+      const outcomes = await Promise.all(searches.map((s) => checks.run(resultSubmit(world, s, offerId))));
+
+      expect(outcomes.filter((o) => 'deliver' in o)).toHaveLength(1);
+      const refusals = outcomes.filter((o) => !('deliver' in o)).map((o) => decided(o));
+      expect(refusals.map((d) => d.code)).toEqual(Array.from({ length: N - 1 }, () => 'CAP_REACHED'));
+      expect(await capUsed(offerScope(offerId))).toBe(1);
+      expect(await capUsed(`campaign:${world.campaignId}:offer:${offerId}`)).toBe(1);
+      expect(await salesOfOffer(offerId)).toHaveLength(1);
+    });
+
     it('(b) concurrent submits of one search to 4 shared offers: 3 reserved (max_accepted_submissions), the other NOT_ELIGIBLE', async () => {
       const world = await submitWorld(ds, [{}, {}, {}, {}]);
       const search = await storeSearch(world, freshPerson());
@@ -580,11 +596,8 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
     });
 
     /**
-     * KNOWN BUG (reported, not fixed here): LeadRepository.storeDecided reads the row a twin wrote with the
-     * statement's own snapshot, taken before the twin committed; its `INSERT … ON CONFLICT` waited for the twin
-     * and wrote nothing, so the statement returns no row and storedLeadOf(undefined) throws
-     * `TypeError: Cannot read properties of undefined (reading 'id')` (about half the pairs). Marked failing so
-     * the suite stays green while it is there: make it a plain `it` once storeDecided answers the twin's row.
+     * The twin's INSERT … ON CONFLICT waits for the first copy and writes nothing; the first copy's row is not in
+     * that statement's snapshot, so storeDecided reads it in a statement of its own.
      */
     it('(f) two copies of a refused submit at once both answer its one decision', async () => {
       const world = await submitWorld(ds, [{ formFields: [HS_GRAD_YEAR] }]);

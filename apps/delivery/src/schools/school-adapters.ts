@@ -43,10 +43,12 @@ export async function deliverWithDeadline(
 ): Promise<SchoolOutcome> {
   const adapter = adapters.get(delivery.settings.adapter);
   const controller = new AbortController();
-  const timeout = new SchoolTimeoutError(timeoutMs);
+  // Built only when the deadline passes: an error captures a stack, which most deliveries never need.
+  let timeout: SchoolTimeoutError | undefined;
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
+      timeout = new SchoolTimeoutError(timeoutMs);
       controller.abort(timeout);
       reject(timeout);
     }, Math.max(0, timeoutMs));
@@ -55,7 +57,7 @@ export async function deliverWithDeadline(
     return await Promise.race([adapter.deliver(delivery, controller.signal), expired]);
   } catch (e) {
     // An adapter that lets its HTTP client's own abort error through still timed out.
-    if (controller.signal.aborted && !(e instanceof SchoolDeliveryError)) throw timeout;
+    if (controller.signal.aborted && timeout && !(e instanceof SchoolDeliveryError)) throw timeout;
     throw e;
   } finally {
     clearTimeout(timer);

@@ -1,14 +1,12 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
-import { Affiliate } from './affiliate.entity';
 import { Lead } from './lead.entity';
-import { Offer } from './offer.entity';
-import { School } from './school.entity';
 
 /**
  * The dedupe index: for each accepted lead, the SHA-256 (lower-case hex) of
  * each normalized identity key (`email`, `phone`, `name_zip_dob`, …). A person
  * is a duplicate for an offer when a key matches within the offer's
- * duplicate window; the raw values never enter this table.
+ * duplicate window; the raw values never enter this table. Its offer, school
+ * and affiliate are its lead's (checked by the lead's foreign keys).
  */
 @Entity({ name: 'dedupe_keys' })
 @Check('ck_dedupe_keys_key_hash', `"key_hash" ~ '^[0-9a-f]{64}$'`)
@@ -20,13 +18,10 @@ export class DedupeKey {
   leadId: string;
   @PrimaryColumn('text', { name: 'key_type' }) keyType: string;
   @Column('char', { name: 'key_hash', length: 64 }) keyHash: string;
-  @ForeignKey(() => Offer, { name: 'fk_dedupe_keys_offer' })
   @Column('uuid', { name: 'offer_id' })
   offerId: string;
-  @ForeignKey(() => School, { name: 'fk_dedupe_keys_school' })
   @Column('uuid', { name: 'school_id' })
   schoolId: string;
-  @ForeignKey(() => Affiliate, { name: 'fk_dedupe_keys_affiliate' })
   @Column('uuid', { name: 'affiliate_id' })
   affiliateId: string;
   @Column('timestamptz', { name: 'accepted_at' }) acceptedAt: Date;

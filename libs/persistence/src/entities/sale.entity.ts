@@ -1,11 +1,6 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { MONEY, TIMESTAMP_NOW } from './column-types';
-import { Affiliate } from './affiliate.entity';
-import { Campaign } from './campaign.entity';
 import { Lead } from './lead.entity';
-import { Offer } from './offer.entity';
-import { School } from './school.entity';
-import { Search } from './search.entity';
 
 export const SALE_STATUSES = ['reserved', 'accepted', 'released'] as const;
 export type SaleStatus = (typeof SALE_STATUSES)[number];
@@ -13,7 +8,9 @@ export type SaleStatus = (typeof SALE_STATUSES)[number];
 /**
  * The sales ledger: a slot reserved for a submit before delivery, then
  * accepted (booked with its payout and price) or released. One row per lead;
- * at most one live (reserved or accepted) sale per lead group and offer.
+ * at most one live (reserved or accepted) sale per lead group and offer. Its
+ * search, offer, school, campaign and affiliate are its lead's (checked by the
+ * lead's foreign keys, not again here: docs/data-model.md).
  */
 @Entity({ name: 'sales' })
 @Check('ck_sales_status', `"status" IN ('reserved', 'accepted', 'released')`)
@@ -30,21 +27,16 @@ export class Sale {
   @ForeignKey(() => Lead, { name: 'fk_sales_lead' })
   @Column('uuid', { name: 'lead_id' })
   leadId: string;
-  @ForeignKey(() => Search, { name: 'fk_sales_search' })
   @Column('uuid', { name: 'search_id', nullable: true })
   searchId: string | null;
   /** The lead whose sales count together: the search, or the first direct post. */
   @Column('uuid', { name: 'lead_group_id' }) leadGroupId: string;
-  @ForeignKey(() => Offer, { name: 'fk_sales_offer' })
   @Column('uuid', { name: 'offer_id' })
   offerId: string;
-  @ForeignKey(() => School, { name: 'fk_sales_school' })
   @Column('uuid', { name: 'school_id' })
   schoolId: string;
-  @ForeignKey(() => Campaign, { name: 'fk_sales_campaign' })
   @Column('uuid', { name: 'campaign_id' })
   campaignId: string;
-  @ForeignKey(() => Affiliate, { name: 'fk_sales_affiliate' })
   @Column('uuid', { name: 'affiliate_id' })
   affiliateId: string;
   @Column('text', { name: 'offer_type' }) offerType: 'shared' | 'exclusive' | 'true_exclusive';

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EndpointName, RateLimit } from '@lr/contracts';
 import { ENDPOINTS } from '@lr/contracts';
 import type { Queryable } from '../queries/queryable';
+import { run, statement } from '../queries/sql';
 
 /** How an API key is stored: lower-case hex SHA-256 of the raw key's UTF-8 bytes. The raw key is never stored. */
 export function hashApiKey(rawKey: string): string {
@@ -52,6 +53,20 @@ export function limitsToStored(limits: Partial<Record<EndpointName, RateLimit>>)
   return out;
 }
 
+/** Statements of this repository (prepared per connection: queries/sql.ts). */
+const KEY_BY_HASH = statement(`SELECT k.id, k.affiliate_id, a.status AS affiliate_status, k.expires_at, k.revoked_at, k.limits
+           FROM api_keys k JOIN affiliates a ON a.id = k.affiliate_id WHERE k.key_hash = $1`);
+
+const INSERT_KEY = statement(`INSERT INTO api_keys (id, affiliate_id, key_hash, key_prefix, expires_at, limits) VALUES ($1, $2, $3, $4, $5, $6::jsonb)`);
+
+const REVOKE_KEY = statement(`WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id, revoked_at)
+       SELECT id, revoked_at, true AS newly FROM revoked
+       UNION ALL
+       SELECT id, revoked_at, false FROM api_keys WHERE id = $1 AND revoked_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM revoked)`);
+
+const KEYS_OF_AFFILIATE = statement(`SELECT id, affiliate_id, key_prefix, created_at, expires_at, revoked_at, limits
+           FROM api_keys WHERE affiliate_id = $1 ORDER BY created_at, id`);
+
 /** API keys (`api_keys`), stored only as SHA-256 hashes. */
 export class ApiKeyRepository {
   constructor(private readonly db: Queryable) {}
@@ -59,11 +74,7 @@ export class ApiKeyRepository {
   /** The key with this hash, revoked and expired ones included (the caller decides); null when unknown. */
   async findByHash(keyHash: string): Promise<ApiKeyRecord | null> {
     const rows: Array<{ id: string; affiliate_id: string; affiliate_status: 'active' | 'paused'; expires_at: Date | null; revoked_at: Date | null; limits: unknown }> =
-      await this.db.query(
-        `SELECT k.id, k.affiliate_id, a.status AS affiliate_status, k.expires_at, k.revoked_at, k.limits
-           FROM api_keys k JOIN affiliates a ON a.id = k.affiliate_id WHERE k.key_hash = $1`,
-        [keyHash],
-      );
+      await run(this.db, KEY_BY_HASH, [keyHash]);
     const row = rows[0];
     if (!row) return null;
     return {
@@ -77,10 +88,7 @@ export class ApiKeyRepository {
   }
 
   async insert(k: { id: string; affiliateId: string; keyHash: string; prefix: string; expiresAt: Date | null; limits: Partial<Record<EndpointName, RateLimit>> }): Promise<void> {
-    await this.db.query(
-      `INSERT INTO api_keys (id, affiliate_id, key_hash, key_prefix, expires_at, limits) VALUES ($1, $2, $3, $4, $5, $6::jsonb)`,
-      [k.id, k.affiliateId, k.keyHash, k.prefix, k.expiresAt, JSON.stringify(limitsToStored(k.limits))],
-    );
+    await run(this.db, INSERT_KEY, [k.id, k.affiliateId, k.keyHash, k.prefix, k.expiresAt, JSON.stringify(limitsToStored(k.limits))]);
   }
 
   /**
@@ -88,13 +96,7 @@ export class ApiKeyRepository {
    * Null when there is no such key.
    */
   async revoke(keyId: string): Promise<{ id: string; revokedAt: Date; newlyRevoked: boolean } | null> {
-    const rows: Array<{ id: string; revoked_at: Date; newly: boolean }> = await this.db.query(
-      `WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id, revoked_at)
-       SELECT id, revoked_at, true AS newly FROM revoked
-       UNION ALL
-       SELECT id, revoked_at, false FROM api_keys WHERE id = $1 AND revoked_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM revoked)`,
-      [keyId],
-    );
+    const rows: Array<{ id: string; revoked_at: Date; newly: boolean }> = await run(this.db, REVOKE_KEY, [keyId]);
     const r = rows[0];
     return r ? { id: r.id, revokedAt: r.revoked_at, newlyRevoked: r.newly } : null;
   }
@@ -102,11 +104,7 @@ export class ApiKeyRepository {
   /** The affiliate's keys, oldest first. */
   async ofAffiliate(affiliateId: string): Promise<StoredKey[]> {
     const rows: Array<{ id: string; affiliate_id: string; key_prefix: string; created_at: Date; expires_at: Date | null; revoked_at: Date | null; limits: unknown }> =
-      await this.db.query(
-        `SELECT id, affiliate_id, key_prefix, created_at, expires_at, revoked_at, limits
-           FROM api_keys WHERE affiliate_id = $1 ORDER BY created_at, id`,
-        [affiliateId],
-      );
+      await run(this.db, KEYS_OF_AFFILIATE, [affiliateId]);
     return rows.map((r) => ({
       id: r.id,
       affiliateId: r.affiliate_id,

@@ -1,6 +1,7 @@
 import type { FormField } from '@lr/contracts';
 import { CampaignOffer, CapRule, centsOrNull, EligibilityRules, payoutTerms } from '@lr/domain';
 import type { Queryable } from '../queries/queryable';
+import { run, statement } from '../queries/sql';
 
 export interface CampaignRecord {
   id: string;
@@ -59,23 +60,8 @@ export function isUuid(v: string): boolean {
   return UUID_RE.test(v);
 }
 
-/**
- * The catalog as the running services read it (written by `ops catalog
- * apply`): campaigns with their offers, affiliates. Rows are mapped into the
- * domain's CampaignOffer.
- */
-export class CatalogRepository {
-  constructor(private readonly db: Queryable) {}
-
-  /**
-   * Every offer on a campaign (paused ones too: a search records why they were
-   * left out), in the campaign's order, with school, programs and questions in
-   * catalog order, the campaign's payout terms, the offer's own caps and this
-   * campaign's, price, delivery and partner. One round trip.
-   */
-  async campaignOffers(campaignId: string): Promise<CampaignOffer[]> {
-    const rows: OfferRow[] = await this.db.query(
-      `SELECT o.id AS offer_id, o.name, o.school_id, s.name AS school_name, s.logo_url, o.source, o.offer_type, o.status,
+/** Statements of this repository (prepared per connection: queries/sql.ts). */
+const CAMPAIGN_OFFERS = statement(`SELECT o.id AS offer_id, o.name, o.school_id, s.name AS school_name, s.logo_url, o.source, o.offer_type, o.status,
               o.priority, o.price, o.tcpa_text, o.result_ttl_seconds, o.duplicate_window_days, o.eligibility, o.delivery,
               COALESCE((SELECT json_agg(json_build_object('value', pr.value, 'label', pr.label, 'eligibility', pr.eligibility) ORDER BY pr.position)
                           FROM programs pr WHERE pr.offer_id = o.id), '[]') AS programs,
@@ -91,52 +77,63 @@ export class CatalogRepository {
          JOIN schools s ON s.id = o.school_id
          LEFT JOIN partners p ON p.id = o.partner_id
         WHERE co.campaign_id = $1
-        ORDER BY co.position`,
-      [campaignId],
-    );
+        ORDER BY co.position`);
+
+const CAMPAIGN = statement(`SELECT id, affiliate_id, status FROM campaigns WHERE id = $1`);
+
+const AFFILIATE = statement(`SELECT id, name, status, dupe_check FROM affiliates WHERE id = $1`);
+
+const OFFER_FOR_DIRECT_POST = statement(`SELECT o.id, o.source, o.status,
+              EXISTS (SELECT 1 FROM campaign_offers co WHERE co.offer_id = o.id AND co.campaign_id = $2) AS on_campaign
+         FROM offers o WHERE o.id = $1`);
+
+const OFFER_SOLD_TO_AFFILIATE = statement(`SELECT 1 FROM campaign_offers co JOIN campaigns c ON c.id = co.campaign_id
+        WHERE co.offer_id = $1 AND c.affiliate_id = $2 LIMIT 1`);
+
+/**
+ * The catalog as the running services read it (written by `ops catalog
+ * apply`): campaigns with their offers, affiliates. Rows are mapped into the
+ * domain's CampaignOffer.
+ */
+export class CatalogRepository {
+  constructor(private readonly db: Queryable) {}
+
+  /**
+   * Every offer on a campaign (paused ones too: a search records why they were
+   * left out), in the campaign's order, with school, programs and questions in
+   * catalog order, the campaign's payout terms, the offer's own caps and this
+   * campaign's, price, delivery and partner. One round trip.
+   */
+  async campaignOffers(campaignId: string): Promise<CampaignOffer[]> {
+    const rows: OfferRow[] = await run(this.db, CAMPAIGN_OFFERS, [campaignId]);
     return rows.map((r) => toCampaignOffer(campaignId, r));
   }
 
   /** The campaign with this id whoever owns it (the caller compares `affiliateId`); null when unknown or not a UUID. */
   async campaign(campaignId: string): Promise<CampaignRecord | null> {
     if (!isUuid(campaignId)) return null;
-    const rows: Array<{ id: string; affiliate_id: string; status: 'active' | 'paused' }> = await this.db.query(
-      'SELECT id, affiliate_id, status FROM campaigns WHERE id = $1',
-      [campaignId],
-    );
+    const rows: Array<{ id: string; affiliate_id: string; status: 'active' | 'paused' }> = await run(this.db, CAMPAIGN, [campaignId]);
     const row = rows[0];
     return row ? { id: row.id, affiliateId: row.affiliate_id, status: row.status } : null;
   }
 
   async affiliate(affiliateId: string): Promise<AffiliateRecord | null> {
     if (!isUuid(affiliateId)) return null;
-    const rows: Array<{ id: string; name: string; status: 'active' | 'paused'; dupe_check: boolean }> = await this.db.query(
-      'SELECT id, name, status, dupe_check FROM affiliates WHERE id = $1',
-      [affiliateId],
-    );
+    const rows: Array<{ id: string; name: string; status: 'active' | 'paused'; dupe_check: boolean }> = await run(this.db, AFFILIATE, [affiliateId]);
     const row = rows[0];
     return row ? { id: row.id, name: row.name, status: row.status, dupeCheck: row.dupe_check } : null;
   }
 
   /** The offer a direct post names and whether it is on the named campaign; null when unknown. */
   async offerForDirectPost(offerId: string, campaignId: string): Promise<{ id: string; source: 'own' | 'partner'; status: string; onCampaign: boolean } | null> {
-    const rows: Array<{ id: string; source: 'own' | 'partner'; status: string; on_campaign: boolean }> = await this.db.query(
-      `SELECT o.id, o.source, o.status,
-              EXISTS (SELECT 1 FROM campaign_offers co WHERE co.offer_id = o.id AND co.campaign_id = $2) AS on_campaign
-         FROM offers o WHERE o.id = $1`,
-      [offerId, campaignId],
-    );
+    const rows: Array<{ id: string; source: 'own' | 'partner'; status: string; on_campaign: boolean }> = await run(this.db, OFFER_FOR_DIRECT_POST, [offerId, campaignId]);
     const o = rows[0];
     return o ? { id: o.id, source: o.source, status: o.status, onCampaign: o.on_campaign } : null;
   }
 
   /** Whether the offer is on any campaign of the affiliate (the pre-check's `offer_id` must be the caller's). */
   async isOfferOfAffiliate(offerId: string, affiliateId: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      `SELECT 1 FROM campaign_offers co JOIN campaigns c ON c.id = co.campaign_id
-        WHERE co.offer_id = $1 AND c.affiliate_id = $2 LIMIT 1`,
-      [offerId, affiliateId],
-    );
+    const rows: unknown[] = await run(this.db, OFFER_SOLD_TO_AFFILIATE, [offerId, affiliateId]);
     return rows.length > 0;
   }
 }

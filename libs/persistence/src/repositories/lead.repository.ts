@@ -1,6 +1,7 @@
 import type { ApiCode, OutcomeStatus, ResultEntry, SubmitDecision } from '@lr/contracts';
 import { amount, cents, Cents, ConsentEvidence, Decision, decimalText, Lead, storedDecision, ZERO } from '@lr/domain';
 import type { Queryable } from '../queries/queryable';
+import { run, statement } from '../queries/sql';
 import { CONSENT_INSERT, consentParams } from './consent-evidence.repository';
 
 /** A submit or direct post as its row is first written (the contract's `svc_lead_id` is `id`). */
@@ -181,6 +182,30 @@ export interface ReservedLead {
   shownStatement: string | null;
 }
 
+/** Statements of this repository (prepared per connection: queries/sql.ts). */
+const FIND_LEAD = statement(`SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1`);
+
+const SUBMIT_CONTEXT = statement(`SELECT (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1) x) AS stored,
+              (SELECT row_to_json(x) FROM (
+                 SELECT r.offer_id, r.entry, r.expires_at, r.partner_data, s.lead, s.tracking, s.consumer_ip, s.ip_source, s.is_test,
+                        s.submitted_at IS NOT NULL AS submitted, s.form_cert_url, s.universal_lead_cert
+                   FROM results r JOIN searches s ON s.id = r.search_id
+                  WHERE r.id = $3 AND r.search_id = $4 AND s.affiliate_id = $2) x) AS picked,
+              (SELECT row_to_json(x) FROM (
+                 SELECT lead_group_id, lead, is_test FROM leads WHERE id = $5 AND affiliate_id = $2 AND kind = 'direct_post') x) AS origin`);
+
+const STORE_DECIDED = statement(`WITH written AS (${LEAD_INSERT(1, 'true')}),
+            consent AS (${CONSENT_INSERT('$1::uuid', 25, 'EXISTS (SELECT 1 FROM written)')})
+       SELECT ${STORED_LEAD_COLUMNS} FROM written l
+       UNION ALL
+       SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1 AND NOT EXISTS (SELECT 1 FROM written)`);
+
+const RESERVED_LEAD = statement(`SELECT l.lead, l.tracking, l.consumer_ip, l.program_id, l.answers, l.created_at, sa.payout, r.partner_data, r.entry->'offer'->>'tcpa_text' AS shown_statement,
+              (SELECT row_to_json(c) FROM consent_evidence c WHERE c.lead_id = l.id) AS consent
+         FROM leads l JOIN sales sa ON sa.lead_id = l.id AND sa.status = 'reserved'
+         LEFT JOIN results r ON r.id = l.result_id
+        WHERE l.id = $1 AND l.status = 'pending'`);
+
 /**
  * Leads (`leads`): every submit and direct post is its own row, linked to its
  * search or to the first post of its group. A refused or held submit is
@@ -192,7 +217,7 @@ export class LeadRepository {
   constructor(private readonly db: Queryable) {}
 
   async find(leadId: string): Promise<StoredLead | null> {
-    const rows: StoredLeadRow[] = await this.db.query(`SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1`, [leadId]);
+    const rows: StoredLeadRow[] = await run(this.db, FIND_LEAD, [leadId]);
     return rows[0] ? storedLeadOf(rows[0]) : null;
   }
 
@@ -220,17 +245,7 @@ export class LeadRepository {
       } | null;
       origin: { lead_group_id: string; lead: Lead; is_test: boolean } | null;
     };
-    const rows: Row[] = await this.db.query(
-      `SELECT (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1) x) AS stored,
-              (SELECT row_to_json(x) FROM (
-                 SELECT r.offer_id, r.entry, r.expires_at, r.partner_data, s.lead, s.tracking, s.consumer_ip, s.ip_source, s.is_test,
-                        s.submitted_at IS NOT NULL AS submitted, s.form_cert_url, s.universal_lead_cert
-                   FROM results r JOIN searches s ON s.id = r.search_id
-                  WHERE r.id = $3 AND r.search_id = $4 AND s.affiliate_id = $2) x) AS picked,
-              (SELECT row_to_json(x) FROM (
-                 SELECT lead_group_id, lead, is_test FROM leads WHERE id = $5 AND affiliate_id = $2 AND kind = 'direct_post') x) AS origin`,
-      [q.leadId, q.affiliateId, q.resultId, q.searchId, q.originLeadId],
-    );
+    const rows: Row[] = await run(this.db, SUBMIT_CONTEXT, [q.leadId, q.affiliateId, q.resultId, q.searchId, q.originLeadId]);
     const r = rows[0];
     const p = r.picked;
     return {
@@ -263,14 +278,7 @@ export class LeadRepository {
    * statement's snapshot: it is read again in a statement of its own.
    */
   async storeDecided(lead: NewLead, decision: Decision, consent: ConsentEvidence | null): Promise<StoredLead> {
-    const rows: StoredLeadRow[] = await this.db.query(
-      `WITH written AS (${LEAD_INSERT(1, 'true')}),
-            consent AS (${CONSENT_INSERT('$1::uuid', 25, 'EXISTS (SELECT 1 FROM written)')})
-       SELECT ${STORED_LEAD_COLUMNS} FROM written l
-       UNION ALL
-       SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1 AND NOT EXISTS (SELECT 1 FROM written)`,
-      [...leadParams(lead, decision, ZERO), ...consentParams(consent)],
-    );
+    const rows: StoredLeadRow[] = await run(this.db, STORE_DECIDED, [...leadParams(lead, decision, ZERO), ...consentParams(consent)]);
     if (rows[0]) return storedLeadOf(rows[0]);
     const twin = await this.find(lead.id);
     if (!twin) throw new Error(`lead ${lead.id} was neither written nor found`);
@@ -290,14 +298,7 @@ export class LeadRepository {
       partner_data: { partnerResultId?: string } | null;
       shown_statement: string | null;
       consent: { tcpa_consent: boolean; tcpa_text: string | null; button_label: string | null; ip: string; consented_at: string; form_cert_url: string | null; universal_lead_cert: string | null } | null;
-    }> = await this.db.query(
-      `SELECT l.lead, l.tracking, l.consumer_ip, l.program_id, l.answers, l.created_at, sa.payout, r.partner_data, r.entry->'offer'->>'tcpa_text' AS shown_statement,
-              (SELECT row_to_json(c) FROM consent_evidence c WHERE c.lead_id = l.id) AS consent
-         FROM leads l JOIN sales sa ON sa.lead_id = l.id AND sa.status = 'reserved'
-         LEFT JOIN results r ON r.id = l.result_id
-        WHERE l.id = $1 AND l.status = 'pending'`,
-      [leadId],
-    );
+    }> = await run(this.db, RESERVED_LEAD, [leadId]);
     const r = rows[0];
     if (!r) return null;
     return {

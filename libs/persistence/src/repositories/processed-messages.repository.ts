@@ -1,4 +1,9 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { run, statement } from '../queries/sql';
+
+const MARK_PROCESSED = statement(
+  `INSERT INTO processed_messages (consumer, message_id, message_type) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING message_id`,
+);
 
 /**
  * Messages handled at most once (`processed_messages`): for an effect whose
@@ -35,10 +40,6 @@ export class ProcessedMessages {
 }
 
 async function claim(db: DataSource | EntityManager, consumer: string, message: { messageId: string; type: string }): Promise<boolean> {
-  const inserted: unknown[] = await db.query(
-    `INSERT INTO processed_messages (consumer, message_id, message_type) VALUES ($1, $2, $3)
-     ON CONFLICT DO NOTHING RETURNING message_id`,
-    [consumer, message.messageId, message.type],
-  );
+  const inserted: unknown[] = await run(db, MARK_PROCESSED, [consumer, message.messageId, message.type]);
   return inserted.length > 0;
 }

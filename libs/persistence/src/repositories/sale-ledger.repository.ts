@@ -1,7 +1,8 @@
 import type { SearchMeta } from '@lr/contracts';
 import { BuyerOutcome, CapAt, CapSlot, Cents, ConsentEvidence, DedupeKey, Decision, decimalText, Lead, LiveSale, SaleFacts, SUBMIT } from '@lr/domain';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { Queryable } from '../queries/queryable';
+import { Connection, inTransaction, literal, poolOf, run, statement } from '../queries/sql';
 import { CONSENT_INSERT, consentParams } from './consent-evidence.repository';
 import { KEYS_FROM_PARAMS, keyParams, LAST_SALES_TO_PERSON } from './dedupe-index.repository';
 import { LEAD_INSERT, leadParams, NewLead, STORED_LEAD_COLUMNS, StoredLead, StoredLeadRow, storedLeadOf } from './lead.repository';
@@ -29,6 +30,105 @@ const SALE_FACTS_SELECT = `
   (SELECT json_agg(x) FROM (${LIVE_SALES('$1::uuid')}) x) AS live_sales,
   (SELECT json_agg(x) FROM (${CAP_USAGE('$2', '$3', '$4')}) x) AS cap_usage,
   (SELECT json_agg(x) FROM (${LAST_SALES_TO_PERSON(KEYS_FROM_PARAMS('$5', '$6'), 'd.offer_id = ANY($7::uuid[])')}) x) AS last_sales`;
+
+const SALE_FACTS = statement(`SELECT ${SALE_FACTS_SELECT}`);
+
+/** The sale facts under the reservation's locks, with the group's lead and this submit's own row. */
+const LOCKED_FACTS = statement(
+  `SELECT ${SALE_FACTS_SELECT},
+          (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $8) x) AS own,
+          COALESCE((SELECT s.lead FROM searches s WHERE s.id = $9), (SELECT g.lead FROM leads g WHERE g.id = $1 AND $9::uuid IS NULL)) AS group_lead,
+          COALESCE((SELECT s.submitted_at IS NOT NULL FROM searches s WHERE s.id = $9), EXISTS (SELECT 1 FROM leads g WHERE g.id = $1 AND $9::uuid IS NULL)) AS submitted`,
+);
+
+/** Marks WRITE_SALE's failure when a cap filled meanwhile. */
+const CAP_FILLED = 'lr-cap-filled';
+
+/** The sale's one write (writeSale). */
+const WRITE_SALE = statement(`WITH taken AS (
+         INSERT INTO cap_usage AS u (scope, period, period_start, used)
+         SELECT c.scope, c.period, c.period_start, 1
+           FROM unnest($32::text[], $33::text[], $34::timestamptz[], $35::int[]) WITH ORDINALITY AS c(scope, period, period_start, lim, n)
+          WHERE c.lim > 0
+          ORDER BY c.n
+         ON CONFLICT (scope, period, period_start) DO UPDATE SET used = u.used + 1, updated_at = now()
+          WHERE u.used < (SELECT x.lim FROM unnest($32::text[], $33::text[], $34::timestamptz[], $35::int[]) AS x(scope, period, period_start, lim)
+                           WHERE x.scope = u.scope AND x.period = u.period AND x.period_start = u.period_start)
+         RETURNING scope, period, period_start
+       ), sale AS (
+         INSERT INTO sales (lead_id, search_id, lead_group_id, offer_id, school_id, campaign_id, affiliate_id, offer_type, payout, price, status, cap_slots)
+         SELECT $1::uuid, $2::uuid, $17::uuid, $7::uuid, $36::uuid, $6::uuid, $5::uuid, $37, $44::numeric, $38::numeric, 'reserved',
+                COALESCE((SELECT json_agg(json_build_object('scope', scope, 'period', period, 'period_start', period_start)) FROM taken), '[]')
+          WHERE (SELECT count(*) FROM taken) = cardinality($32::text[])
+         RETURNING lead_id
+       ), lead AS (${LEAD_INSERT(1, 'EXISTS (SELECT 1 FROM sale)')}
+       ), consent AS (${CONSENT_INSERT('$1::uuid', 25, 'EXISTS (SELECT 1 FROM sale)')}
+       ), person AS (
+         INSERT INTO dedupe_keys (lead_id, key_type, key_hash, offer_id, school_id, affiliate_id, accepted_at)
+         SELECT $1::uuid, k.key_type, k.key_hash, $7::uuid, $36::uuid, $5::uuid, now()
+           FROM unnest($39::text[], $40::char(64)[]) AS k(key_type, key_hash)
+          WHERE EXISTS (SELECT 1 FROM sale)
+         ON CONFLICT DO NOTHING
+         RETURNING 1
+       ), search AS (
+         UPDATE searches SET lead = $41::jsonb, person_keys = $42::jsonb, submitted_at = COALESCE(submitted_at, now())
+          WHERE id = $43::uuid AND EXISTS (SELECT 1 FROM sale)
+            -- a search's later sales mostly change nothing: no new row version then
+            AND (submitted_at IS NULL OR lead IS DISTINCT FROM $41::jsonb OR person_keys IS DISTINCT FROM $42::jsonb)
+         RETURNING 1
+       )
+       -- Not sold means a cap filled meanwhile: the statement fails (CAP_FILLED), so no slot it did take is kept,
+       -- even when COMMIT follows in the same round trip. The failing cast reads a row count, so it is never folded at plan time.
+       SELECT CASE WHEN EXISTS (SELECT 1 FROM sale) THEN true ELSE (SELECT ('${CAP_FILLED}:' || count(*))::boolean FROM taken) END AS sold`);
+
+/** The sale's write failed because a cap filled between the facts and the write (WRITE_SALE). */
+function isCapFilled(e: unknown): boolean {
+  return (e as { code?: string }).code === '22P02' && String((e as Error).message).includes(CAP_FILLED);
+}
+
+/** Claims a lead's delivery attempt, or reads the one claimed before (claimAttempt). */
+const CLAIM = statement(`WITH claimed AS (
+         INSERT INTO delivery_attempts (lead_id, attempt, started_at) VALUES ($1, 1, now()) ON CONFLICT DO NOTHING RETURNING started_at
+       )
+       SELECT true AS claimed, started_at FROM claimed
+       UNION ALL
+       SELECT false, started_at FROM delivery_attempts WHERE lead_id = $1 AND attempt = 1 AND NOT EXISTS (SELECT 1 FROM claimed)`);
+
+/** A twin's claim, committed while CLAIM waited (claimAttempt). */
+const CLAIMED_BEFORE = statement(`SELECT false AS claimed, started_at FROM delivery_attempts WHERE lead_id = $1 AND attempt = 1`);
+
+/** Books a buyer's answer (settle). */
+const SETTLE = statement(`WITH attempt AS (
+         UPDATE delivery_attempts SET finished_at = now(), outcome = $2, http_status = $3, latency_ms = $4, detail = $5
+          WHERE lead_id = $1 AND attempt = 1 AND finished_at IS NULL AND $12::boolean
+         RETURNING 1
+       ), decided AS (
+         UPDATE leads SET status = $6, code = $7, reason = $8, field = $9, payout = $10::numeric, decided_at = now(), decided_by = $11
+          WHERE id = $1 AND status = 'pending'
+         RETURNING *
+       ), sale AS (
+         UPDATE sales SET status = CASE WHEN $13::boolean THEN 'accepted' ELSE 'released' END, updated_at = now()
+          WHERE lead_id = $1 AND status = 'reserved' AND EXISTS (SELECT 1 FROM decided)
+         RETURNING search_id, cap_slots
+       ), slots AS (
+         UPDATE cap_usage u SET used = u.used - 1, updated_at = now()
+           FROM sale, jsonb_to_recordset(sale.cap_slots) AS x(scope text, period text, period_start timestamptz)
+          WHERE NOT $13::boolean AND u.scope = x.scope AND u.period = x.period AND u.period_start = x.period_start AND u.used > 0
+         RETURNING 1
+       ), person AS (
+         DELETE FROM dedupe_keys WHERE lead_id = $1 AND NOT $13::boolean AND EXISTS (SELECT 1 FROM sale)
+         RETURNING 1
+       ), search AS (
+         UPDATE searches s SET accepted_count = s.accepted_count + 1,
+                               true_exclusive_accepted = s.true_exclusive_accepted OR $14::boolean,
+                               state_version = s.state_version + 1
+           FROM sale
+          WHERE $13::boolean AND s.id = sale.search_id
+         RETURNING ${SEARCH_META_COLUMNS}, s.result_order
+       )
+       SELECT COALESCE((SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM decided l) x),
+                       (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1) x)) AS lead,
+              (SELECT row_to_json(search) FROM search) AS search`);
 
 export interface SaleFactsQuery {
   /** The lead group whose live sales count; null for a search not stored yet (nothing sold). */
@@ -105,8 +205,8 @@ export class SaleLedger {
   constructor(private readonly ds: DataSource) {}
 
   /** The facts the sale rules, the duplicate rule and the caps decide on, in one statement (search-time and test submits: no locks). */
-  async saleFacts(q: SaleFactsQuery, db: Queryable = this.ds): Promise<SaleFacts> {
-    const rows: FactsRow[] = await db.query(`SELECT ${SALE_FACTS_SELECT}`, [
+  async saleFacts(q: SaleFactsQuery, db: Queryable | Connection = this.ds): Promise<SaleFacts> {
+    const rows = await run<FactsRow>(db, SALE_FACTS, [
       q.groupId,
       ...slotParams(q.slots),
       ...keyParams(q.keys),
@@ -133,25 +233,31 @@ export class SaleLedger {
     plan: (facts: LockedFacts) => ReservationPlan,
   ): Promise<ReservationResult> {
     try {
-      return await this.ds.transaction(async (em) => {
+      return await inTransaction(poolOf(this.ds), async (tx) => {
         let keys = [...q.keys];
-        await lock(em, q.groupId, q.offerId, keys);
+        // BEGIN, the locks and the facts read under them: one round trip.
+        let facts = lockedFactsOf(await tx.begin(locksOn(`${literal(lockNames(q.groupId, q.offerId, keys))}::text[]`), await tx.execute(LOCKED_FACTS, lockedFactsParams(q, keys))));
         for (;;) {
-          const facts = await this.lockedFacts(em, q, keys);
           if (facts.own) return { kind: 'stored', lead: facts.own } as const;
           const next = plan(facts);
           if (next.kind === 'lock-keys') {
             const known = new Set(keys.map((k) => `${k.type}:${k.hash}`));
             const more = next.keys.filter((k) => !known.has(`${k.type}:${k.hash}`));
             if (more.length === 0) throw new Error('the reservation plan asked for keys it already holds');
-            await lock(em, null, q.offerId, more);
+            await run(tx.client, LOCK, [lockNames(null, q.offerId, more)]);
             keys = [...keys, ...more];
+            facts = lockedFactsOf(await run(tx.client, LOCKED_FACTS, lockedFactsParams(q, keys)));
             continue;
           }
           if (next.kind === 'refuse') throw new Rollback({ kind: 'refused', decision: next.decision });
           if (next.kind === 'forbidden') throw new Rollback({ kind: 'forbidden' });
-          const sold = await this.writeSale(em, next.sale);
-          if (!sold) throw new Rollback({ kind: 'refused', decision: SUBMIT.capReached });
+          // The sale's write and COMMIT: one round trip.
+          try {
+            await tx.commit(await tx.execute(WRITE_SALE, writeSaleParams(next.sale)));
+          } catch (e) {
+            if (isCapFilled(e)) throw new Rollback({ kind: 'refused', decision: SUBMIT.capReached });
+            throw e;
+          }
           return { kind: 'reserved' } as const;
         }
       });
@@ -159,76 +265,6 @@ export class SaleLedger {
       if (e instanceof Rollback) return e.result;
       throw e;
     }
-  }
-
-  private async lockedFacts(em: EntityManager, q: { leadId: string; groupId: string; offerId: string; caps: readonly CapAt[]; searchId: string | null }, keys: readonly DedupeKey[]): Promise<LockedFacts> {
-    const rows: Array<FactsRow & { group_lead: Lead | null; submitted: boolean; own: StoredLeadRow | null }> = await em.query(
-      `SELECT ${SALE_FACTS_SELECT},
-              (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $8) x) AS own,
-              COALESCE((SELECT s.lead FROM searches s WHERE s.id = $9), (SELECT g.lead FROM leads g WHERE g.id = $1 AND $9::uuid IS NULL)) AS group_lead,
-              COALESCE((SELECT s.submitted_at IS NOT NULL FROM searches s WHERE s.id = $9), EXISTS (SELECT 1 FROM leads g WHERE g.id = $1 AND $9::uuid IS NULL)) AS submitted`,
-      [q.groupId, ...slotParams(q.caps.map((c) => c.slot)), ...keyParams(keys), [q.offerId], q.leadId, q.searchId],
-    );
-    const r = rows[0];
-    return { ...factsOf(r), own: r.own ? storedLeadOf(r.own) : null, groupLead: r.group_lead, submitted: r.submitted };
-  }
-
-  /** The sale's one write. False when a cap slot could not be taken (nothing is kept: the caller rolls back). */
-  private async writeSale(em: EntityManager, s: SaleToReserve): Promise<boolean> {
-    const caps = s.caps;
-    // The lead is pending: its payout is booked when its buyer accepts (the sale holds it meanwhile).
-    const pending = leadParams(s.lead, SUBMIT.pending, null); // $1-$24
-    const consent = consentParams(s.consent); // $25-$31
-    const rows: Array<{ caps_taken: number; sold: boolean }> = await em.query(
-      `WITH taken AS (
-         INSERT INTO cap_usage AS u (scope, period, period_start, used)
-         SELECT c.scope, c.period, c.period_start, 1
-           FROM unnest($32::text[], $33::text[], $34::timestamptz[], $35::int[]) WITH ORDINALITY AS c(scope, period, period_start, lim, n)
-          WHERE c.lim > 0
-          ORDER BY c.n
-         ON CONFLICT (scope, period, period_start) DO UPDATE SET used = u.used + 1, updated_at = now()
-          WHERE u.used < (SELECT x.lim FROM unnest($32::text[], $33::text[], $34::timestamptz[], $35::int[]) AS x(scope, period, period_start, lim)
-                           WHERE x.scope = u.scope AND x.period = u.period AND x.period_start = u.period_start)
-         RETURNING scope, period, period_start
-       ), sale AS (
-         INSERT INTO sales (lead_id, search_id, lead_group_id, offer_id, school_id, campaign_id, affiliate_id, offer_type, payout, price, status, cap_slots)
-         SELECT $1::uuid, $2::uuid, $17::uuid, $7::uuid, $36::uuid, $6::uuid, $5::uuid, $37, $44::numeric, $38::numeric, 'reserved',
-                COALESCE((SELECT json_agg(json_build_object('scope', scope, 'period', period, 'period_start', period_start)) FROM taken), '[]')
-          WHERE (SELECT count(*) FROM taken) = cardinality($32::text[])
-         RETURNING lead_id
-       ), lead AS (${LEAD_INSERT(1, 'EXISTS (SELECT 1 FROM sale)')}
-       ), consent AS (${CONSENT_INSERT('$1::uuid', 25, 'EXISTS (SELECT 1 FROM sale)')}
-       ), person AS (
-         INSERT INTO dedupe_keys (lead_id, key_type, key_hash, offer_id, school_id, affiliate_id, accepted_at)
-         SELECT $1::uuid, k.key_type, k.key_hash, $7::uuid, $36::uuid, $5::uuid, now()
-           FROM unnest($39::text[], $40::char(64)[]) AS k(key_type, key_hash)
-          WHERE EXISTS (SELECT 1 FROM sale)
-         ON CONFLICT DO NOTHING
-         RETURNING 1
-       ), search AS (
-         UPDATE searches SET lead = $41::jsonb, person_keys = $42::jsonb, submitted_at = COALESCE(submitted_at, now())
-          WHERE id = $43::uuid AND EXISTS (SELECT 1 FROM sale)
-         RETURNING 1
-       )
-       SELECT (SELECT count(*) FROM taken)::int AS caps_taken, EXISTS (SELECT 1 FROM sale) AS sold`,
-      [
-        ...pending,
-        ...consent,
-        caps.map((c) => c.slot.scope),
-        caps.map((c) => c.slot.period),
-        caps.map((c) => c.slot.periodStart.toISOString()),
-        caps.map((c) => c.limit),
-        s.schoolId,
-        s.offerType,
-        s.price === null ? null : decimalText(s.price),
-        ...keyParams(s.keys),
-        s.search ? JSON.stringify(s.search.lead) : null,
-        s.search ? JSON.stringify(s.search.keys) : null,
-        s.search?.id ?? null,
-        s.payout === null ? null : decimalText(s.payout),
-      ],
-    );
-    return rows[0].sold;
   }
 
   /**
@@ -239,16 +275,8 @@ export class SaleLedger {
    * statement of its own (it is not in this statement's snapshot).
    */
   async claimAttempt(leadId: string): Promise<AttemptClaim> {
-    const rows: Array<{ claimed: boolean; started_at: Date }> = await this.ds.query(
-      `WITH claimed AS (
-         INSERT INTO delivery_attempts (lead_id, attempt, started_at) VALUES ($1, 1, now()) ON CONFLICT DO NOTHING RETURNING started_at
-       )
-       SELECT true AS claimed, started_at FROM claimed
-       UNION ALL
-       SELECT false, started_at FROM delivery_attempts WHERE lead_id = $1 AND attempt = 1 AND NOT EXISTS (SELECT 1 FROM claimed)`,
-      [leadId],
-    );
-    const r = rows[0] ?? (await this.ds.query(`SELECT false AS claimed, started_at FROM delivery_attempts WHERE lead_id = $1 AND attempt = 1`, [leadId]))[0];
+    const rows = await run<{ claimed: boolean; started_at: Date }>(this.ds, CLAIM, [leadId]);
+    const r = rows[0] ?? (await run<{ claimed: boolean; started_at: Date }>(this.ds, CLAIMED_BEFORE, [leadId]))[0];
     if (!r) throw new Error(`delivery attempt of lead ${leadId} was neither claimed nor found`);
     return r.claimed ? { claimed: true } : { claimed: false, startedAt: new Date(r.started_at) };
   }
@@ -262,65 +290,67 @@ export class SaleLedger {
    */
   async settle(s: Settlement): Promise<{ lead: StoredLead; search: Omit<SearchMeta, 'order'> & { order: string[] } | null }> {
     const accepted = s.outcome === 'accepted';
-    const rows: Array<{ lead: StoredLeadRow; search: (SearchMetaRow & { result_order: string[] }) | null }> = await this.ds.query(
-      `WITH attempt AS (
-         UPDATE delivery_attempts SET finished_at = now(), outcome = $2, http_status = $3, latency_ms = $4, detail = $5
-          WHERE lead_id = $1 AND attempt = 1 AND finished_at IS NULL AND $12::boolean
-         RETURNING 1
-       ), decided AS (
-         UPDATE leads SET status = $6, code = $7, reason = $8, field = $9, payout = $10::numeric, decided_at = now(), decided_by = $11
-          WHERE id = $1 AND status = 'pending'
-         RETURNING *
-       ), sale AS (
-         UPDATE sales SET status = CASE WHEN $13::boolean THEN 'accepted' ELSE 'released' END, updated_at = now()
-          WHERE lead_id = $1 AND status = 'reserved' AND EXISTS (SELECT 1 FROM decided)
-         RETURNING search_id, cap_slots
-       ), slots AS (
-         UPDATE cap_usage u SET used = u.used - 1, updated_at = now()
-           FROM sale, jsonb_to_recordset(sale.cap_slots) AS x(scope text, period text, period_start timestamptz)
-          WHERE NOT $13::boolean AND u.scope = x.scope AND u.period = x.period AND u.period_start = x.period_start AND u.used > 0
-         RETURNING 1
-       ), person AS (
-         DELETE FROM dedupe_keys WHERE lead_id = $1 AND NOT $13::boolean AND EXISTS (SELECT 1 FROM sale)
-         RETURNING 1
-       ), search AS (
-         UPDATE searches s SET accepted_count = s.accepted_count + 1,
-                               true_exclusive_accepted = s.true_exclusive_accepted OR $14::boolean,
-                               state_version = s.state_version + 1
-           FROM sale
-          WHERE $13::boolean AND s.id = sale.search_id
-         RETURNING ${SEARCH_META_COLUMNS}, s.result_order
-       )
-       SELECT COALESCE((SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM decided l) x),
-                       (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1) x)) AS lead,
-              (SELECT row_to_json(search) FROM search) AS search`,
-      [
-        s.leadId,
-        s.outcome,
-        s.attempt?.httpStatus ?? null,
-        s.attempt?.latencyMs ?? null,
-        s.attempt?.detail ?? null,
-        s.decision.status,
-        s.decision.code,
-        s.decision.reason,
-        s.decision.field ?? null,
-        accepted && s.payout !== null ? decimalText(s.payout) : accepted ? null : '0.00',
-        s.decision.decidedBy ?? 'service',
-        s.attempt !== null,
-        accepted,
-        s.endsOtherSales,
-      ],
-    );
+    const rows = await run<{ lead: StoredLeadRow; search: (SearchMetaRow & { result_order: string[] }) | null }>(this.ds, SETTLE, [
+      s.leadId,
+      s.outcome,
+      s.attempt?.httpStatus ?? null,
+      s.attempt?.latencyMs ?? null,
+      s.attempt?.detail ?? null,
+      s.decision.status,
+      s.decision.code,
+      s.decision.reason,
+      s.decision.field ?? null,
+      accepted && s.payout !== null ? decimalText(s.payout) : accepted ? null : '0.00',
+      s.decision.decidedBy ?? 'service',
+      s.attempt !== null,
+      accepted,
+      s.endsOtherSales,
+
+    ]);
     const r = rows[0];
     return { lead: storedLeadOf(r.lead), search: r.search ? { ...searchMetaOf(r.search), order: r.search.result_order } : null };
   }
 }
 
-/** Transaction advisory locks on the lead group (unless null) and the person's keys on the offer, in one statement and one sorted order. */
-async function lock(em: EntityManager, groupId: string | null, offerId: string, keys: readonly DedupeKey[]): Promise<void> {
-  const names = [...(groupId ? [`sale-group:${groupId}`] : []), ...keys.map((k) => `dedupe:${offerId}:${k.type}:${k.hash}`)];
-  await em.query(
-    `SELECT count(pg_advisory_xact_lock(h)) FROM (SELECT hashtextextended(n, 0) AS h FROM unnest($1::text[]) AS n ORDER BY 1) AS sorted`,
-    [names],
-  );
+/** Lock names of the lead group (unless null) and of the person's keys on the offer. */
+function lockNames(groupId: string | null, offerId: string, keys: readonly DedupeKey[]): string[] {
+  return [...(groupId ? [`sale-group:${groupId}`] : []), ...keys.map((k) => `dedupe:${offerId}:${k.type}:${k.hash}`)];
+}
+
+/** Transaction advisory locks on the names of a text[] expression, in one statement and one sorted order. */
+const locksOn = (names: string) =>
+  `SELECT count(pg_advisory_xact_lock(h)) FROM (SELECT hashtextextended(n, 0) AS h FROM unnest(${names}) AS n ORDER BY 1) AS sorted`;
+const LOCK = statement(locksOn('$1::text[]'));
+
+type LockedFactsRow = FactsRow & { group_lead: Lead | null; submitted: boolean; own: StoredLeadRow | null };
+
+/** LOCKED_FACTS' parameters: the group, the caps' slots, the person's keys, the offer, this submit, its search. */
+function lockedFactsParams(q: { leadId: string; groupId: string; offerId: string; caps: readonly CapAt[]; searchId: string | null }, keys: readonly DedupeKey[]): unknown[] {
+  return [q.groupId, ...slotParams(q.caps.map((c) => c.slot)), ...keyParams(keys), [q.offerId], q.leadId, q.searchId];
+}
+
+function lockedFactsOf(rows: LockedFactsRow[]): LockedFacts {
+  const r = rows[0];
+  return { ...factsOf(r), own: r.own ? storedLeadOf(r.own) : null, groupLead: r.group_lead, submitted: r.submitted };
+}
+
+/** WRITE_SALE's parameters. The lead is pending: its payout is booked when its buyer accepts (the sale holds it meanwhile). */
+function writeSaleParams(s: SaleToReserve): unknown[] {
+  const caps = s.caps;
+  return [
+    ...leadParams(s.lead, SUBMIT.pending, null), // $1-$24
+    ...consentParams(s.consent), // $25-$31
+    caps.map((c) => c.slot.scope),
+    caps.map((c) => c.slot.period),
+    caps.map((c) => c.slot.periodStart.toISOString()),
+    caps.map((c) => c.limit),
+    s.schoolId,
+    s.offerType,
+    s.price === null ? null : decimalText(s.price),
+    ...keyParams(s.keys),
+    s.search ? JSON.stringify(s.search.lead) : null,
+    s.search ? JSON.stringify(s.search.keys) : null,
+    s.search?.id ?? null,
+    s.payout === null ? null : decimalText(s.payout),
+  ];
 }

@@ -1,6 +1,7 @@
 import type { SearchMeta } from '@lr/contracts';
 import { CapSlot, cents, DedupeKey, Lead, RankCandidate, SaleFacts } from '@lr/domain';
 import type { Queryable } from '../queries/queryable';
+import { run, statement } from '../queries/sql';
 import { LAST_SALES_TO_PERSON, lastSalesOf } from './dedupe-index.repository';
 import { CAP_USAGE, capUsageOf, LIVE_SALES, liveSalesOf, slotParams } from './sale-facts';
 import { SEARCH_META_COLUMNS, SearchMetaRow, searchMetaOf } from './search-meta';
@@ -91,6 +92,77 @@ const RESULT_ROWS_INSERT = (searchIdSql: string, rowsParam: string, where: strin
      FROM jsonb_to_recordset(${rowsParam}::jsonb)
        AS x(id uuid, offer_id uuid, campaign_id uuid, entry jsonb, partner_data jsonb, expires_at timestamptz) ${where}`;
 
+/** Statements of this repository (prepared per connection: queries/sql.ts). */
+const STORE_SEARCH = statement(`WITH search AS (
+         INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
+                               tcpa_consent, form_cert_url, universal_lead_cert, created_at, closes_at, processing_done_at,
+                               state_version, offer_decisions, result_order, person_keys)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1, $16, $17::uuid[], $18)
+         ON CONFLICT (id) DO NOTHING
+         RETURNING id
+       ), shown AS (
+         ${RESULT_ROWS_INSERT('(SELECT id FROM search)', '$19', 'WHERE EXISTS (SELECT 1 FROM search)')}
+         RETURNING 1
+       ), calls AS (
+         INSERT INTO search_partner_calls (search_id, partner_id, offer_ids, status)
+         SELECT (SELECT id FROM search), x.partner_id, ARRAY(SELECT jsonb_array_elements_text(x.offer_ids)::uuid), 'pending'
+           FROM jsonb_to_recordset($20::jsonb) AS x(partner_id uuid, offer_ids jsonb)
+          WHERE EXISTS (SELECT 1 FROM search)
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM search)::int AS stored`);
+
+const SEARCH_EXISTS = statement(`SELECT 1 FROM searches WHERE id = $1`);
+
+const PENDING_PARTNER_CALLS = statement(`SELECT partner_id, offer_ids FROM search_partner_calls WHERE search_id = $1 AND status = 'pending'`);
+
+const MERGE_CONTEXT = statement(`SELECT s.campaign_id, s.is_test, s.closes_at, s.lead, s.state_version, s.result_order, s.person_keys IS NOT NULL AS has_person_keys,
+              c.offer_ids, c.status = 'pending' AS pending,
+              CASE WHEN c.status = 'pending' THEN (SELECT json_agg(x) FROM (${LIVE_SALES('s.id')}) x) END AS live_sales,
+              CASE WHEN c.status = 'pending' THEN (SELECT json_agg(x) FROM (${CAP_USAGE('$4', '$5', '$6')}) x) END AS cap_usage,
+              CASE WHEN c.status = 'pending' THEN (SELECT json_agg(x) FROM (${LAST_SALES_TO_PERSON(
+                'SELECT p.type, p.hash FROM jsonb_to_recordset(s.person_keys) AS p(type text, hash text)',
+                'd.offer_id = ANY($3::uuid[])',
+              )}) x) END AS last_sales,
+              CASE WHEN c.status = 'pending' THEN (
+                SELECT json_agg(json_build_object('id', r.id, 'offer_id', r.offer_id, 'school_id', o.school_id, 'priority', o.priority,
+                                                  'source', o.source, 'name', o.name, 'payout', r.entry->>'payout'))
+                  FROM results r JOIN offers o ON o.id = r.offer_id
+                 WHERE r.search_id = s.id) END AS shown
+         FROM searches s JOIN search_partner_calls c ON c.search_id = s.id AND c.partner_id = $2
+        WHERE s.id = $1`);
+
+const SEARCH_ANSWER = statement(`SELECT ${SEARCH_META_COLUMNS}, s.result_order,
+              (SELECT array_agg(r.entry::text ORDER BY array_position(s.result_order, r.id)) FROM results r WHERE r.search_id = s.id) AS entries
+         FROM searches s WHERE s.id = $1`);
+
+const RESULT_REF = statement(`SELECT r.id, r.search_id, r.campaign_id, s.affiliate_id, r.offer_id
+         FROM results r JOIN searches s ON s.id = r.search_id WHERE r.id = $1`);
+
+const MERGE_ANSWER = statement(`WITH search AS (
+         UPDATE searches s
+            SET result_order = $3::uuid[],
+                offer_decisions = s.offer_decisions || $4::jsonb,
+                state_version = s.state_version + 1,
+                processing_done_at = CASE
+                  WHEN s.processing_done_at IS NULL
+                   AND NOT EXISTS (SELECT 1 FROM search_partner_calls c
+                                    WHERE c.search_id = s.id AND c.status = 'pending' AND c.partner_id <> $6)
+                  THEN now() ELSE s.processing_done_at END
+          WHERE s.id = $1 AND s.state_version = $2
+            AND EXISTS (SELECT 1 FROM search_partner_calls c WHERE c.search_id = $1 AND c.partner_id = $6 AND c.status = 'pending')
+          RETURNING ${SEARCH_META_COLUMNS}
+       ), answered AS (
+         UPDATE search_partner_calls
+            SET status = $7, answered_at = now(), latency_ms = $8, result_count = $9, detail = $10
+          WHERE search_id = $1 AND partner_id = $6 AND status = 'pending' AND EXISTS (SELECT 1 FROM search)
+          RETURNING 1
+       ), shown AS (
+         ${RESULT_ROWS_INSERT('$1::uuid', '$5', 'WHERE EXISTS (SELECT 1 FROM search)')}
+         RETURNING 1
+       )
+       SELECT * FROM search`);
+
 /**
  * Searches (`searches`, `results`, `search_partner_calls`): a search with its
  * lead, the results shown (each entry exactly as shown, in `result_order`
@@ -108,47 +180,25 @@ export class SearchRepository {
    * the statement, when the search row exists.
    */
   async store(s: NewSearch): Promise<boolean> {
-    const rows: Array<{ stored: number }> = await this.db.query(
-      `WITH search AS (
-         INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
-                               tcpa_consent, form_cert_url, universal_lead_cert, created_at, closes_at, processing_done_at,
-                               state_version, offer_decisions, result_order, person_keys)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1, $16, $17::uuid[], $18)
-         ON CONFLICT (id) DO NOTHING
-         RETURNING id
-       ), shown AS (
-         ${RESULT_ROWS_INSERT('(SELECT id FROM search)', '$19', 'WHERE EXISTS (SELECT 1 FROM search)')}
-         RETURNING 1
-       ), calls AS (
-         INSERT INTO search_partner_calls (search_id, partner_id, offer_ids, status)
-         SELECT (SELECT id FROM search), x.partner_id, ARRAY(SELECT jsonb_array_elements_text(x.offer_ids)::uuid), 'pending'
-           FROM jsonb_to_recordset($20::jsonb) AS x(partner_id uuid, offer_ids jsonb)
-          WHERE EXISTS (SELECT 1 FROM search)
-         RETURNING 1
-       )
-       SELECT (SELECT count(*) FROM search)::int AS stored`,
-      [
-        s.id, s.affiliateId, s.campaignId, s.apiKeyId, s.isTest, JSON.stringify(s.lead), JSON.stringify(s.tracking), s.consumerIp, s.ipSource,
-        s.tcpaConsent, s.formCertUrl, s.universalLeadCert, s.createdAt, s.closesAt, s.partnerCalls.length === 0 ? s.createdAt : null,
-        JSON.stringify(s.decisions), s.results.map((r) => r.id), JSON.stringify(s.personKeys),
-        resultRowsJson(s.results),
-        JSON.stringify(s.partnerCalls.map((c) => ({ partner_id: c.partnerId, offer_ids: c.offerIds }))),
-      ],
-    );
+    const rows: Array<{ stored: number }> = await run(this.db, STORE_SEARCH, [
+      s.id, s.affiliateId, s.campaignId, s.apiKeyId, s.isTest, JSON.stringify(s.lead), JSON.stringify(s.tracking), s.consumerIp, s.ipSource,
+      s.tcpaConsent, s.formCertUrl, s.universalLeadCert, s.createdAt, s.closesAt, s.partnerCalls.length === 0 ? s.createdAt : null,
+      JSON.stringify(s.decisions), s.results.map((r) => r.id), JSON.stringify(s.personKeys),
+      resultRowsJson(s.results),
+      JSON.stringify(s.partnerCalls.map((c) => ({ partner_id: c.partnerId, offer_ids: c.offerIds }))),
+
+    ]);
     return rows[0]?.stored === 1;
   }
 
   async exists(searchId: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM searches WHERE id = $1', [searchId]);
+    const rows: unknown[] = await run(this.db, SEARCH_EXISTS, [searchId]);
     return rows.length > 0;
   }
 
   /** The partner calls of a search still waiting for an answer (a redelivered request re-sends them). */
   async pendingPartnerCalls(searchId: string): Promise<Array<{ partnerId: string; offerIds: string[] }>> {
-    const rows: Array<{ partner_id: string; offer_ids: string[] }> = await this.db.query(
-      `SELECT partner_id, offer_ids FROM search_partner_calls WHERE search_id = $1 AND status = 'pending'`,
-      [searchId],
-    );
+    const rows: Array<{ partner_id: string; offer_ids: string[] }> = await run(this.db, PENDING_PARTNER_CALLS, [searchId]);
     return rows.map((r) => ({ partnerId: r.partner_id, offerIds: r.offer_ids }));
   }
 
@@ -176,24 +226,7 @@ export class SearchRepository {
       last_sales: Parameters<typeof lastSalesOf>[0];
       shown: Array<{ id: string; offer_id: string; school_id: string; priority: number; source: 'own' | 'partner'; name: string; payout: string | null }> | null;
     };
-    const rows: Row[] = await this.db.query(
-      `SELECT s.campaign_id, s.is_test, s.closes_at, s.lead, s.state_version, s.result_order, s.person_keys IS NOT NULL AS has_person_keys,
-              c.offer_ids, c.status = 'pending' AS pending,
-              CASE WHEN c.status = 'pending' THEN (SELECT json_agg(x) FROM (${LIVE_SALES('s.id')}) x) END AS live_sales,
-              CASE WHEN c.status = 'pending' THEN (SELECT json_agg(x) FROM (${CAP_USAGE('$4', '$5', '$6')}) x) END AS cap_usage,
-              CASE WHEN c.status = 'pending' THEN (SELECT json_agg(x) FROM (${LAST_SALES_TO_PERSON(
-                'SELECT p.type, p.hash FROM jsonb_to_recordset(s.person_keys) AS p(type text, hash text)',
-                'd.offer_id = ANY($3::uuid[])',
-              )}) x) END AS last_sales,
-              CASE WHEN c.status = 'pending' THEN (
-                SELECT json_agg(json_build_object('id', r.id, 'offer_id', r.offer_id, 'school_id', o.school_id, 'priority', o.priority,
-                                                  'source', o.source, 'name', o.name, 'payout', r.entry->>'payout'))
-                  FROM results r JOIN offers o ON o.id = r.offer_id
-                 WHERE r.search_id = s.id) END AS shown
-         FROM searches s JOIN search_partner_calls c ON c.search_id = s.id AND c.partner_id = $2
-        WHERE s.id = $1`,
-      [q.searchId, q.partnerId, q.offerIds, ...slotParams(q.slots)],
-    );
+    const rows: Row[] = await run(this.db, MERGE_CONTEXT, [q.searchId, q.partnerId, q.offerIds, ...slotParams(q.slots)]);
     const r = rows[0];
     if (!r) return undefined;
     return {
@@ -239,35 +272,11 @@ export class SearchRepository {
     answer: { partnerId: string; outcome: string; latencyMs: number; resultCount: number; detail: string | null },
     change: { order: string[]; decisions: Record<string, OfferDecision>; added: readonly NewResult[] },
   ): Promise<SearchMeta | undefined> {
-    const rows: Array<SearchMetaRow> = await this.db.query(
-      `WITH search AS (
-         UPDATE searches s
-            SET result_order = $3::uuid[],
-                offer_decisions = s.offer_decisions || $4::jsonb,
-                state_version = s.state_version + 1,
-                processing_done_at = CASE
-                  WHEN s.processing_done_at IS NULL
-                   AND NOT EXISTS (SELECT 1 FROM search_partner_calls c
-                                    WHERE c.search_id = s.id AND c.status = 'pending' AND c.partner_id <> $6)
-                  THEN now() ELSE s.processing_done_at END
-          WHERE s.id = $1 AND s.state_version = $2
-            AND EXISTS (SELECT 1 FROM search_partner_calls c WHERE c.search_id = $1 AND c.partner_id = $6 AND c.status = 'pending')
-          RETURNING ${SEARCH_META_COLUMNS}
-       ), answered AS (
-         UPDATE search_partner_calls
-            SET status = $7, answered_at = now(), latency_ms = $8, result_count = $9, detail = $10
-          WHERE search_id = $1 AND partner_id = $6 AND status = 'pending' AND EXISTS (SELECT 1 FROM search)
-          RETURNING 1
-       ), shown AS (
-         ${RESULT_ROWS_INSERT('$1::uuid', '$5', 'WHERE EXISTS (SELECT 1 FROM search)')}
-         RETURNING 1
-       )
-       SELECT * FROM search`,
-      [
-        searchId, version, change.order, JSON.stringify(change.decisions), resultRowsJson(change.added),
-        answer.partnerId, answer.outcome, answer.latencyMs, answer.resultCount, answer.detail,
-      ],
-    );
+    const rows: Array<SearchMetaRow> = await run(this.db, MERGE_ANSWER, [
+      searchId, version, change.order, JSON.stringify(change.decisions), resultRowsJson(change.added),
+      answer.partnerId, answer.outcome, answer.latencyMs, answer.resultCount, answer.detail,
+
+    ]);
     const r = rows[0];
     // The order written (not read back: parsing a uuid[] of every result costs more than it checks).
     return r ? { ...searchMetaOf(r), order: change.order } : undefined;
@@ -279,12 +288,7 @@ export class SearchRepository {
    * what a redelivered request answers from). Undefined when there is no such search.
    */
   async state(searchId: string): Promise<{ meta: SearchMeta; entries: Buffer[] } | undefined> {
-    const rows: Array<SearchMetaRow & { result_order: string[]; entries: string[] | null }> = await this.db.query(
-      `SELECT ${SEARCH_META_COLUMNS}, s.result_order,
-              (SELECT array_agg(r.entry::text ORDER BY array_position(s.result_order, r.id)) FROM results r WHERE r.search_id = s.id) AS entries
-         FROM searches s WHERE s.id = $1`,
-      [searchId],
-    );
+    const rows: Array<SearchMetaRow & { result_order: string[]; entries: string[] | null }> = await run(this.db, SEARCH_ANSWER, [searchId]);
     const r = rows[0];
     if (!r) return undefined;
     const entries = (r.entries ?? []).map((e) => Buffer.from(e));
@@ -293,11 +297,7 @@ export class SearchRepository {
 
   /** The result a submit names, with its search's affiliate (ownership and campaign checks); null when unknown. */
   async resultOwner(resultId: string): Promise<{ id: string; searchId: string; campaignId: string; affiliateId: string; offerId: string } | null> {
-    const rows: Array<{ id: string; search_id: string; campaign_id: string; affiliate_id: string; offer_id: string }> = await this.db.query(
-      `SELECT r.id, r.search_id, r.campaign_id, s.affiliate_id, r.offer_id
-         FROM results r JOIN searches s ON s.id = r.search_id WHERE r.id = $1`,
-      [resultId],
-    );
+    const rows: Array<{ id: string; search_id: string; campaign_id: string; affiliate_id: string; offer_id: string }> = await run(this.db, RESULT_REF, [resultId]);
     const r = rows[0];
     return r ? { id: r.id, searchId: r.search_id, campaignId: r.campaign_id, affiliateId: r.affiliate_id, offerId: r.offer_id } : null;
   }

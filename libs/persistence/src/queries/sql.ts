@@ -1,0 +1,172 @@
+import { createHash } from 'node:crypto';
+import type { Pool, PoolClient } from 'pg';
+import { escapeLiteral } from 'pg';
+import { DataSource, EntityManager } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import type { Queryable } from './queryable';
+
+/**
+ * A statement of a repository, prepared once per connection under a name
+ * derived from its text. Each execution then sends only Bind/Execute: the
+ * text is not sent, parsed or analysed again, and PostgreSQL reuses a plan
+ * (docs/performance.md, "Prepared statements"). Only constant texts may be
+ * declared (a module-level `const`): a text built per call would prepare a
+ * new statement on every connection each time.
+ */
+export interface Statement {
+  readonly name: string;
+  readonly text: string;
+}
+
+export function statement(text: string): Statement {
+  return { name: `lr_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text };
+}
+
+/** A connection to run on: the pool, or one client holding a transaction. */
+export type Connection = Pool | PoolClient;
+
+/** The pg pool under a TypeORM data source (one pool per process: TypeORM's own queries and these share it). */
+export function poolOf(ds: DataSource): Pool {
+  return (ds.driver as PostgresDriver).master as Pool;
+}
+
+/**
+ * Where a Queryable's statements go: a data source's pool, or the client of
+ * the transaction an entity manager holds (its query runner is connected for
+ * the transaction's whole life).
+ */
+export function connectionOf(db: Queryable): Connection {
+  if (db instanceof DataSource) return poolOf(db);
+  // TypeORM keeps the runner's pg client protected; a transaction's statements must go to that client.
+  const runner = (db as EntityManager).queryRunner as unknown as { isReleased: boolean; databaseConnection?: PoolClient } | undefined;
+  if (runner && !runner.isReleased && runner.databaseConnection) return runner.databaseConnection;
+  return poolOf((db as EntityManager).connection);
+}
+
+/**
+ * Runs a declared statement with its parameters and answers its rows.
+ * node-postgres is called directly (not through TypeORM's query runner): it is
+ * the one client that can name a statement, and TypeORM's per-query runner
+ * and event broadcast cost more than the statement on the hot paths.
+ */
+export async function run<T>(db: Queryable | Connection, s: Statement, values: readonly unknown[] = []): Promise<T[]> {
+  const target = isConnection(db) ? db : connectionOf(db);
+  const result = await target.query<T & object>({ name: s.name, text: s.text, values: values as unknown[] });
+  return result.rows;
+}
+
+function isConnection(db: Queryable | Connection): db is Connection {
+  return !(db instanceof DataSource) && !(db instanceof EntityManager);
+}
+
+/**
+ * node-postgres' own serialization of a parameter (the text its Bind message
+ * would carry: arrays as array literals, objects as JSON, dates with their
+ * offset). Not in its typings; pinned with pg in package-lock.json.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { prepareValue } = require('pg/lib/utils') as { prepareValue: (v: unknown) => string | Buffer | null };
+
+/**
+ * A parameter as an SQL literal, for a statement sent with the simple
+ * protocol: exactly the text node-postgres would bind, quoted by its
+ * escapeLiteral (which doubles quotes and backslashes, so any text is one
+ * literal). PostgreSQL then reads it with the parameter's type, as it reads a
+ * bound parameter.
+ */
+export function literal(v: unknown): string {
+  const text = prepareValue(v);
+  if (text === null) return 'NULL';
+  if (typeof text !== 'string') throw new Error('binary parameters cannot be inlined');
+  return escapeLiteral(text);
+}
+
+/** Statements made executable by name (SQL PREPARE) on each connection, so a simple-protocol string can EXECUTE them. */
+const executable = new WeakMap<PoolClient, Set<string>>();
+
+/**
+ * One transaction on one client of the pool, in as few round trips as the
+ * protocol allows. node-postgres sends one statement per round trip when it
+ * binds parameters; the simple protocol carries several statements in one,
+ * but no parameters. So `begin` sends BEGIN with the statements that open the
+ * work, and `commit` the statements that end it with COMMIT, each in one
+ * round trip; a declared statement goes in them as `EXECUTE name(literals)`
+ * (`execute`), still prepared once per connection and planned as a
+ * prepared statement. Each statement of such a string takes its own
+ * snapshot, as separate statements do.
+ */
+export class Transaction {
+  /** Whether a BEGIN was sent and neither COMMIT nor ROLLBACK has ended it. */
+  open = false;
+
+  constructor(readonly client: PoolClient) {}
+
+  /** BEGIN, then `statements`, in one round trip; the rows of the last one. */
+  async begin<T>(...statements: string[]): Promise<T[]> {
+    this.open = true;
+    return lastRows<T>(await this.client.query(['BEGIN', ...statements].join(';\n')));
+  }
+
+  /** `statements`, then COMMIT, in one round trip; the rows of the last statement before COMMIT. An error in one leaves the transaction open (aborted): nothing is committed. */
+  async commit<T>(...statements: string[]): Promise<T[]> {
+    const results = await this.client.query([...statements, 'COMMIT'].join(';\n'));
+    this.open = false;
+    const all = Array.isArray(results) ? results : [results];
+    return (all[all.length - 2]?.rows ?? []) as T[];
+  }
+
+  /** `EXECUTE` of a declared statement with these parameters, for `begin` or `commit` (prepared on this connection first if it is not yet). */
+  async execute(s: Statement, values: readonly unknown[]): Promise<string> {
+    const name = `lx_${s.name.slice(3)}`;
+    let names = executable.get(this.client);
+    if (!names) executable.set(this.client, (names = new Set()));
+    if (!names.has(name)) {
+      // PREPARE is not transactional, and is sent alone: once it succeeded, the name exists on this connection.
+      await this.client.query(`PREPARE ${name} AS ${s.text}`);
+      names.add(name);
+    }
+    return values.length === 0 ? `EXECUTE ${name}` : `EXECUTE ${name}(${values.map(literal).join(', ')})`;
+  }
+}
+
+function lastRows<T>(results: unknown): T[] {
+  const all = (Array.isArray(results) ? results : [results]) as Array<{ rows: T[] }>;
+  return all[all.length - 1].rows;
+}
+
+/**
+ * Runs `work` in a transaction on one client: COMMIT after it unless it
+ * committed itself, ROLLBACK on any error. A client whose ROLLBACK fails is
+ * destroyed rather than returned to the pool.
+ */
+export async function inTransaction<T>(pool: Pool, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  const tx = new Transaction(client);
+  let broken: Error | undefined;
+  // A connection that fails while checked out (PostgreSQL gone, the backend killed) emits 'error' on its client; the
+  // statement in flight, if any, rejects with it. Unheard, that event would end the process; heard, the client is destroyed.
+  const onError = (e: Error) => {
+    broken = e;
+  };
+  client.on('error', onError);
+  try {
+    const result = await work(tx);
+    if (tx.open) {
+      await client.query('COMMIT');
+      tx.open = false;
+    }
+    return result;
+  } catch (e) {
+    if (tx.open) {
+      try {
+        await client.query('ROLLBACK');
+      } catch (rollbackFailed) {
+        broken = rollbackFailed as Error;
+      }
+    }
+    throw e;
+  } finally {
+    client.off('error', onError);
+    client.release(broken);
+  }
+}
