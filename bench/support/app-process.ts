@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AppName } from '../../libs/config/src';
 
@@ -77,7 +77,10 @@ export async function startProcess(spec: ProcessSpec): Promise<RunningProcess> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  const logFile = process.env.BENCH_APP_LOG_DIR ? join(process.env.BENCH_APP_LOG_DIR, `${spec.name}-${child.pid}.log`) : undefined;
+  if (logFile) mkdirSync(dirname(logFile), { recursive: true });
   const collect = (d: Buffer) => {
+    if (logFile) appendFileSync(logFile, d);
     out += d.toString();
     if (out.length > 2_000_000) out = out.slice(-1_000_000);
   };

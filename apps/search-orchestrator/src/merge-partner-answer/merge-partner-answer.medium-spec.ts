@@ -53,26 +53,28 @@ const MERGE = {
  * merges on the same version, so all but one must lose the optimistic write
  * and read again (nothing is mocked: every read and write goes to PostgreSQL).
  */
-class ReadTogether extends SearchRepository {
-  reads = 0;
-  private release!: () => void;
-  private readonly together = new Promise<void>((resolve) => (this.release = resolve));
+/**
+ * Holds the first merge between its read and its write until a second merge
+ * of the same search has begun (its read then waits for the search's row
+ * lock), and records the version each merge read.
+ */
+class HoldFirstMerge extends SearchRepository {
+  readonly versionsRead: number[] = [];
+  private calls = 0;
+  private secondBegun!: () => void;
+  private readonly begun = new Promise<void>((resolve) => (this.secondBegun = resolve));
 
-  constructor(
-    ds: DataSource,
-    private readonly parties: number,
-  ) {
-    super(ds);
-  }
-
-  override async partnerAnswerContext(q: Parameters<SearchRepository['partnerAnswerContext']>[0]) {
-    const context = await super.partnerAnswerContext(q);
-    this.reads++;
-    if (this.reads <= this.parties) {
-      if (this.reads === this.parties) this.release();
-      await this.together;
-    }
-    return context;
+  override async mergeAnswer(...[q, merge]: Parameters<SearchRepository['mergeAnswer']>) {
+    const call = ++this.calls;
+    if (call === 2) this.secondBegun();
+    return super.mergeAnswer(q, async (search) => {
+      this.versionsRead.push(search.version);
+      if (call === 1) {
+        await this.begun;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      return merge(search);
+    });
   }
 }
 
@@ -354,10 +356,10 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     }
   });
 
-  it('when both answers read the same version, the one whose write loses reads again and merges on top of the other (optimistic conflict)', async () => {
+  it('an answer merged while another of the same search is between its read and its write waits for it and merges on the list it left (row lock, no second read)', async () => {
     const w = await world(ds, MERGE);
     const s = await started(w);
-    const repo = new ReadTogether(ds, 2);
+    const repo = new HoldFirstMerge(ds);
     const merge = new MergePartnerAnswer(orch.catalog, repo, orch.ledger, orch.state);
 
     await Promise.all([
@@ -365,7 +367,7 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
       merge.run(partnerAnswer(w, s.searchId, 'p2', [partnerResult(w, 'pc')])),
     ]);
 
-    expect(repo.reads).toBe(3); // both read version 1; the loser read version 2
+    expect(repo.versionsRead).toEqual([1, 2]); // the second read what the first wrote: no merge read twice
     expect(await listed(s.searchId)).toEqual(ids(w, 'pa', 'pc', 'own', 'pb'));
     const row = (await searchRow(ds, s.searchId))!;
     expect(row.state_version).toBe(3);

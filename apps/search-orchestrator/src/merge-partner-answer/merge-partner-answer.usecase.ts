@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { PartnerSearchAnsweredV1 } from '@lr/contracts';
 import { CampaignOffer, capsAt, eligibilityVerdict, Lead, mergeResults, notOnCampaign, OfferVerdict, partnerResult, ResultCandidate, SaleFacts, saleVerdict, testMode } from '@lr/domain';
 import { counter } from '@lr/observability';
-import { NewResult, OfferDecision, PartnerAnswerContext, SaleLedger, SearchRepository, ShownResult } from '@lr/persistence';
+import { AnswerWrite, NewResult, OfferDecision, PartnerAnswerContext, SaleLedger, SearchRepository, ShownResult } from '@lr/persistence';
 import { CampaignCatalog, SearchStatePublisher } from '@lr/platform';
 import { resultsShown } from '../search-metrics';
 
@@ -18,9 +18,9 @@ function unanswered(msg: PartnerSearchAnsweredV1, open: boolean): OfferDecision 
 }
 
 /**
- * Reads and writes before a partner answer gives up (the message is then
- * retried by the transport): each conflict means another answer or a sale of
- * the same search committed in between, and a search has a handful of those.
+ * Merges before a partner answer gives up (the message is then retried by
+ * the transport): the write is still conditional on the version read, so a
+ * writer of the search that took no lock would make the merge run again.
  */
 const MAX_ATTEMPTS = 8;
 
@@ -31,12 +31,13 @@ const MAX_ATTEMPTS = 8;
  * once, and nothing shown before is removed). The call is marked answered;
  * when no call is pending the search is done.
  *
- * Two statements when nothing races: one read (the search, the call, the
- * list, the facts: one snapshot) and one optimistic write on the version
- * read. When the search changed in between (the other partner's answer, a
- * sale), the answer is read and merged again. Idempotent: only a pending call
- * takes an answer, so a redelivered answer writes nothing and only rebuilds
- * the hot state in Redis.
+ * One transaction of two round trips (SearchRepository.mergeAnswer): the
+ * search's row lock with the read (the search, the call, the list, the
+ * facts: one snapshot), then the write with COMMIT. The other partner's
+ * answer, or a sale, of the same search waits for the lock rather than
+ * reading and merging twice. Idempotent: only a pending call takes an
+ * answer, so a redelivered answer writes nothing and only rebuilds the hot
+ * state in Redis.
  */
 @Injectable()
 export class MergePartnerAnswer {
@@ -52,53 +53,49 @@ export class MergePartnerAnswer {
   async run(msg: PartnerSearchAnsweredV1): Promise<void> {
     const offerIds = [...new Set(msg.results.map((r) => r.offerId))];
     // The campaign's offers give the cap slots the read needs (an answer from an earlier release names no campaign: read it first).
-    let offers = msg.campaignId ? await this.catalog.offersOf(msg.campaignId) : undefined;
+    const campaignId = msg.campaignId ?? (await this.searches.campaignOf(msg.searchId));
+    if (!campaignId) return this.unknown(msg);
+    const offers = await this.catalog.offersOf(campaignId);
     for (let attempt = 1; ; attempt++) {
       const now = new Date();
-      const judged = (offers ?? []).filter((o) => offerIds.includes(o.offerId));
-      const search = await this.searches.partnerAnswerContext({
-        searchId: msg.searchId,
-        partnerId: msg.partnerId,
-        offerIds,
-        slots: judged.flatMap((o) => capsAt(o.caps, now).map((c) => c.slot)),
+      const judged = offers.filter((o) => offerIds.includes(o.offerId));
+      const query = { searchId: msg.searchId, partnerId: msg.partnerId, offerIds, slots: judged.flatMap((o) => capsAt(o.caps, now).map((c) => c.slot)) };
+      let added: NewResult[] = [];
+      let open = false;
+      const outcome = await this.searches.mergeAnswer(query, async (search): Promise<AnswerWrite | null> => {
+        // Answered before (a redelivery, or a twin delivery that won): nothing to write.
+        if (!search.pending) return null;
+        open = now < search.closesAt;
+        const change = open ? await this.mergeIntoList(msg, search, offers, now) : { order: search.resultOrder, added: [], decisions: {} };
+        // Every offer the call asked about gets its outcome (it was `partner_asked`): what the merge decided, else why nothing came.
+        for (const offerId of search.callOfferIds) change.decisions[offerId] ??= unanswered(msg, open);
+        added = change.added.map(
+          (c): NewResult => ({ id: c.resultId, offerId: c.offerId, campaignId: search.campaignId, entryJson: Buffer.from(JSON.stringify(c.entry)), partnerData: c.partnerData, expiresAt: c.expiresAt }),
+        );
+        return {
+          answer: { partnerId: msg.partnerId, outcome: msg.outcome, latencyMs: Math.round(msg.latencyMs), resultCount: msg.results.length, detail: msg.detail ?? null },
+          change: { order: change.order, decisions: change.decisions, added },
+        };
       });
-      if (!search) {
-        this.log.warn({ msg: 'partner answer for an unknown search or partner call; dropped', search_id: msg.searchId, partner_id: msg.partnerId });
-        return;
-      }
-      if (!offers) {
-        offers = await this.catalog.offersOf(search.campaignId);
-        continue;
-      }
-      // Answered before (a redelivery, or a twin delivery that won): the first run's Redis write may not have happened.
-      if (!search.pending) {
-        await this.state.resync(msg.searchId);
-        return;
-      }
-      const open = now < search.closesAt;
-      const change = open ? await this.mergeIntoList(msg, search, offers, now) : { order: search.resultOrder, added: [], decisions: {} };
-      // Every offer the call asked about gets its outcome (it was `partner_asked`): what the merge decided, else why nothing came.
-      for (const offerId of search.callOfferIds) change.decisions[offerId] ??= unanswered(msg, open);
-      const added = change.added.map(
-        (c): NewResult => ({ id: c.resultId, offerId: c.offerId, campaignId: search.campaignId, entryJson: Buffer.from(JSON.stringify(c.entry)), partnerData: c.partnerData, expiresAt: c.expiresAt }),
-      );
-      const meta = await this.searches.saveAnswer(
-        msg.searchId,
-        search.version,
-        { partnerId: msg.partnerId, outcome: msg.outcome, latencyMs: Math.round(msg.latencyMs), resultCount: msg.results.length, detail: msg.detail ?? null },
-        { order: change.order, decisions: change.decisions, added },
-      );
-      if (meta) {
+      if (outcome.kind === 'unknown') return this.unknown(msg);
+      // The first run's Redis write may not have happened.
+      if (outcome.kind === 'unchanged') return void (await this.state.resync(msg.searchId));
+      if (outcome.kind === 'saved') {
         answers.inc({ outcome: msg.outcome });
         if (!open) lateAnswers.inc();
         resultsShown.inc({ source: 'partner' }, added.length);
         // A Redis failure throws, so the message is retried; the retry (the call is answered) rebuilds the state from PostgreSQL.
-        await this.state.write(meta, added.map((r) => ({ id: r.id, json: r.entryJson })));
+        await this.state.write(outcome.meta, added.map((r) => ({ id: r.id, json: r.entryJson })));
         return;
       }
+      // Moved under the lock: cannot happen while every writer of the search's version takes it; read and merge again.
       if (attempt >= MAX_ATTEMPTS) throw new Error(`search ${msg.searchId} changed under ${attempt} merges of one partner answer`);
       conflicts.inc();
     }
+  }
+
+  private unknown(msg: PartnerSearchAnsweredV1): void {
+    this.log.warn({ msg: 'partner answer for an unknown search or partner call; dropped', search_id: msg.searchId, partner_id: msg.partnerId });
   }
 
   /** The answer's results that the rules let through, merged into the list read; a decision for each. */

@@ -1,5 +1,4 @@
 import { Check, Column, Entity, ForeignKey, PrimaryColumn } from 'typeorm';
-import { Partner } from './partner.entity';
 import { Search } from './search.entity';
 
 export const PARTNER_CALL_STATUSES = ['pending', 'answered', 'timeout', 'error', 'circuit_open', 'expired'] as const;
@@ -12,7 +11,6 @@ export class SearchPartnerCall {
   @ForeignKey(() => Search, { name: 'fk_search_partner_calls_search' })
   @PrimaryColumn('uuid', { name: 'search_id' })
   searchId: string;
-  @ForeignKey(() => Partner, { name: 'fk_search_partner_calls_partner' })
   @PrimaryColumn('uuid', { name: 'partner_id' })
   partnerId: string;
   @Column('uuid', { name: 'offer_ids', array: true }) offerIds: string[];

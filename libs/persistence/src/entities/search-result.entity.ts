@@ -1,7 +1,5 @@
 import { Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
 import { TIMESTAMP_NOW } from './column-types';
-import { Campaign } from './campaign.entity';
-import { Offer } from './offer.entity';
 import { Search } from './search.entity';
 
 /** A result of a search (`svc_result_id`); `entry` is the result entry exactly as shown to the affiliate. Order: `searches.result_order`. */
@@ -12,10 +10,8 @@ export class SearchResult {
   @ForeignKey(() => Search, { name: 'fk_results_search' })
   @Column('uuid', { name: 'search_id' })
   searchId: string;
-  @ForeignKey(() => Offer, { name: 'fk_results_offer' })
   @Column('uuid', { name: 'offer_id' })
   offerId: string;
-  @ForeignKey(() => Campaign, { name: 'fk_results_campaign' })
   @Column('uuid', { name: 'campaign_id' })
   campaignId: string;
   @Column('jsonb') entry: Record<string, unknown>;

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { DroppedForeignKey, dropForeignKeys, restoreForeignKeys } from './foreign-keys';
 
 /**
  * The sale ledger's rows (`sales`, `dedupe_keys`) keep one foreign key each:
@@ -10,7 +11,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * per dedupe key: about two thirds of the sale's write (docs/data-model.md,
  * "Foreign keys").
  */
-const DROPPED: Array<{ table: string; name: string; column: string; references: string }> = [
+const DROPPED: DroppedForeignKey[] = [
   { table: 'sales', name: 'fk_sales_search', column: 'search_id', references: 'searches' },
   { table: 'sales', name: 'fk_sales_offer', column: 'offer_id', references: 'offers' },
   { table: 'sales', name: 'fk_sales_school', column: 'school_id', references: 'schools' },
@@ -25,10 +26,10 @@ export class LedgerForeignKeys1764300000000 implements MigrationInterface {
   name = 'LedgerForeignKeys1764300000000';
 
   async up(q: QueryRunner): Promise<void> {
-    for (const d of DROPPED) await q.query(`ALTER TABLE ${d.table} DROP CONSTRAINT ${d.name}`);
+    await dropForeignKeys(q, DROPPED);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const d of DROPPED) await q.query(`ALTER TABLE ${d.table} ADD CONSTRAINT ${d.name} FOREIGN KEY (${d.column}) REFERENCES ${d.references}(id)`);
+    await restoreForeignKeys(q, DROPPED);
   }
 }

@@ -1,7 +1,8 @@
 import type { SearchMeta } from '@lr/contracts';
 import { CapSlot, cents, DedupeKey, Lead, RankCandidate, SaleFacts } from '@lr/domain';
+import { DataSource } from 'typeorm';
 import type { Queryable } from '../queries/queryable';
-import { run, statement } from '../queries/sql';
+import { inTransaction, poolOf, run, statement } from '../queries/sql';
 import { LAST_SALES_TO_PERSON, lastSalesOf } from './dedupe-index.repository';
 import { CAP_USAGE, capUsageOf, LIVE_SALES, liveSalesOf, slotParams } from './sale-facts';
 import { SEARCH_META_COLUMNS, SearchMetaRow, searchMetaOf } from './search-meta';
@@ -92,6 +93,80 @@ const RESULT_ROWS_INSERT = (searchIdSql: string, rowsParam: string, where: strin
      FROM jsonb_to_recordset(${rowsParam}::jsonb)
        AS x(id uuid, offer_id uuid, campaign_id uuid, entry jsonb, partner_data jsonb, expires_at timestamptz) ${where}`;
 
+/** What a partner answer's read needs: the search, the partner's call, the answer's offers and their cap slots now. */
+export interface AnswerContextQuery {
+  searchId: string;
+  partnerId: string;
+  offerIds: string[];
+  slots: readonly CapSlot[];
+}
+
+/** A partner answer's write: the call's outcome, and the change to the search it makes. */
+export interface AnswerWrite {
+  answer: { partnerId: string; outcome: string; latencyMs: number; resultCount: number; detail: string | null };
+  change: { order: string[]; decisions: Record<string, OfferDecision>; added: readonly NewResult[] };
+}
+
+type AnswerContextRow = {
+  campaign_id: string;
+  is_test: boolean;
+  closes_at: Date;
+  lead: Lead;
+  state_version: number;
+  result_order: string[];
+  offer_ids: string[];
+  pending: boolean;
+  has_person_keys: boolean;
+  live_sales: Parameters<typeof liveSalesOf>[0];
+  cap_usage: Parameters<typeof capUsageOf>[0];
+  last_sales: Parameters<typeof lastSalesOf>[0];
+  shown: Array<{ id: string; offer_id: string; school_id: string; priority: number; source: 'own' | 'partner'; name: string; payout: string | null }> | null;
+};
+
+function answerContextParams(q: AnswerContextQuery): unknown[] {
+  return [q.searchId, q.partnerId, q.offerIds, ...slotParams(q.slots)];
+}
+
+function answerContextOf(r: AnswerContextRow | undefined): PartnerAnswerContext | undefined {
+  if (!r) return undefined;
+  return {
+    campaignId: r.campaign_id,
+    isTest: r.is_test,
+    closesAt: new Date(r.closes_at),
+    lead: r.lead,
+    version: Number(r.state_version),
+    resultOrder: r.result_order,
+    callOfferIds: r.offer_ids,
+    pending: r.pending,
+    shown: (r.shown ?? []).map((x) => ({
+      resultId: x.id,
+      offerId: x.offer_id,
+      schoolId: x.school_id,
+      priority: x.priority,
+      source: x.source,
+      name: x.name,
+      ...(x.payout !== null ? { payout: cents(x.payout) } : {}),
+    })),
+    facts: {
+      liveSales: liveSalesOf(r.live_sales),
+      capUsage: capUsageOf(r.cap_usage),
+      lastSales: r.has_person_keys || r.is_test ? lastSalesOf(r.last_sales) : null,
+    },
+  };
+}
+
+function answerParams(searchId: string, version: number, answer: AnswerWrite['answer'], change: AnswerWrite['change']): unknown[] {
+  return [
+    searchId, version, change.order, JSON.stringify(change.decisions), resultRowsJson(change.added),
+    answer.partnerId, answer.outcome, answer.latencyMs, answer.resultCount, answer.detail,
+  ];
+}
+
+/** The meta of a search a write returned, with the order written (not read back: parsing a uuid[] of every result costs more than it checks). */
+function savedMeta(r: SearchMetaRow | undefined, change: AnswerWrite['change']): SearchMeta | undefined {
+  return r ? { ...searchMetaOf(r), order: change.order } : undefined;
+}
+
 /** Statements of this repository (prepared per connection: queries/sql.ts). */
 const STORE_SEARCH = statement(`WITH search AS (
          INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
@@ -112,7 +187,12 @@ const STORE_SEARCH = statement(`WITH search AS (
        )
        SELECT (SELECT count(*) FROM search)::int AS stored`);
 
+/** The search's row lock a partner answer's merge holds from its read to its write (mergeAnswer). */
+const LOCK_SEARCH = statement(`SELECT 1 FROM searches WHERE id = $1 FOR NO KEY UPDATE`);
+
 const SEARCH_EXISTS = statement(`SELECT 1 FROM searches WHERE id = $1`);
+
+const SEARCH_CAMPAIGN = statement(`SELECT campaign_id FROM searches WHERE id = $1`);
 
 const PENDING_PARTNER_CALLS = statement(`SELECT partner_id, offer_ids FROM search_partner_calls WHERE search_id = $1 AND status = 'pending'`);
 
@@ -196,6 +276,12 @@ export class SearchRepository {
     return rows.length > 0;
   }
 
+  /** The campaign of a search; undefined when there is no such search. */
+  async campaignOf(searchId: string): Promise<string | undefined> {
+    const rows: Array<{ campaign_id: string }> = await run(this.db, SEARCH_CAMPAIGN, [searchId]);
+    return rows[0]?.campaign_id;
+  }
+
   /** The partner calls of a search still waiting for an answer (a redelivered request re-sends them). */
   async pendingPartnerCalls(searchId: string): Promise<Array<{ partnerId: string; offerIds: string[] }>> {
     const rows: Array<{ partner_id: string; offer_ids: string[] }> = await run(this.db, PENDING_PARTNER_CALLS, [searchId]);
@@ -210,49 +296,8 @@ export class SearchRepository {
    * the person (the search's stored keys) was last sold each offer.
    * Undefined when the search or the call does not exist.
    */
-  async partnerAnswerContext(q: { searchId: string; partnerId: string; offerIds: string[]; slots: readonly CapSlot[] }): Promise<PartnerAnswerContext | undefined> {
-    type Row = {
-      campaign_id: string;
-      is_test: boolean;
-      closes_at: Date;
-      lead: Lead;
-      state_version: number;
-      result_order: string[];
-      offer_ids: string[];
-      pending: boolean;
-      has_person_keys: boolean;
-      live_sales: Parameters<typeof liveSalesOf>[0];
-      cap_usage: Parameters<typeof capUsageOf>[0];
-      last_sales: Parameters<typeof lastSalesOf>[0];
-      shown: Array<{ id: string; offer_id: string; school_id: string; priority: number; source: 'own' | 'partner'; name: string; payout: string | null }> | null;
-    };
-    const rows: Row[] = await run(this.db, MERGE_CONTEXT, [q.searchId, q.partnerId, q.offerIds, ...slotParams(q.slots)]);
-    const r = rows[0];
-    if (!r) return undefined;
-    return {
-      campaignId: r.campaign_id,
-      isTest: r.is_test,
-      closesAt: new Date(r.closes_at),
-      lead: r.lead,
-      version: Number(r.state_version),
-      resultOrder: r.result_order,
-      callOfferIds: r.offer_ids,
-      pending: r.pending,
-      shown: (r.shown ?? []).map((x) => ({
-        resultId: x.id,
-        offerId: x.offer_id,
-        schoolId: x.school_id,
-        priority: x.priority,
-        source: x.source,
-        name: x.name,
-        ...(x.payout !== null ? { payout: cents(x.payout) } : {}),
-      })),
-      facts: {
-        liveSales: liveSalesOf(r.live_sales),
-        capUsage: capUsageOf(r.cap_usage),
-        lastSales: r.has_person_keys || r.is_test ? lastSalesOf(r.last_sales) : null,
-      },
-    };
+  async partnerAnswerContext(q: AnswerContextQuery): Promise<PartnerAnswerContext | undefined> {
+    return answerContextOf((await run<AnswerContextRow>(this.db, MERGE_CONTEXT, answerContextParams(q)))[0]);
   }
 
   /**
@@ -266,20 +311,40 @@ export class SearchRepository {
    * the row lock of the UPDATE make concurrent answers of one search apply one
    * at a time, each on the list the previous one left.
    */
-  async saveAnswer(
-    searchId: string,
-    version: number,
-    answer: { partnerId: string; outcome: string; latencyMs: number; resultCount: number; detail: string | null },
-    change: { order: string[]; decisions: Record<string, OfferDecision>; added: readonly NewResult[] },
-  ): Promise<SearchMeta | undefined> {
-    const rows: Array<SearchMetaRow> = await run(this.db, MERGE_ANSWER, [
-      searchId, version, change.order, JSON.stringify(change.decisions), resultRowsJson(change.added),
-      answer.partnerId, answer.outcome, answer.latencyMs, answer.resultCount, answer.detail,
+  async saveAnswer(searchId: string, version: number, answer: AnswerWrite['answer'], change: AnswerWrite['change']): Promise<SearchMeta | undefined> {
+    const rows: Array<SearchMetaRow> = await run(this.db, MERGE_ANSWER, answerParams(searchId, version, answer, change));
+    return savedMeta(rows[0], change);
+  }
 
-    ]);
-    const r = rows[0];
-    // The order written (not read back: parsing a uuid[] of every result costs more than it checks).
-    return r ? { ...searchMetaOf(r), order: change.order } : undefined;
+  /**
+   * A partner's answer merged under the search's row lock, in one
+   * transaction of two round trips: BEGIN, the lock and the read
+   * (partnerAnswerContext, in a snapshot taken once the lock is held, so it
+   * sees whatever answer or sale committed before), then the write
+   * (saveAnswer) with COMMIT. `merge` decides on what was read (no other
+   * answer or sale of the search can commit meanwhile: they wait for the
+   * lock, where an optimistic write would fail and read everything again);
+   * null writes nothing. Answers 'unknown' when the search or the call does
+   * not exist.
+   */
+  async mergeAnswer(
+    q: AnswerContextQuery,
+    merge: (search: PartnerAnswerContext) => Promise<AnswerWrite | null>,
+  ): Promise<{ kind: 'unknown' } | { kind: 'unchanged'; search: PartnerAnswerContext } | { kind: 'saved'; meta: SearchMeta } | { kind: 'moved' }> {
+    if (!(this.db instanceof DataSource)) throw new Error('mergeAnswer opens its own transaction: the repository must be built on a DataSource');
+    return inTransaction(poolOf(this.db), async (tx) => {
+      const search = answerContextOf(
+        (await tx.begin<AnswerContextRow>(await tx.execute(LOCK_SEARCH, [q.searchId]), await tx.execute(MERGE_CONTEXT, answerContextParams(q))))[0],
+      );
+      if (!search) return { kind: 'unknown' } as const;
+      const write = await merge(search);
+      if (!write) return { kind: 'unchanged', search } as const;
+      const meta = savedMeta(
+        (await tx.commit<SearchMetaRow>(await tx.execute(MERGE_ANSWER, answerParams(q.searchId, search.version, write.answer, write.change))))[0],
+        write.change,
+      );
+      return meta ? ({ kind: 'saved', meta } as const) : ({ kind: 'moved' } as const);
+    });
   }
 
   /**
