@@ -4,8 +4,9 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, startApp, stopAllApps } from './support/app-process';
 import { benchCatalog, benchSearchBody, mergeCatalogs } from './support/bench-catalog';
+import { startAutovacuumStandIn, stopAutovacuumStandIn } from './support/autovacuum';
 import { benchLog as log, runBench } from './support/bench-main';
-import { appEnv, benchEnv, ops, removeBenchVhost, resetBenchState, waitUntilDrained } from './support/bench-state';
+import { appEnv, BENCH_STATE, benchEnv, ops, removeBenchVhost, resetBenchState, waitUntilDrained } from './support/bench-state';
 import { runOpenLoop } from './support/open-loop';
 import { renderReport, Row } from './support/report';
 import { writeSection } from './support/section';
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
   const run = randomBytes(3).toString('hex');
   log('resetting the bench state (database leadrouter_bench, Redis db 13, vhost leadrouter_bench)');
   await resetBenchState();
+  startAutovacuumStandIn(BENCH_STATE.databaseUrl, log);
   const sandbox = await startApp('sandbox', benchEnv, 'live');
 
   const sizes = [...new Set([...SEARCH_SIZES, ...POLL_SIZES])];
@@ -105,6 +107,7 @@ async function main(): Promise<void> {
 }
 
 async function cleanUp(): Promise<void> {
+  await stopAutovacuumStandIn();
   await stopAllApps();
   removeBenchVhost();
 }

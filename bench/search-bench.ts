@@ -7,6 +7,7 @@ import { benchCatalog, benchSearchBody } from './support/bench-catalog';
 import { appEnv, BENCH_STATE, benchEnv, drainQueues, ops, removeBenchVhost, resetBenchState } from './support/bench-state';
 import { seedSalesHistory } from './support/sales-history';
 import { runClosedLoop } from './support/closed-loop';
+import { startAutovacuumStandIn, stopAutovacuumStandIn } from './support/autovacuum';
 import { benchLog as log, runBench } from './support/bench-main';
 import { Call } from './support/http-client';
 import { runOpenLoop } from './support/open-loop';
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
   const run = randomBytes(3).toString('hex');
   log('resetting the bench state (database leadrouter_bench, Redis db 13, vhost leadrouter_bench)');
   await resetBenchState();
+  startAutovacuumStandIn(BENCH_STATE.databaseUrl, log);
 
   const sandbox = await startApp('sandbox', benchEnv, 'live');
   const { catalog, affiliateId, campaignId } = benchCatalog(sandbox.url);
@@ -242,6 +244,7 @@ const drain = () => drainQueues(DRAIN_MAX_MS, log);
 
 /** Stops every process the bench started and deletes its vhost. */
 async function cleanUp(): Promise<void> {
+  await stopAutovacuumStandIn();
   await stopAllApps();
   removeBenchVhost();
 }

@@ -6,6 +6,7 @@ import { Client } from 'pg';
 import type { ResultEntry } from '../libs/contracts/src';
 import { ROOT, RunningApp, startApp, stopAllApps } from './support/app-process';
 import { benchCatalog, benchSearchBody } from './support/bench-catalog';
+import { startAutovacuumStandIn, stopAutovacuumStandIn } from './support/autovacuum';
 import { benchLog as log, runBench } from './support/bench-main';
 import { appEnv, BENCH_STATE, benchEnv, drainQueues, ops, removeBenchVhost, resetBenchState } from './support/bench-state';
 import { Answer } from './support/http-client';
@@ -175,6 +176,7 @@ async function main(): Promise<void> {
   const run = randomBytes(3).toString('hex');
   log('resetting the bench state (database leadrouter_bench, Redis db 13, vhost leadrouter_bench)');
   await resetBenchState();
+  startAutovacuumStandIn(BENCH_STATE.databaseUrl, log);
   const sandbox = await startApp('sandbox', benchEnv, 'live');
   const { catalog, affiliateId, campaignId } = benchCatalog(sandbox.url, { own: OWN_OFFERS, partner: 0 });
   const dir = mkdtempSync(join(tmpdir(), 'lr-bench-submit-'));
@@ -382,6 +384,7 @@ async function main(): Promise<void> {
 const drain = () => drainQueues(DRAIN_MAX_MS, log);
 
 async function cleanUp(): Promise<void> {
+  await stopAutovacuumStandIn();
   await stopAllApps();
   removeBenchVhost();
 }

@@ -275,6 +275,16 @@ describe('observability (e2e)', () => {
       expect(withId('gateway', rid.dupe)).toContainEqual(expect.objectContaining({ msg: 'request completed', res: { statusCode: 200 } }));
     });
 
+    it('writes one request-completed line per request except polls (counted and timed in metrics), and none for probes', () => {
+      const access = lines('gateway').filter((l) => l.msg === 'request completed' || l.msg === 'request errored');
+      const urls = access.map((l) => (l.req as { url: string }).url);
+      expect(urls).toContain('/api/v1/engine/search');
+      expect(urls).toContain('/api/v1/engine/leads');
+      expect(urls.filter((u) => u.startsWith('/api/v1/engine/results/') && /[0-9a-f-]{36}$/.test(u))).toEqual([]);
+      expect(urls.filter((u) => /^\/(health|metrics)/.test(u))).toEqual([]);
+      for (const l of access) expect(l).toEqual(expect.objectContaining({ responseTime: expect.any(Number), res: { statusCode: expect.any(Number) } }));
+    });
+
     it('is on the retry and dead-letter lines of a failing message', () => {
       expect(withId('checks', rid.poison).map((l) => l.msg)).toEqual(
         expect.arrayContaining([expect.stringMatching(/failed on try 1; retrying/), expect.stringMatching(/^dead-lettering/)]),

@@ -8,6 +8,7 @@ import { AppConfig } from '@lr/config';
 import { correlationIdFor, withCorrelationId } from './correlation';
 import { ensureDefaultMetrics, histogram } from './metrics';
 import { shutdownState } from './health';
+import { ACCESS_LOG_OPTIONS, AccessLogOptions, installAccessLog } from './logger.module';
 
 export interface HttpAppOptions {
   /** Largest request body accepted, in bytes (Fastify answers 413 above it). */
@@ -58,6 +59,7 @@ export async function startHttpApp(module: Type<unknown> | DynamicModule, config
   adapter.getInstance().removeContentTypeParser('text/plain');
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));
+  installAccessLog(adapter.getInstance(), app.get<AccessLogOptions>(ACCESS_LOG_OPTIONS));
   installGracefulShutdown(app, config);
   if (opts.configure) await opts.configure(app);
   await app.listen({ port: config.httpPort, host: '0.0.0.0' });

@@ -1,38 +1,44 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import type { RouteInfo } from '@nestjs/common/interfaces';
-import { LoggerModule } from 'nestjs-pino';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { LoggerModule, PinoLogger } from 'nestjs-pino';
 import { AppConfig } from '@lr/config';
-import { CORRELATION_ID_FIELD, correlationIdFor, correlationLogFields } from './correlation';
+import { CORRELATION_ID_FIELD, correlationLogFields } from './correlation';
 import { PINO_REDACT_PATHS, errorForLog, logSafeUrl, scrubContactData } from './redact';
 
-type RequestWithId = IncomingMessage & { id?: string; originalUrl?: string };
+/** The routes an app writes no request-completed line for (ObservabilityLoggerModule.forRoot's `unlogged`). */
+export const ACCESS_LOG_OPTIONS = Symbol('ACCESS_LOG_OPTIONS');
 
-/** The request-completed line: pino-http's fields plus the request's correlation id (it may end outside the request's context). */
-function withCorrelation(req: IncomingMessage, _res: ServerResponse, fields: Record<string, unknown>): Record<string, unknown> {
-  return { ...fields, [CORRELATION_ID_FIELD]: (req as RequestWithId).id };
+export interface AccessLogOptions {
+  unlogged?: RouteInfo[];
 }
 
 /**
  * Structured JSON logs (pino): one line per event, the app name, the
  * correlation id of the request or message being handled (see correlation.ts),
  * contact data redacted, URLs without query strings.
+ *
+ * nestjs-pino gives Nest its logger, on the root pino logger: its pino-http
+ * middleware is applied to no route. pino-http would build a child logger per
+ * request and nestjs-pino an AsyncLocalStorage store for it (a tenth of the
+ * gateway's CPU per request, the middleware bridge of Fastify included), only
+ * to tag lines with the request, which the correlation-id mixin already does
+ * for every line. The request-completed line is written by a Fastify
+ * onResponse hook instead (installAccessLog).
  */
 @Module({})
 export class ObservabilityLoggerModule {
   /**
-   * `unlogged`: routes that get no request-completed line (and no per-request
-   * child logger): the gateway's poll, its hottest call, is counted and timed
-   * in metrics instead; building pino-http's child logger on every poll cost
-   * about a tenth of the gateway's CPU. Lines written while such a request is
-   * handled still carry its correlation id (the mixin reads it from context).
+   * `unlogged`: routes that get no request-completed line: the gateway's poll,
+   * its hottest call, is counted and timed in metrics instead. Lines written
+   * while such a request is handled still carry its correlation id.
    */
-  static forRoot(config: AppConfig, opts: { unlogged?: RouteInfo[] } = {}): DynamicModule {
+  static forRoot(config: AppConfig, opts: AccessLogOptions = {}): DynamicModule {
     return {
       module: ObservabilityLoggerModule,
       imports: [
         LoggerModule.forRoot({
-          ...(opts.unlogged?.length ? { exclude: opts.unlogged } : {}),
+          forRoutes: [],
           pinoHttp: {
             level: config.logLevel,
             base: { app: config.app },
@@ -41,11 +47,7 @@ export class ObservabilityLoggerModule {
             redact: { paths: PINO_REDACT_PATHS, censor: '[redacted]' },
             hooks: { streamWrite: scrubContactData },
             mixin: correlationLogFields,
-            genReqId: (req) => (req as RequestWithId).id ?? correlationIdFor(req),
-            customSuccessObject: withCorrelation,
-            customErrorObject: (req, res, _err, fields) => withCorrelation(req, res, fields),
-            // Probes and scrapes are not worth a line each; middie may have rewritten req.url, originalUrl is the path asked for.
-            autoLogging: { ignore: (req) => /^\/(health|metrics)(\/|$|\?)/.test((req as RequestWithId).originalUrl ?? req.url ?? '') },
+            // pino-http's serializers run its standard ones first, on a request and a response object.
             serializers: {
               req: (req: { id?: string; method?: string; url?: string }) => ({ id: req.id, method: req.method, url: logSafeUrl(req.url) }),
               res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
@@ -54,7 +56,29 @@ export class ObservabilityLoggerModule {
           },
         }),
       ],
-      exports: [LoggerModule],
+      providers: [{ provide: ACCESS_LOG_OPTIONS, useValue: opts }],
+      exports: [LoggerModule, ACCESS_LOG_OPTIONS],
     };
   }
+}
+
+
+/**
+ * One line per answered request, as pino-http wrote it: `request completed`
+ * (info), or `request errored` (error) for a 5xx; with the request (id,
+ * method, path without query), the status, the time taken and the
+ * correlation id. Probes and scrapes, and the `unlogged` routes, get none.
+ */
+export function installAccessLog(fastify: FastifyInstance, opts: AccessLogOptions): void {
+  const unlogged = new Set((opts.unlogged ?? []).map((r) => `${RequestMethod[r.method]} /${r.path.replace(/^\/+/, '')}`));
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url;
+    if (!(route !== undefined && unlogged.has(`${request.method} ${route}`)) && !/^\/(health|metrics)(\/|$|\?)/.test(request.originalUrl)) {
+      // The request and the response as pino-http passed them (their serializers keep the id, method, path and status).
+      const line = { req: request, res: reply.raw, responseTime: Math.round(reply.elapsedTime), [CORRELATION_ID_FIELD]: request.id };
+      if (reply.statusCode >= 500) PinoLogger.root.error(line, 'request errored');
+      else PinoLogger.root.info(line, 'request completed');
+    }
+    done();
+  });
 }

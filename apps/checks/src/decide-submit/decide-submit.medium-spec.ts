@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Client as PgClient } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { DeliveryRequestedV1, SubmitDecision, SubmitRefusal, SubmitRequestedV1 } from '@lr/contracts';
 import { leadDedupeKeys } from '@lr/domain';
@@ -537,6 +538,33 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
       expect(await capUsed(offerScope(offerId))).toBe(1);
       expect(await capUsed(`campaign:${world.campaignId}:offer:${offerId}`)).toBe(1);
       expect(await salesOfOffer(offerId)).toHaveLength(1);
+    });
+
+    it('(a3) the contact data of a sale reaches PostgreSQL only as bound parameters, never in a statement text (PostgreSQL logs the text of a statement that fails, as in this cap race)', async () => {
+      const N = 4;
+      const world = await submitWorld(ds, [{ caps: [{ period: 'total', limit: 1 }] }]);
+      const offerId = world.offerIds[0];
+      const people = Array.from({ length: N }, () => freshPerson());
+      const searches = await Promise.all(people.map((p) => storeSearch(world, p)));
+      const texts: string[] = [];
+      const proto = PgClient.prototype as unknown as { query: (...args: unknown[]) => unknown };
+      const query = proto.query;
+      proto.query = function (this: unknown, ...args: unknown[]) {
+        const first = args[0] as string | { text?: string } | undefined;
+        texts.push(typeof first === 'string' ? first : (first?.text ?? ''));
+        return query.apply(this, args);
+      };
+      let outcomes: SubmitOutcome[];
+      try {
+        outcomes = await Promise.all(searches.map((s) => checks.run(resultSubmit(world, s, offerId))));
+      } finally {
+        proto.query = query;
+      }
+      expect(outcomes.filter((o) => 'deliver' in o)).toHaveLength(1);
+      expect(texts.some((t) => t.startsWith('BEGIN'))).toBe(true);
+      const personal = people.flatMap((p) => [p.personal?.email, p.personal?.phone, p.personal?.last_name]).filter((v): v is string => !!v);
+      expect(personal.length).toBe(3 * N);
+      expect(texts.filter((t) => personal.some((v) => t.includes(v)))).toEqual([]);
     });
 
     it('(b) concurrent submits of one search to 4 shared offers: 3 reserved (max_accepted_submissions), the other NOT_ELIGIBLE', async () => {

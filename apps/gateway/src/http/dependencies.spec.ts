@@ -8,9 +8,11 @@ import { Dependencies, DependencyFailure, orFromMemory, PROBE_INTERVAL_MS, PROBE
 type State = 'up' | 'refused' | 'hung' | 'fails once';
 
 /** Probes whose answer the test sets: answered, refused at once, or never answered. */
-function dependencies(dependencyTimeoutMs = 1500) {
+function dependencies(dependencyTimeoutMs = 1500, brokerConfirmedAt = () => 0) {
   const state: Record<'postgres' | 'redis' | 'rabbitmq', State> = { postgres: 'up', redis: 'up', rabbitmq: 'up' };
+  const probed = { postgres: 0, redis: 0, rabbitmq: 0 };
   const answer = (name: keyof typeof state) => () => {
+    probed[name]++;
     if (state[name] === 'fails once') {
       state[name] = 'up';
       return Promise.reject(new Error('Connection terminated unexpectedly'));
@@ -20,11 +22,11 @@ function dependencies(dependencyTimeoutMs = 1500) {
   const deps = new Dependencies(
     { query: answer('postgres') } as unknown as DataSource,
     { ping: answer('redis') } as unknown as Redis,
-    { ping: answer('rabbitmq') } as unknown as AmqpConnection,
+    { ping: answer('rabbitmq'), lastConfirmedAt: brokerConfirmedAt } as unknown as AmqpConnection,
     { dependencyTimeoutMs } as AppConfig,
   );
   deps.onApplicationBootstrap();
-  return { deps, state };
+  return { deps, state, probed };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -102,6 +104,34 @@ describe('Dependencies (the gateway view of PostgreSQL, Redis, RabbitMQ)', () =>
     expect(heard).toEqual([]);
     expect(() => deps.assertUp('postgres')).not.toThrow();
     expect(() => deps.assertUp('postgres', 'redis')).toThrow(DependencyFailure);
+  });
+
+  it('a dependency that answered a call within the interval is not probed; an idle one is', async () => {
+    const { deps, probed } = dependencies(1500, () => Date.now());
+    current = deps;
+    const start = { ...probed };
+    const until = Date.now() + 6 * PROBE_INTERVAL_MS;
+    while (Date.now() < until) {
+      await deps.call('postgres', async () => 1);
+      await sleep(PROBE_INTERVAL_MS / 4);
+    }
+    // PostgreSQL answered calls all along and RabbitMQ confirmed messages: at most a probe each that raced a call.
+    expect(probed.postgres - start.postgres).toBeLessThanOrEqual(1);
+    expect(probed.rabbitmq - start.rabbitmq).toBeLessThanOrEqual(1);
+    // Redis was not called: probed every interval.
+    expect(probed.redis - start.redis).toBeGreaterThanOrEqual(3);
+  });
+
+  it('calls that stop answering no longer stand in for probes: a hang is found as before', async () => {
+    const { deps, state } = dependencies(5000);
+    current = deps;
+    await deps.call('redis', async () => 1);
+    state.redis = 'hung';
+    const started = Date.now();
+    const error = await deps.call('redis', () => new Promise<never>(() => undefined)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DependencyFailure);
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(deps.isUp('redis')).toBe(false);
   });
 
   it('an ApiError thrown inside a call passes through (it is an answer, not an outage)', async () => {

@@ -64,8 +64,10 @@ const refusedAtOnce = counter('gateway_dependency_refusals_total', 'Calls answer
  *   or a 500. While the dependency is known to be down the call is not even
  *   tried: 503 at once, so a hung dependency costs callers nothing.
  * - Each dependency is probed every PROBE_INTERVAL_MS with a trivial round
- *   trip; one that takes longer than PROBE_TIMEOUT_MS, or fails twice in a
- *   row, is down until a probe passes again. This is also what tells the gateway about an outage its
+ *   trip, unless it answered a call (or, RabbitMQ, confirmed a message) within
+ *   that interval: under traffic the calls themselves are the probes, and an
+ *   idle gateway still probes. One that takes longer than PROBE_TIMEOUT_MS, or
+ *   fails twice in a row, is down until a probe passes again. This is also what tells the gateway about an outage its
  *   own request path does not see (a search served from cached key and campaign
  *   still needs PostgreSQL in the search-orchestrator): `assertUp` refuses
  *   such work, and `onDown` ends a wait for a worker's reply that would only
@@ -79,6 +81,9 @@ export class Dependencies implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly failedInARow = new Map<DependencyName, number>();
   private readonly downListeners = new Set<(name: DependencyName) => void>();
   private readonly probes: Record<DependencyName, () => Promise<unknown>>;
+  /** When each dependency last answered a call (epoch ms). */
+  private readonly answeredAt: Record<DependencyName, () => number>;
+  private readonly callAnsweredAt = new Map<DependencyName, number>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -91,6 +96,12 @@ export class Dependencies implements OnApplicationBootstrap, OnModuleDestroy {
       postgres: () => pingDatabase(ds),
       redis: () => redis.ping(),
       rabbitmq: () => amqp.ping(PROBE_TIMEOUT_MS),
+    };
+    const answered = (name: DependencyName) => () => this.callAnsweredAt.get(name) ?? 0;
+    this.answeredAt = {
+      postgres: answered('postgres'),
+      redis: answered('redis'),
+      rabbitmq: () => Math.max(answered('rabbitmq')(), amqp.lastConfirmedAt?.() ?? 0),
     };
     for (const name of DEPENDENCY_NAMES) upGauge.set({ dependency: name }, 1);
   }
@@ -120,7 +131,10 @@ export class Dependencies implements OnApplicationBootstrap, OnModuleDestroy {
     const down = this.onDown([name]);
     try {
       const wentDown = down.promise.then(() => Promise.reject(new Error(`${name} went down during the call`)));
-      return await Promise.race([withDeadline(fn(), timeoutMs, `${name} did not answer within ${timeoutMs} ms`), wentDown]);
+      const value = await Promise.race([withDeadline(fn(), timeoutMs, `${name} did not answer within ${timeoutMs} ms`), wentDown]);
+      this.callAnsweredAt.set(name, Date.now());
+      this.failedInARow.delete(name);
+      return value;
     } catch (e) {
       if (e instanceof ApiError) throw e;
       throw new DependencyFailure(name, e);
@@ -169,9 +183,14 @@ export class Dependencies implements OnApplicationBootstrap, OnModuleDestroy {
     };
   }
 
-  /** One probe of `name`, unless the last one is still running (a hung dependency gets one probe at a time). */
+  /**
+   * One probe of `name`, unless the last one is still running (a hung
+   * dependency gets one probe at a time) or a call found it answering within
+   * the interval (an up dependency only: a down one is never called).
+   */
   private probe(name: DependencyName): void {
     if (this.inFlight.has(name)) return;
+    if (!this.downSince.has(name) && Date.now() - this.answeredAt[name]() < PROBE_INTERVAL_MS) return;
     this.inFlight.add(name);
     const run = this.probes[name]();
     run.then(

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error';
+import { markStorableIfClean } from './validation';
 import { REFUSAL } from '@lr/domain';
 
 /**
@@ -51,9 +52,11 @@ export function installJsonBodyParser(fastify: FastifyInstance): void {
       return done(ApiError.malformed(REFUSAL.contentEncoding), undefined);
     }
     if (!isUtf8(body)) return done(ApiError.malformed(REFUSAL.bodyNotUtf8), undefined);
-    parseJson(req, body.toString('utf8'), (err, value) => {
+    const text = body.toString('utf8');
+    parseJson(req, text, (err, value) => {
       if (err) return done(err, undefined);
       if (nestedDeeperThan(value, MAX_BODY_DEPTH)) return done(ApiError.malformed(REFUSAL.bodyTooDeep(MAX_BODY_DEPTH)), undefined);
+      markStorableIfClean(text, value);
       done(null, value);
     });
   });

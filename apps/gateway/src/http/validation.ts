@@ -1,5 +1,5 @@
 import { ClassConstructor, plainToInstance } from 'class-transformer';
-import { ValidationError, validateSync } from 'class-validator';
+import { getMetadataStorage, ValidationError, validateSync } from 'class-validator';
 import { ApiError } from './api-error';
 import { REFUSAL } from '@lr/domain';
 
@@ -30,9 +30,37 @@ function firstMessage(constraints: Record<string, string>): string {
   return msg.replace(/^\S+\s/, '');
 }
 
+/** Whether a DTO validates nested DTOs (@ValidateNested), which class-validator needs as instances of their own classes. */
+const validatesNested = new WeakMap<object, boolean>();
+function hasNestedDtos(cls: ClassConstructor<object>): boolean {
+  let nested = validatesNested.get(cls);
+  if (nested === undefined) {
+    nested = getMetadataStorage()
+      .getTargetValidationMetadatas(cls, '', true, false)
+      .some((m) => m.type === 'nestedValidation');
+    validatesNested.set(cls, nested);
+  }
+  return nested;
+}
+
+/**
+ * The body as an instance of its DTO, for class-validator. A DTO that checks
+ * only its own fields gets a shallow instance (the body's keys on the DTO's
+ * prototype): class-transformer's plainToInstance would copy the whole body,
+ * lead and answers included, which was the largest allocation of a search at
+ * the gateway. A `constructor` key of the body is left out: class-validator
+ * finds the DTO's rules through it.
+ */
+function instanceOf<T extends object>(cls: ClassConstructor<T>, body: object): T {
+  if (hasNestedDtos(cls)) return plainToInstance(cls, body, { enableImplicitConversion: false });
+  const dto = Object.create(cls.prototype as object) as T;
+  for (const key of Object.keys(body)) if (key !== 'constructor') (dto as Record<string, unknown>)[key] = (body as Record<string, unknown>)[key];
+  return dto;
+}
+
 /** Validates the top-level shape of a request body with its DTO; returns the typed body and every problem. */
 export function checkDto<T extends object>(cls: ClassConstructor<T>, body: unknown): { dto: T; problems: FieldProblem[] } {
-  const dto = plainToInstance(cls, body as object, { enableImplicitConversion: false });
+  const dto = instanceOf(cls, body as object);
   const errors = validateSync(dto, { whitelist: false, forbidUnknownValues: false, stopAtFirstError: true });
   return { dto, problems: problemsOf(errors) };
 }
@@ -57,9 +85,24 @@ export function throwIfProblems(problems: FieldProblem[]): void {
 export function requireObjectBody(body: unknown): Record<string, unknown> {
   if (body === null || body === undefined) throw ApiError.malformed(REFUSAL.bodyEmpty);
   if (typeof body !== 'object' || Array.isArray(body)) throw ApiError.malformed(REFUSAL.bodyNotObject);
-  const bad = unstorableTextAt(body);
+  const bad = storableBodies.has(body) ? undefined : unstorableTextAt(body);
   if (bad !== undefined) throw ApiError.of(REFUSAL.badText(bad));
   return body as Record<string, unknown>;
+}
+
+/**
+ * Bodies whose JSON text could not hold unstorable text (markStorableIfClean):
+ * in JSON text a NUL or a lone surrogate can only be written as a `\u` escape
+ * (raw control characters are not JSON, and the body was checked to be UTF-8,
+ * which cannot encode a surrogate), so a text without such an escape needs no
+ * walk of its parsed tree.
+ */
+const storableBodies = new WeakSet<object>();
+const MAYBE_UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f][0-9a-f]{2})/i;
+
+/** Remembers a parsed body as storable when its JSON text has no escape that could stand for unstorable text. */
+export function markStorableIfClean(text: string, parsed: unknown): void {
+  if (parsed !== null && typeof parsed === 'object' && !MAYBE_UNSTORABLE_ESCAPE.test(text)) storableBodies.add(parsed);
 }
 
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

@@ -77,8 +77,8 @@ const WRITE_SALE = statement(`WITH taken AS (
             AND (submitted_at IS NULL OR lead IS DISTINCT FROM $41::jsonb OR person_keys IS DISTINCT FROM $42::jsonb)
          RETURNING 1
        )
-       -- Not sold means a cap filled meanwhile: the statement fails (CAP_FILLED), so no slot it did take is kept,
-       -- even when COMMIT follows in the same round trip. The failing cast reads a row count, so it is never folded at plan time.
+       -- Not sold means a cap filled meanwhile: the statement fails (CAP_FILLED), so the transaction is rolled back and no
+       -- slot it did take is kept. The failing cast reads a row count, so it is never folded at plan time.
        SELECT CASE WHEN EXISTS (SELECT 1 FROM sale) THEN true ELSE (SELECT ('${CAP_FILLED}:' || count(*))::boolean FROM taken) END AS sold`);
 
 /** The sale's write failed because a cap filled between the facts and the write (WRITE_SALE). */
@@ -251,9 +251,9 @@ export class SaleLedger {
           }
           if (next.kind === 'refuse') throw new Rollback({ kind: 'refused', decision: next.decision });
           if (next.kind === 'forbidden') throw new Rollback({ kind: 'forbidden' });
-          // The sale's write and COMMIT: one round trip.
+          // The sale's write carries the lead and its consent: bound, then COMMIT (never inlined: commitBound).
           try {
-            await tx.commit(await tx.execute(WRITE_SALE, writeSaleParams(next.sale)));
+            await tx.commitBound(WRITE_SALE, writeSaleParams(next.sale));
           } catch (e) {
             if (isCapFilled(e)) throw new Rollback({ kind: 'refused', decision: SUBMIT.capReached });
             throw e;

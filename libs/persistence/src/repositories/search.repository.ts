@@ -196,7 +196,7 @@ const SEARCH_CAMPAIGN = statement(`SELECT campaign_id FROM searches WHERE id = $
 
 const PENDING_PARTNER_CALLS = statement(`SELECT partner_id, offer_ids FROM search_partner_calls WHERE search_id = $1 AND status = 'pending'`);
 
-const MERGE_CONTEXT = statement(`SELECT s.campaign_id, s.is_test, s.closes_at, s.lead, s.state_version, s.result_order, s.person_keys IS NOT NULL AS has_person_keys,
+const MERGE_CONTEXT = statement(`SELECT s.campaign_id, s.is_test, s.closes_at, s.lead, s.state_version, to_json(s.result_order) AS result_order, s.person_keys IS NOT NULL AS has_person_keys,
               c.offer_ids, c.status = 'pending' AS pending,
               CASE WHEN c.status = 'pending' THEN (SELECT json_agg(x) FROM (${LIVE_SALES('s.id')}) x) END AS live_sales,
               CASE WHEN c.status = 'pending' THEN (SELECT json_agg(x) FROM (${CAP_USAGE('$4', '$5', '$6')}) x) END AS cap_usage,
