@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
-import type { PartnerOfferResult, PartnerSearchAnsweredV1, SearchAnswer, SearchMeta, SearchRequestedV1 } from '../../libs/contracts/src';
+import type { PartnerAnswer, PartnerOfferResult, PartnerSearchAnsweredV1, PartnerSearchAnsweredV2, PartnerSearchRequestedV2, SearchAnswer, SearchMeta, SearchRequestedV1 } from '../../libs/contracts/src';
 import { searchStateKey } from '../../libs/contracts/src';
 import { capPeriodStart, capScope, type CapSlot, type DedupeKey, type Lead, leadDedupeKeys } from '../../libs/domain/src';
 import { SaleLedger, SearchRepository } from '../../libs/persistence/src';
@@ -227,23 +227,50 @@ export function partnerResult<K extends string>(w: World<K>, key: K, extra: Part
   };
 }
 
-/** partner-adapter's answer of one partner network for one search. */
-export function partnerAnswer<K extends string>(
-  w: World<K>,
-  searchId: string,
-  partnerKey: string,
-  results: PartnerOfferResult[],
-  o: Partial<Pick<PartnerSearchAnsweredV1, 'outcome' | 'latencyMs' | 'detail'>> & { campaignId?: string | null } = {},
-): PartnerSearchAnsweredV1 {
+type AnswerOptions = Partial<Pick<PartnerAnswer, 'outcome' | 'latencyMs' | 'detail'>>;
+
+/** One partner network's answer, as partner-adapter puts it in a message. */
+export function oneAnswer<K extends string>(w: World<K>, partnerKey: string, results: PartnerOfferResult[], o: AnswerOptions = {}): PartnerAnswer {
   return {
-    searchId,
-    ...(o.campaignId === null ? {} : { campaignId: o.campaignId ?? w.ids.campaign }),
     partnerId: w.ids.partners[partnerKey],
     outcome: o.outcome ?? 'answered',
     latencyMs: o.latencyMs ?? 812.4,
     results,
     ...(o.detail ? { detail: o.detail } : {}),
   };
+}
+
+/** partner-adapter's message with the answers of several partner networks of one search that ended together. */
+export function partnerAnswers<K extends string>(w: World<K>, searchId: string, answers: PartnerAnswer[]): PartnerSearchAnsweredV2 {
+  return { searchId, campaignId: w.ids.campaign, answers };
+}
+
+/** partner-adapter's message with the answer of one partner network for one search. */
+export function partnerAnswer<K extends string>(w: World<K>, searchId: string, partnerKey: string, results: PartnerOfferResult[], o: AnswerOptions = {}): PartnerSearchAnsweredV2 {
+  return partnerAnswers(w, searchId, [oneAnswer(w, partnerKey, results, o)]);
+}
+
+/** The previous release's answer of one partner network (its campaign id absent with `campaignId: null`). */
+export function legacyPartnerAnswer<K extends string>(
+  w: World<K>,
+  searchId: string,
+  partnerKey: string,
+  results: PartnerOfferResult[],
+  o: AnswerOptions & { campaignId?: string | null } = {},
+): PartnerSearchAnsweredV1 {
+  return {
+    searchId,
+    ...(o.campaignId === null ? {} : { campaignId: o.campaignId ?? w.ids.campaign }),
+    ...oneAnswer(w, partnerKey, results, o),
+  };
+}
+
+/** The partner calls a start asks for, each with the request's search fields: the one request message, seen per partner. */
+export function partnerCallsOf(started: { partnerRequest: PartnerSearchRequestedV2 | null }) {
+  return (started.partnerRequest?.partners ?? []).map(({ partner, offers }) => {
+    const { partners: _all, ...search } = started.partnerRequest!;
+    return { ...search, partner, offers };
+  });
 }
 
 /** The search answer's HTTP body as the affiliate reads it. */

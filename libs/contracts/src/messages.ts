@@ -11,10 +11,26 @@ export const MESSAGE_TYPES = {
    * answer's HTTP body (a RawReply), sent on by the gateway as it is.
    */
   SearchRequested: 'search.requested.v2',
-  /** search-orchestrator -> partner-adapter (command): ask one partner network about its offers for one search. */
-  PartnerSearchRequested: 'partner.search.requested.v1',
-  /** partner-adapter -> search-orchestrator (command): one partner's answer (or its failure) for one search. */
-  PartnerSearchAnswered: 'partner.search.answered.v1',
+  /**
+   * search-orchestrator -> partner-adapter (command): ask every partner network
+   * of a search about its offers, at once; one message per search.
+   */
+  PartnerSearchRequested: 'partner.search.requested.v2',
+  /**
+   * partner-adapter -> search-orchestrator (command): the answers (or
+   * failures) of one or more partners of a search, each sent as soon as it
+   * ends; answers that end together travel in one message.
+   */
+  PartnerSearchAnswered: 'partner.search.answered.v2',
+  /**
+   * The previous release's one-partner request and answer. partner-adapter
+   * still answers a v1 request with a v1 answer, and the orchestrator still
+   * merges a v1 answer, so the messages of a rolling deploy (and a replay of
+   * an old dead letter) are handled in either order (docs/runbooks/deploy.md).
+   * Remove in the next release.
+   */
+  LegacyPartnerSearchRequested: 'partner.search.requested.v1',
+  LegacyPartnerSearchAnswered: 'partner.search.answered.v1',
   /**
    * gateway -> checks (request/reply, a routing slip): decide one submit or
    * direct post. Checks answers a refusal or a held test lead itself, or
@@ -95,6 +111,44 @@ export interface PartnerRef {
   timeoutMs: number;
 }
 
+/** One partner network a search asks, with its offers on the campaign that passed the search-time checks. */
+export interface PartnerCallRequest {
+  partner: PartnerRef;
+  offers: Array<{ offerId: string; externalId: string }>;
+}
+
+export interface PartnerSearchRequestedV2 {
+  searchId: string;
+  /** The search's campaign (echoed on the answers, so the orchestrator reads the campaign's offers before the search). */
+  campaignId: string;
+  /** Every partner network asked, each once. */
+  partners: PartnerCallRequest[];
+  lead: LeadPayload;
+  tracking: Record<string, string>;
+  isTest: boolean;
+  /** ISO time the search closes: no partner call outlives it. */
+  closesAt: string;
+}
+
+/** One partner's answer to a search, or how its call failed. */
+export interface PartnerAnswer {
+  partnerId: string;
+  outcome: PartnerCallOutcome;
+  latencyMs: number;
+  /** Empty unless outcome is `answered`. */
+  results: PartnerOfferResult[];
+  /** Short operator-facing description of a failure (never shown to affiliates). */
+  detail?: string;
+}
+
+export interface PartnerSearchAnsweredV2 {
+  searchId: string;
+  campaignId: string;
+  /** One answer per partner, each partner at most once, in the order their calls ended. */
+  answers: PartnerAnswer[];
+}
+
+/** The previous release's request: one partner network (LegacyPartnerSearchRequested). */
 export interface PartnerSearchRequestedV1 {
   searchId: string;
   /** The search's campaign (echoed on the answer, so the orchestrator reads the campaign's offers before the search). */
@@ -125,6 +179,7 @@ export interface PartnerOfferResult {
   expiresInSeconds: number | null;
 }
 
+/** The previous release's answer: one partner (LegacyPartnerSearchAnswered). */
 export interface PartnerSearchAnsweredV1 {
   searchId: string;
   /** The request's campaignId (absent from a partner-adapter of an earlier release: the orchestrator then reads it). */

@@ -61,7 +61,6 @@ export class AmqpConnection implements OnModuleInit, OnApplicationShutdown {
   private started: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private setupError: Error | undefined;
-  private confirmedAt = 0;
 
   constructor(
     private readonly config: AppConfig,
@@ -129,11 +128,6 @@ export class AmqpConnection implements OnModuleInit, OnApplicationShutdown {
       if (this.setupError) throw this.setupError;
       this.log.warn(`RabbitMQ not reachable at start-up; will keep trying every ${this.reconnectDelayMs} ms`);
     }
-  }
-
-  /** When the broker last confirmed a message of this process (epoch ms; 0: never): the broker answered then. */
-  lastConfirmedAt(): number {
-    return this.confirmedAt;
   }
 
   /** True while the publishing channel is set up (topology declared, reply queue consumed). */
@@ -226,10 +220,7 @@ export class AmqpConnection implements OnModuleInit, OnApplicationShutdown {
           const done = (err: unknown) => {
             clearTimeout(timer);
             if (err) reject(new BrokerUnavailableError(`RabbitMQ did not take the message: ${(err as Error).message ?? String(err)}`));
-            else {
-              this.confirmedAt = Date.now();
-              resolve();
-            }
+            else resolve();
           };
           try {
             target.channel.publish(exchange, routingKey, content, properties(target), done);

@@ -45,6 +45,8 @@ export const MESSAGE_ROUTES: readonly MessageRoute<ConsumerName>[] = deepFreeze(
   { type: MESSAGE_TYPES.DeliveryRequested, kind: 'command', consumers: ['delivery'] },
   { type: MESSAGE_TYPES.PartnerSubmitRequested, kind: 'command', consumers: ['partner-adapter'] },
   { type: MESSAGE_TYPES.LegacySubmitRequested, kind: 'command', consumers: ['delivery'] },
+  { type: MESSAGE_TYPES.LegacyPartnerSearchRequested, kind: 'command', consumers: ['partner-adapter'] },
+  { type: MESSAGE_TYPES.LegacyPartnerSearchAnswered, kind: 'command', consumers: ['search-orchestrator'] },
 ]);
 
 /**

@@ -1,5 +1,5 @@
 import { MESSAGE_TYPES } from '@lr/contracts';
-import { OFFERS, received, sandboxPartner, searchRequest, usePartnerSearch } from './harness';
+import { OFFERS, received, sandboxPartner, searchRequest, searchRequestAll, usePartnerSearch } from './harness';
 
 describe('partner-adapter search against the sandbox partner', () => {
   const s = usePartnerSearch();
@@ -37,13 +37,36 @@ describe('partner-adapter search against the sandbox partner', () => {
     });
   });
 
-  it('publishes the answer under its deterministic messageId', async () => {
+  it("publishes a previous release's answer under its deterministic messageId, to the orchestrator's queue", async () => {
     const partner = sandboxPartner(s.sandbox, 'match=all');
     const msg = searchRequest(partner);
     const answer = await s.ctx.service.answerAndPublish(msg, 'corr-42');
-    expect(s.ctx.published).toEqual([
-      { type: MESSAGE_TYPES.PartnerSearchAnswered, payload: answer, opts: { messageId: `partner-answer:${msg.searchId}:${partner.id}`, correlationId: 'corr-42' } },
+    expect(await s.answers.waitFor(msg.searchId, 1)).toEqual([
+      {
+        type: MESSAGE_TYPES.LegacyPartnerSearchAnswered,
+        payload: answer,
+        messageId: `partner-answer:${msg.searchId}:${partner.id}`,
+        correlationId: 'corr-42',
+        at: expect.any(Number),
+      },
     ]);
+  });
+
+  it("publishes the answers of a search's request under their deterministic messageIds, to the orchestrator's queue", async () => {
+    const [fast, slow] = [sandboxPartner(s.sandbox, 'match=all'), sandboxPartner(s.sandbox, 'match=some&delay_ms=400')];
+    const msg = searchRequestAll([fast, slow]);
+    await s.ctx.service.answerAllAndPublish(msg, 'corr-43');
+    const answers = await s.answers.waitFor(msg.searchId, 2);
+    expect(answers.map((m) => [m.type, m.messageId, m.correlationId])).toEqual([
+      [MESSAGE_TYPES.PartnerSearchAnswered, `partner-answer:${msg.searchId}:${fast.id}`, 'corr-43'],
+      [MESSAGE_TYPES.PartnerSearchAnswered, `partner-answer:${msg.searchId}:${slow.id}`, 'corr-43'],
+    ]);
+    expect(answers[0].payload).toEqual({
+      searchId: msg.searchId,
+      campaignId: msg.campaignId,
+      answers: [{ partnerId: fast.id, outcome: 'answered', latencyMs: expect.any(Number), results: expect.any(Array) }],
+    });
+    expect(answers[1].payload).toMatchObject({ answers: [{ partnerId: slow.id, outcome: 'answered', results: [OFFERS[0], OFFERS[2]].map((o) => expect.objectContaining(o)) }] });
   });
 
   it('answers no results for match=none and every other offer for match=some', async () => {
@@ -132,9 +155,21 @@ describe('partner-adapter search against the sandbox partner', () => {
     const again = await s.ctx.service.answerAndPublish(msg, 'c');
     expect((await received(s.sandbox, partner)).search_total_received).toBe(2);
     expect(again.results).toEqual(first.results);
-    expect(s.ctx.published.map((p) => (p.opts as { messageId: string }).messageId)).toEqual([
+    expect((await s.answers.waitFor(msg.searchId, 2)).map((m) => m.messageId)).toEqual([
       `partner-answer:${msg.searchId}:${partner.id}`,
       `partner-answer:${msg.searchId}:${partner.id}`,
     ]);
+  });
+
+  it('asks the partners again on a redelivered search request, and answers under the same messageId', async () => {
+    const partner = sandboxPartner(s.sandbox, 'match=all');
+    const msg = searchRequestAll([partner]);
+    await s.ctx.service.answerAllAndPublish(msg, 'c');
+    await s.ctx.service.answerAllAndPublish(msg, 'c');
+    expect((await received(s.sandbox, partner)).search_total_received).toBe(2);
+    const [first, again] = await s.answers.waitFor(msg.searchId, 2);
+    expect(again.messageId).toBe(`partner-answer:${msg.searchId}:${partner.id}`);
+    expect(again.messageId).toBe(first.messageId);
+    expect(again.payload.answers).toEqual([expect.objectContaining({ results: first.payload.answers?.[0].results })]);
   });
 });

@@ -394,14 +394,15 @@ describe('dupe-check queries', () => {
     const offerIds = [ids.shared, ids.short, ids.none];
     expect(offersA.map((o) => o.offerId)).toEqual(offerIds);
     const slots = slotsOf(offersA, now);
-    const context = (searchId: string, partnerId = partner) => searches.partnerAnswerContext({ searchId, partnerId, offerIds, slots });
+    const context = (searchId: string, partnerId = partner) => searches.partnerAnswerContext({ searchId, partnerIds: [partnerId], offerIds, slots });
     const soldOf = (facts: { lastSales: SaleFacts['lastSales'] | null }) => offersSoldToPerson(facts.lastSales!, windowsOf(offersA), now);
 
     const searchId = await store(keys);
     const ctx = await context(searchId);
     const facts = await ledger.saleFacts({ groupId: searchId, slots, keys, offerIds });
     expect(ctx).toEqual(expect.objectContaining({ campaignId: ids.campaignA, isTest: false, version: 3, pending: true, shown: [], lead: p }));
-    expect(ctx!.callOfferIds.sort()).toEqual([ids.shared, ids.short].sort());
+    expect(ctx!.calls.map((c) => [c.partnerId, c.pending])).toEqual([[partner, true]]);
+    expect(ctx!.calls[0].offerIds.sort()).toEqual([ids.shared, ids.short].sort());
     expect(ctx!.facts).toEqual(facts);
     expect(soldOf(ctx!.facts)).toEqual(new Set([ids.shared]));
 

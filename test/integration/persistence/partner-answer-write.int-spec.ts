@@ -76,7 +76,7 @@ describe('partner answer write (optimistic, one statement)', () => {
   const context = (searchId: string, i: number) =>
     repo.partnerAnswerContext({
       searchId,
-      partnerId: ids.partners[i],
+      partnerIds: [ids.partners[i]],
       offerIds: [ids.offers[i]],
       slots: capsAt(catalog.get(ids.offers[i])!.caps, new Date()).map((c) => c.slot),
     });
@@ -92,11 +92,11 @@ describe('partner answer write (optimistic, one statement)', () => {
     const searchId = await search();
     const a = answer(0, []);
     const b = answer(1, []);
-    const first = await repo.saveAnswer(searchId, 1, a.call, a.change);
+    const first = await repo.saveAnswer(searchId, 1, [a.call], a.change);
     expect(first).toEqual(expect.objectContaining({ version: 2, processingDone: false, order: a.change.order }));
 
     // B merged onto version 1 too: refused, and nothing of it is written.
-    expect(await repo.saveAnswer(searchId, 1, b.call, b.change)).toBeUndefined();
+    expect(await repo.saveAnswer(searchId, 1, [b.call], b.change)).toBeUndefined();
     let now = await state(searchId);
     expect(now.state_version).toBe(2);
     expect(now.calls[ids.partners[1]]).toBe('pending');
@@ -107,7 +107,7 @@ describe('partner answer write (optimistic, one statement)', () => {
     const ctx = await context(searchId, 1);
     expect([ctx!.version, ctx!.resultOrder, ctx!.shown.map((r) => r.offerId)]).toEqual([2, a.change.order, [ids.offers[0]]]);
     const b2 = answer(1, ctx!.resultOrder);
-    expect(await repo.saveAnswer(searchId, ctx!.version, b2.call, b2.change)).toEqual(expect.objectContaining({ version: 3, processingDone: false }));
+    expect(await repo.saveAnswer(searchId, ctx!.version, [b2.call], b2.change)).toEqual(expect.objectContaining({ version: 3, processingDone: false }));
     now = await state(searchId);
     expect(now.result_order).toEqual(b2.change.order);
     expect(now.calls[ids.partners[1]]).toBe('answered');
@@ -116,9 +116,9 @@ describe('partner answer write (optimistic, one statement)', () => {
   it('a call that took its answer takes no second one, even on the current version', async () => {
     const searchId = await search();
     const a = answer(0, []);
-    expect(await repo.saveAnswer(searchId, 1, a.call, a.change)).toBeDefined();
+    expect(await repo.saveAnswer(searchId, 1, [a.call], a.change)).toBeDefined();
     const again = answer(0, a.change.order);
-    expect(await repo.saveAnswer(searchId, 2, again.call, again.change)).toBeUndefined();
+    expect(await repo.saveAnswer(searchId, 2, [again.call], again.change)).toBeUndefined();
     expect((await state(searchId)).results).toEqual([ids.offers[0]]);
   });
 
@@ -131,7 +131,7 @@ describe('partner answer write (optimistic, one statement)', () => {
     while (pending.length > 0) {
       rounds += 1;
       const tries = pending.map((i) => ({ i, ...answer(i, order) }));
-      const saved = await Promise.all(tries.map((t) => repo.saveAnswer(searchId, version, t.call, t.change)));
+      const saved = await Promise.all(tries.map((t) => repo.saveAnswer(searchId, version, [t.call], t.change)));
       const landed = saved.flatMap((m, k) => (m ? [{ meta: m, i: tries[k].i, order: tries[k].change.order }] : []));
       expect(landed).toHaveLength(1);
       ({ version, order } = { version: landed[0].meta.version, order: landed[0].order });
@@ -145,6 +145,32 @@ describe('partner answer write (optimistic, one statement)', () => {
     expect(now.results.sort()).toEqual([...ids.offers].sort());
     expect(Object.values(now.calls)).toEqual(['answered', 'answered', 'answered']);
     expect(now.processing_done_at).not.toBeNull();
+  });
+
+  it('the answers of several calls in one write: each pending call takes its outcome, one version, done only when no other call is pending; an answered call in the batch takes nothing', async () => {
+    const searchId = await search();
+    const a = answer(0, []);
+    const b = answer(1, a.change.order);
+    const both = { order: b.change.order, decisions: { ...a.change.decisions, ...b.change.decisions }, added: [...a.change.added, ...b.change.added] };
+    const failed = { ...b.call, outcome: 'timeout', resultCount: 0, detail: 'no answer within 5000 ms' };
+    expect(await repo.saveAnswer(searchId, 1, [a.call, failed], { ...both, order: a.change.order, added: a.change.added })).toEqual(
+      expect.objectContaining({ version: 2, processingDone: false }),
+    );
+    let now = await state(searchId);
+    expect([now.calls[ids.partners[0]], now.calls[ids.partners[1]], now.calls[ids.partners[2]]]).toEqual(['answered', 'timeout', 'pending']);
+    const detail = await ds.query('SELECT detail, result_count FROM search_partner_calls WHERE search_id = $1 AND partner_id = $2', [searchId, ids.partners[1]]);
+    expect(detail).toEqual([{ detail: 'no answer within 5000 ms', result_count: 0 }]);
+
+    // Partner 0 again (answered) with partner 2 (pending): only partner 2's call changes, and the search is done.
+    const c = answer(2, a.change.order);
+    expect(await repo.saveAnswer(searchId, 2, [answer(0, []).call, c.call], c.change)).toEqual(expect.objectContaining({ version: 3, processingDone: true }));
+    now = await state(searchId);
+    expect([now.calls[ids.partners[0]], now.calls[ids.partners[1]], now.calls[ids.partners[2]]]).toEqual(['answered', 'timeout', 'answered']);
+    expect(now.results.sort()).toEqual([ids.offers[0], ids.offers[2]].sort());
+    expect(now.processing_done_at).not.toBeNull();
+
+    // A batch whose calls are all answered writes nothing.
+    expect(await repo.saveAnswer(searchId, 3, [answer(0, []).call, answer(2, []).call], answer(2, []).change)).toBeUndefined();
   });
 
   /**
@@ -176,7 +202,7 @@ describe('partner answer write (optimistic, one statement)', () => {
     const searchId = await search();
     await sell(searchId, 2);
     const a = answer(0, []);
-    expect(await repo.saveAnswer(searchId, 1, a.call, a.change)).toBeUndefined();
+    expect(await repo.saveAnswer(searchId, 1, [a.call], a.change)).toBeUndefined();
     const ctx = await context(searchId, 0);
     // Replaces `facts.sale.acceptedCount` 1 (the searches row counter): the sale state read is now the search's live sales.
     expect([ctx!.version, ctx!.facts.liveSales]).toEqual([2, [{ offerId: ids.offers[2], schoolId: ids.schools[2], offerType: 'shared' }]]);

@@ -64,9 +64,9 @@ const refusedAtOnce = counter('gateway_dependency_refusals_total', 'Calls answer
  *   or a 500. While the dependency is known to be down the call is not even
  *   tried: 503 at once, so a hung dependency costs callers nothing.
  * - Each dependency is probed every PROBE_INTERVAL_MS with a trivial round
- *   trip, unless it answered a call (or, RabbitMQ, confirmed a message) within
- *   that interval: under traffic the calls themselves are the probes, and an
- *   idle gateway still probes. One that takes longer than PROBE_TIMEOUT_MS, or
+ *   trip; PostgreSQL and Redis not while they answered a call within that
+ *   interval (under traffic the calls themselves are the probes; an idle
+ *   gateway still probes). One that takes longer than PROBE_TIMEOUT_MS, or
  *   fails twice in a row, is down until a probe passes again. This is also what tells the gateway about an outage its
  *   own request path does not see (a search served from cached key and campaign
  *   still needs PostgreSQL in the search-orchestrator): `assertUp` refuses
@@ -81,7 +81,7 @@ export class Dependencies implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly failedInARow = new Map<DependencyName, number>();
   private readonly downListeners = new Set<(name: DependencyName) => void>();
   private readonly probes: Record<DependencyName, () => Promise<unknown>>;
-  /** When each dependency last answered a call (epoch ms). */
+  /** When each dependency last answered a call (epoch ms; RabbitMQ: never taken as a probe). */
   private readonly answeredAt: Record<DependencyName, () => number>;
   private readonly callAnsweredAt = new Map<DependencyName, number>();
   private timer: NodeJS.Timeout | undefined;
@@ -101,7 +101,9 @@ export class Dependencies implements OnApplicationBootstrap, OnModuleDestroy {
     this.answeredAt = {
       postgres: answered('postgres'),
       redis: answered('redis'),
-      rabbitmq: () => Math.max(answered('rabbitmq')(), amqp.lastConfirmedAt?.() ?? 0),
+      // Always probed: a stalled broker must end the waits for workers' replies within a second or so (their
+      // replies, not a publish, are what never comes), and a confirm seen just before the stall would delay that.
+      rabbitmq: () => 0,
     };
     for (const name of DEPENDENCY_NAMES) upGauge.set({ dependency: name }, 1);
   }

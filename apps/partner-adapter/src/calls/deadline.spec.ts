@@ -1,5 +1,5 @@
 import { PartnerTimeoutError } from '../adapters/partner-errors';
-import { callDeadlineMs, withDeadline } from './deadline';
+import { callDeadlineMs, callDeadlines, withDeadline } from './deadline';
 
 describe('callDeadlineMs', () => {
   const now = Date.parse('2026-01-05T14:00:00.000Z');
@@ -19,6 +19,12 @@ describe('callDeadlineMs', () => {
 
   it('refuses a closesAt that is not a time', () => {
     expect(() => callDeadlineMs(10_000, 'soon', now)).toThrow(RangeError);
+  });
+
+  it("gives every partner of a search its deadline from one moment, and refuses an unreadable closesAt before any partner's", () => {
+    const deadlineMs = callDeadlines('2026-01-05T14:00:03.250Z', now);
+    expect([deadlineMs(10_000), deadlineMs(2_000)]).toEqual([3_250, 2_000]);
+    expect(() => callDeadlines('soon', now)).toThrow(RangeError);
   });
 });
 

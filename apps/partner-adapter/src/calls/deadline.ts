@@ -6,9 +6,18 @@ import { PartnerTimeoutError } from '../adapters/partner-errors';
  * search is already closed and the partner is not called.
  */
 export function callDeadlineMs(timeoutMs: number, closesAt: string, now: number): number {
+  return callDeadlines(closesAt, now)(timeoutMs);
+}
+
+/**
+ * callDeadlineMs for every partner of one search, measured from one moment:
+ * closesAt is read once, so an unreadable one throws (RangeError) before any
+ * partner's deadline is known, let alone any partner called.
+ */
+export function callDeadlines(closesAt: string, now: number): (timeoutMs: number) => number {
   const closes = Date.parse(closesAt);
   if (Number.isNaN(closes)) throw new RangeError(`closesAt is not a time: ${JSON.stringify(closesAt)}`);
-  return Math.min(timeoutMs, closes - now);
+  return (timeoutMs) => Math.min(timeoutMs, closes - now);
 }
 
 /**

@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { MESSAGE_TYPES, PartnerOfferResult, PartnerSearchRequestedV1 } from '@lr/contracts';
+import { MESSAGE_TYPES } from '@lr/contracts';
+import type { PartnerCallRequest, PartnerOfferResult, PartnerRef, PartnerSearchAnsweredV1, PartnerSearchAnsweredV2 } from '@lr/contracts';
+import type { PartnerSearchRequestedV1, PartnerSearchRequestedV2 } from '@lr/contracts';
 import { AmqpConnection, PermanentError } from '@lr/messaging';
 import { metricsRegistry } from '@lr/observability';
 import { PartnerAdapterRegistry } from '../adapters/adapter-registry';
@@ -23,11 +25,16 @@ const RESULT: PartnerOfferResult = {
 };
 
 let n = 0;
-function request(overrides: Partial<PartnerSearchRequestedV1['partner']> = {}, closesInMs = 45_000): PartnerSearchRequestedV1 {
+function partnerRef(overrides: Partial<PartnerRef> = {}): PartnerRef {
   n += 1;
+  return { id: `partner-${n}`, name: `Partner ${n}`, adapter: 'fake', baseUrl: 'http://partner.test', timeoutMs: 1_000, ...overrides };
+}
+
+function request(overrides: Partial<PartnerSearchRequestedV1['partner']> = {}, closesInMs = 45_000): PartnerSearchRequestedV1 {
+  const partner = partnerRef(overrides);
   return {
     searchId: `search-${n}`,
-    partner: { id: `partner-${n}`, name: `Partner ${n}`, adapter: 'fake', baseUrl: 'http://partner.test', timeoutMs: 1_000, ...overrides },
+    partner,
     offers: [{ offerId: 'o1', externalId: 'westlake-001' }],
     lead: { personal: { email: 'ada@example.com' } },
     tracking: {},
@@ -36,15 +43,50 @@ function request(overrides: Partial<PartnerSearchRequestedV1['partner']> = {}, c
   };
 }
 
+/** The same search as a v2 request: one message naming every partner. */
+function requestAll(partners: Array<PartnerRef | PartnerCallRequest>, closesInMs = 45_000): PartnerSearchRequestedV2 {
+  n += 1;
+  return {
+    searchId: `search-${n}`,
+    campaignId: 'campaign-1',
+    partners: partners.map((p) => ('partner' in p ? p : { partner: p, offers: [{ offerId: 'o1', externalId: 'westlake-001' }] })),
+    lead: { personal: { email: 'ada@example.com' } },
+    tracking: {},
+    isTest: false,
+    closesAt: new Date(Date.now() + closesInMs).toISOString(),
+  };
+}
+
+function asV2(msg: PartnerSearchRequestedV1): PartnerSearchRequestedV2 {
+  const { partner, offers, campaignId, ...search } = msg;
+  return { ...search, campaignId: campaignId ?? 'campaign-1', partners: [{ partner, offers }] };
+}
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
+}
+function deferred<T>(): Deferred<T> {
+  const d = {} as Deferred<T>;
+  d.promise = new Promise<T>((resolve, reject) => Object.assign(d, { resolve, reject }));
+  return d;
+}
+
+/** A few event-loop turns: what a call's end and a publish need to run their course, with no time passing. */
+async function turns(count = 5): Promise<void> {
+  for (let i = 0; i < count; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
 describe('SearchPartner', () => {
   let search: jest.Mock<Promise<PartnerOfferResult[]>, Parameters<PartnerAdapter['search']>>;
-  let publish: jest.Mock;
+  let publish: jest.Mock<Promise<string>, [string, unknown, { messageId: string; correlationId: string }]>;
   let breakers: PartnerCircuitBreakers;
   let service: SearchPartner;
 
   beforeEach(() => {
     search = jest.fn(async (..._args: Parameters<PartnerAdapter['search']>) => [RESULT]);
-    publish = jest.fn(async () => 'id');
+    publish = jest.fn(async (..._args: [string, unknown, { messageId: string; correlationId: string }]) => 'id');
     const adapter: PartnerAdapter = { search, submit: jest.fn() };
     breakers = new PartnerCircuitBreakers();
     const calls = new PartnerCalls(new PartnerAdapterRegistry({ fake: adapter }), breakers);
@@ -52,87 +94,308 @@ describe('SearchPartner', () => {
   });
   afterEach(() => breakers.onModuleDestroy());
 
-  it("answers the partner's results and passes it what the request asked", async () => {
-    const msg = request();
-    const answer = await service.answer(msg);
-    expect(answer).toEqual({ searchId: msg.searchId, partnerId: msg.partner.id, outcome: 'answered', latencyMs: expect.any(Number), results: [RESULT] });
-    const [partner, req, signal] = search.mock.calls[0];
-    expect(partner).toBe(msg.partner);
-    expect(req).toEqual({ searchId: msg.searchId, offers: msg.offers, lead: msg.lead, tracking: msg.tracking, isTest: false });
-    expect(signal.aborted).toBe(false);
-  });
+  const published = () => publish.mock.calls.map(([type, payload, opts]) => ({ type, payload: payload as PartnerSearchAnsweredV2, opts }));
 
-  it('publishes the answer with a deterministic messageId and the request correlationId', async () => {
-    const msg = request();
-    const answer = await service.answerAndPublish(msg, 'corr-1');
-    expect(publish).toHaveBeenCalledWith(MESSAGE_TYPES.PartnerSearchAnswered, answer, {
-      messageId: `partner-answer:${msg.searchId}:${msg.partner.id}`,
-      correlationId: 'corr-1',
+  /**
+   * One partner's answer, asked by the previous release's request or as the
+   * only partner of a v2 request: the call is the same code either way.
+   */
+  const answerVia: Record<'v1' | 'v2', (msg: PartnerSearchRequestedV1) => Promise<PartnerSearchAnsweredV1>> = {
+    v1: (msg) => service.answer(msg),
+    v2: async (msg) => {
+      publish.mockClear();
+      await service.answerAllAndPublish(asV2(msg), 'corr-1');
+      expect(publish).toHaveBeenCalledTimes(1);
+      const { searchId, answers } = published()[0].payload;
+      expect(answers).toHaveLength(1);
+      return { searchId, ...answers[0] };
+    },
+  };
+
+  describe.each(['v1', 'v2'] as const)('one partner, asked by a %s request', (version) => {
+    const answer = (msg: PartnerSearchRequestedV1) => answerVia[version](msg);
+
+    it("answers the partner's results and passes it what the request asked", async () => {
+      const msg = request();
+      await expect(answer(msg)).resolves.toEqual({ searchId: msg.searchId, partnerId: msg.partner.id, outcome: 'answered', latencyMs: expect.any(Number), results: [RESULT] });
+      const [partner, req, signal] = search.mock.calls[0];
+      expect(partner).toBe(msg.partner);
+      expect(req).toEqual({ searchId: msg.searchId, offers: msg.offers, lead: msg.lead, tracking: msg.tracking, isTest: false });
+      expect(signal.aborted).toBe(false);
     });
-    expect(partnerAnswerMessageId('s', 'p')).toBe('partner-answer:s:p');
+
+    it('answers expired without calling the partner once the search has closed', async () => {
+      const answered = await answer(request({}, -10));
+      expect(answered).toMatchObject({ outcome: 'expired', results: [], detail: expect.stringContaining('closed') });
+      expect(search).not.toHaveBeenCalled();
+    });
+
+    it('answers an empty offer list without calling the partner', async () => {
+      const msg = { ...request(), offers: [] };
+      await expect(answer(msg)).resolves.toMatchObject({ outcome: 'answered', results: [] });
+      expect(search).not.toHaveBeenCalled();
+    });
+
+    it('sends a request whose closesAt is not a time to the dead-letter queue, before the partner is called', async () => {
+      await expect(answer({ ...request(), closesAt: 'later' })).rejects.toBeInstanceOf(PermanentError);
+      expect(search).not.toHaveBeenCalled();
+    });
+
+    it('answers error with a detail for an adapter name it does not know', async () => {
+      const answered = await answer(request({ adapter: 'carrier-pigeon' }));
+      expect(answered).toMatchObject({ outcome: 'error', results: [], detail: 'PARTNER_ADAPTER_UNKNOWN: no partner adapter named "carrier-pigeon"' });
+    });
+
+    it.each([
+      [new PartnerHttpError(500, '{"error":"Internal Server Error"}'), 'PARTNER_HTTP_ERROR: HTTP 500: {"error":"Internal Server Error"}'],
+      [new PartnerProtocolError('the search answer has no results array'), 'PARTNER_PROTOCOL_ERROR: the search answer has no results array'],
+      [new TypeError('x is undefined'), 'unexpected: x is undefined'],
+    ])('answers error with a detail when the call fails: %s', async (error, detail) => {
+      search.mockRejectedValue(error);
+      await expect(answer(request())).resolves.toMatchObject({ outcome: 'error', results: [], detail });
+    });
+
+    it('answers timeout at the deadline, cut to the time the search has left', async () => {
+      search.mockImplementation(() => new Promise(() => undefined)); // ignores its signal, even
+      const started = Date.now();
+      const answered = await answer(request({ timeoutMs: 5_000 }, 150));
+      expect(answered).toMatchObject({ outcome: 'timeout', results: [], detail: expect.stringMatching(/within 1[0-5]\d ms/) });
+      expect(Date.now() - started).toBeLessThan(500);
+      expect(answered.latencyMs).toBeGreaterThanOrEqual(100);
+    });
+
+    it('answers circuit_open without calling a partner whose breaker opened', async () => {
+      search.mockRejectedValue(new PartnerHttpError(500, ''));
+      const msg = request();
+      for (let i = 0; i < 5; i++) await answer(msg);
+      search.mockClear();
+      await expect(answer(msg)).resolves.toMatchObject({ outcome: 'circuit_open', results: [] });
+      expect(search).not.toHaveBeenCalled();
+    });
+
+    it('counts calls and their duration by partner and outcome', async () => {
+      const msg = request();
+      await answer(msg);
+      const calls = await metricsRegistry.getSingleMetric('partner_calls_total')?.get();
+      expect(calls?.values).toContainEqual({ labels: { partner: msg.partner.name, operation: 'search', outcome: 'answered' }, value: 1 });
+      const duration = await metricsRegistry.getSingleMetric('partner_search_duration_seconds')?.get();
+      expect(duration?.values).toContainEqual(
+        expect.objectContaining({ labels: { partner: msg.partner.name, outcome: 'answered' }, metricName: 'partner_search_duration_seconds_count', value: 1 }),
+      );
+    });
   });
 
-  it('throws when the answer cannot be published (the transport retries the request)', async () => {
-    publish.mockRejectedValue(new Error('broker unavailable'));
-    await expect(service.answerAndPublish(request(), 'corr-1')).rejects.toThrow('broker unavailable');
+  describe("the previous release's one-partner request", () => {
+    it('publishes a v1 answer with a deterministic messageId and the request correlationId', async () => {
+      const msg = { ...request(), campaignId: 'campaign-1' };
+      const answer = await service.answerAndPublish(msg, 'corr-1');
+      expect(answer).toMatchObject({ searchId: msg.searchId, campaignId: 'campaign-1', partnerId: msg.partner.id, outcome: 'answered' });
+      expect(publish).toHaveBeenCalledWith(MESSAGE_TYPES.LegacyPartnerSearchAnswered, answer, {
+        messageId: `partner-answer:${msg.searchId}:${msg.partner.id}`,
+        correlationId: 'corr-1',
+      });
+      expect(partnerAnswerMessageId('s', 'p')).toBe('partner-answer:s:p');
+    });
+
+    it('throws when the answer cannot be published (the transport retries the request)', async () => {
+      publish.mockRejectedValue(new Error('broker unavailable'));
+      await expect(service.answerAndPublish(request(), 'corr-1')).rejects.toThrow('broker unavailable');
+    });
   });
 
-  it('answers expired without calling the partner once the search has closed', async () => {
-    const answer = await service.answer(request({}, -10));
-    expect(answer).toMatchObject({ outcome: 'expired', results: [], detail: expect.stringContaining('closed') });
-    expect(search).not.toHaveBeenCalled();
-  });
+  describe('a request for every partner of a search', () => {
+    /** Each partner's call ends when the test says. */
+    function gatedCalls() {
+      const gates = new Map<string, Deferred<PartnerOfferResult[]>>();
+      const gate = (id: string) => gates.get(id) ?? gates.set(id, deferred()).get(id)!;
+      search.mockImplementation((partner) => gate(partner.id).promise);
+      return { end: (...partners: PartnerRef[]) => partners.forEach((p) => gate(p.id).resolve([RESULT])) };
+    }
 
-  it('answers an empty offer list without calling the partner', async () => {
-    const msg = { ...request(), offers: [] };
-    await expect(service.answer(msg)).resolves.toMatchObject({ outcome: 'answered', results: [] });
-    expect(search).not.toHaveBeenCalled();
-  });
+    /** Each publish is confirmed (or fails) when the test says. */
+    function gatedConfirms() {
+      const confirms: Array<Deferred<string>> = [];
+      publish.mockImplementation(() => {
+        const d = deferred<string>();
+        confirms.push(d);
+        return d.promise;
+      });
+      return confirms;
+    }
 
-  it('sends a request whose closesAt is not a time to the dead-letter queue', async () => {
-    await expect(service.answer({ ...request(), closesAt: 'later' })).rejects.toBeInstanceOf(PermanentError);
-  });
+    const answeredBy = (i: number) => published()[i].payload.answers.map((a) => a.partnerId);
 
-  it('answers error with a detail for an adapter name it does not know', async () => {
-    const answer = await service.answer(request({ adapter: 'carrier-pigeon' }));
-    expect(answer).toMatchObject({ outcome: 'error', results: [], detail: 'PARTNER_ADAPTER_UNKNOWN: no partner adapter named "carrier-pigeon"' });
-  });
+    /** Tracks the handling's promise without letting a rejection go unobserved. */
+    function handle(msg: PartnerSearchRequestedV2) {
+      const state = { settled: false };
+      const done = service.answerAllAndPublish(msg, 'corr-1').finally(() => (state.settled = true));
+      done.catch(() => undefined);
+      return { done, state };
+    }
 
-  it.each([
-    [new PartnerHttpError(500, '{"error":"Internal Server Error"}'), 'PARTNER_HTTP_ERROR: HTTP 500: {"error":"Internal Server Error"}'],
-    [new PartnerProtocolError('the search answer has no results array'), 'PARTNER_PROTOCOL_ERROR: the search answer has no results array'],
-    [new TypeError('x is undefined'), 'unexpected: x is undefined'],
-  ])('answers error with a detail when the call fails: %s', async (error, detail) => {
-    search.mockRejectedValue(error);
-    await expect(service.answer(request())).resolves.toMatchObject({ outcome: 'error', results: [], detail });
-  });
+    it('publishes one answer message under the v2 type, with the campaign, a deterministic messageId and the request correlationId', async () => {
+      const a = partnerRef();
+      const msg = requestAll([a]);
+      await service.answerAllAndPublish(msg, 'corr-1');
+      expect(publish).toHaveBeenCalledTimes(1);
+      expect(publish).toHaveBeenCalledWith(
+        MESSAGE_TYPES.PartnerSearchAnswered,
+        { searchId: msg.searchId, campaignId: 'campaign-1', answers: [{ partnerId: a.id, outcome: 'answered', latencyMs: expect.any(Number), results: [RESULT] }] },
+        { messageId: `partner-answer:${msg.searchId}:${a.id}`, correlationId: 'corr-1' },
+      );
+    });
 
-  it('answers timeout at the deadline, cut to the time the search has left', async () => {
-    search.mockImplementation(() => new Promise(() => undefined)); // ignores its signal, even
-    const started = Date.now();
-    const answer = await service.answer(request({ timeoutMs: 5_000 }, 150));
-    expect(answer).toMatchObject({ outcome: 'timeout', results: [], detail: expect.stringMatching(/within 1[0-5]\d ms/) });
-    expect(Date.now() - started).toBeLessThan(500);
-    expect(answer.latencyMs).toBeGreaterThanOrEqual(100);
-  });
+    it('calls every partner at once and puts the answers of partners that end together in one message', async () => {
+      const { end } = gatedCalls();
+      const [a, b] = [partnerRef(), partnerRef()];
+      const msg = requestAll([a, b]);
+      const { done } = handle(msg);
+      await turns();
+      expect(search).toHaveBeenCalledTimes(2); // both asked before either answered
+      end(b, a);
+      await done;
+      expect(publish).toHaveBeenCalledTimes(1);
+      expect(published()[0]).toEqual({
+        type: MESSAGE_TYPES.PartnerSearchAnswered,
+        payload: {
+          searchId: msg.searchId,
+          campaignId: 'campaign-1',
+          answers: [expect.objectContaining({ partnerId: b.id, outcome: 'answered' }), expect.objectContaining({ partnerId: a.id, outcome: 'answered' })],
+        },
+        opts: { messageId: `partner-answer:${msg.searchId}:${b.id}+${a.id}`, correlationId: 'corr-1' },
+      });
+    });
 
-  it('answers circuit_open without calling a partner whose breaker opened', async () => {
-    search.mockRejectedValue(new PartnerHttpError(500, ''));
-    const msg = request();
-    for (let i = 0; i < 5; i++) await service.answer(msg);
-    search.mockClear();
-    await expect(service.answer(msg)).resolves.toMatchObject({ outcome: 'circuit_open', results: [] });
-    expect(search).not.toHaveBeenCalled();
-  });
+    it("publishes an answer at once, and the ones that end while that message waits for the broker's confirm in the next message", async () => {
+      const { end } = gatedCalls();
+      const confirms = gatedConfirms();
+      const [a, b, c] = [partnerRef(), partnerRef(), partnerRef()];
+      const msg = requestAll([a, b, c]);
+      const { done, state } = handle(msg);
 
-  it('counts calls and their duration by partner and outcome', async () => {
-    const msg = request();
-    await service.answer(msg);
-    const calls = await metricsRegistry.getSingleMetric('partner_calls_total')?.get();
-    expect(calls?.values).toContainEqual({ labels: { partner: msg.partner.name, operation: 'search', outcome: 'answered' }, value: 1 });
-    const duration = await metricsRegistry.getSingleMetric('partner_search_duration_seconds')?.get();
-    expect(duration?.values).toContainEqual(
-      expect.objectContaining({ labels: { partner: msg.partner.name, outcome: 'answered' }, metricName: 'partner_search_duration_seconds_count', value: 1 }),
-    );
+      end(a);
+      await turns();
+      expect(answeredBy(0)).toEqual([a.id]);
+
+      end(b);
+      await turns();
+      end(c);
+      await turns();
+      expect(publish).toHaveBeenCalledTimes(1); // the first is not confirmed yet
+
+      confirms[0].resolve('id');
+      await turns();
+      expect(publish).toHaveBeenCalledTimes(2);
+      expect(answeredBy(1)).toEqual([b.id, c.id]);
+      expect(published()[1].opts.messageId).toBe(`partner-answer:${msg.searchId}:${b.id}+${c.id}`);
+      expect(state.settled).toBe(false); // its answer is not confirmed yet
+
+      confirms[1].resolve('id');
+      await expect(done).resolves.toBeUndefined();
+    });
+
+    it("does not hold the fast partners' answers for a slow one, whose answer is its own later message", async () => {
+      const slow = partnerRef({ timeoutMs: 5_000 });
+      const [a, b] = [partnerRef(), partnerRef()];
+      const slowCall = deferred<PartnerOfferResult[]>();
+      search.mockImplementation(async (partner) => (partner.id === slow.id ? slowCall.promise : [RESULT]));
+      const msg = requestAll([a, slow, b]);
+      const { done, state } = handle(msg);
+
+      await turns();
+      expect(publish).toHaveBeenCalledTimes(1);
+      expect(answeredBy(0)).toEqual([a.id, b.id]);
+      expect(state.settled).toBe(false);
+
+      slowCall.resolve([RESULT]);
+      await done;
+      expect(publish).toHaveBeenCalledTimes(2);
+      expect(answeredBy(1)).toEqual([slow.id]);
+      expect(published()[1].opts.messageId).toBe(`partner-answer:${msg.searchId}:${slow.id}`);
+    });
+
+    it('keeps calling and publishing the other partners after a failed publish, then throws it', async () => {
+      const { end } = gatedCalls();
+      const confirms = gatedConfirms();
+      const [a, b] = [partnerRef(), partnerRef()];
+      const { done, state } = handle(requestAll([a, b]));
+
+      end(a);
+      await turns();
+      confirms[0].reject(new Error('broker unavailable'));
+      await turns();
+      expect(state.settled).toBe(false); // b's call is still running
+
+      end(b);
+      await turns();
+      expect(answeredBy(1)).toEqual([b.id]);
+      confirms[1].resolve('id');
+      await expect(done).rejects.toThrow('broker unavailable');
+      expect(publish).toHaveBeenCalledTimes(2); // the failed message is left to the request's retry, not sent again
+    });
+
+    it('calls a partner listed twice once, and answers it once', async () => {
+      const [a, b] = [partnerRef(), partnerRef()];
+      const msg = requestAll([a, b, { partner: a, offers: [{ offerId: 'o2', externalId: 'harbor-002' }] }]);
+      await service.answerAllAndPublish(msg, 'corr-1');
+      expect(search.mock.calls.map(([partner]) => partner.id).sort()).toEqual([a.id, b.id].sort());
+      expect(search.mock.calls.find(([partner]) => partner.id === a.id)?.[1].offers).toEqual([{ offerId: 'o1', externalId: 'westlake-001' }]);
+      expect(published().flatMap((p) => p.payload.answers.map((x) => x.partnerId)).sort()).toEqual([a.id, b.id].sort());
+    });
+
+    it('answers every partner expired, in one message, without calling any once the search has closed', async () => {
+      const partners = [partnerRef(), partnerRef(), partnerRef()];
+      await service.answerAllAndPublish(requestAll(partners, -10), 'corr-1');
+      expect(search).not.toHaveBeenCalled();
+      expect(publish).toHaveBeenCalledTimes(1);
+      expect(published()[0].payload.answers).toEqual(
+        partners.map((p) => ({ partnerId: p.id, outcome: 'expired', latencyMs: expect.any(Number), results: [], detail: expect.stringContaining('closed') })),
+      );
+    });
+
+    it('sends a request whose closesAt is not a time to the dead-letter queue before any partner is called', async () => {
+      await expect(service.answerAllAndPublish({ ...requestAll([partnerRef(), partnerRef()]), closesAt: 'later' }, 'corr-1')).rejects.toBeInstanceOf(PermanentError);
+      expect(search).not.toHaveBeenCalled();
+      expect(publish).not.toHaveBeenCalled();
+    });
+
+    it('gives each partner its own deadline, cut to the time the search has left', async () => {
+      search.mockImplementation(() => new Promise(() => undefined));
+      const [quick, patient] = [partnerRef({ timeoutMs: 60 }), partnerRef({ timeoutMs: 5_000 })];
+      await service.answerAllAndPublish(requestAll([quick, patient], 200), 'corr-1');
+      expect(publish).toHaveBeenCalledTimes(2);
+      expect(published()[0].payload.answers).toEqual([expect.objectContaining({ partnerId: quick.id, outcome: 'timeout', detail: 'the partner did not answer within 60 ms' })]);
+      expect(published()[1].payload.answers).toEqual([expect.objectContaining({ partnerId: patient.id, outcome: 'timeout', detail: expect.stringMatching(/within (1\d\d|200) ms/) })]);
+    });
+
+    it('logs one line per partner called, and never the lead', async () => {
+      const lines: unknown[] = [];
+      const keep = (message: unknown) => void lines.push(message);
+      Logger.overrideLogger({ log: keep, error: keep, warn: keep, debug: keep, verbose: keep, fatal: keep });
+      try {
+        const [a, b] = [partnerRef(), partnerRef()];
+        search.mockImplementation(async (partner) => {
+          if (partner.id === b.id) throw new PartnerHttpError(500, '');
+          return [RESULT];
+        });
+        const lead = { personal: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone: '5551234567' } };
+        await service.answerAllAndPublish({ ...requestAll([a, b, a]), lead }, 'corr-1');
+        const answered = lines.filter((l) => (l as { msg?: string }).msg === 'partner search answered');
+        expect(answered).toEqual([
+          expect.objectContaining({ partner_id: a.id, outcome: 'answered' }),
+          expect.objectContaining({ partner_id: b.id, outcome: 'error' }),
+        ]);
+        expect(lines).toContainEqual(expect.objectContaining({ msg: 'partner listed twice in a search request: asked once', partner_id: a.id }));
+        const text = JSON.stringify(lines);
+        for (const contact of ['Ada', 'Lovelace', 'ada@example.com', '5551234567']) expect(text).not.toContain(contact);
+      } finally {
+        Logger.overrideLogger(false);
+      }
+    });
+
+    it('publishes nothing for a request that names no partner', async () => {
+      await expect(service.answerAllAndPublish(requestAll([]), 'corr-1')).resolves.toBeUndefined();
+      expect(publish).not.toHaveBeenCalled();
+    });
   });
 });

@@ -1,15 +1,25 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { MESSAGE_TYPES, PartnerCallOutcome, PartnerOfferResult, PartnerSearchAnsweredV1, PartnerSearchRequestedV1 } from '@lr/contracts';
+import { MESSAGE_TYPES } from '@lr/contracts';
+import type { PartnerAnswer, PartnerCallOutcome, PartnerCallRequest, PartnerOfferResult, PartnerRef } from '@lr/contracts';
+import type { PartnerSearchAnsweredV1, PartnerSearchAnsweredV2, PartnerSearchRequestedV1, PartnerSearchRequestedV2 } from '@lr/contracts';
 import { AmqpConnection, PermanentError } from '@lr/messaging';
 import { describeCallFailure } from '../calls/call-failure';
-import { callDeadlineMs } from '../calls/deadline';
+import { callDeadlines } from '../calls/deadline';
 import { PartnerCalls } from '../calls/partner-calls';
 import { partnerMetrics } from '../partner-metrics';
+import { AnswerBatches } from './answer-batches';
 
-/** The answer's messageId: the same for every redelivery, so the orchestrator keeps one answer per partner and search. */
-export function partnerAnswerMessageId(searchId: string, partnerId: string): string {
-  return `partner-answer:${searchId}:${partnerId}`;
+/**
+ * An answer message's messageId: its search and the partners it carries, in
+ * the order it carries them, so a copy published again for a redelivered
+ * request has the id of the first whenever it groups the same partners.
+ */
+export function partnerAnswerMessageId(searchId: string, ...partnerIds: string[]): string {
+  return `partner-answer:${searchId}:${partnerIds.join('+')}`;
 }
+
+/** What a partner is asked about a search; both versions of the request carry it. */
+type SearchOf = Pick<PartnerSearchRequestedV2, 'searchId' | 'lead' | 'tracking' | 'isTest' | 'closesAt'>;
 
 interface Ended {
   outcome: PartnerCallOutcome;
@@ -18,9 +28,10 @@ interface Ended {
 }
 
 /**
- * Asks one partner network about its offers for one search and answers the
- * orchestrator. The partner is asked again on a redelivery (a search is
- * read-only at the partner); the answer's deterministic messageId dedupes.
+ * Asks the partner networks of a search about their offers and answers the
+ * orchestrator. A partner is asked again on a redelivery (a search is
+ * read-only at the partner): the orchestrator keeps the first answer per
+ * search and partner, and ignores the others.
  */
 @Injectable()
 export class SearchPartner {
@@ -31,10 +42,40 @@ export class SearchPartner {
     private readonly amqp: AmqpConnection,
   ) {}
 
-  /** Answers the request and publishes the answer; a publish failure throws (the transport retries the request). */
+  /**
+   * Calls every partner of the request at once and publishes each answer as
+   * its call ends (AnswerBatches groups the ones that end together). Resolves
+   * once every call ended and every answer was published. Throws a
+   * PermanentError before calling anyone when closesAt is unreadable, and the
+   * first publish failure once the other answers were sent.
+   */
+  async answerAllAndPublish(msg: PartnerSearchRequestedV2, correlationId: string): Promise<void> {
+    const taken = performance.now();
+    const deadlineOf = deadlinesOf(msg);
+    const batches = new AnswerBatches((answers) => {
+      const payload: PartnerSearchAnsweredV2 = { searchId: msg.searchId, campaignId: msg.campaignId, answers };
+      return this.amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, payload, {
+        messageId: partnerAnswerMessageId(msg.searchId, ...answers.map((a) => a.partnerId)),
+        correlationId,
+      });
+    });
+    // allSettled: a call that failed for a reason of ours (a bug) must not leave the others unpublished behind a retry.
+    const ended = await Promise.allSettled(
+      this.onePerPartner(msg).map((call) => this.callPartner(msg, call, deadlineOf(call.partner), taken).then((answer) => batches.add(answer))),
+    );
+    await batches.settled();
+    const bug = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected');
+    if (bug) throw bug.reason;
+  }
+
+  /**
+   * The previous release's request: one partner, answered with a
+   * PartnerSearchAnsweredV1 that its sender reads. A publish failure throws
+   * (the transport retries the request).
+   */
   async answerAndPublish(msg: PartnerSearchRequestedV1, correlationId: string): Promise<PartnerSearchAnsweredV1> {
     const answer = await this.answer(msg);
-    await this.amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, answer, {
+    await this.amqp.publish(MESSAGE_TYPES.LegacyPartnerSearchAnswered, answer, {
       messageId: partnerAnswerMessageId(msg.searchId, msg.partner.id),
       correlationId,
     });
@@ -42,18 +83,23 @@ export class SearchPartner {
   }
 
   /**
-   * The partner's answer, or how the call failed: never throws for a partner's
-   * failure. Only a request with an unreadable closesAt throws (PermanentError).
+   * The partner's answer to a previous release's request, or how the call
+   * failed: never throws for a partner's failure. Only a request with an
+   * unreadable closesAt throws (PermanentError).
    */
   async answer(msg: PartnerSearchRequestedV1): Promise<PartnerSearchAnsweredV1> {
-    const started = performance.now();
-    const ended = await this.search(msg);
-    const latencyMs = Math.round(performance.now() - started);
-    this.record(msg, ended, latencyMs);
+    const taken = performance.now();
+    const answer = await this.callPartner(msg, msg, deadlinesOf(msg)(msg.partner), taken);
+    return { searchId: msg.searchId, ...(msg.campaignId ? { campaignId: msg.campaignId } : {}), ...answer };
+  }
+
+  /** One partner's call, the same for both versions of the request: never throws for the partner's failure. */
+  private async callPartner(search: SearchOf, call: PartnerCallRequest, deadlineMs: number, taken: number): Promise<PartnerAnswer> {
+    const ended = await this.search(search, call, deadlineMs);
+    const latencyMs = Math.round(performance.now() - taken);
+    this.record(search, call, ended, latencyMs);
     return {
-      searchId: msg.searchId,
-      ...(msg.campaignId ? { campaignId: msg.campaignId } : {}),
-      partnerId: msg.partner.id,
+      partnerId: call.partner.id,
       outcome: ended.outcome,
       latencyMs,
       results: ended.results,
@@ -61,46 +107,65 @@ export class SearchPartner {
     };
   }
 
-  private async search(msg: PartnerSearchRequestedV1): Promise<Ended> {
-    const { partner } = msg;
-    let deadlineMs: number;
+  private async search(search: SearchOf, { partner, offers }: PartnerCallRequest, deadlineMs: number): Promise<Ended> {
+    if (deadlineMs <= 0) return { outcome: 'expired', results: [], detail: `the search closed at ${search.closesAt}, before the partner was asked` };
+    if (offers.length === 0) return { outcome: 'answered', results: [] };
     try {
-      deadlineMs = callDeadlineMs(partner.timeoutMs, msg.closesAt, Date.now());
-    } catch (e) {
-      throw new PermanentError(`partner search request ${msg.searchId}: ${(e as Error).message}`);
-    }
-    if (deadlineMs <= 0) return { outcome: 'expired', results: [], detail: `the search closed at ${msg.closesAt}, before the partner was asked` };
-    if (msg.offers.length === 0) return { outcome: 'answered', results: [] };
-    try {
-      const request = { searchId: msg.searchId, offers: msg.offers, lead: msg.lead, tracking: msg.tracking, isTest: msg.isTest };
+      const request = { searchId: search.searchId, offers, lead: search.lead, tracking: search.tracking, isTest: search.isTest };
       const results = await this.calls.run(partner, deadlineMs, (adapter, signal) => adapter.search(partner, request, signal));
       return { outcome: 'answered', results };
     } catch (e) {
       const failure = describeCallFailure(e);
       if (failure.unexpected) {
-        this.log.error({ msg: 'partner search failed unexpectedly', partner: partner.name, search_id: msg.searchId, err: (e as Error)?.stack ?? String(e) });
+        this.log.error({ msg: 'partner search failed unexpectedly', partner: partner.name, search_id: search.searchId, err: (e as Error)?.stack ?? String(e) });
       }
       return { outcome: failure.outcome, results: [], detail: failure.detail };
     }
   }
 
+  /**
+   * A partner listed twice is asked once (its first listing): asking it twice
+   * would cost the partner a call and give the orchestrator two answers for one call.
+   */
+  private onePerPartner(msg: PartnerSearchRequestedV2): PartnerCallRequest[] {
+    const seen = new Set<string>();
+    return msg.partners.filter(({ partner }) => {
+      if (!seen.has(partner.id)) return seen.add(partner.id);
+      this.log.warn({ msg: 'partner listed twice in a search request: asked once', partner: partner.name, partner_id: partner.id, search_id: msg.searchId });
+      return false;
+    });
+  }
+
   /** Metrics and one log line; the lead never reaches a log. */
-  private record(msg: PartnerSearchRequestedV1, ended: Ended, latencyMs: number): void {
-    const partner = msg.partner.name;
-    partnerMetrics.searchDuration.observe({ partner, outcome: ended.outcome }, latencyMs / 1000);
-    partnerMetrics.calls.inc({ partner, operation: 'search', outcome: ended.outcome });
+  private record(search: SearchOf, { partner, offers }: PartnerCallRequest, ended: Ended, latencyMs: number): void {
+    partnerMetrics.searchDuration.observe({ partner: partner.name, outcome: ended.outcome }, latencyMs / 1000);
+    partnerMetrics.calls.inc({ partner: partner.name, operation: 'search', outcome: ended.outcome });
     const line = {
       msg: 'partner search answered',
-      partner,
-      partner_id: msg.partner.id,
-      search_id: msg.searchId,
+      partner: partner.name,
+      partner_id: partner.id,
+      search_id: search.searchId,
       outcome: ended.outcome,
       latency_ms: latencyMs,
-      offers: msg.offers.length,
+      offers: offers.length,
       results: ended.results.length,
       ...(ended.detail === undefined ? {} : { detail: ended.detail }),
     };
     if (ended.outcome === 'timeout' || ended.outcome === 'error' || ended.outcome === 'expired') this.log.warn(line);
     else this.log.debug(line);
+  }
+}
+
+/**
+ * Each partner's deadline, all measured from when the request was taken. A
+ * closesAt that is not a time can never be read on a retry either: a
+ * PermanentError sends the request to the dead-letter queue before anyone is called.
+ */
+function deadlinesOf(search: SearchOf): (partner: PartnerRef) => number {
+  try {
+    const deadlineMs = callDeadlines(search.closesAt, Date.now());
+    return (partner) => deadlineMs(partner.timeoutMs);
+  } catch (e) {
+    throw new PermanentError(`partner search request ${search.searchId}: ${(e as Error).message}`);
   }
 }

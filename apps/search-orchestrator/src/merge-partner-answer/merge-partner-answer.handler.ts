@@ -1,16 +1,22 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { MESSAGE_TYPES, PartnerSearchAnsweredV1 } from '@lr/contracts';
+import { MESSAGE_TYPES, PartnerSearchAnsweredV1, PartnerSearchAnsweredV2 } from '@lr/contracts';
 import { HandleMessage } from '@lr/messaging';
 import { MergePartnerAnswer } from './merge-partner-answer.usecase';
 
-/** partner-adapter -> here (a command): one partner's answer for one search. */
+/** partner-adapter -> here (a command): the answers of one or more partners of one search. */
 @Controller()
 export class MergePartnerAnswerHandler {
   constructor(private readonly mergePartnerAnswer: MergePartnerAnswer) {}
 
   @HandleMessage(MESSAGE_TYPES.PartnerSearchAnswered)
-  handle(@Payload() msg: PartnerSearchAnsweredV1): Promise<void> {
+  handle(@Payload() msg: PartnerSearchAnsweredV2): Promise<void> {
     return this.mergePartnerAnswer.run(msg);
+  }
+
+  /** The previous release's one-partner answer, while a rolling deploy drains (MESSAGE_TYPES.LegacyPartnerSearchAnswered). */
+  @HandleMessage(MESSAGE_TYPES.LegacyPartnerSearchAnswered)
+  handleLegacy(@Payload() msg: PartnerSearchAnsweredV1): Promise<void> {
+    return this.mergePartnerAnswer.runLegacy(msg);
   }
 }

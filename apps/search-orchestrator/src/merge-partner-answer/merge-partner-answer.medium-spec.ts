@@ -11,8 +11,12 @@ import {
   callRows,
   capSlot,
   type OfferSpec,
+  legacyPartnerAnswer,
+  oneAnswer,
   orchestrator,
   partnerAnswer,
+  partnerAnswers,
+  partnerCallsOf,
   partnerResult,
   person,
   redisSearch,
@@ -58,6 +62,18 @@ const MERGE = {
  * of the same search has begun (its read then waits for the search's row
  * lock), and records the version each merge read.
  */
+/** Records the version each merge read (every read and write goes to PostgreSQL). */
+class CountMerges extends SearchRepository {
+  readonly versionsRead: number[] = [];
+
+  override async mergeAnswer(...[q, merge]: Parameters<SearchRepository['mergeAnswer']>) {
+    return super.mergeAnswer(q, async (search) => {
+      this.versionsRead.push(search.version);
+      return merge(search);
+    });
+  }
+}
+
 class HoldFirstMerge extends SearchRepository {
   readonly versionsRead: number[] = [];
   private calls = 0;
@@ -115,7 +131,7 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
   it("a partner's qualifying results are added in rank order and its call is answered; the last pending call's answer ends processing", async () => {
     const w = await world(ds, MERGE);
     const s = await started(w);
-    expect(s.first.partnerRequests.map((r) => r.offers.map((o) => o.offerId)).sort()).toEqual([ids(w, 'pa', 'pb', 'pNorth'), ids(w, 'pc')].sort());
+    expect(partnerCallsOf(s.first).map((r) => r.offers.map((o) => o.offerId)).sort()).toEqual([ids(w, 'pa', 'pb', 'pNorth'), ids(w, 'pc')].sort());
     const pa = partnerResult(w, 'pa');
     const pb = partnerResult(w, 'pb', { expiresInSeconds: null });
     const before = Date.now();
@@ -226,7 +242,7 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
       qOk: { school: 's5', partner: 'p1', payout: 5 },
     });
     const s = await started(w);
-    expect(s.first.partnerRequests[0].offers).toHaveLength(5);
+    expect(partnerCallsOf(s.first)[0].offers).toHaveLength(5);
     // Meanwhile: the operator pauses one offer and narrows another; a sale fills a cap; the person is sold another offer elsewhere.
     await w.change({ qPaused: { status: 'paused' }, qIneligible: { eligibility: { states: ['CA'] } } });
     await useCap(ds, capSlot(w.ids.offers.qCapFull, null, 'day', new Date()), 1);
@@ -404,7 +420,7 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     const w = await world(ds, MERGE);
     const s = await started(w);
 
-    await orch.merge.run(partnerAnswer(w, s.searchId, 'p2', [partnerResult(w, 'pc')], { campaignId: null }));
+    await orch.merge.runLegacy(legacyPartnerAnswer(w, s.searchId, 'p2', [partnerResult(w, 'pc')], { campaignId: null }));
 
     expect(await listed(s.searchId)).toEqual(ids(w, 'pc', 'own'));
     expect((await searchRow(ds, s.searchId))!.state_version).toBe(2);
@@ -416,7 +432,8 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     const unknownSearch = randomUUID();
 
     await orch.merge.run(partnerAnswer(w, unknownSearch, 'p1', [partnerResult(w, 'pa')]));
-    await orch.merge.run({ ...partnerAnswer(w, s.searchId, 'p1', [partnerResult(w, 'pa')]), partnerId: randomUUID() });
+    await orch.merge.run(partnerAnswers(w, s.searchId, [{ ...oneAnswer(w, 'p1', [partnerResult(w, 'pa')]), partnerId: randomUUID() }]));
+    await orch.merge.runLegacy({ ...legacyPartnerAnswer(w, s.searchId, 'p1', [partnerResult(w, 'pa')]), partnerId: randomUUID() });
 
     expect(await searchRow(ds, unknownSearch)).toBeUndefined();
     expect(await redis.exists(searchStateKey(unknownSearch))).toBe(0);
@@ -424,5 +441,78 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     expect(row.state_version).toBe(1);
     expect(await listed(s.searchId)).toEqual(ids(w, 'own'));
     expect([...(await callRows(ds, s.searchId)).values()].map((c) => c.status)).toEqual(['pending', 'pending']);
+  });
+  it("the answers of two partners in one message are merged in one transaction, one after the other: the ranked union, each call answered, processing done", async () => {
+    const w = await world(ds, MERGE);
+    const s = await started(w);
+    const repo = new CountMerges(ds);
+    const merge = new MergePartnerAnswer(orch.catalog, repo, orch.ledger, orch.state);
+
+    await merge.run(
+      partnerAnswers(w, s.searchId, [
+        oneAnswer(w, 'p1', [partnerResult(w, 'pa'), partnerResult(w, 'pb'), partnerResult(w, 'pNorth')], { latencyMs: 301.2 }),
+        oneAnswer(w, 'p2', [partnerResult(w, 'pc')], { latencyMs: 305.8 }),
+      ]),
+    );
+
+    expect(repo.versionsRead).toEqual([1]); // one read and one write for both answers
+    expect(await listed(s.searchId)).toEqual(ids(w, 'pa', 'pc', 'own', 'pb'));
+    const row = (await searchRow(ds, s.searchId))!;
+    expect(row.state_version).toBe(2);
+    expect(row.processing_done_at).not.toBeNull();
+    expect(row.offer_decisions[w.ids.offers.pNorth]).toEqual({ shown: false, reason: 'school_already_shown' });
+    expect(row.offer_decisions[w.ids.offers.pc]).toMatchObject({ shown: true });
+    const calls = await callRows(ds, s.searchId);
+    expect(calls.get(w.ids.partners.p1)).toMatchObject({ status: 'answered', latency_ms: 301, result_count: 3 });
+    expect(calls.get(w.ids.partners.p2)).toMatchObject({ status: 'answered', latency_ms: 306, result_count: 1 });
+    const cached = (await redisSearch(redis, s.searchId))!;
+    expect(cached.meta).toMatchObject({ version: 2, processingDone: true, order: row.result_order });
+    expect(cached.entries.size).toBe(4);
+  });
+
+  it('a later partner in one message sees the schools an earlier one added: one school per live search across the answers', async () => {
+    const w = await world(ds, {
+      own: { school: 'north', priority: 1, payout: 20 },
+      pWest1: { school: 'west', partner: 'p1', priority: 5, payout: 30 },
+      pWest2: { school: 'west', partner: 'p2', priority: 10, payout: 40 },
+    });
+    const s = await started(w);
+
+    await orch.merge.run(partnerAnswers(w, s.searchId, [oneAnswer(w, 'p1', [partnerResult(w, 'pWest1')]), oneAnswer(w, 'p2', [partnerResult(w, 'pWest2')])]));
+
+    expect(await listed(s.searchId)).toEqual(ids(w, 'pWest1', 'own'));
+    const row = (await searchRow(ds, s.searchId))!;
+    expect(row.offer_decisions[w.ids.offers.pWest2]).toEqual({ shown: false, reason: 'school_already_shown' });
+  });
+
+  it('in a message with an answer already taken (a redelivery) and a new one, only the new one is merged; a partner named twice counts once', async () => {
+    const w = await world(ds, MERGE);
+    const s = await started(w);
+    await orch.merge.run(partnerAnswer(w, s.searchId, 'p1', [partnerResult(w, 'pa')]));
+
+    await orch.merge.run(
+      partnerAnswers(w, s.searchId, [
+        oneAnswer(w, 'p1', [partnerResult(w, 'pb')]),
+        oneAnswer(w, 'p2', [partnerResult(w, 'pc')]),
+        oneAnswer(w, 'p2', [], { outcome: 'error', detail: 'HTTP 500' }),
+      ]),
+    );
+
+    expect(await listed(s.searchId)).toEqual(ids(w, 'pa', 'pc', 'own'));
+    const row = (await searchRow(ds, s.searchId))!;
+    expect(row.state_version).toBe(3);
+    const calls = await callRows(ds, s.searchId);
+    expect(calls.get(w.ids.partners.p1)).toMatchObject({ status: 'answered', result_count: 1 });
+    expect(calls.get(w.ids.partners.p2)).toMatchObject({ status: 'answered', result_count: 1 });
+  });
+
+  it("the previous release's one-partner answer is merged as a message of one answer", async () => {
+    const w = await world(ds, MERGE);
+    const s = await started(w);
+
+    await orch.merge.runLegacy(legacyPartnerAnswer(w, s.searchId, 'p1', [partnerResult(w, 'pa'), partnerResult(w, 'pb')]));
+
+    expect(await listed(s.searchId)).toEqual(ids(w, 'pa', 'own', 'pb'));
+    expect((await callRows(ds, s.searchId)).get(w.ids.partners.p1)).toMatchObject({ status: 'answered', result_count: 2 });
   });
 });

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { PartnerSearchAnsweredV1 } from '@lr/contracts';
+import type { PartnerAnswer, PartnerSearchAnsweredV1, PartnerSearchAnsweredV2 } from '@lr/contracts';
 import { CampaignOffer, capsAt, eligibilityVerdict, Lead, mergeResults, notOnCampaign, OfferVerdict, partnerResult, ResultCandidate, SaleFacts, saleVerdict, testMode } from '@lr/domain';
 import { counter } from '@lr/observability';
 import { AnswerWrite, NewResult, OfferDecision, PartnerAnswerContext, SaleLedger, SearchRepository, ShownResult } from '@lr/persistence';
@@ -11,33 +11,43 @@ const lateAnswers = counter('search_partner_answers_late_total', 'Partner answer
 const conflicts = counter('search_partner_answer_conflicts_total', 'Partner answers merged again because the search changed meanwhile');
 
 /** Why an offer the partner was asked about shows nothing: the partner's answer had no result for it, failed, or came after the search closed. */
-function unanswered(msg: PartnerSearchAnsweredV1, open: boolean): OfferDecision {
+function unanswered(answer: PartnerAnswer, open: boolean): OfferDecision {
   if (!open) return { shown: false, reason: 'partner_late' };
-  if (msg.outcome === 'answered') return { shown: false, reason: 'partner_no_result' };
-  return { shown: false, reason: `partner_${msg.outcome}`, ...(msg.detail ? { detail: msg.detail } : {}) };
+  if (answer.outcome === 'answered') return { shown: false, reason: 'partner_no_result' };
+  return { shown: false, reason: `partner_${answer.outcome}`, ...(answer.detail ? { detail: answer.detail } : {}) };
 }
 
 /**
- * Merges before a partner answer gives up (the message is then retried by
- * the transport): the write is still conditional on the version read, so a
+ * Merges before an answer gives up (the message is then retried by the
+ * transport): the write is still conditional on the version read, so a
  * writer of the search that took no lock would make the merge run again.
  */
 const MAX_ATTEMPTS = 8;
 
+/** A list being merged: its order, what is shown, what was added and decided. */
+interface Merging {
+  order: string[];
+  shown: Array<ShownResult | ResultCandidate>;
+  added: ResultCandidate[];
+  decisions: Record<string, OfferDecision>;
+}
+
 /**
- * A partner's answer to a search: its results are judged by the same rules
- * as own offers (libs/domain qualify, on facts read with the search), then
- * merged into the list in rank order (a live search still shows each school
- * once, and nothing shown before is removed). The call is marked answered;
- * when no call is pending the search is done.
+ * The answers of one or more partners of a search (partner-adapter sends the
+ * answers that ended together in one message): each partner's results are
+ * judged by the same rules as own offers (libs/domain qualify, on facts read
+ * with the search), then merged into the list in rank order, one partner
+ * after the other (a live search still shows each school once, and nothing
+ * shown before is removed). Each call is marked answered; when no call is
+ * pending the search is done.
  *
- * One transaction of two round trips (SearchRepository.mergeAnswer): the
- * search's row lock with the read (the search, the call, the list, the
- * facts: one snapshot), then the write with COMMIT. The other partner's
- * answer, or a sale, of the same search waits for the lock rather than
- * reading and merging twice. Idempotent: only a pending call takes an
- * answer, so a redelivered answer writes nothing and only rebuilds the hot
- * state in Redis.
+ * One transaction of two round trips for the whole message
+ * (SearchRepository.mergeAnswer): the search's row lock with the read (the
+ * search, the calls, the list, the facts: one snapshot), then the write with
+ * COMMIT. Another answer, or a sale, of the same search waits for the lock
+ * rather than reading and merging twice. Idempotent: only a pending call
+ * takes an answer, so a redelivered answer writes nothing and only rebuilds
+ * the hot state in Redis.
  */
 @Injectable()
 export class MergePartnerAnswer {
@@ -50,41 +60,59 @@ export class MergePartnerAnswer {
     private readonly state: SearchStatePublisher,
   ) {}
 
-  async run(msg: PartnerSearchAnsweredV1): Promise<void> {
-    const offerIds = [...new Set(msg.results.map((r) => r.offerId))];
-    // The campaign's offers give the cap slots the read needs (an answer from an earlier release names no campaign: read it first).
+  /** The previous release's one-partner answer (its campaign id may be missing: then read from the search). */
+  async runLegacy(msg: PartnerSearchAnsweredV1): Promise<void> {
     const campaignId = msg.campaignId ?? (await this.searches.campaignOf(msg.searchId));
-    if (!campaignId) return this.unknown(msg);
-    const offers = await this.catalog.offersOf(campaignId);
+    if (!campaignId) return this.unknown(msg.searchId, [msg.partnerId]);
+    const { searchId, partnerId, outcome, latencyMs, results, detail } = msg;
+    return this.run({ searchId, campaignId, answers: [{ partnerId, outcome, latencyMs, results, ...(detail === undefined ? {} : { detail }) }] });
+  }
+
+  async run(msg: PartnerSearchAnsweredV2): Promise<void> {
+    // A partner named twice in one message counts once, at its first answer.
+    const given = msg.answers.filter((a, i) => msg.answers.findIndex((x) => x.partnerId === a.partnerId) === i);
+    const offerIds = [...new Set(given.flatMap((a) => a.results.map((r) => r.offerId)))];
+    const offers = await this.catalog.offersOf(msg.campaignId);
     for (let attempt = 1; ; attempt++) {
       const now = new Date();
       const judged = offers.filter((o) => offerIds.includes(o.offerId));
-      const query = { searchId: msg.searchId, partnerId: msg.partnerId, offerIds, slots: judged.flatMap((o) => capsAt(o.caps, now).map((c) => c.slot)) };
+      const query = { searchId: msg.searchId, partnerIds: given.map((a) => a.partnerId), offerIds, slots: judged.flatMap((o) => capsAt(o.caps, now).map((c) => c.slot)) };
       let added: NewResult[] = [];
+      let taken: PartnerAnswer[] = [];
+      let notAsked: PartnerAnswer[] = [];
       let open = false;
       const outcome = await this.searches.mergeAnswer(query, async (search): Promise<AnswerWrite | null> => {
-        // Answered before (a redelivery, or a twin delivery that won): nothing to write.
-        if (!search.pending) return null;
+        // Only a pending call takes an answer: answered before (a redelivery, or a twin delivery that won), nothing to write.
+        const pending = new Map(search.calls.filter((c) => c.pending).map((c) => [c.partnerId, c]));
+        notAsked = given.filter((a) => !search.calls.some((c) => c.partnerId === a.partnerId));
+        taken = given.filter((a) => pending.has(a.partnerId));
+        if (taken.length === 0) return null;
         open = now < search.closesAt;
-        const change = open ? await this.mergeIntoList(msg, search, offers, now) : { order: search.resultOrder, added: [], decisions: {} };
-        // Every offer the call asked about gets its outcome (it was `partner_asked`): what the merge decided, else why nothing came.
-        for (const offerId of search.callOfferIds) change.decisions[offerId] ??= unanswered(msg, open);
-        added = change.added.map(
+        const list: Merging = { order: search.resultOrder, shown: search.shown, added: [], decisions: {} };
+        for (const answer of taken) {
+          const asked = pending.get(answer.partnerId)!.offerIds;
+          if (open) await this.mergeIntoList(list, answer, asked, search, offers, now);
+          // Every offer the call asked about gets its outcome (it was `partner_asked`): what the merge decided, else why nothing came.
+          for (const offerId of asked) list.decisions[offerId] ??= unanswered(answer, open);
+        }
+        added = list.added.map(
           (c): NewResult => ({ id: c.resultId, offerId: c.offerId, campaignId: search.campaignId, entryJson: Buffer.from(JSON.stringify(c.entry)), partnerData: c.partnerData, expiresAt: c.expiresAt }),
         );
         return {
-          answer: { partnerId: msg.partnerId, outcome: msg.outcome, latencyMs: Math.round(msg.latencyMs), resultCount: msg.results.length, detail: msg.detail ?? null },
-          change: { order: change.order, decisions: change.decisions, added },
+          answers: taken.map((a) => ({ partnerId: a.partnerId, outcome: a.outcome, latencyMs: Math.round(a.latencyMs), resultCount: a.results.length, detail: a.detail ?? null })),
+          change: { order: list.order, decisions: list.decisions, added },
         };
       });
-      if (outcome.kind === 'unknown') return this.unknown(msg);
+      if (outcome.kind === 'unknown') return this.unknown(msg.searchId, given.map((a) => a.partnerId));
+      if (notAsked.length > 0) this.unknown(msg.searchId, notAsked.map((a) => a.partnerId));
       // The first run's Redis write may not have happened.
       if (outcome.kind === 'unchanged') return void (await this.state.resync(msg.searchId));
       if (outcome.kind === 'saved') {
-        answers.inc({ outcome: msg.outcome });
-        if (!open) lateAnswers.inc();
+        for (const a of taken) answers.inc({ outcome: a.outcome });
+        if (!open) lateAnswers.inc(taken.length);
         resultsShown.inc({ source: 'partner' }, added.length);
-        // A Redis failure throws, so the message is retried; the retry (the call is answered) rebuilds the state from PostgreSQL.
+        this.log.debug({ msg: 'partner answers merged', search_id: msg.searchId, partner_ids: taken.map((a) => a.partnerId), added: added.length, version: outcome.meta.version });
+        // A Redis failure throws, so the message is retried; the retry (the calls are answered) rebuilds the state from PostgreSQL.
         await this.state.write(outcome.meta, added.map((r) => ({ id: r.id, json: r.entryJson })));
         return;
       }
@@ -94,22 +122,23 @@ export class MergePartnerAnswer {
     }
   }
 
-  private unknown(msg: PartnerSearchAnsweredV1): void {
-    this.log.warn({ msg: 'partner answer for an unknown search or partner call; dropped', search_id: msg.searchId, partner_id: msg.partnerId });
+  private unknown(searchId: string, partnerIds: readonly string[]): void {
+    this.log.warn({ msg: 'partner answer for an unknown search or partner call; dropped', search_id: searchId, partner_ids: partnerIds });
   }
 
-  /** The answer's results that the rules let through, merged into the list read; a decision for each. */
+  /** One partner's results that the rules let through, merged into the list; a decision for each of its offers. */
   private async mergeIntoList(
-    msg: PartnerSearchAnsweredV1,
+    list: Merging,
+    answer: PartnerAnswer,
+    askedOfferIds: readonly string[],
     search: PartnerAnswerContext,
     offers: readonly CampaignOffer[],
     now: Date,
-  ): Promise<{ order: string[]; added: ResultCandidate[]; decisions: Record<string, OfferDecision> }> {
-    const asked = new Set(search.callOfferIds);
+  ): Promise<void> {
+    const asked = new Set(askedOfferIds);
     // One result per offer: a partner that repeats an offer is taken at its first result.
-    const results = msg.results.filter((r, i) => asked.has(r.offerId) && msg.results.findIndex((x) => x.offerId === r.offerId) === i);
-    const decisions: Record<string, OfferDecision> = {};
-    if (results.length === 0) return { order: search.resultOrder, added: [], decisions };
+    const results = answer.results.filter((r, i) => asked.has(r.offerId) && answer.results.findIndex((x) => x.offerId === r.offerId) === i);
+    if (results.length === 0) return;
 
     const byId = new Map(offers.map((o) => [o.offerId, o]));
     const verdicts = await this.judge(search, byId, [...new Set(results.map((r) => r.offerId))], now);
@@ -118,19 +147,20 @@ export class MergePartnerAnswer {
       const offer = byId.get(r.offerId);
       const verdict = verdicts.get(r.offerId)!;
       if (!verdict.qualifies) {
-        decisions[r.offerId] = { shown: false, reason: verdict.refusal, ...(verdict.detail ? { detail: verdict.detail } : {}) };
+        list.decisions[r.offerId] = { shown: false, reason: verdict.refusal, ...(verdict.detail ? { detail: verdict.detail } : {}) };
         continue;
       }
       incoming.push(partnerResult(offer!, r, now));
     }
     const mode = testMode(search.isTest);
-    const merged = mergeResults<ShownResult | ResultCandidate>(search.shown, incoming, mode.ranking);
+    const merged = mergeResults<ShownResult | ResultCandidate>(list.shown, incoming, mode.ranking);
     const addedIds = new Set(merged.added.map((c) => c.resultId));
-    const added = incoming.filter((c) => addedIds.has(c.resultId));
     for (const c of incoming) {
-      decisions[c.offerId] = addedIds.has(c.resultId) ? { shown: true, result_id: c.resultId } : { shown: false, reason: 'school_already_shown' };
+      if (addedIds.has(c.resultId)) list.added.push(c);
+      list.decisions[c.offerId] = addedIds.has(c.resultId) ? { shown: true, result_id: c.resultId } : { shown: false, reason: 'school_already_shown' };
     }
-    return { order: merged.ordered.map((r) => r.resultId), added, decisions };
+    list.order = merged.ordered.map((r) => r.resultId);
+    list.shown = merged.ordered;
   }
 
   /** The verdict on each offer a partner answered for: the offer's own rules (the partner supplies programs), then the sale facts read with the search. */

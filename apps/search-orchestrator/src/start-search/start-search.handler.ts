@@ -5,9 +5,9 @@ import { AmqpConnection, HandleMessage, RawReply } from '@lr/messaging';
 import { StartSearch } from './start-search.usecase';
 
 /**
- * gateway -> here (request/reply): the partner requests go out (their ids are
- * per search and partner, so a redelivery's copies are the same messages),
- * then the reply: the search answer's HTTP body, which the gateway sends on
+ * gateway -> here (request/reply): the partner request goes out (one for
+ * every partner network of the search; its id is the search's, so a
+ * redelivery's copy is the same message), then the reply: the search answer's HTTP body, which the gateway sends on
  * as it is.
  */
 @Controller()
@@ -20,11 +20,8 @@ export class StartSearchHandler {
   @HandleMessage(MESSAGE_TYPES.SearchRequested)
   async handle(@Payload() msg: SearchRequestedV1): Promise<RawReply | null> {
     const started = await this.startSearch.run(msg);
-    await Promise.all(
-      started.partnerRequests.map((r) =>
-        this.amqp.publish(MESSAGE_TYPES.PartnerSearchRequested, r, { messageId: `partner-search:${r.searchId}:${r.partner.id}` }),
-      ),
-    );
+    const request = started.partnerRequest;
+    if (request) await this.amqp.publish(MESSAGE_TYPES.PartnerSearchRequested, request, { messageId: `partner-search:${request.searchId}` });
     return started.body ? new RawReply(started.body) : null;
   }
 }

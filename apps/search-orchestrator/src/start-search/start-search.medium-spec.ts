@@ -5,6 +5,7 @@ import { MAX_ACCEPTED_SUBMISSIONS, POLL_AFTER_MS, type SearchAnswer, searchState
 import { capPeriodStart, leadDedupeKeys } from '@lr/domain';
 import { mediumDataSource, mediumRedis } from '../../../../test/support/medium';
 import {
+  partnerCallsOf,
   answerOf,
   CAP_TZ,
   callRows,
@@ -44,6 +45,7 @@ const MAIN = {
 type MainKey = keyof typeof MAIN;
 
 const byPartner = <T extends { partner: { id: string } }>(list: readonly T[]): T[] => [...list].sort((a, b) => a.partner.id.localeCompare(b.partner.id));
+const callsOf = partnerCallsOf;
 
 describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
   let ds: DataSource;
@@ -147,7 +149,8 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
     expect(calls.get(w.ids.partners.p1)).toMatchObject({ status: 'pending', offer_ids: ids(w, 'west1', 'west2'), answered_at: null });
     expect(calls.get(w.ids.partners.p2)).toMatchObject({ status: 'pending', offer_ids: ids(w, 'far'), answered_at: null });
 
-    // The partner requests the handler publishes: one per partner, only the qualifying partner offers.
+    // The partner request the handler publishes: one message, every partner once, only the qualifying partner offers.
+    expect(started.partnerRequest?.partners.map((p) => p.partner.id).sort()).toEqual([w.ids.partners.p1, w.ids.partners.p2].sort());
     const closesAt = row.closes_at.toISOString();
     const partnerRef = (p: string) => ({
       id: w.ids.partners[p],
@@ -157,7 +160,7 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
       timeoutMs: 5000,
     });
     const common = { searchId: msg.searchId, campaignId: w.ids.campaign, lead, tracking: msg.tracking, isTest: false, closesAt };
-    expect(byPartner(started.partnerRequests)).toEqual(
+    expect(byPartner(callsOf(started))).toEqual(
       byPartner([
         {
           ...common,
@@ -227,8 +230,8 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
     }
     expect(row.offer_decisions[w.ids.offers.room]).toMatchObject({ shown: true });
     expect(row.offer_decisions[w.ids.offers.lastPeriod]).toMatchObject({ shown: true });
-    expect(started.partnerRequests).toHaveLength(1);
-    expect(started.partnerRequests[0].offers).toEqual([{ offerId: w.ids.offers.partnerRoom, externalId: w.externalId('partnerRoom') }]);
+    expect(callsOf(started)).toHaveLength(1);
+    expect(callsOf(started)[0].offers).toEqual([{ offerId: w.ids.offers.partnerRoom, externalId: w.externalId('partnerRoom') }]);
     expect((await callRows(ds, msg.searchId)).get(w.ids.partners.p1)!.offer_ids).toEqual(ids(w, 'partnerRoom'));
     // A search only reads the caps: nothing is counted.
     const used: Array<{ used: number }> = await ds.query(`SELECT used FROM cap_usage WHERE scope = $1`, [capSlot(w.ids.offers.room, null, 'day', now).scope]);
@@ -260,7 +263,7 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
     expect(row.offer_decisions[w.ids.offers.sold]).toEqual({ shown: false, reason: 'duplicate' });
     expect(row.offer_decisions[w.ids.offers.partnerSold]).toEqual({ shown: false, reason: 'duplicate' });
     expect(row.offer_decisions[w.ids.offers.partnerFresh]).toEqual({ shown: false, reason: 'partner_asked', partner: w.partnerName('p1') });
-    expect(started.partnerRequests.map((r) => r.offers.map((o) => o.offerId))).toEqual([ids(w, 'partnerFresh')]);
+    expect(callsOf(started).map((r) => r.offers.map((o) => o.offerId))).toEqual([ids(w, 'partnerFresh')]);
   });
 
   it('a test search skips the person check: the offers sold to the person are shown and asked, and no person keys are stored', async () => {
@@ -278,8 +281,8 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
     expect(row.is_test).toBe(true);
     expect(row.person_keys).toEqual([]);
     expect(row.offer_decisions[w.ids.offers.sold]).toMatchObject({ shown: true });
-    expect(started.partnerRequests).toHaveLength(1);
-    expect(started.partnerRequests[0]).toMatchObject({ isTest: true, offers: [{ offerId: w.ids.offers.partnerSold }, { offerId: w.ids.offers.partnerFresh }] });
+    expect(callsOf(started)).toHaveLength(1);
+    expect(callsOf(started)[0]).toMatchObject({ isTest: true, offers: [{ offerId: w.ids.offers.partnerSold }, { offerId: w.ids.offers.partnerFresh }] });
     expect((await redisSearch(redis, msg.searchId))!.meta.isTest).toBe(true);
   });
 
@@ -333,7 +336,7 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
     expect(row.offer_decisions[w.ids.offers.partnerWrongState]).toEqual({ shown: false, reason: 'not_eligible', detail: 'states' });
 
     // Nobody to ask: done in the answer, in PostgreSQL and in Redis.
-    expect(started.partnerRequests).toEqual([]);
+    expect(callsOf(started)).toEqual([]);
     expect((await callRows(ds, msg.searchId)).size).toBe(0);
     expect(answer.processing_done).toBe(true);
     expect(answer).not.toHaveProperty('poll_after_ms');
@@ -353,7 +356,7 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
     const firstAnswer = answerOf(first.body);
     const againAnswer = answerOf(again.body);
     expect(againAnswer).toEqual(firstAnswer);
-    expect(byPartner(again.partnerRequests)).toEqual(byPartner(first.partnerRequests));
+    expect(byPartner(callsOf(again))).toEqual(byPartner(callsOf(first)));
     expect(await searchRow(ds, msg.searchId)).toEqual(stored);
     expect((await resultRows(ds, msg.searchId)).size).toBe(3);
     expect((await ds.query(`SELECT count(*)::int AS n FROM searches WHERE id = $1`, [msg.searchId]))[0].n).toBe(1);
@@ -361,8 +364,8 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
     // Once p1 answered (here: timed out), a redelivery re-sends only p2's request.
     await orch.merge.run(partnerAnswer(w, msg.searchId, 'p1', [], { outcome: 'timeout', detail: 'no answer in 5000 ms' }));
     const third = await orch.start.run(msg, new Date(now.getTime() + 1000));
-    expect(third.partnerRequests.map((r) => r.partner.id)).toEqual([w.ids.partners.p2]);
-    expect(third.partnerRequests[0].offers).toEqual([{ offerId: w.ids.offers.far, externalId: w.externalId('far') }]);
+    expect(callsOf(third).map((r) => r.partner.id)).toEqual([w.ids.partners.p2]);
+    expect(callsOf(third)[0].offers).toEqual([{ offerId: w.ids.offers.far, externalId: w.externalId('far') }]);
     expect(offerIdsOf(answerOf(third.body).offers)).toEqual(offerIdsOf(firstAnswer.offers));
     expect((await searchRow(ds, msg.searchId))!.state_version).toBe(2);
   });
@@ -374,7 +377,7 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
 
     const started = await orch.start.run(msg, now);
 
-    expect(started).toEqual({ body: null, partnerRequests: [] });
+    expect(started).toEqual({ body: null, partnerRequest: null });
     expect(await searchRow(ds, msg.searchId)).toBeUndefined();
     expect((await resultRows(ds, msg.searchId)).size).toBe(0);
     expect((await callRows(ds, msg.searchId)).size).toBe(0);
@@ -392,7 +395,7 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
     const late = await orch.start.run(msg, new Date(now.getTime() + 3000));
 
     expect(late.body).toBeNull();
-    expect(byPartner(late.partnerRequests)).toEqual(byPartner(first.partnerRequests));
+    expect(byPartner(callsOf(late))).toEqual(byPartner(callsOf(first)));
     const cached = (await redisSearch(redis, msg.searchId))!;
     expect(cached.meta).toEqual(cachedBefore.meta);
     expect(cached.entries).toEqual(cachedBefore.entries);
@@ -423,7 +426,7 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
       expect([...results.keys()].sort()).toEqual(answerA.offers.map((o) => o.svc_result_id).sort());
       expect((await callRows(ds, msg.searchId)).size).toBe(2);
       // Both runs name the same partner calls (their message ids are per search and partner, so the broker sends each once).
-      expect(byPartner(b.partnerRequests)).toEqual(byPartner(a.partnerRequests));
+      expect(byPartner(callsOf(b))).toEqual(byPartner(callsOf(a)));
       const cached = (await redisSearch(redis, msg.searchId))!;
       expect(cached.meta.order).toEqual(row.result_order);
       expect([...cached.entries.keys()].sort()).toEqual([...row.result_order].sort());

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@lr/config';
-import { PartnerSearchRequestedV1, SearchMeta, SearchRequestedV1, searchAnswerBody } from '@lr/contracts';
+import { PartnerSearchRequestedV2, SearchMeta, SearchRequestedV1, searchAnswerBody } from '@lr/contracts';
 import { CampaignOffer, capsAt, eligibilityVerdict, Lead, OfferVerdict, saleVerdict, testMode } from '@lr/domain';
 import { counter, histogram } from '@lr/observability';
 import { NewResult, SaleLedger, SearchRepository } from '@lr/persistence';
@@ -13,11 +13,12 @@ const shownOnStart = histogram('search_first_results', 'Results in a search answ
 const stageSeconds = histogram('search_start_stage_seconds', 'Time a search start spends in each stage', ['stage'], [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]);
 const partnersAsked = counter('search_partner_requests_total', 'Partner networks asked, by partner', ['partner']);
 
-/** What a search's start answers, and the partner requests its handler publishes. */
+/** What a search's start answers, and the partner request its handler publishes. */
 export interface StartedSearch {
   /** The search answer's HTTP body; null when nobody waits for it (the gateway stopped waiting). */
   body: Buffer | null;
-  partnerRequests: PartnerSearchRequestedV1[];
+  /** One request for every partner network to ask (null: none to ask). */
+  partnerRequest: PartnerSearchRequestedV2 | null;
 }
 
 /**
@@ -26,8 +27,8 @@ export interface StartedSearch {
  * the person already sold to the offer; on facts read in one statement),
  * store the search with its first results (own offers) in one statement,
  * publish the state for polls, and answer the search's HTTP body with the
- * partner requests to send (one per partner network, for its qualifying
- * offers). A request the gateway stopped waiting for before this ran stores
+ * partner request to send (every partner network, each with its qualifying
+ * offers, in one message). A request the gateway stopped waiting for before this ran stores
  * nothing (the affiliate searches again).
  */
 @Injectable()
@@ -85,14 +86,14 @@ export class StartSearch {
     if (!stored) {
       // A redelivery: the first run stored the search; answer what is stored, finish what it may not have.
       const state = await this.state.resync(msg.searchId, true);
-      return { body: searchAnswerBody(state.meta, state.entries, now).body, partnerRequests: await this.pendingRequests(msg, offers) };
+      return { body: searchAnswerBody(state.meta, state.entries, now).body, partnerRequest: await this.pendingRequest(msg, offers) };
     }
     const meta = firstMeta(msg, plan, closesAt);
     await this.state.writeBestEffort(meta, results.map((r) => ({ id: r.id, json: r.entryJson })));
     stage('publish');
     shownOnStart.observe(plan.shown.length);
     resultsShown.inc({ source: 'own' }, plan.shown.length);
-    return { body: searchAnswerBody(meta, results.map((r) => r.entryJson), now).body, partnerRequests: this.requests(msg, plan.partnerCalls) };
+    return { body: searchAnswerBody(meta, results.map((r) => r.entryJson), now).body, partnerRequest: this.request(msg, plan.partnerCalls) };
   }
 
   /**
@@ -129,39 +130,36 @@ export class StartSearch {
     if (!(await this.searches.exists(msg.searchId))) {
       this.log.warn({ msg: 'search request expired before it was handled; dropped', search_id: msg.searchId, reply_by: msg.replyBy });
       expired.inc();
-      return { body: null, partnerRequests: [] };
+      return { body: null, partnerRequest: null };
     }
     const offers = await this.catalog.offersOf(msg.campaignId);
     await this.state.resync(msg.searchId, true);
-    return { body: null, partnerRequests: await this.pendingRequests(msg, offers) };
+    return { body: null, partnerRequest: await this.pendingRequest(msg, offers) };
   }
 
   /** After a redelivery: the partner calls the first run stored but may not have sent. */
-  private async pendingRequests(msg: SearchRequestedV1, offers: readonly CampaignOffer[]): Promise<PartnerSearchRequestedV1[]> {
+  private async pendingRequest(msg: SearchRequestedV1, offers: readonly CampaignOffer[]): Promise<PartnerSearchRequestedV2 | null> {
     const byId = new Map(offers.map((o) => [o.offerId, o]));
     const calls = (await this.searches.pendingPartnerCalls(msg.searchId)).flatMap((c) => {
       const group = c.offerIds.map((id) => byId.get(id)).filter((o): o is CampaignOffer => o?.partner != null);
       return group.length > 0 ? [partnerCall(group)] : [];
     });
-    return this.requests(msg, calls);
+    return this.request(msg, calls);
   }
 
-  /** The requests to the partner networks (partner-adapter calls each with its deadline, never past the search's close). */
-  private requests(msg: SearchRequestedV1, calls: readonly PartnerCall[]): PartnerSearchRequestedV1[] {
-    const closesAt = this.closesAt(msg).toISOString();
-    return calls.map((call) => {
-      partnersAsked.inc({ partner: call.partner.name });
-      return {
-        searchId: msg.searchId,
-        campaignId: msg.campaignId,
-        partner: call.partner,
-        offers: call.offers,
-        lead: msg.lead,
-        tracking: msg.tracking,
-        isTest: msg.isTest,
-        closesAt,
-      };
-    });
+  /** The request to the partner networks (partner-adapter calls each with its deadline, never past the search's close). */
+  private request(msg: SearchRequestedV1, calls: readonly PartnerCall[]): PartnerSearchRequestedV2 | null {
+    if (calls.length === 0) return null;
+    for (const call of calls) partnersAsked.inc({ partner: call.partner.name });
+    return {
+      searchId: msg.searchId,
+      campaignId: msg.campaignId,
+      partners: calls.map((c) => ({ partner: c.partner, offers: c.offers })),
+      lead: msg.lead,
+      tracking: msg.tracking,
+      isTest: msg.isTest,
+      closesAt: this.closesAt(msg).toISOString(),
+    };
   }
 }
 

@@ -63,9 +63,9 @@ export interface PartnerAnswerContext {
   /** searches.state_version: the answer is written only on this version (saved optimistically). */
   version: number;
   resultOrder: string[];
-  /** The partner call's offers (the answer counts only for these). */
-  callOfferIds: string[];
-  /** Only a pending call takes an answer; for any other status nothing below is read. */
+  /** The answering partners' calls: each one's offers (its answer counts only for these), and whether it still takes an answer. */
+  calls: Array<{ partnerId: string; offerIds: string[]; pending: boolean }>;
+  /** Whether any of those calls is pending; for none, nothing below is read. */
   pending: boolean;
   shown: ShownResult[];
   /** The facts the answer's offers are judged on now; `lastSales` null when a live search has no stored person keys (stored before they were kept). */
@@ -93,17 +93,17 @@ const RESULT_ROWS_INSERT = (searchIdSql: string, rowsParam: string, where: strin
      FROM jsonb_to_recordset(${rowsParam}::jsonb)
        AS x(id uuid, offer_id uuid, campaign_id uuid, entry jsonb, partner_data jsonb, expires_at timestamptz) ${where}`;
 
-/** What a partner answer's read needs: the search, the partner's call, the answer's offers and their cap slots now. */
+/** What the read of partners' answers needs: the search, the answering partners' calls, the answers' offers and their cap slots now. */
 export interface AnswerContextQuery {
   searchId: string;
-  partnerId: string;
+  partnerIds: string[];
   offerIds: string[];
   slots: readonly CapSlot[];
 }
 
-/** A partner answer's write: the call's outcome, and the change to the search it makes. */
+/** The write of partners' answers: each call's outcome, and the change to the search they make together. */
 export interface AnswerWrite {
-  answer: { partnerId: string; outcome: string; latencyMs: number; resultCount: number; detail: string | null };
+  answers: Array<{ partnerId: string; outcome: string; latencyMs: number; resultCount: number; detail: string | null }>;
   change: { order: string[]; decisions: Record<string, OfferDecision>; added: readonly NewResult[] };
 }
 
@@ -114,7 +114,7 @@ type AnswerContextRow = {
   lead: Lead;
   state_version: number;
   result_order: string[];
-  offer_ids: string[];
+  calls: Array<{ partner_id: string; offer_ids: string[]; pending: boolean }>;
   pending: boolean;
   has_person_keys: boolean;
   live_sales: Parameters<typeof liveSalesOf>[0];
@@ -124,7 +124,7 @@ type AnswerContextRow = {
 };
 
 function answerContextParams(q: AnswerContextQuery): unknown[] {
-  return [q.searchId, q.partnerId, q.offerIds, ...slotParams(q.slots)];
+  return [q.searchId, q.partnerIds, q.offerIds, ...slotParams(q.slots)];
 }
 
 function answerContextOf(r: AnswerContextRow | undefined): PartnerAnswerContext | undefined {
@@ -136,7 +136,7 @@ function answerContextOf(r: AnswerContextRow | undefined): PartnerAnswerContext 
     lead: r.lead,
     version: Number(r.state_version),
     resultOrder: r.result_order,
-    callOfferIds: r.offer_ids,
+    calls: r.calls.map((c) => ({ partnerId: c.partner_id, offerIds: c.offer_ids, pending: c.pending })),
     pending: r.pending,
     shown: (r.shown ?? []).map((x) => ({
       resultId: x.id,
@@ -155,11 +155,9 @@ function answerContextOf(r: AnswerContextRow | undefined): PartnerAnswerContext 
   };
 }
 
-function answerParams(searchId: string, version: number, answer: AnswerWrite['answer'], change: AnswerWrite['change']): unknown[] {
-  return [
-    searchId, version, change.order, JSON.stringify(change.decisions), resultRowsJson(change.added),
-    answer.partnerId, answer.outcome, answer.latencyMs, answer.resultCount, answer.detail,
-  ];
+function answerParams(searchId: string, version: number, answers: AnswerWrite['answers'], change: AnswerWrite['change']): unknown[] {
+  const calls = answers.map((a) => ({ partner_id: a.partnerId, outcome: a.outcome, latency_ms: a.latencyMs, result_count: a.resultCount, detail: a.detail }));
+  return [searchId, version, change.order, JSON.stringify(change.decisions), resultRowsJson(change.added), JSON.stringify(calls)];
 }
 
 /** The meta of a search a write returned, with the order written (not read back: parsing a uuid[] of every result costs more than it checks). */
@@ -197,20 +195,25 @@ const SEARCH_CAMPAIGN = statement(`SELECT campaign_id FROM searches WHERE id = $
 const PENDING_PARTNER_CALLS = statement(`SELECT partner_id, offer_ids FROM search_partner_calls WHERE search_id = $1 AND status = 'pending'`);
 
 const MERGE_CONTEXT = statement(`SELECT s.campaign_id, s.is_test, s.closes_at, s.lead, s.state_version, to_json(s.result_order) AS result_order, s.person_keys IS NOT NULL AS has_person_keys,
-              c.offer_ids, c.status = 'pending' AS pending,
-              CASE WHEN c.status = 'pending' THEN (SELECT json_agg(x) FROM (${LIVE_SALES('s.id')}) x) END AS live_sales,
-              CASE WHEN c.status = 'pending' THEN (SELECT json_agg(x) FROM (${CAP_USAGE('$4', '$5', '$6')}) x) END AS cap_usage,
-              CASE WHEN c.status = 'pending' THEN (SELECT json_agg(x) FROM (${LAST_SALES_TO_PERSON(
+              c.calls, c.pending,
+              CASE WHEN c.pending THEN (SELECT json_agg(x) FROM (${LIVE_SALES('s.id')}) x) END AS live_sales,
+              CASE WHEN c.pending THEN (SELECT json_agg(x) FROM (${CAP_USAGE('$4', '$5', '$6')}) x) END AS cap_usage,
+              CASE WHEN c.pending THEN (SELECT json_agg(x) FROM (${LAST_SALES_TO_PERSON(
                 'SELECT p.type, p.hash FROM jsonb_to_recordset(s.person_keys) AS p(type text, hash text)',
                 'd.offer_id = ANY($3::uuid[])',
               )}) x) END AS last_sales,
-              CASE WHEN c.status = 'pending' THEN (
+              CASE WHEN c.pending THEN (
                 SELECT json_agg(json_build_object('id', r.id, 'offer_id', r.offer_id, 'school_id', o.school_id, 'priority', o.priority,
                                                   'source', o.source, 'name', o.name, 'payout', r.entry->>'payout'))
                   FROM results r JOIN offers o ON o.id = r.offer_id
                  WHERE r.search_id = s.id) END AS shown
-         FROM searches s JOIN search_partner_calls c ON c.search_id = s.id AND c.partner_id = $2
-        WHERE s.id = $1`);
+         FROM searches s
+         CROSS JOIN LATERAL (
+           SELECT json_agg(json_build_object('partner_id', c.partner_id, 'offer_ids', c.offer_ids, 'pending', c.status = 'pending')) AS calls,
+                  bool_or(c.status = 'pending') AS pending
+             FROM search_partner_calls c
+            WHERE c.search_id = s.id AND c.partner_id = ANY($2::uuid[])) c
+        WHERE s.id = $1 AND c.calls IS NOT NULL`);
 
 const SEARCH_ANSWER = statement(`SELECT ${SEARCH_META_COLUMNS}, s.result_order,
               (SELECT array_agg(r.entry::text ORDER BY array_position(s.result_order, r.id)) FROM results r WHERE r.search_id = s.id) AS entries
@@ -219,7 +222,9 @@ const SEARCH_ANSWER = statement(`SELECT ${SEARCH_META_COLUMNS}, s.result_order,
 const RESULT_REF = statement(`SELECT r.id, r.search_id, r.campaign_id, s.affiliate_id, r.offer_id
          FROM results r JOIN searches s ON s.id = r.search_id WHERE r.id = $1`);
 
-const MERGE_ANSWER = statement(`WITH search AS (
+const MERGE_ANSWER = statement(`WITH answer AS (
+         SELECT * FROM jsonb_to_recordset($6::jsonb) AS a(partner_id uuid, outcome text, latency_ms int, result_count int, detail text)
+       ), search AS (
          UPDATE searches s
             SET result_order = $3::uuid[],
                 offer_decisions = s.offer_decisions || $4::jsonb,
@@ -227,15 +232,16 @@ const MERGE_ANSWER = statement(`WITH search AS (
                 processing_done_at = CASE
                   WHEN s.processing_done_at IS NULL
                    AND NOT EXISTS (SELECT 1 FROM search_partner_calls c
-                                    WHERE c.search_id = s.id AND c.status = 'pending' AND c.partner_id <> $6)
+                                    WHERE c.search_id = s.id AND c.status = 'pending' AND c.partner_id NOT IN (SELECT partner_id FROM answer))
                   THEN now() ELSE s.processing_done_at END
           WHERE s.id = $1 AND s.state_version = $2
-            AND EXISTS (SELECT 1 FROM search_partner_calls c WHERE c.search_id = $1 AND c.partner_id = $6 AND c.status = 'pending')
+            AND EXISTS (SELECT 1 FROM search_partner_calls c JOIN answer a ON a.partner_id = c.partner_id WHERE c.search_id = $1 AND c.status = 'pending')
           RETURNING ${SEARCH_META_COLUMNS}
        ), answered AS (
-         UPDATE search_partner_calls
-            SET status = $7, answered_at = now(), latency_ms = $8, result_count = $9, detail = $10
-          WHERE search_id = $1 AND partner_id = $6 AND status = 'pending' AND EXISTS (SELECT 1 FROM search)
+         UPDATE search_partner_calls c
+            SET status = a.outcome, answered_at = now(), latency_ms = a.latency_ms, result_count = a.result_count, detail = a.detail
+           FROM answer a
+          WHERE c.search_id = $1 AND c.partner_id = a.partner_id AND c.status = 'pending' AND EXISTS (SELECT 1 FROM search)
           RETURNING 1
        ), shown AS (
          ${RESULT_ROWS_INSERT('$1::uuid', '$5', 'WHERE EXISTS (SELECT 1 FROM search)')}
@@ -289,43 +295,45 @@ export class SearchRepository {
   }
 
   /**
-   * A partner's answer reads, in one statement (one snapshot): the search,
-   * the partner's call, the version and the results already shown (with what
-   * they rank by), and for the answer's offers what the search-time rules
-   * need now: the search's live sales, the caps' usage of `slots`, and when
-   * the person (the search's stored keys) was last sold each offer.
-   * Undefined when the search or the call does not exist.
+   * Partners' answers read, in one statement (one snapshot): the search,
+   * the answering partners' calls, the version and the results already shown
+   * (with what they rank by), and for the answers' offers what the
+   * search-time rules need now: the search's live sales, the caps' usage of
+   * `slots`, and when the person (the search's stored keys) was last sold
+   * each offer. Undefined when the search does not exist or asked none of
+   * the partners.
    */
   async partnerAnswerContext(q: AnswerContextQuery): Promise<PartnerAnswerContext | undefined> {
     return answerContextOf((await run<AnswerContextRow>(this.db, MERGE_CONTEXT, answerContextParams(q)))[0]);
   }
 
   /**
-   * Saves a partner's answer on the version of the search it was merged from,
-   * in one statement (one round trip, one commit): its new results, the new
-   * order, the decisions made, the call marked answered, a new state version,
-   * and done once no other partner call is pending. Optimistic: nothing is
-   * written and the answer is undefined when the search moved on since that
-   * read (another partner's answer or a sale bumped `state_version`) or the
-   * call is no longer pending; the caller reads again. The version check and
+   * Saves partners' answers on the version of the search they were merged
+   * from, in one statement (one round trip, one commit): their new results,
+   * the new order, the decisions made, each pending call among them marked
+   * with its outcome, a new state version, and done once no other partner
+   * call is pending. Optimistic: nothing is written and the answer is
+   * undefined when the search moved on since that read (another answer or a
+   * sale bumped `state_version`) or none of the calls is pending any more;
+   * the caller reads again. The version check and
    * the row lock of the UPDATE make concurrent answers of one search apply one
    * at a time, each on the list the previous one left.
    */
-  async saveAnswer(searchId: string, version: number, answer: AnswerWrite['answer'], change: AnswerWrite['change']): Promise<SearchMeta | undefined> {
-    const rows: Array<SearchMetaRow> = await run(this.db, MERGE_ANSWER, answerParams(searchId, version, answer, change));
+  async saveAnswer(searchId: string, version: number, answers: AnswerWrite['answers'], change: AnswerWrite['change']): Promise<SearchMeta | undefined> {
+    const rows: Array<SearchMetaRow> = await run(this.db, MERGE_ANSWER, answerParams(searchId, version, answers, change));
     return savedMeta(rows[0], change);
   }
 
   /**
-   * A partner's answer merged under the search's row lock, in one
+   * Partners' answers merged under the search's row lock, in one
    * transaction of two round trips: BEGIN, the lock and the read
    * (partnerAnswerContext, in a snapshot taken once the lock is held, so it
    * sees whatever answer or sale committed before), then the write
    * (saveAnswer) with COMMIT. `merge` decides on what was read (no other
    * answer or sale of the search can commit meanwhile: they wait for the
    * lock, where an optimistic write would fail and read everything again);
-   * null writes nothing. Answers 'unknown' when the search or the call does
-   * not exist.
+   * null writes nothing. Answers 'unknown' when the search does not exist or
+   * asked none of the partners.
    */
   async mergeAnswer(
     q: AnswerContextQuery,
@@ -340,7 +348,7 @@ export class SearchRepository {
       const write = await merge(search);
       if (!write) return { kind: 'unchanged', search } as const;
       const meta = savedMeta(
-        (await tx.commit<SearchMetaRow>(await tx.execute(MERGE_ANSWER, answerParams(q.searchId, search.version, write.answer, write.change))))[0],
+        (await tx.commit<SearchMetaRow>(await tx.execute(MERGE_ANSWER, answerParams(q.searchId, search.version, write.answers, write.change))))[0],
         write.change,
       );
       return meta ? ({ kind: 'saved', meta } as const) : ({ kind: 'moved' } as const);
