@@ -44,7 +44,7 @@ export interface AppConfig {
   amqp: { url: string; prefix: string; prefetch: number; maxAttempts: number; retryDelaysMs: number[] };
   sandbox: { port: number };
   dependencyTimeoutMs: number;
-  search: { replyTimeoutMs: number; openSeconds: number };
+  search: { replyTimeoutMs: number; openSeconds: number; partnerAnswerGatherMs: number };
   /** How long the gateway waits for a submit's decision before answering PENDING (ms). */
   submitAnswerTimeoutMs: number;
   shutdownGraceMs: number;

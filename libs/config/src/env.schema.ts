@@ -76,6 +76,14 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(1) @Max(3600)
   SEARCH_OPEN_SECONDS = 45;
 
+  /**
+   * partner-adapter: once a partner of a search has answered, how long its
+   * answer may wait for the search's other partners still being called, to
+   * go with theirs in one message (0: never waits).
+   */
+  @Transform(toInt) @IsInt() @Min(0) @Max(1000)
+  PARTNER_ANSWER_GATHER_MS = 10;
+
   /** On SIGTERM, how long in-flight work may take before the process exits anyway. */
   @Transform(toInt) @IsInt() @Min(0) @Max(600000)
   SHUTDOWN_GRACE_MS = 10000;

@@ -223,7 +223,7 @@ export function usePartnerSearch(breaker: Partial<BreakerSettings> = {}): { sand
   beforeEach(() => {
     const breakers = new PartnerCircuitBreakers(breaker);
     const registry = new PartnerAdapterRegistry();
-    holder.ctx = { service: new SearchPartner(new PartnerCalls(registry, breakers), amqp), breakers, registry };
+    holder.ctx = { service: new SearchPartner(new PartnerCalls(registry, breakers), amqp, broker.config), breakers, registry };
   });
   afterEach(() => holder.ctx.breakers.onModuleDestroy());
   return holder;

@@ -4,12 +4,16 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The partner answers of one handling of one search request, on their way to
- * the orchestrator. An answer leaves as soon as its call ends. Answers that
- * end in the same event-loop turn, or while the request's previous message
- * still waits for the broker's confirm, leave together in the next message:
- * waiting for the end of the turn (setImmediate) costs no time, and waiting for
- * the confirm anyway keeps a burst of answers from becoming a burst of
- * messages. No timer holds an answer back.
+ * the orchestrator. Answers that end in the same event-loop turn, or while
+ * the request's previous message still waits for the broker's confirm, leave
+ * together in the next message. And while other partners of the request are
+ * still being called, a message waits up to `gatherMs` for them: each message
+ * costs the broker, the orchestrator and PostgreSQL a merge of its own, and
+ * partners that answer within a few milliseconds of each other (networks
+ * with similar latency, several timing out at the same deadline) are merged
+ * once. The wait is bounded and small beside a partner call (hundreds of ms)
+ * and the polling interval (about a second), and it ends as soon as every
+ * partner has answered.
  *
  * A failed publish is not tried again here (the broker may have taken it
  * before the confirm was lost): the others are still sent, and settled()
@@ -17,13 +21,22 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 export class AnswerBatches {
   private pending: PartnerAnswer[] = [];
+  private arrived = 0;
   private sending: Promise<void> | undefined;
   private failure: { error: unknown } | undefined;
+  private wake: (() => void) | undefined;
 
-  constructor(private readonly publish: (answers: PartnerAnswer[]) => Promise<unknown>) {}
+  /** `expected`: the answers this request will have (one per partner called); `gatherMs`: how long a message waits for the others. */
+  constructor(
+    private readonly publish: (answers: PartnerAnswer[]) => Promise<unknown>,
+    private readonly expected = Infinity,
+    private readonly gatherMs = 0,
+  ) {}
 
   add(answer: PartnerAnswer): void {
     this.pending.push(answer);
+    this.arrived++;
+    if (this.arrived >= this.expected) this.wake?.();
     this.sending ??= this.send();
   }
 
@@ -36,6 +49,7 @@ export class AnswerBatches {
   private async send(): Promise<void> {
     while (this.pending.length > 0) {
       await nextTurn();
+      if (this.arrived < this.expected && this.gatherMs > 0) await this.gather();
       const answers = this.pending;
       this.pending = [];
       try {
@@ -45,5 +59,18 @@ export class AnswerBatches {
       }
     }
     this.sending = undefined;
+  }
+
+  /** Until every expected answer arrived, or gatherMs passed. */
+  private gather(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, this.gatherMs);
+      this.wake = done;
+    });
   }
 }

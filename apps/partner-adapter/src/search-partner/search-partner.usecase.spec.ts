@@ -9,7 +9,11 @@ import type { PartnerAdapter } from '../adapters/partner-adapter';
 import { PartnerHttpError, PartnerProtocolError } from '../adapters/partner-errors';
 import { PartnerCalls } from '../calls/partner-calls';
 import { PartnerCircuitBreakers } from '../calls/circuit-breakers';
+import type { AppConfig } from '@lr/config';
 import { SearchPartner, partnerAnswerMessageId } from './search-partner.usecase';
+
+/** The config the use case reads: how long an answer waits for the search's other partners (0: the tests of batching without a wait). */
+const configWith = (partnerAnswerGatherMs: number) => ({ search: { partnerAnswerGatherMs } }) as AppConfig;
 
 Logger.overrideLogger(false);
 
@@ -90,7 +94,7 @@ describe('SearchPartner', () => {
     const adapter: PartnerAdapter = { search, submit: jest.fn() };
     breakers = new PartnerCircuitBreakers();
     const calls = new PartnerCalls(new PartnerAdapterRegistry({ fake: adapter }), breakers);
-    service = new SearchPartner(calls, { publish } as unknown as AmqpConnection);
+    service = new SearchPartner(calls, { publish } as unknown as AmqpConnection, configWith(0));
   });
   afterEach(() => breakers.onModuleDestroy());
 
@@ -312,6 +316,63 @@ describe('SearchPartner', () => {
       expect(publish).toHaveBeenCalledTimes(2);
       expect(answeredBy(1)).toEqual([slow.id]);
       expect(published()[1].opts.messageId).toBe(`partner-answer:${msg.searchId}:${slow.id}`);
+    });
+
+    describe('with a gather window (PARTNER_ANSWER_GATHER_MS)', () => {
+      const GATHER_MS = 60;
+      beforeEach(() => {
+        const calls = new PartnerCalls(new PartnerAdapterRegistry({ fake: { search, submit: jest.fn() } }), breakers);
+        service = new SearchPartner(calls, { publish } as unknown as AmqpConnection, configWith(GATHER_MS));
+      });
+
+      it('an answer waits for the partners still called, and goes with those that end within the window', async () => {
+        const { end } = gatedCalls();
+        const [a, b] = [partnerRef(), partnerRef()];
+        const { done } = handle(requestAll([a, b]));
+        end(a);
+        await new Promise((r) => setTimeout(r, GATHER_MS / 3));
+        expect(publish).not.toHaveBeenCalled();
+        end(b);
+        await done;
+        expect(publish).toHaveBeenCalledTimes(1);
+        expect(answeredBy(0)).toEqual([a.id, b.id]);
+      });
+
+      it('leaves as soon as every partner answered, without waiting out the window', async () => {
+        const { end } = gatedCalls();
+        const [a, b] = [partnerRef(), partnerRef()];
+        const started = Date.now();
+        const { done } = handle(requestAll([a, b]));
+        end(a);
+        await turns();
+        end(b);
+        await done;
+        expect(answeredBy(0)).toEqual([a.id, b.id]);
+        expect(Date.now() - started).toBeLessThan(GATHER_MS);
+      });
+
+      it('waits no longer than the window for a slow partner: the answers in hand go, the slow one follows in its own message', async () => {
+        const { end } = gatedCalls();
+        const [a, slow] = [partnerRef(), partnerRef({ timeoutMs: 5_000 })];
+        const { done } = handle(requestAll([a, slow]));
+        const ended = Date.now();
+        end(a);
+        while (publish.mock.calls.length === 0) await new Promise((r) => setTimeout(r, 5));
+        const waited = Date.now() - ended;
+        expect(waited).toBeGreaterThanOrEqual(GATHER_MS - 5);
+        expect(waited).toBeLessThan(GATHER_MS + 500);
+        expect(answeredBy(0)).toEqual([a.id]);
+        end(slow);
+        await done;
+        expect(answeredBy(1)).toEqual([slow.id]);
+      });
+
+      it("the previous release's one-partner request is answered at once (there is nobody to wait for)", async () => {
+        const started = Date.now();
+        await service.answerAndPublish(request(), 'corr-1');
+        expect(publish).toHaveBeenCalledTimes(1);
+        expect(Date.now() - started).toBeLessThan(GATHER_MS);
+      });
     });
 
     it('keeps calling and publishing the other partners after a failed publish, then throws it', async () => {

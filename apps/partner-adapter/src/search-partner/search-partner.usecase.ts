@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@lr/config';
 import { MESSAGE_TYPES } from '@lr/contracts';
 import type { PartnerAnswer, PartnerCallOutcome, PartnerCallRequest, PartnerOfferResult, PartnerRef } from '@lr/contracts';
 import type { PartnerSearchAnsweredV1, PartnerSearchAnsweredV2, PartnerSearchRequestedV1, PartnerSearchRequestedV2 } from '@lr/contracts';
@@ -40,6 +41,7 @@ export class SearchPartner {
   constructor(
     private readonly calls: PartnerCalls,
     private readonly amqp: AmqpConnection,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
@@ -52,16 +54,21 @@ export class SearchPartner {
   async answerAllAndPublish(msg: PartnerSearchRequestedV2, correlationId: string): Promise<void> {
     const taken = performance.now();
     const deadlineOf = deadlinesOf(msg);
-    const batches = new AnswerBatches((answers) => {
-      const payload: PartnerSearchAnsweredV2 = { searchId: msg.searchId, campaignId: msg.campaignId, answers };
-      return this.amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, payload, {
-        messageId: partnerAnswerMessageId(msg.searchId, ...answers.map((a) => a.partnerId)),
-        correlationId,
-      });
-    });
+    const partners = this.onePerPartner(msg);
+    const batches = new AnswerBatches(
+      (answers) => {
+        const payload: PartnerSearchAnsweredV2 = { searchId: msg.searchId, campaignId: msg.campaignId, answers };
+        return this.amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, payload, {
+          messageId: partnerAnswerMessageId(msg.searchId, ...answers.map((a) => a.partnerId)),
+          correlationId,
+        });
+      },
+      partners.length,
+      this.config.search.partnerAnswerGatherMs,
+    );
     // allSettled: a call that failed for a reason of ours (a bug) must not leave the others unpublished behind a retry.
     const ended = await Promise.allSettled(
-      this.onePerPartner(msg).map((call) => this.callPartner(msg, call, deadlineOf(call.partner), taken).then((answer) => batches.add(answer))),
+      partners.map((call) => this.callPartner(msg, call, deadlineOf(call.partner), taken).then((answer) => batches.add(answer))),
     );
     await batches.settled();
     const bug = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected');
