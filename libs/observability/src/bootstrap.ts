@@ -31,6 +31,9 @@ export async function startHttpApp(module: Type<unknown> | DynamicModule, config
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // No app uses Nest middleware (the access log is a Fastify hook: logger.module.ts), so Fastify's Express
+    // bridge is not registered: its hook would run on every request for nothing.
+    skipMiddie: true,
     ...opts.fastify,
   });
   // Every answer names its correlation id, and everything the request does runs under it (logs, published messages).

@@ -128,21 +128,45 @@ export class Dependencies implements OnApplicationBootstrap, OnModuleDestroy {
    * inside pass through. Refused at once while the dependency is known to be
    * down, and given up as soon as a probe finds it down meanwhile.
    */
-  async call<T>(name: DependencyName, fn: () => Promise<T>, timeoutMs = this.config.dependencyTimeoutMs): Promise<T> {
-    this.assertUp(name);
-    const down = this.onDown([name]);
+  call<T>(name: DependencyName, fn: () => Promise<T>, timeoutMs = this.config.dependencyTimeoutMs): Promise<T> {
     try {
-      const wentDown = down.promise.then(() => Promise.reject(new Error(`${name} went down during the call`)));
-      const value = await Promise.race([withDeadline(fn(), timeoutMs, `${name} did not answer within ${timeoutMs} ms`), wentDown]);
-      this.callAnsweredAt.set(name, Date.now());
-      this.failedInARow.delete(name);
-      return value;
+      this.assertUp(name);
     } catch (e) {
-      if (e instanceof ApiError) throw e;
-      throw new DependencyFailure(name, e);
-    } finally {
-      down.cancel();
+      return Promise.reject(e);
     }
+    // One promise settled by whichever comes first (the answer, the deadline, the dependency found down): every
+    // request makes a call or two, and racing promises built for each was a measurable share of a poll.
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const end = (): boolean => {
+        if (settled) return false;
+        settled = true;
+        clearTimeout(deadline);
+        this.downListeners.delete(onDown);
+        return true;
+      };
+      const onDown = (down: DependencyName) => {
+        if (down === name && end()) reject(new DependencyFailure(name, new Error(`${name} went down during the call`)));
+      };
+      // The deadline yields once to pending I/O before it fires, so an answer that arrived while the event loop was busy still wins.
+      const deadline = setTimeout(
+        () => setImmediate(() => end() && reject(new DependencyFailure(name, new DeadlineMissed(`${name} did not answer within ${timeoutMs} ms`)))),
+        timeoutMs,
+      );
+      this.downListeners.add(onDown);
+      const answered = (value: T) => {
+        if (!end()) return;
+        this.callAnsweredAt.set(name, Date.now());
+        this.failedInARow.delete(name);
+        resolve(value);
+      };
+      const failed = (e: unknown) => end() && reject(e instanceof ApiError ? e : new DependencyFailure(name, e));
+      try {
+        fn().then(answered, failed);
+      } catch (e) {
+        failed(e);
+      }
+    });
   }
 
   /** 503 at once when one of `names` is known to be down. */
