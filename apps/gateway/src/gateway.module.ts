@@ -25,6 +25,7 @@ import { CampaignOwners } from './auth/campaign-owners';
 import { SearchStore } from './poll-results/search-store';
 import { StartSearchHandler } from './start-search/start-search.handler';
 import { StartSearch } from './start-search/start-search.usecase';
+import { IdempotentRequests } from './idempotency/idempotent-requests';
 
 @Module({})
 export class GatewayModule {
@@ -60,6 +61,7 @@ export class GatewayModule {
         PreCheck,
         SubmitLead,
         LeadStatus,
+        IdempotentRequests,
         { provide: TokenBucket, inject: [REDIS_CLIENT], useFactory: (redis: Redis) => new TokenBucket(redis) },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
       ],

@@ -17,3 +17,4 @@ export * from './answers';
 export * from './consent';
 export * from './results';
 export * from './submit';
+export * from './idempotency';

@@ -8,6 +8,7 @@ import { SearchAnswerSchema } from '../openapi/answer-schemas';
 import { AffiliateApi, ContractAnswers } from '../openapi/contract-answers';
 import { parseSearchRequest } from './parse-search-request';
 import { SearchRequestDto } from './search-request.dto';
+import { idempotencyKeyOf } from '../idempotency/idempotency-key.header';
 import { StartSearch } from './start-search.usecase';
 
 @Controller('api/v1/engine')
@@ -29,6 +30,7 @@ export class StartSearchHandler {
   @ApiBody({ type: SearchRequestDto })
   @ContractAnswers('search', { type: SearchAnswerSchema, ok: 'The answer envelope with the first results, `code` `OK`, `status` `accepted`.' })
   search(@Req() req: FastifyRequest, @Body() body: unknown): Promise<Buffer> {
-    return this.startSearch.run(req.principal!, parseSearchRequest(body), String(req.id));
+    const request = parseSearchRequest(body);
+    return this.startSearch.run(req.principal!, request, String(req.id), idempotencyKeyOf(req), body);
   }
 }

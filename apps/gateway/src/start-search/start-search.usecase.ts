@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { MESSAGE_TYPES, SearchRequestedV1 } from '@lr/contracts';
@@ -7,7 +6,11 @@ import { counter } from '@lr/observability';
 import { assertActiveCampaign, assertAffiliate } from '../auth/campaign-access';
 import { CampaignOwners } from '../auth/campaign-owners';
 import type { Principal } from '../auth/principal';
+import { ApiError } from '../http/api-error';
 import { DEPENDENCY_NAMES, Dependencies, DependencyFailure } from '../http/dependencies';
+import { IdempotentRequests } from '../idempotency/idempotent-requests';
+import { pollBody } from '../poll-results/search-envelope';
+import { SearchStore } from '../poll-results/search-store';
 import type { SearchRequest } from './parse-search-request';
 
 const searches = counter('gateway_searches_total', 'Searches answered 200, by test flag', ['test']);
@@ -20,7 +23,8 @@ const searches = counter('gateway_searches_total', 'Searches answered 200, by te
  * orchestrator stores it in PostgreSQL and publishes it to Redis), even when
  * the gateway's own part is served from memory: it is refused at once while
  * one is known to be down, and abandoned (503) as soon as one goes down while
- * it waits.
+ * it waits. With an `Idempotency-Key`, a retry answers the search the key
+ * started, as it is now (docs/idempotency.md).
  */
 @Injectable()
 export class StartSearch {
@@ -28,14 +32,36 @@ export class StartSearch {
     private readonly campaigns: CampaignOwners,
     private readonly amqp: AmqpConnection,
     private readonly deps: Dependencies,
+    private readonly idempotent: IdempotentRequests,
+    private readonly store: SearchStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async run(principal: Principal, request: SearchRequest, correlationId: string): Promise<Buffer> {
+  /** `key`: the request's `Idempotency-Key` (null without one); `body`: the request body as sent, which the key names. */
+  async run(principal: Principal, request: SearchRequest, correlationId: string, key: string | null = null, body: unknown = null): Promise<Buffer> {
     assertAffiliate(principal, request.affiliateId);
     await assertActiveCampaign(this.campaigns, principal, request.campaignId);
+    return this.idempotent.run({
+      principal,
+      endpoint: 'search',
+      key,
+      body,
+      leaseMs: this.config.search.replyTimeoutMs + 2000,
+      run: (searchId) => this.start(principal, request, correlationId, searchId),
+      record: () => ({ status: 200, body: null }),
+      replay: (searchId) => this.current(searchId),
+    });
+  }
 
-    const searchId = randomUUID();
+  /** A search the key started and answered: its answer as a poll gives it now (the same envelope). */
+  private async current(searchId: string): Promise<Buffer> {
+    const view = await this.store.complete(searchId, undefined);
+    // Stored before it was answered; gone only if deleted since: nothing to answer but "try again".
+    if (!view) throw ApiError.unavailable();
+    return pollBody(view).body;
+  }
+
+  private async start(principal: Principal, request: SearchRequest, correlationId: string, searchId: string): Promise<Buffer> {
     const timeoutMs = this.config.search.replyTimeoutMs;
     const now = Date.now();
     const message: SearchRequestedV1 = {

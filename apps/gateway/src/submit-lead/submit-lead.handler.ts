@@ -10,6 +10,7 @@ import { SubmitAnswerSchema } from '../openapi/answer-schemas';
 import { AffiliateApi, ContractAnswers } from '../openapi/contract-answers';
 import { LeadsRequestDto } from './leads-request.dto';
 import { parseLeadsRequest } from './parse-leads-request';
+import { idempotencyKeyOf } from '../idempotency/idempotency-key.header';
 import { SubmitLead } from './submit-lead.usecase';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -46,7 +47,8 @@ export class SubmitLeadHandler {
     accepted: '`PENDING`: the buyer has not answered in time; not final. `GET /api/v1/engine/leads/{svc_lead_id}` returns the decision.',
   })
   async submit(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: unknown) {
-    const { httpStatus, body: out } = await this.submitLead.run(req.principal!, parseLeadsRequest(body), String(req.id), readAlongValue<ShownResultRef>(req));
+    const request = parseLeadsRequest(body);
+    const { httpStatus, body: out } = await this.submitLead.run(req.principal!, request, String(req.id), readAlongValue<ShownResultRef>(req), idempotencyKeyOf(req), body);
     void reply.status(httpStatus);
     return out;
   }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { MESSAGE_TYPES, SubmitAnswerV1, SubmitRequestedV1 } from '@lr/contracts';
@@ -14,8 +13,13 @@ import { CampaignOwners, CAMPAIGN_STATUS_TTL_MS } from '../auth/campaign-owners'
 import { assertAffiliate } from '../auth/campaign-access';
 import { LeadsRequest } from './parse-leads-request';
 import { PendingLeads } from './pending-leads';
+import { IdempotentRequests, RecordedAnswer } from '../idempotency/idempotent-requests';
+import { LeadStatus } from '../lead-status/lead-status.usecase';
 
 const dead = counter('gateway_submits_dead_lettered_total', 'Submits answered PENDING because checks or delivery dead-lettered them (an operator replays them)');
+/** The leads endpoint's answer: its HTTP status and body. */
+export type SubmitAnswer = { httpStatus: 200 | 202; body: SubmitAnswerBody };
+
 const submits = counter('gateway_submits_total', 'Leads endpoint answers with a decision, by code', ['code']);
 
 /**
@@ -25,6 +29,9 @@ const submits = counter('gateway_submits_total', 'Leads endpoint answers with a 
  * the decision is the checks' and delivery's, over RabbitMQ. When it takes
  * longer than SUBMIT_ANSWER_TIMEOUT_MS (a slow school) the answer is PENDING
  * (202) and the decision completes anyway; the lead-status read shows it.
+ * With an `Idempotency-Key`, a retry answers the decision the key's first
+ * request got (a PENDING one as it is now), never a second decision
+ * (docs/idempotency.md).
  */
 @Injectable()
 export class SubmitLead {
@@ -36,15 +43,48 @@ export class SubmitLead {
     private readonly amqp: AmqpConnection,
     private readonly deps: Dependencies,
     private readonly pendingLeads: PendingLeads,
+    private readonly idempotent: IdempotentRequests,
+    private readonly leadStatus: LeadStatus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /**
+   * `key`: the request's `Idempotency-Key` (null without one); `body`: the
+   * request body as sent, which the key names.
+   */
+  run(principal: Principal, request: LeadsRequest, correlationId: string, shown: ShownResultRef | undefined, key: string | null = null, body: unknown = null): Promise<SubmitAnswer> {
+    return this.idempotent.run<SubmitAnswer>({
+      principal,
+      endpoint: 'leads',
+      key,
+      body,
+      leaseMs: this.config.submitAnswerTimeoutMs + 2000,
+      run: (leadId) => this.submit(principal, request, correlationId, shown, leadId),
+      record: (answer) => ({ status: answer.httpStatus, body: answer.body }),
+      replay: (_leadId, recorded) => this.replay(principal, recorded),
+    });
+  }
+
+  /** A decided submit answers its decision again; a PENDING one its decision now (the lead-status read). */
+  private async replay(principal: Principal, recorded: RecordedAnswer): Promise<SubmitAnswer> {
+    const body = recorded.body as SubmitAnswerBody;
+    if (body.code !== 'PENDING') return { httpStatus: recorded.status as 200 | 202, body };
+    try {
+      const now = await this.leadStatus.run(principal, body.svc_lead_id);
+      return { httpStatus: now.code === 'PENDING' ? 202 : 200, body: now };
+    } catch (e) {
+      // Not stored yet and not remembered (Redis lost the PENDING note): still the PENDING it was answered.
+      if (e instanceof ApiError && e.httpStatus === 404) return { httpStatus: 202, body };
+      throw e;
+    }
+  }
 
   /**
    * `shown`: the result as Redis holds it (read with the rate limit: its
    * search's affiliate, the entry's campaign and offer); PostgreSQL is asked
    * when Redis has no copy.
    */
-  async run(principal: Principal, request: LeadsRequest, correlationId: string, shown: ShownResultRef | undefined): Promise<{ httpStatus: 200 | 202; body: SubmitAnswerBody }> {
+  private async submit(principal: Principal, request: LeadsRequest, correlationId: string, shown: ShownResultRef | undefined, leadId: string): Promise<SubmitAnswer> {
     const dto = request.dto;
     assertAffiliate(principal, dto.svc_affiliate_id);
     const campaignId = dto.svc_campaign_id.toLowerCase();
@@ -52,7 +92,7 @@ export class SubmitLead {
     if (!campaign || campaign.affiliateId !== principal.affiliateId) throw ApiError.forbidden();
 
     const common = {
-      leadId: randomUUID(),
+      leadId,
       affiliateId: principal.affiliateId,
       apiKeyId: principal.keyId,
       campaignId,

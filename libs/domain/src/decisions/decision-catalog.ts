@@ -199,6 +199,13 @@ export const REFUSAL = {
     field: 'svc_lead_id',
     error: 'lead_pending',
   }),
+  /** 400 on search and leads: an `Idempotency-Key` header that cannot name a request (docs/idempotency.md). */
+  idempotencyKeyInvalid: (reason: string) => d(400, 'INVALID_FIELD', 'invalid', reason, { field: 'Idempotency-Key', error: 'idempotency_key_invalid' }),
+  /** 400 on search and leads: the key named another request (a different body) within its window. */
+  idempotencyKeyReused: d(400, 'INVALID_FIELD', 'invalid', 'Idempotency-Key was already used with a different request body', {
+    field: 'Idempotency-Key',
+    error: 'idempotency_key_reused',
+  }),
   /** 500: "INTERNAL_ERROR: not retryable as is; the leads answer carries a request_id". */
   internalError: d(500, 'INTERNAL_ERROR', 'failed', 'Internal error'),
 } as const;

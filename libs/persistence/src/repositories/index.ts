@@ -11,3 +11,4 @@ export * from './search.repository';
 export * from './lead-story.repository';
 export * from './activity-report.repository';
 export * from './catalog-admin.repository';
+export * from './idempotency-key.repository';
