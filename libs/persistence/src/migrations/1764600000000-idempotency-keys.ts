@@ -7,8 +7,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * gateway request is running it and until when; `answer_status` and `answer`
  * hold its final answer once given (a search's is read again from the search).
  */
-export class IdempotencyKeys1764500000000 implements MigrationInterface {
-  name = 'IdempotencyKeys1764500000000';
+export class IdempotencyKeys1764600000000 implements MigrationInterface {
+  name = 'IdempotencyKeys1764600000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
