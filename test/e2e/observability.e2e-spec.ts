@@ -392,6 +392,18 @@ describe('observability (e2e)', () => {
         expect(families[app]?.has(name)).toBe(true);
       }
       expect(total(m(app), 'messaging_broker_connected')).toBe(1);
+      // The depths of its own queue and DLQ, and of no other.
+      const queues = (name: string) => m(app).filter((s) => s.name === name).map((s) => s.labels.queue);
+      expect(queues('messaging_queue_depth')).toEqual([`${env.AMQP_PREFIX}.${app}`]);
+      expect(queues('messaging_dlq_depth')).toEqual([`${env.AMQP_PREFIX}.${app}.dlq`]);
+    });
+
+    it('delivery: the leads waiting for their buyer, read from PostgreSQL', () => {
+      const d = m('delivery');
+      expect(d.filter((s) => s.name === 'delivery_pending_leads').map((s) => s.value)).toEqual([expect.any(Number)]);
+      const oldest = d.filter((s) => s.name === 'delivery_pending_lead_oldest_seconds').map((s) => s.value);
+      expect(oldest).toHaveLength(1);
+      expect(oldest[0]).toBeGreaterThanOrEqual(0);
     });
   });
 });

@@ -373,3 +373,61 @@ export function imageProblems(objects: K8sObject[], parse: (ref: string) => { na
   }
   return problems;
 }
+
+/** The `job` label the alert rules select (deploy/prometheus/rules: `up{job="lead-router"}`). */
+export const SCRAPE_JOB = 'lead-router';
+
+function selects(selector: Any, labels: Record<string, string>): boolean {
+  if (!selector) return false;
+  const exprs: Any[] = selector.matchExpressions ?? [];
+  if (Object.keys(selector.matchLabels ?? {}).length === 0 && exprs.length === 0) return false; // selects everything: never meant
+  if (!Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v)) return false;
+  return exprs.every((e) => {
+    const has = e.key in labels;
+    if (e.operator === 'In') return has && (e.values ?? []).includes(labels[e.key]);
+    if (e.operator === 'NotIn') return !has || !(e.values ?? []).includes(labels[e.key]);
+    return e.operator === 'Exists' ? has : !has;
+  });
+}
+
+/**
+ * The monitoring set of an overlay (k8s/overlays/<env>/monitoring) against the
+ * overlay's own objects: in the overlay's namespace, a PrometheusRule, and for
+ * every app's Deployment exactly one PodMonitor that selects its pods, scrapes
+ * /metrics on a port name its container has, the port the app listens on, and
+ * names the job the alert rules select; no PodMonitor that selects no app.
+ */
+export function podMonitorProblems(apps: K8sObject[], monitoring: K8sObject[]): string[] {
+  const problems: string[] = [];
+  const namespace = ofKind(apps, 'Namespace')[0]?.metadata.name;
+  for (const o of monitoring) if (o.metadata.namespace !== namespace) problems.push(`${o.kind} ${o.metadata.name} is in namespace ${o.metadata.namespace}, the apps in ${namespace}`);
+  if (ofKind(monitoring, 'PrometheusRule').length !== 1) problems.push(`${ofKind(monitoring, 'PrometheusRule').length} PrometheusRules, expected 1`);
+  const monitors = ofKind(monitoring, 'PodMonitor') as Any[];
+  const deployments = ofKind(apps, 'Deployment');
+  for (const m of monitors) {
+    if (!deployments.some((d) => selects(m.spec?.selector, podLabels(d)))) problems.push(`PodMonitor ${m.metadata.name} selects no app's pods`);
+  }
+  for (const d of deployments) {
+    const labels = podLabels(d);
+    const { container, app } = appContainer(d);
+    const chosen = monitors.filter((m) => selects(m.spec?.selector, labels));
+    if (chosen.length !== 1) {
+      problems.push(`${d.metadata.name}: ${chosen.length} PodMonitors select its pods, expected 1`);
+      continue;
+    }
+    const [m] = chosen;
+    const { config, problems: configProblems } = configIn(apps, container, app as AppName);
+    problems.push(...configProblems);
+    const endpoints: Any[] = m.spec.podMetricsEndpoints ?? [];
+    const scraped = endpoints.filter((e) => typeof e.port === 'string' && (container.ports ?? []).some((p: Any) => p.name === e.port));
+    if (scraped.length !== 1) problems.push(`${d.metadata.name}: PodMonitor ${m.metadata.name} names no port of its container (${endpoints.map((e) => e.port).join(', ')})`);
+    for (const e of scraped) {
+      if ((e.path ?? '/metrics') !== '/metrics') problems.push(`${d.metadata.name}: PodMonitor ${m.metadata.name} scrapes ${e.path}, not /metrics`);
+      const port = portOf(container, e.port);
+      if (config && port !== config.httpPort) problems.push(`${d.metadata.name}: PodMonitor ${m.metadata.name} scrapes port ${port}, the app serves /metrics on ${config.httpPort}`);
+    }
+    const job = m.spec.jobLabel ? labels[m.spec.jobLabel] : undefined;
+    if (job !== SCRAPE_JOB) problems.push(`${d.metadata.name}: PodMonitor ${m.metadata.name} gives job ${job ?? `${namespace}/${m.metadata.name}`}, the alert rules select job ${SCRAPE_JOB}`);
+  }
+  return problems;
+}

@@ -11,6 +11,7 @@ import {
   imageProblems,
   migrationJobProblems,
   namespaceProblems,
+  podMonitorProblems,
   replicaOwnershipProblems,
   scaledObjectProblems,
   schemaVariables,
@@ -19,6 +20,7 @@ import {
   unknownVariables,
 } from '../support/k8s-checks';
 import { fieldErrors } from '../support/k8s-strict-fields';
+import { MONITORING_API_VERSION, monitoringFieldErrors } from '../support/monitoring-crds';
 import {
   K8sObject,
   filesOfKustomization,
@@ -30,7 +32,7 @@ import {
 } from '../support/kustomize-lite';
 
 /**
- * k8s/ checked offline, without a cluster or a kustomize binary (issue 6, part 4):
+ * k8s/ checked offline, without a cluster or a kustomize binary:
  *  - every YAML file under k8s/ parses, and every one is used by a kustomization;
  *  - the base and each overlay, rendered by test/support/kustomize-lite.ts, validate
  *    object by object against the Kubernetes and KEDA schemas of kubernetes-models
@@ -40,7 +42,11 @@ import {
  *    resources and a PodDisruptionBudget for every app, the real loadConfig accepts
  *    each container's environment, every ScaledObject reads its worker's own queue
  *    as libs/messaging's topology names it, the HPA scales the gateway, and the
- *    migration Job runs `npm run migrate` (rules: test/support/k8s-checks.ts).
+ *    migration Job runs `npm run migrate` (rules: test/support/k8s-checks.ts);
+ *  - the monitoring kustomizations (k8s/monitoring, k8s/overlays/<env>/monitoring:
+ *    Prometheus Operator kinds, kept out of the base) have only the fields of the
+ *    operator's CRDs (test/support/monitoring-crds.ts), and scrape every app of
+ *    their overlay on its metrics port, in its namespace.
  * The overlays' secretGenerator reads secrets.env, which is never committed;
  * this test renders them with secrets.env.example in its place.
  */
@@ -70,6 +76,15 @@ const rendered: Rendered[] = [
   }),
 ];
 const overlays = rendered.filter((r) => r.name !== 'base');
+/** The Prometheus Operator's objects: k8s/monitoring, and each overlay's monitoring kustomization. */
+const monitoringSets: Rendered[] = [
+  { name: 'monitoring', dir: join(K8S, 'monitoring'), objects: renderKustomization(join(K8S, 'monitoring')) },
+  ...overlayNames.map((name) => {
+    const dir = join(K8S, 'overlays', name, 'monitoring');
+    return { name: `${name}/monitoring`, dir, objects: renderKustomization(dir) };
+  }),
+];
+const monitoringOf = (overlay: string) => monitoringSets.find((m) => m.name === `${overlay}/monitoring`)!.objects;
 const label = (set: string, o: K8sObject) => `${set}: ${o.apiVersion} ${o.kind} ${o.metadata.name}`;
 const all = rendered.flatMap((r) => r.objects.map((o) => ({ set: r.name, object: o })));
 
@@ -103,7 +118,7 @@ describe('k8s/ manifests', () => {
     });
 
     it('uses every YAML file under k8s/ in some kustomization (nothing lies there unapplied)', () => {
-      const used = new Set(rendered.flatMap((r) => filesOfKustomization(r.dir)));
+      const used = new Set([...rendered, ...monitoringSets].flatMap((r) => filesOfKustomization(r.dir)));
       expect(files.filter((f) => !used.has(f)).map(rel)).toEqual([]);
     });
 
@@ -135,6 +150,24 @@ describe('k8s/ manifests', () => {
 
     it.each(all.map((a, n) => [label(a.set, a.object), n] as const))('%s matches its schema and has no unknown field', (_name, n) => {
       expect({ schema: schema[n], fields: fields[n] }).toEqual({ schema: [], fields: [] });
+    });
+
+    it('keeps the Prometheus Operator’s kinds out of the base and the overlays (a cluster without its CRDs applies them)', () => {
+      expect(all.filter((a) => a.object.apiVersion === MONITORING_API_VERSION).map((a) => label(a.set, a.object))).toEqual([]);
+    });
+  });
+
+  describe('monitoring (Prometheus Operator CRDs, checked by test/support/monitoring-crds.ts)', () => {
+    const objects = monitoringSets.flatMap((m) => m.objects.map((o) => ({ set: m.name, object: o })));
+
+    it('renders a PodMonitor and a PrometheusRule for every overlay', () => {
+      for (const name of overlayNames) {
+        expect([name, monitoringOf(name).map((o) => o.kind).sort()]).toEqual([name, ['PodMonitor', 'PrometheusRule']]);
+      }
+    });
+
+    it.each(objects.map((a) => [label(a.set, a.object), a.object] as const))('%s has only the CRD’s fields, well typed', (_name, o) => {
+      expect(monitoringFieldErrors(o)).toEqual([]);
     });
   });
 
@@ -182,6 +215,44 @@ describe('k8s/ manifests', () => {
       s.apiVersion = 'keda.sh/v1';
       broken.push(['an API version with no schema', s, /keda\.sh\/v1/]);
     }
+    const monitor = () => clone(monitoringOf('production').find((o) => o.kind === 'PodMonitor')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const rules = () => clone(monitoringOf('production').find((o) => o.kind === 'PrometheusRule')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const brokenMonitoring: Array<[string, unknown, RegExp]> = [];
+    {
+      const m = monitor();
+      m.spec.podMetricsEndpoints[0].intervall = '15s';
+      brokenMonitoring.push(['an unknown PodMonitor field (intervall)', m, /intervall is not a field/]);
+    }
+    {
+      const m = monitor();
+      m.spec.podMetricsEndpoints[0].interval = '15 s';
+      brokenMonitoring.push(['a malformed scrape interval', m, /interval "15 s" does not match/]);
+    }
+    {
+      const m = monitor();
+      delete m.spec.selector;
+      brokenMonitoring.push(['a PodMonitor without a selector', m, /selector is required/]);
+    }
+    const firstRule = (r: any, kind: 'record' | 'alert') => r.spec.groups.flatMap((g: any) => g.rules).find((x: any) => kind in x); // eslint-disable-line @typescript-eslint/no-explicit-any
+    {
+      const r = rules();
+      firstRule(r, 'record').alert = 'Both';
+      brokenMonitoring.push(['a rule that is both a record and an alert', r, /exactly one of record and alert/]);
+    }
+    {
+      const r = rules();
+      firstRule(r, 'alert').for = 5;
+      brokenMonitoring.push(['a `for` that is not a duration', r, /for must be string/]);
+    }
+    {
+      const r = rules();
+      r.kind = 'PrometheusRules';
+      brokenMonitoring.push(['a kind the operator does not have', r, /no schema for monitoring\.coreos\.com\/v1 PrometheusRules/]);
+    }
+    it.each(brokenMonitoring.map(([what, o, pattern]) => [what, o, pattern] as const))('%s', (_what, o, pattern) => {
+      expect(monitoringFieldErrors(o as K8sObject).join('\n')).toMatch(pattern);
+    });
+
     let results: string[][];
     beforeAll(() => {
       const objects = broken.map(([, o]) => o as K8sObject);
@@ -225,6 +296,9 @@ describe('k8s/ manifests', () => {
     it('leaves replicas to the autoscalers', () => expect(replicaOwnershipProblems(objects)).toEqual([]));
     it('migrates with a Job running npm run migrate, labelled for the first deploy step', () => {
       expect(migrationJobProblems(objects, migrateScript)).toEqual([]);
+    });
+    it('is scraped by its monitoring: every app’s pods on their metrics port, in its namespace, under the rules’ job', () => {
+      expect(podMonitorProblems(objects, monitoringOf(name))).toEqual([]);
     });
   });
 
@@ -301,6 +375,28 @@ describe('k8s/ manifests', () => {
       expect(migrationJobProblems(set, migrateScript)).toEqual([`Job lead-router-migrate runs "node dist/apps/ops/src/main.js db status", npm run migrate is "${migrateScript}"`]);
       const noSecret = productionSet().filter((o) => o.kind !== 'Secret');
       expect(migrationJobProblems(noSecret, migrateScript)).toContain('envFrom names Secret lead-router-secrets, which is not in this set');
+    });
+
+    it('a PodMonitor on a port the pods do not name, on pods it does not select, or in another namespace', () => {
+      const apps = productionSet();
+      const monitoring = () => clone(monitoringOf('production'));
+      const podMonitor = (set: K8sObject[]) => set.find((o) => o.kind === 'PodMonitor') as Mutable;
+      const wrongPort = monitoring();
+      podMonitor(wrongPort).spec.podMetricsEndpoints[0].port = 'metrics';
+      expect(podMonitorProblems(apps, wrongPort)).toContain('gateway: PodMonitor lead-router names no port of its container (metrics)');
+      const narrow = monitoring();
+      podMonitor(narrow).spec.selector.matchLabels['app.kubernetes.io/component'] = 'worker';
+      expect(podMonitorProblems(apps, narrow)).toEqual(['gateway: 0 PodMonitors select its pods, expected 1']);
+      const elsewhere = monitoring();
+      for (const o of elsewhere) o.metadata.namespace = 'lead-router-staging';
+      expect(podMonitorProblems(apps, elsewhere)).toContain('PodMonitor lead-router is in namespace lead-router-staging, the apps in lead-router-production');
+      const noJob = monitoring();
+      delete podMonitor(noJob).spec.jobLabel;
+      expect(podMonitorProblems(apps, noJob)).toContain('checks: PodMonitor lead-router gives job lead-router-production/lead-router, the alert rules select job lead-router');
+      const portChanged = productionSet();
+      const checks = find(portChanged, 'Deployment', 'checks') as Mutable;
+      checks.spec.template.spec.containers[0].ports[0].name = 'web';
+      expect(podMonitorProblems(portChanged, monitoringOf('production'))).toContain('checks: PodMonitor lead-router names no port of its container (http)');
     });
 
     it('reads the Secret the way the pods get it', () => {

@@ -2,16 +2,18 @@ import { runWorker, SearchStatePublisher } from '@lr/platform';
 import { BuyerCalls } from './deliver-lead/buyer-calls';
 import { DeliverLeadHandler } from './deliver-lead/deliver-lead.handler';
 import { DeliverLead } from './deliver-lead/deliver-lead.usecase';
+import { PendingLeadsGauge } from './pending-leads/pending-leads.gauge';
 
 /**
  * Delivers reserved leads to their buyers: the school's system (sandbox and
  * generic JSON adapters) or the partner's (through partner-adapter), at most
  * once; translates the buyer's answer to a standardized reason and books it
- * (docs/submit.md).
+ * (docs/submit.md). Reports the leads still waiting for their buyer's answer
+ * (PendingLeadsGauge).
  */
 runWorker({
   app: 'delivery',
   redis: true,
   controllers: [DeliverLeadHandler],
-  providers: [DeliverLead, BuyerCalls, SearchStatePublisher],
+  providers: [DeliverLead, BuyerCalls, SearchStatePublisher, PendingLeadsGauge],
 });

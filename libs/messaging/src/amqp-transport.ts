@@ -16,6 +16,7 @@ import { Decoded, decodeDelivery } from './envelope';
 import { Forward } from './handler-results';
 import { HEADERS } from './headers';
 import { messagingMetrics } from './messaging-metrics';
+import { QueueDepthGauge } from './queue-depth';
 import { ConsumerQueues, declareTopology, queuesOf, typesHandledBy } from './topology';
 
 export const AMQP_TRANSPORT = Symbol('AMQP_TRANSPORT');
@@ -40,7 +41,8 @@ export const AMQP_TRANSPORT = Symbol('AMQP_TRANSPORT');
  * - close(): stop consuming, let in-flight handlers finish (bounded by
  *   config.shutdownGraceMs), then close the channel; unfinished messages return
  *   to the queue.
- * - While it runs, it keeps the gauge `messaging_dlq_depth` of its DLQ current.
+ * - While it runs, it keeps the gauges `messaging_queue_depth` of its queue and
+ *   `messaging_dlq_depth` of its DLQ current.
  */
 export class AmqpTransport extends Server implements CustomTransportStrategy, OnModuleDestroy {
   private readonly log: Logger;
@@ -50,7 +52,7 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
   private readonly closedChannels = new WeakSet<ConfirmChannel>();
   private readonly starting = new WeakSet<ConfirmChannel>();
   private readonly settlement: DeliverySettlement;
-  private readonly dlqDepth: DeadLetterDepthGauge;
+  private readonly depths: readonly QueueDepthGauge[];
   private readonly gate: DependencyGate;
   private wrapper: ChannelWrapper | undefined;
   /** The channel of the latest (re)connect, where a paused consumer resumes. */
@@ -69,7 +71,7 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
     this.queues = queuesOf(connection.topology, consumer);
     this.log = new Logger(`AmqpTransport:${consumer}`);
     this.settlement = new DeliverySettlement(connection, config, this.queues, (ch) => this.closedChannels.has(ch), this.log);
-    this.dlqDepth = new DeadLetterDepthGauge(connection, this.queues.dlq);
+    this.depths = [new QueueDepthGauge(connection, this.queues.queue, messagingMetrics.queueDepth), new DeadLetterDepthGauge(connection, this.queues.dlq)];
     this.gate = new DependencyGate(consumer, this.log, { pause: () => this.stopConsuming(), resume: () => this.resumeConsuming() });
   }
 
@@ -98,7 +100,7 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
     await this.connection.start();
     const ready = new Promise<void>((resolve) => this.events.once('consuming', resolve));
     this.wrapper = this.connection.createChannel(`consumer:${this.consumer}`, (channel) => this.consume(channel));
-    this.dlqDepth.start();
+    for (const depth of this.depths) depth.start();
     const timeout = new Promise<void>((resolve) => setTimeout(resolve, this.config.dependencyTimeoutMs).unref());
     await Promise.race([ready, timeout]);
   }
@@ -273,7 +275,7 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
 
   private async drain(): Promise<void> {
     this.stopping = true;
-    const gaugeStopped = this.dlqDepth.stop(); // no new readings; one under way may finish
+    const gaugesStopped = Promise.all(this.depths.map((d) => d.stop())); // no new readings; one under way may finish
     this.gate.stop();
     const current = this.consuming;
     if (current) await current.channel.cancel(current.consumerTag).catch(() => undefined);
@@ -287,7 +289,7 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
       if (!finished) this.log.warn(`${this.inFlight.size} message(s) still in flight after ${this.config.shutdownGraceMs} ms; they return to the queue`);
     }
     await this.wrapper?.close().catch(() => undefined);
-    await gaugeStopped;
+    await gaugesStopped;
     this._status$.next('disconnected');
   }
 

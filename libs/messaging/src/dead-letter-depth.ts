@@ -1,64 +1,13 @@
-import { Logger } from '@nestjs/common';
 import type { AmqpConnection } from './amqp-connection';
-import { errorMessage } from './failure-policy';
 import { messagingMetrics } from './messaging-metrics';
+import { QUEUE_DEPTH_INTERVAL_MS, QueueDepthGauge } from './queue-depth';
 
 /** How often a worker reads its DLQ's depth. */
-export const DLQ_DEPTH_INTERVAL_MS = 15_000;
+export const DLQ_DEPTH_INTERVAL_MS = QUEUE_DEPTH_INTERVAL_MS;
 
-/**
- * Keeps `messaging_dlq_depth{queue}` of one DLQ current: every worker's
- * transport reads its own consumer's DLQ (checkQueue on a throwaway channel)
- * every DLQ_DEPTH_INTERVAL_MS, so the metric exists wherever the worker runs,
- * with no extra exporter. While the broker cannot be asked, nothing is read and
- * the last value stays (`messaging_broker_connected` says why); it never throws.
- * Several replicas report the same value under their own `app`/instance labels:
- * aggregate with max(), not sum().
- */
-export class DeadLetterDepthGauge {
-  private readonly log = new Logger(DeadLetterDepthGauge.name);
-  private timer: NodeJS.Timeout | undefined;
-  private pending: Promise<number | undefined> | undefined;
-  private failing = false;
-
-  constructor(
-    private readonly connection: AmqpConnection,
-    readonly queue: string,
-    private readonly intervalMs = DLQ_DEPTH_INTERVAL_MS,
-  ) {}
-
-  /** Reads now, then every interval. Idempotent. */
-  start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => void this.refresh(), this.intervalMs);
-    this.timer.unref();
-    void this.refresh();
-  }
-
-  /** One reading (shared with a reading already under way): the depth, or undefined when the broker could not say. */
-  refresh(): Promise<number | undefined> {
-    this.pending ??= this.read().finally(() => (this.pending = undefined));
-    return this.pending;
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.pending;
-  }
-
-  private async read(): Promise<number | undefined> {
-    if (!this.connection.isConnected()) return undefined;
-    try {
-      const { messageCount } = await this.connection.checkQueue(this.queue);
-      messagingMetrics.dlqDepth.set({ queue: this.queue }, messageCount);
-      this.failing = false;
-      return messageCount;
-    } catch (e) {
-      // Connected, yet no answer (the queue deleted, the broker slow): say so once, not every interval.
-      if (!this.failing && this.connection.isConnected()) this.log.warn(`cannot read the depth of ${this.queue}: ${errorMessage(e)}`);
-      this.failing = true;
-      return undefined;
-    }
+/** Keeps `messaging_dlq_depth{queue}` of one DLQ current (QueueDepthGauge). */
+export class DeadLetterDepthGauge extends QueueDepthGauge {
+  constructor(connection: AmqpConnection, queue: string, intervalMs = DLQ_DEPTH_INTERVAL_MS) {
+    super(connection, queue, messagingMetrics.dlqDepth, intervalMs);
   }
 }

@@ -16,4 +16,5 @@ export { messagingMetrics } from './messaging-metrics';
 export * from './dead-letter-info';
 export * from './dead-letter-queue';
 export * from './dead-letter-depth';
+export * from './queue-depth';
 export * from './handler-results';

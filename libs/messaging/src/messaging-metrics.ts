@@ -34,4 +34,9 @@ export const messagingMetrics = {
     'Ready messages in a dead-letter queue, read by its consumer every 15 s (the last reading stays while the broker cannot be asked)',
     ['queue'],
   ),
+  queueDepth: gauge(
+    'messaging_queue_depth',
+    'Ready messages waiting in a consumer queue (its backlog), read by its consumer every 15 s (the last reading stays while the broker cannot be asked)',
+    ['queue'],
+  ),
 };

@@ -6,7 +6,7 @@ import type { FastifyServerOptions } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from '@lr/config';
 import { correlationIdFor, withCorrelationId } from './correlation';
-import { ensureDefaultMetrics, histogram } from './metrics';
+import { ensureDefaultMetrics, histogram, HTTP_SECONDS_BUCKETS } from './metrics';
 import { shutdownState } from './health';
 import { ACCESS_LOG_OPTIONS, AccessLogOptions, installAccessLog } from './logger.module';
 
@@ -41,11 +41,12 @@ export async function startHttpApp(module: Type<unknown> | DynamicModule, config
     void reply.header('X-Request-Id', req.id);
     withCorrelationId(req.id, done);
   });
-  const requestSeconds = histogram('http_request_duration_seconds', 'HTTP answers by method, route (the pattern; "unmatched" for none) and status', [
-    'method',
-    'route',
-    'status',
-  ]);
+  const requestSeconds = histogram(
+    'http_request_duration_seconds',
+    'HTTP answers by method, route (the pattern; "unmatched" for none) and status',
+    ['method', 'route', 'status'],
+    HTTP_SECONDS_BUCKETS,
+  );
   // While draining, every answer closes its connection: clients reconnect (to another replica), and a
   // request in flight when the listener closes does not leave a kept-alive socket holding up the exit.
   adapter.getInstance().addHook('onSend', (_req, reply, payload, done) => {

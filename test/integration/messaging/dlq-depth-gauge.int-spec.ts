@@ -1,4 +1,4 @@
-import { AmqpConnection, DeadLetterDepthGauge, PermanentError, messagingMetrics, queuesOf } from '@lr/messaging';
+import { AmqpConnection, DeadLetterDepthGauge, PermanentError, QueueDepthGauge, messagingMetrics, queuesOf } from '@lr/messaging';
 import { metricsRegistry } from '@lr/observability';
 import { TcpProxy } from '../../support/tcp-proxy';
 import { TEST_AMQP_VHOST, testConfig } from '../../support/test-env';
@@ -6,7 +6,11 @@ import { Harness, messagingTestSetup, queueDepth, sleep, waitFor, withAdminChann
 
 const CONSUMER = 'delivery';
 const POISON = 'test.poison.v1';
-const { config, topology } = messagingTestSetup(CONSUMER, [{ type: POISON, kind: 'command', consumers: [CONSUMER] }]);
+const WORK = 'test.work.v1';
+const { config, topology } = messagingTestSetup(CONSUMER, [
+  { type: POISON, kind: 'command', consumers: [CONSUMER] },
+  { type: WORK, kind: 'command', consumers: [CONSUMER] },
+]);
 const queues = queuesOf(topology, CONSUMER);
 
 /** The gauge's current value for this file's DLQ, as /metrics would show it. */
@@ -15,7 +19,13 @@ async function gaugeValue(): Promise<number | undefined> {
   return metric.values.find((v) => v.labels.queue === queues.dlq)?.value;
 }
 
-describe('messaging: the gauge messaging_dlq_depth{queue}', () => {
+/** messaging_queue_depth of this file's consumer queue. */
+async function backlogValue(): Promise<number | undefined> {
+  const metric = await messagingMetrics.queueDepth.get();
+  return metric.values.find((v) => v.labels.queue === queues.queue)?.value;
+}
+
+describe('messaging: the gauges messaging_dlq_depth{queue} and messaging_queue_depth{queue}', () => {
   const harness = new Harness(config, topology);
   const proxy = new TcpProxy(5672);
   let amqp: AmqpConnection;
@@ -74,6 +84,28 @@ describe('messaging: the gauge messaging_dlq_depth{queue}', () => {
     await proxy.restore();
     await waitFor(async () => (await gaugeValue()) === 3, 10_000, 'a reading after the broker came back');
     await gauge.stop();
+  });
+
+  it('the backlog of the worker’s own queue: what waits there, read by its transport from the start', async () => {
+    for (const n of [1, 2, 3]) await amqp.publish(WORK, { n });
+    await waitFor(async () => (await queueDepth(queues.queue)) === 3, 5000, 'three messages waiting, no consumer');
+    const gauge = new QueueDepthGauge(amqp, queues.queue, messagingMetrics.queueDepth);
+    expect(await gauge.refresh()).toBe(3);
+    expect(await metricsRegistry.getSingleMetricAsString('messaging_queue_depth')).toMatch(new RegExp(`messaging_queue_depth\\{queue="${queues.queue}"[^}]*\\} 3`));
+
+    const handled: number[] = [];
+    const transport = harness.transport(amqp, CONSUMER);
+    transport.addHandler(WORK, async (payload: { n: number }) => {
+      handled.push(payload.n);
+    });
+    await transport.start();
+    await waitFor(async () => handled.length === 3, 5000, 'the backlog handled');
+    await waitFor(async () => (await queueDepth(queues.queue)) === 0, 5000, 'the queue empty');
+    // The transport read its queue when it started; a reading now shows what the next tick will.
+    expect(await backlogValue()).toEqual(expect.any(Number));
+    expect(await gauge.refresh()).toBe(0);
+    expect(await backlogValue()).toBe(0);
+    await transport.close();
   });
 
   it('a DLQ that does not exist is no reading, and the connection survives it', async () => {

@@ -29,6 +29,7 @@ export type LeadKind = (typeof LEAD_KINDS)[number];
 @Index('ix_leads_result_id', ['resultId'])
 @Index('ix_leads_affiliate_created', ['affiliateId', 'createdAt'])
 @Index('ix_leads_created_at', ['createdAt'])
+@Index('ix_leads_pending_created_at', ['createdAt'], { where: `"status" = 'pending'` })
 @Index('ix_leads_offer_id', ['offerId'])
 @Index('ix_leads_lead_group', ['leadGroupId'])
 @Check('ck_leads_decided_by', `"decided_by" IN ('service', 'buyer')`)

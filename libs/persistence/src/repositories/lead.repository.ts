@@ -182,6 +182,13 @@ export interface ReservedLead {
   shownStatement: string | null;
 }
 
+/** The leads waiting for their buyer's answer (status `pending`): how many, and how long the oldest has waited. */
+export interface PendingLeads {
+  count: number;
+  /** Seconds since the oldest one was submitted, by PostgreSQL's clock; 0 when there is none. */
+  oldestSeconds: number;
+}
+
 /** Statements of this repository (prepared per connection: queries/sql.ts). */
 const FIND_LEAD = statement(`SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1`);
 
@@ -205,6 +212,10 @@ const RESERVED_LEAD = statement(`SELECT l.lead, l.tracking, l.consumer_ip, l.pro
          FROM leads l JOIN sales sa ON sa.lead_id = l.id AND sa.status = 'reserved'
          LEFT JOIN results r ON r.id = l.result_id
         WHERE l.id = $1 AND l.status = 'pending'`);
+
+/** Served by the partial index ix_leads_pending_created_at alone (it holds only the pending leads). */
+export const PENDING_LEADS = statement(`SELECT count(*)::int AS count, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS oldest_seconds
+         FROM leads WHERE status = 'pending'`);
 
 /**
  * Leads (`leads`): every submit and direct post is its own row, linked to its
@@ -283,6 +294,12 @@ export class LeadRepository {
     const twin = await this.find(lead.id);
     if (!twin) throw new Error(`lead ${lead.id} was neither written nor found`);
     return twin;
+  }
+
+  /** How many leads wait for their buyer's answer, and the age of the oldest (delivery's gauges, docs/observability.md). */
+  async pending(): Promise<PendingLeads> {
+    const rows: Array<{ count: number; oldest_seconds: number }> = await run(this.db, PENDING_LEADS);
+    return { count: rows[0].count, oldestSeconds: Math.max(0, rows[0].oldest_seconds) };
   }
 
   /** A reserved (pending) lead as it was written, to send it to its buyer again after a redelivery. */
