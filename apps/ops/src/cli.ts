@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { CliError, EXIT } from './cli-error';
 import { registerCatalogCommands } from './commands/catalog.command';
 import { registerDbCommands } from './commands/db.command';
+import { registerDeliveriesCommands } from './commands/deliveries.command';
 import { registerDlqCommands } from './commands/dlq.command';
 import { registerKeysCommands } from './commands/keys.command';
 import { registerLeadCommands } from './commands/lead.command';
@@ -10,7 +11,7 @@ import { CliContext } from './context';
 import { CliIo, processIo } from './io';
 
 /** Each command group registers itself; a new group is one file in commands/ and one line here. */
-const COMMAND_GROUPS = [registerDbCommands, registerCatalogCommands, registerKeysCommands, registerLeadCommands, registerReportCommands, registerDlqCommands];
+const COMMAND_GROUPS = [registerDbCommands, registerCatalogCommands, registerKeysCommands, registerLeadCommands, registerReportCommands, registerDlqCommands, registerDeliveriesCommands];
 
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('ops')

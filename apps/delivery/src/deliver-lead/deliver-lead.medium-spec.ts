@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { searchStateKey, SubmitAnswerV1, SubmitDecision } from '@lr/contracts';
-import { LeadRepository, SaleLedger } from '@lr/persistence';
+import { LeadRepository, SaleLedger, UnresolvedDeliveries } from '@lr/persistence';
 import { SearchStatePublisher } from '@lr/platform';
 import { mediumDataSource, mediumRedis } from '../../../../test/support/medium';
 import { fakeSchool, reservedLead, submitWorld, SubmitWorld } from '../../../../test/support/medium-submit-world';
@@ -221,12 +221,8 @@ describe('DeliverLead (medium: real PostgreSQL and Redis, a school on 127.0.0.1)
   });
 
   /**
-   * KNOWN BUG (reported, not fixed here): SaleLedger.claimAttempt reads the claimed row with the statement's own
-   * snapshot. When two copies claim at the same instant, the second's `INSERT … ON CONFLICT DO NOTHING` waits for
-   * the first to commit and inserts nothing, and its `SELECT … FROM delivery_attempts` does not see the row
-   * committed after its snapshot: the statement returns no row and `r.claimed` throws
-   * `TypeError: Cannot read properties of undefined (reading 'claimed')` (most pairs here). Marked failing so the
-   * suite stays green while it is there: make it a plain `it` once claimAttempt answers the other claim.
+   * Two copies claiming at the same instant: the second's INSERT waits for the first's commit and inserts
+   * nothing, and reads the claim committed after its snapshot in a statement of its own (claimAttempt).
    */
   it('two copies of the same request at the same instant: the school is called once and both answer the same decision', async () => {
     const world = await schoolWorld('/accept?delay=100');
@@ -242,5 +238,67 @@ describe('DeliverLead (medium: real PostgreSQL and Redis, a school on 127.0.0.1)
       expect(b).toEqual(a);
       expect(decisionOf((a as PromiseFulfilledResult<SubmitAnswerV1>).value)).toMatchObject({ leadId: deliver.leadId, code: 'ACCEPTED' });
     }
+  });
+
+  describe('a worker that died during the buyer call (its attempt claimed, never finished)', () => {
+    /** The dead worker's claim: committed before its call, as the real one is. */
+    const claimedByADeadWorker = (leadId: string) => new SaleLedger(ds).claimAttempt(leadId);
+
+    it('a school that honours idempotency keys (sandbox protocol): after the deadline the lead is sent again with the same key, and its answer decides', async () => {
+      const world = await schoolWorld('/accept');
+      const { search, deliver } = await reservedLead(world);
+      await claimedByADeadWorker(deliver.leadId);
+
+      const answer = await delivery.run(deliver);
+
+      expect(decisionOf(answer)).toMatchObject({ leadId: deliver.leadId, code: 'ACCEPTED', payout: 20 });
+      expect(school.callsFor(deliver.leadId)).toBe(1);
+      expect(school.received.filter((r) => r.idempotencyKey === deliver.leadId)).toHaveLength(1);
+      const attempts = await attemptOf(deliver.leadId);
+      expect(attempts).toHaveLength(1);
+      expect(attempts[0]).toMatchObject({ outcome: 'accepted' });
+      expect(attempts[0].detail).toMatch(/^sent again after an interrupted call/);
+      expect(await searchCounters(search.searchId)).toMatchObject({ accepted_count: 1 });
+      expect(await new UnresolvedDeliveries(ds).list(new Date(Date.now() - 60_000), new Date(Date.now() + 60_000), 1000)).not.toContainEqual(
+        expect.objectContaining({ leadId: deliver.leadId }),
+      );
+    });
+
+    it('two redeliveries at once: one sends it again, the other answers the same decision', async () => {
+      const world = await schoolWorld('/accept?delay=100');
+      const { deliver } = await reservedLead(world);
+      await claimedByADeadWorker(deliver.leadId);
+
+      const [a, b] = await Promise.all([delivery.run(deliver), delivery.run({ ...deliver })]);
+
+      expect(school.callsFor(deliver.leadId)).toBe(1);
+      expect(b).toEqual(a);
+      expect(decisionOf(a)).toMatchObject({ code: 'ACCEPTED' });
+    });
+
+    it('a json school that does not say it honours them: decided unanswered, never sent again, and listed to reconcile', async () => {
+      const world = await submitWorld(ds, [{ caps: [{ period: 'total', limit: 10 }], delivery: { adapter: 'json', url: school.url('/accept'), timeout_ms: TIMEOUT_MS } }]);
+      const { search, deliver } = await reservedLead(world);
+      await claimedByADeadWorker(deliver.leadId);
+
+      const answer = await delivery.run(deliver);
+
+      expect(decisionOf(answer)).toMatchObject({ code: 'BUYER_REJECTED', reason: 'No response - Client' });
+      expect(school.callsFor(deliver.leadId)).toBe(0);
+      await expectReleased(deliver.leadId, world.offerIds[0], search.searchId);
+      const unresolved = await new UnresolvedDeliveries(ds).list(new Date(Date.now() - 60_000), new Date(Date.now() + 60_000), 1000);
+      expect(unresolved).toContainEqual(expect.objectContaining({ leadId: deliver.leadId, buyerKind: 'school', offerId: world.offerIds[0], code: 'BUYER_REJECTED' }));
+    });
+
+    it('a json school with idempotent: true is sent again', async () => {
+      const world = await submitWorld(ds, [
+        { caps: [{ period: 'total', limit: 10 }], delivery: { adapter: 'json', url: school.url('/accept'), timeout_ms: TIMEOUT_MS, idempotent: true } },
+      ]);
+      const { deliver } = await reservedLead(world);
+      await claimedByADeadWorker(deliver.leadId);
+
+      expect(decisionOf(await delivery.run(deliver))).toMatchObject({ code: 'ACCEPTED' });
+      expect(school.callsFor(deliver.leadId)).toBe(1);
+    });
   });
 });

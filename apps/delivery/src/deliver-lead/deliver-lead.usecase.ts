@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { DeliveryRequestedV1, SubmitAnswerV1 } from '@lr/contracts';
-import { buyerDecision, centsOrNull, endsOtherSales } from '@lr/domain';
+import { buyerDecision, centsOrNull, endsOtherSales, schoolHonoursIdempotencyKey } from '@lr/domain';
 import { counter } from '@lr/observability';
 import { decisionOf, LeadRepository, SaleLedger, Settlement, StoredLead } from '@lr/persistence';
 import { SearchStatePublisher } from '@lr/platform';
@@ -13,14 +13,22 @@ const SETTLE_PERSIST_MS = 60_000;
 
 const settleRetries = counter('delivery_settle_retries_total', "Retries of booking a buyer's answer after a failed attempt (PostgreSQL away or busy)");
 const decisions = counter('delivery_submits_total', 'Submits decided by their buyer (or found unanswered), by code and test flag', ['code', 'test']);
+const resent = counter('delivery_buyer_resends_total', 'Leads sent again, with the same Idempotency-Key, to a buyer that honours it after the call was cut by a crash');
+const unresolved = counter(
+  'delivery_unresolved_total',
+  'Leads whose buyer call was cut by a crash and cannot be sent again (the buyer does not honour idempotency keys): decided unanswered, the buyer may hold the lead; listed by ops deliveries unresolved',
+);
 
 /**
  * Delivers a reserved lead to its buyer at most once and books the answer
  * (docs/submit.md, At most once):
  *   the attempt is claimed (committed) before the buyer is called; a
- *   redelivered request that finds it claimed never calls again: it answers
- *   the decision, or, once the first attempt's deadline passed with no
- *   decision, decides it unanswered (`No response - Client`);
+ *   redelivered request that finds it claimed answers the decision, or, once
+ *   the attempt's deadline passed with no decision (its worker died during
+ *   the call), calls a buyer that honours idempotency keys once more with the
+ *   same key, whose real answer decides, and decides any other buyer's lead
+ *   unanswered (`No response - Client`), recorded for reconciliation
+ *   (`ops deliveries unresolved`);
  *   the buyer's answer is booked in one statement (libs/persistence
  *   SaleLedger.settle): accepted with its payout, or the sale released.
  * An acceptance of a result submit changes its search's counters: the new
@@ -39,19 +47,42 @@ export class DeliverLead {
 
   async run(msg: DeliveryRequestedV1): Promise<SubmitAnswerV1> {
     const claim = await this.ledger.claimAttempt(msg.leadId);
-    if (!claim.claimed) {
-      // An earlier handler started this delivery: it may still be running (a broker hiccup redelivered the
-      // message), be dead, or be done. Wait out its deadline; if it has not decided by then, it never will.
-      const first = await this.leads.find(msg.leadId);
-      if (first && first.status !== 'pending') return this.decided(first);
-      const waitMs = claim.startedAt.getTime() + buyerDeadlineMs(msg.buyer) + INTERRUPTED_GRACE_MS - Date.now();
+    if (claim.claimed) return this.settleDurably(msg, await this.buyers.send(msg));
+    const first = await this.leads.find(msg.leadId);
+    if (first && first.status !== 'pending') return this.decided(first);
+    return this.resume(msg, claim.startedAt);
+  }
+
+  /**
+   * An earlier handler started this delivery: it may still be running (a
+   * broker hiccup redelivered the message), be dead, or be done. Its deadline
+   * is waited out; if it has not decided by then, it never will, and the lead
+   * is sent again (a buyer that honours idempotency keys: one handler wins the
+   * attempt's restart, the others wait out its deadline in turn) or decided
+   * unanswered.
+   */
+  private async resume(msg: DeliveryRequestedV1, startedAt: Date): Promise<SubmitAnswerV1> {
+    const staleMs = buyerDeadlineMs(msg.buyer) + INTERRUPTED_GRACE_MS;
+    for (let since = startedAt; ; ) {
+      const waitMs = since.getTime() + staleMs - Date.now();
       if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
       const now = await this.leads.find(msg.leadId);
       if (now && now.status !== 'pending') return this.decided(now);
-      this.log.warn({ msg: 'delivery attempt interrupted; not sent again', lead_id: msg.leadId });
-      return this.settle(msg, { outcome: 'interrupted', httpStatus: null, latencyMs: 0, detail: 'worker stopped during the call' });
+      if (msg.buyer.kind !== 'school' || !schoolHonoursIdempotencyKey(msg.buyer.delivery as object)) {
+        unresolved.inc();
+        this.log.warn({ msg: 'delivery attempt interrupted; not sent again (the buyer does not honour idempotency keys): to reconcile', lead_id: msg.leadId });
+        return this.settle(msg, { outcome: 'interrupted', httpStatus: null, latencyMs: 0, detail: 'worker stopped during the call' });
+      }
+      const restart = await this.ledger.resendAttempt(msg.leadId, staleMs);
+      if (!restart.claimed) {
+        since = restart.startedAt;
+        continue;
+      }
+      resent.inc();
+      this.log.warn({ msg: 'delivery attempt interrupted; sent again with the same Idempotency-Key', lead_id: msg.leadId });
+      const answer = await this.buyers.send(msg);
+      return this.settleDurably(msg, { ...answer, detail: `sent again after an interrupted call${answer.detail ? `; ${answer.detail}` : ''}`.slice(0, 500) });
     }
-    return this.settleDurably(msg, await this.buyers.send(msg));
   }
 
   /**

@@ -106,6 +106,12 @@ export interface JsonDeliverySettings extends DeliveryEndpoint {
   field_map?: Record<string, string>;
   /** Absent: the sandbox protocol's answer (`result`: accepted / duplicate / rejected, `id`, `reason`). */
   response_rules?: DeliveryResponseRules;
+  /**
+   * The school's API answers a repeated `Idempotency-Key` with its first
+   * answer and keeps one lead: a call cut by a crash is then sent again with
+   * the same key (docs/delivery-adapters.md). Default false.
+   */
+  idempotent?: boolean;
 }
 
 export type JsonScalar = string | number | boolean | null;

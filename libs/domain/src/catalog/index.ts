@@ -4,3 +4,4 @@ export { validateCatalog } from './validate-catalog';
 export type { CatalogValidation } from './validate-catalog';
 export { ELIGIBILITY_KEYS } from './validate-eligibility';
 export * from './campaign-offer';
+export * from './buyer-idempotency';

@@ -254,10 +254,20 @@ describe('validateCatalog', () => {
         'offers[0].delivery.url: must be an http(s) URL, got the string "ftp://x.example"',
       ]);
       expect(messages(withDelivery({ adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/a/leads', field_map: { a: 'lead_id' }, retries: 2 }))).toEqual([
-        'offers[0].delivery.retries: unknown key (allowed: adapter, url, timeout_ms, headers, field_map, response_rules)',
+        'offers[0].delivery.retries: unknown key (allowed: adapter, url, timeout_ms, headers, field_map, response_rules, idempotent)',
         'offers[0].delivery.field_map: only the json adapter reads it (the sandbox school protocol is fixed)',
       ]);
       expect(messages(withDelivery(json({ timeout_ms: '8000' })))).toEqual(['offers[0].delivery.timeout_ms: must be an integer, got the string "8000"']);
+    });
+
+    it('reads idempotent on a json delivery, as a boolean only; the sandbox adapter does not take it', () => {
+      const { catalog, issues } = validateCatalog(withDelivery(json({ idempotent: true })));
+      expect(issues).toEqual([]);
+      expect(catalog!.offers[0].delivery).toMatchObject({ adapter: 'json', idempotent: true });
+      expect(messages(withDelivery(json({ idempotent: 'yes' })))).toEqual([expect.stringMatching(/^offers\[0\]\.delivery\.idempotent: must be a boolean/)]);
+      expect(messages(withDelivery({ adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/a/leads', idempotent: true }))).toEqual([
+        'offers[0].delivery.idempotent: only the json adapter reads it (the sandbox school protocol is fixed)',
+      ]);
     });
 
     it('checks headers: names, values, environment references, headers the adapter sets', () => {

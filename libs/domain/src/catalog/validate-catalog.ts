@@ -360,7 +360,7 @@ function readCaps(r: JsonReader, v: unknown, path: string): CatalogCap[] | undef
 /** Keys each delivery adapter reads: the sandbox protocol is fixed, so only the json adapter maps fields and reads rules. */
 const DELIVERY_KEYS = {
   sandbox: ['adapter', 'url', 'timeout_ms', 'headers'],
-  json: ['adapter', 'url', 'timeout_ms', 'headers', 'field_map', 'response_rules'],
+  json: ['adapter', 'url', 'timeout_ms', 'headers', 'field_map', 'response_rules', 'idempotent'],
 } as const;
 
 function readDelivery(r: JsonReader, v: unknown, path: string, questions: string[] | undefined): DeliverySettings | undefined {
@@ -381,6 +381,7 @@ function readDelivery(r: JsonReader, v: unknown, path: string, questions: string
   if (o.headers !== undefined) out.headers = readDeliveryHeaders(r, o.headers, p('headers'));
   if (adapter === 'json' && o.field_map !== undefined) out.field_map = readFieldMap(r, o.field_map, p('field_map'), questions);
   if (adapter === 'json' && o.response_rules !== undefined) out.response_rules = readResponseRules(r, o.response_rules, p('response_rules'));
+  if (adapter === 'json' && o.idempotent !== undefined) out.idempotent = r.boolean(o.idempotent, p('idempotent'));
   return ok() ? (out as unknown as DeliverySettings) : undefined;
 }
 

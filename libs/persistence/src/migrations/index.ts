@@ -8,6 +8,7 @@ import { LedgerForeignKeys1764300000000 } from './1764300000000-ledger-foreign-k
 import { ResultForeignKeys1764400000000 } from './1764400000000-result-foreign-keys';
 import { PendingLeadsIndex1764500000000 } from './1764500000000-pending-leads-index';
 import { IdempotencyKeys1764600000000 } from './1764600000000-idempotency-keys';
+import { UnresolvedDeliveriesIndex1764700000000 } from './1764700000000-unresolved-deliveries-index';
 
 /** Every migration, in order. Listed explicitly so bundlers and tsc builds find them without globs. */
-export const MIGRATIONS = [ProcessedMessages1763700000000, CoreSchema1763800000000, SearchFanOut1763900000000, SubmitSales1764000000000, ReportIndexes1764100000000, SearchPersonKeys1764200000000, LedgerForeignKeys1764300000000, ResultForeignKeys1764400000000, PendingLeadsIndex1764500000000, IdempotencyKeys1764600000000];
+export const MIGRATIONS = [ProcessedMessages1763700000000, CoreSchema1763800000000, SearchFanOut1763900000000, SubmitSales1764000000000, ReportIndexes1764100000000, SearchPersonKeys1764200000000, LedgerForeignKeys1764300000000, ResultForeignKeys1764400000000, PendingLeadsIndex1764500000000, IdempotencyKeys1764600000000, UnresolvedDeliveriesIndex1764700000000];

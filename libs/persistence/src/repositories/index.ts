@@ -12,3 +12,4 @@ export * from './lead-story.repository';
 export * from './activity-report.repository';
 export * from './catalog-admin.repository';
 export * from './idempotency-key.repository';
+export * from './unresolved-deliveries.repository';

@@ -97,6 +97,20 @@ const CLAIM = statement(`WITH claimed AS (
 /** A twin's claim, committed while CLAIM waited (claimAttempt). */
 const CLAIMED_BEFORE = statement(`SELECT false AS claimed, started_at FROM delivery_attempts WHERE lead_id = $1 AND attempt = 1`);
 
+/**
+ * Restarts an unfinished attempt whose start is at least $2 ms old (its worker
+ * died during the call; resendAttempt). The condition is evaluated again on the
+ * row a concurrent restart committed, so one restart wins.
+ */
+const RESEND = statement(`WITH resent AS (
+         UPDATE delivery_attempts SET started_at = now()
+          WHERE lead_id = $1 AND attempt = 1 AND finished_at IS NULL AND started_at <= now() - $2 * interval '1 millisecond'
+         RETURNING started_at
+       )
+       SELECT true AS claimed, started_at FROM resent
+       UNION ALL
+       SELECT false, started_at FROM delivery_attempts WHERE lead_id = $1 AND attempt = 1 AND NOT EXISTS (SELECT 1 FROM resent)`);
+
 /** Books a buyer's answer (settle). */
 const SETTLE = statement(`WITH attempt AS (
          UPDATE delivery_attempts SET finished_at = now(), outcome = $2, http_status = $3, latency_ms = $4, detail = $5
@@ -278,6 +292,18 @@ export class SaleLedger {
     const rows = await run<{ claimed: boolean; started_at: Date }>(this.ds, CLAIM, [leadId]);
     const r = rows[0] ?? (await run<{ claimed: boolean; started_at: Date }>(this.ds, CLAIMED_BEFORE, [leadId]))[0];
     if (!r) throw new Error(`delivery attempt of lead ${leadId} was neither claimed nor found`);
+    return r.claimed ? { claimed: true } : { claimed: false, startedAt: new Date(r.started_at) };
+  }
+
+  /**
+   * Claims the lead's unfinished attempt again, to call a buyer that honours
+   * idempotency keys once more, when the attempt started at least `staleMs`
+   * ago (its deadline passed and its worker is gone). Otherwise says when the
+   * attempt (re)started: another redelivery may be calling the buyer now.
+   */
+  async resendAttempt(leadId: string, staleMs: number): Promise<AttemptClaim> {
+    const [r] = await run<{ claimed: boolean; started_at: Date }>(this.ds, RESEND, [leadId, staleMs]);
+    if (!r) throw new Error(`delivery attempt of lead ${leadId} was not found`);
     return r.claimed ? { claimed: true } : { claimed: false, startedAt: new Date(r.started_at) };
   }
 
