@@ -5,12 +5,13 @@
 // against the built apps.
 const moduleNameMapper = {
   '^@lr/(config|contracts|domain|persistence|messaging|redis|observability|platform)$': '<rootDir>/libs/$1/src',
+  '^@lead-router/client$': '<rootDir>/packages/client/src',
 };
 const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }] };
 const common = { rootDir: __dirname, moduleFileExtensions: ['ts', 'js', 'json'], testEnvironment: 'node', transform, moduleNameMapper };
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,packages}/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'] },
     {
       ...common,
       displayName: 'medium',

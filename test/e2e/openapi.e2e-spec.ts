@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { getMetadataStorage } from 'class-validator';
+import { REFUSAL, SUBMIT } from '../../libs/domain/src';
 import { DupeCheckRequestDto } from '../../apps/gateway/src/pre-check/dupe-check-request.dto';
 import { LeadsRequestDto } from '../../apps/gateway/src/submit-lead/leads-request.dto';
 import { SearchRequestDto } from '../../apps/gateway/src/start-search/search-request.dto';
@@ -104,6 +107,18 @@ const LEAD_GROUPS: Record<string, string[]> = {
 const TRACKING_FIELDS = ['ip_address', 'subid', 'subid2', 'utm_source', 'utm_medium', 'utm_campaign', 'wbraid', 'fbclid', 'msclkid', 'ttclid', 'click_id'];
 const DUPE_CHECK_FIELDS = ['offer_id', 'email', 'phone', 'first_name', 'last_name', 'zip', 'address', 'dob', 'hashed'];
 const HASHED_FIELDS = ['email', 'phone', 'last_name', 'zip', 'dob', 'birth_year', 'grad_year', 'ip'];
+
+/** The two modes of the leads endpoint: what each must carry (contract: POST /api/v1/engine/leads). */
+const LEADS_MODES: Record<string, string[]> = {
+  ResultSubmitMode: ['svc_result_id', 'search_lead_id'],
+  DirectPostMode: ['svc_offer_id', 'lead', 'tracking'],
+};
+
+/** The codes of a success answer, and of an error answer, as the decision catalog builds them. */
+const catalogCodes = (group: Record<string, unknown>) =>
+  new Set(Object.values(group).map((d) => (typeof d === 'function' ? (d as (...a: string[]) => { code: string })(...Array<string>(d.length).fill('1')) : (d as { code: string })).code));
+const SUBMIT_CODES = catalogCodes(SUBMIT);
+const ERROR_CODES = catalogCodes(REFUSAL);
 
 /** Words of field names an affiliate must never see: what an offer costs, how it was ranked, which key matched. */
 const INTERNAL_NAMES = /(^|_)(price|cost|margin|bid|revenue|commission|score|rank|weight|matched|internal|secret|key_id)(_|$)/i;
@@ -242,6 +257,84 @@ describe('OpenAPI document of the affiliate API (e2e)', () => {
     const dupe = resolve(operation(CONTRACT[3]).requestBody.content['application/json'].schema);
     expect(Object.keys(dupe.properties)).toEqual(expect.arrayContaining(DUPE_CHECK_FIELDS));
     expect(Object.keys(resolve(dupe.properties.hashed).properties).sort()).toEqual([...HASHED_FIELDS].sort());
+  });
+
+  it('is the committed document the client is generated from (packages/client/openapi.json: npm run openapi:export)', () => {
+    const committed = JSON.parse(readFileSync(join(__dirname, '..', '..', 'packages', 'client', 'openapi.json'), 'utf8'));
+    expect(doc).toEqual(committed);
+  });
+
+  it('names a server, so a generated client has a base URL', () => {
+    expect(doc.servers).toEqual([{ url: expect.stringMatching(/^https?:\/\/[^/{}]+$/), description: expect.any(String) }]);
+  });
+
+  it('models the two submit modes as oneOf, each with the fields it must carry, and answers as extra keys', () => {
+    const leads = resolve(operation(CONTRACT[2]).requestBody.content['application/json'].schema);
+    expect(leads.oneOf.map(refName).sort()).toEqual(Object.keys(LEADS_MODES).sort());
+    for (const [mode, required] of Object.entries(LEADS_MODES)) {
+      expect([mode, schema(mode).required]).toEqual([mode, required]);
+      for (const field of required) expect([mode, field, !!leads.properties[field]]).toEqual([mode, field, true]);
+    }
+    // A direct post has no svc_result_id: a request with one is a result submit, so no request is both.
+    expect(schema('DirectPostMode').not.required).toEqual(['svc_result_id']);
+    expect(leads.additionalProperties.anyOf.map((s: Json) => s.type).sort()).toEqual(['boolean', 'number', 'string']);
+    // The contract: "Request (JSON object; extra properties allowed)" for search; disposition "Additional properties allowed".
+    expect(resolve(operation(CONTRACT[0]).requestBody.content['application/json'].schema).additionalProperties).toBe(true);
+    expect(schema('SubmitDisposition').additionalProperties).toBe(true);
+  });
+
+  it('gives each kind of answer only its own codes: search OK, submit decisions, errors in the envelope', () => {
+    expect(schema('SearchAnswer').properties.code.enum).toEqual(['OK']);
+    expect(new Set(schema('SubmitAnswer').properties.code.enum)).toEqual(SUBMIT_CODES);
+    expect(new Set(schema('ErrorEnvelope').properties.code.enum)).toEqual(ERROR_CODES);
+    expect(schema('SubmitAnswer').properties.code.enum).not.toContain('OK');
+    expect(schema('SubmitAnswer').properties.code.enum).not.toContain('RATE_LIMITED');
+    const details = Object.values(REFUSAL).flatMap((d) => (typeof d === 'object' && 'error' in d ? [d.error] : []));
+    expect(schema('ErrorEnvelope').properties.error.enum.sort()).toEqual([...new Set(details)].sort());
+    // A PENDING submit travels as 202: that answer is narrowed to it.
+    const pending = operation(CONTRACT[2]).responses['202'].content['application/json'].schema.allOf[1];
+    expect([pending.properties.code.enum, pending.properties.status.enum]).toEqual([['PENDING'], ['pending']]);
+  });
+
+  it('lists for each error status the codes it carries, each one a code of the envelope; 429 and 503 say retryable with a delay', () => {
+    for (const endpoint of CONTRACT) {
+      for (const status of endpoint.errors) {
+        const s = operation(endpoint).responses[status].content['application/json'].schema;
+        if (!s.allOf) continue; // the pre-check's plain 404
+        const narrowed = s.allOf[1];
+        const where = `${endpoint.method} ${endpoint.path} ${status}`;
+        expect([where, narrowed.properties.code.enum.every((c: string) => ERROR_CODES.has(c))]).toEqual([where, true]);
+        if (status === 429 || status === 503) {
+          expect([where, narrowed.properties.retryable.enum, narrowed.required]).toEqual([where, [true], expect.arrayContaining(['retry_after_seconds'])]);
+        }
+      }
+    }
+    const search400 = operation(CONTRACT[0]).responses['400'].content['application/json'].schema.allOf[1].properties.code.enum;
+    expect(search400).toEqual(expect.arrayContaining(['REQUIRED_FIELD_MISSING', 'INVALID_FIELD', 'NOT_FOUND']));
+  });
+
+  it('marks every key the gateway sends as null as nullable, null among the values of an enum', () => {
+    const decidedBy = schema('SubmitDisposition').properties.decided_by;
+    expect([decidedBy.nullable, decidedBy.enum]).toEqual([true, ['service', 'buyer', null]]);
+    const nullable: Array<[string, string]> = [
+      ['SubmitDisposition', 'decided_at'], ['SubmitDisposition', 'search_lead_id'], ['ResultEntry', 'campaign_id'], ['ResultEntry', 'expires_at'],
+      ['ResultOffer', 'is_exclusive'], ['ResultOffer', 'tcpa_text'], ['ResultSchool', 'logo_url'], ['FormField', 'label'],
+    ];
+    for (const [name, field] of nullable) expect([name, field, schema(name).properties[field].nullable]).toEqual([name, field, true]);
+  });
+
+  it('describes the error answers the gateway really sends: each endpoint’s 401 matches that status’s schema', async () => {
+    for (const endpoint of CONTRACT) {
+      const path = endpoint.path.replace('{svc_lead_id}', '00000000-0000-4000-8000-000000000000');
+      const res = await call(gateway.url, endpoint.method.toUpperCase(), path, endpoint.method === 'post' ? { body: {} } : {});
+      const narrowed = operation(endpoint).responses['401'].content['application/json'].schema.allOf[1];
+      const base = schema('ErrorEnvelope');
+      expect([path, res.status]).toEqual([path, 401]);
+      expect(Object.keys(res.body)).toEqual(expect.arrayContaining([...base.required, ...narrowed.required]));
+      for (const [field, rule] of Object.entries<Json>(narrowed.properties)) {
+        expect([path, field, rule.enum.includes(res.body[field])]).toEqual([path, field, true]);
+      }
+    }
   });
 
   it('exposes no internal field: no price, cost, score or matched key anywhere', () => {

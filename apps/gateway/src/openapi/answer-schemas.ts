@@ -1,6 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import {
-  API_CODES,
   ApiCode,
   ApiEnvelope,
   FormField,
@@ -14,15 +13,19 @@ import {
 } from '@lr/contracts';
 import type { DupeCheckAnswer } from '../pre-check/pre-check.usecase';
 import type { FieldProblem } from '../http/validation';
-import { OFFER_TYPES, OfferType, SUBMIT, type SubmitAnswerBody, type SubmitDisposition } from '@lr/domain';
+import { DUPE_CHECK_NOT_AVAILABLE, OFFER_TYPES, OfferType, OK, SUBMIT, type SubmitAnswerBody, type SubmitDisposition } from '@lr/domain';
 import type { SearchAnswer } from '../poll-results/search-envelope';
+import { ERROR_CODES, ERROR_DETAILS, SUBMIT_CODES, type SubmitCode } from './catalog-codes';
+import { ApiSchemaWith } from './schema-keywords';
 
 /*
  * The answers of the affiliate API as OpenAPI schemas (affiliate-api.md:
  * "Answer envelope", "Result entry", "Submit answer", "Duplicate pre-check
  * answer", "Errors"). Each class `implements` the type the gateway really
  * sends, so a renamed or retyped field breaks the build instead of leaving the
- * document behind. Required-ness follows the contract's tables.
+ * document behind. Required-ness follows the contract's tables; `code`
+ * lists only the codes each kind of answer carries (catalog-codes.ts), and a
+ * key the gateway sends as null is nullable.
  */
 
 @ApiSchema({ name: 'FormFieldOption' })
@@ -93,10 +96,10 @@ export class ResultEntrySchema implements ResultEntry {
   description: 'The answer envelope of search and results. Every poll returns all results so far, not only new ones.',
 })
 export class SearchAnswerSchema implements SearchAnswer {
-  @ApiProperty({ example: 'OK', description: '`OK` on success.' }) code: string;
-  @ApiProperty({ enum: OUTCOME_STATUSES, example: 'accepted' }) status: string;
-  @ApiProperty({ example: 'OK', description: 'Short sentence-case explanation.' }) reason: string;
-  @ApiProperty({ example: true }) success: boolean;
+  @ApiProperty({ enum: [OK.code], description: '`OK` on success.' }) code: 'OK';
+  @ApiProperty({ enum: [OK.status] }) status: 'accepted';
+  @ApiProperty({ example: OK.reason, description: 'Short sentence-case explanation.' }) reason: string;
+  @ApiProperty({ enum: [true] }) success: true;
   @ApiProperty({ format: 'uuid', description: 'The search id. Poll with it; send it as `search_lead_id` on submit.' }) svc_lead_id: string;
   @ApiProperty({ description: 'False while partner offers are still answering; true once all have answered or the search is 45 seconds old.' })
   processing_done: boolean;
@@ -113,9 +116,12 @@ export class SearchAnswerSchema implements SearchAnswer {
   offers: ResultEntrySchema[];
 }
 
-@ApiSchema({ name: 'SubmitDisposition', description: 'Additional properties allowed; clients ignore keys they do not use.' })
+@ApiSchemaWith(
+  { name: 'SubmitDisposition', description: 'Additional properties allowed; clients ignore keys they do not use.' },
+  { additionalProperties: true },
+)
 class SubmitDispositionSchema implements SubmitDisposition {
-  @ApiProperty({ type: String, enum: ['service', 'buyer'], nullable: true, description: 'Null while the decision is pending.' })
+  @ApiProperty({ type: String, enum: ['service', 'buyer', null], nullable: true, description: 'Null while the decision is pending.' })
   decided_by: 'service' | 'buyer' | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) decided_at: string | null;
   @ApiProperty({ format: 'uuid' }) offer_id: string;
@@ -132,13 +138,11 @@ class SubmitDispositionSchema implements SubmitDisposition {
 })
 export class SubmitAnswerSchema implements SubmitAnswerBody {
   @ApiProperty({
-    enum: API_CODES,
-    example: 'ACCEPTED',
-    description:
-      '`ACCEPTED`, or the reason it was not: `DUPLICATE`, `NOT_ELIGIBLE`, `CAP_REACHED`, `BUYER_REJECTED`, `PENDING`, ' +
-      '`TEST_LEAD_HELD`, `OFFER_UNAVAILABLE`, `REQUIRED_FIELD_MISSING`, `INVALID_FIELD`, `CONSENT_REQUIRED`.',
+    enum: SUBMIT_CODES,
+    example: SUBMIT.accepted.code,
+    description: `\`${SUBMIT.accepted.code}\`, \`${SUBMIT.pending.code}\` (not final), or the reason the lead was not taken. Error codes come only in the error envelope.`,
   })
-  code: ApiCode;
+  code: SubmitCode;
   @ApiProperty({ enum: OUTCOME_STATUSES, example: 'accepted' }) status: OutcomeStatus;
   @ApiProperty({
     example: SUBMIT.accepted.reason,
@@ -160,9 +164,9 @@ export class SubmitAnswerSchema implements SubmitAnswerBody {
 
 @ApiSchema({ name: 'DupeCheckAnswer', description: 'True means a submit would very likely be refused as `DUPLICATE`; false is no promise.' })
 export class DupeCheckAnswerSchema implements DupeCheckAnswer {
-  @ApiProperty({ enum: ['OK'] }) code: 'OK';
-  @ApiProperty({ enum: ['accepted'] }) status: 'accepted';
-  @ApiProperty({ enum: ['OK'] }) reason: 'OK';
+  @ApiProperty({ enum: [OK.code] }) code: 'OK';
+  @ApiProperty({ enum: [OK.status] }) status: 'accepted';
+  @ApiProperty({ enum: [OK.reason] }) reason: 'OK';
   @ApiProperty({ enum: [true] }) success: true;
   @ApiProperty() duplicate_likely: boolean;
   @ApiProperty({ enum: [false] }) retryable: false;
@@ -170,7 +174,7 @@ export class DupeCheckAnswerSchema implements DupeCheckAnswer {
 
 @ApiSchema({ name: 'DupeCheckNotAvailable', description: 'The contract’s one plain body: the pre-check is not available on the account.' })
 export class DupeCheckNotAvailableSchema {
-  @ApiProperty({ example: 'dupe_check_not_available' }) error: string;
+  @ApiProperty({ enum: [DUPE_CHECK_NOT_AVAILABLE.error] }) error: string;
 }
 
 @ApiSchema({ name: 'FieldProblem' })
@@ -186,14 +190,14 @@ class FieldProblemSchema implements FieldProblem {
 })
 export class ErrorEnvelopeSchema implements ApiEnvelope {
   [extra: string]: unknown;
-  @ApiProperty({ enum: API_CODES, example: 'INVALID_FIELD' }) code: ApiCode;
+  @ApiProperty({ enum: ERROR_CODES, example: 'INVALID_FIELD', description: 'Each status lists the codes it carries.' }) code: ApiCode;
   @ApiProperty({ enum: OUTCOME_STATUSES, example: 'invalid', description: '`invalid` for refusals of the request, `failed` for 429, 500 and 503.' })
   status: OutcomeStatus;
   @ApiProperty({ example: 'lead.personal.email must be an email address', description: 'Short sentence-case explanation.' }) reason: string;
   @ApiProperty({ enum: [false] }) success: false;
   @ApiProperty({ description: 'True on 429 and 503: the same call may succeed later.' }) retryable: boolean;
   @ApiPropertyOptional({ type: 'integer', description: 'On 429 and 503, as the `Retry-After` header.' }) retry_after_seconds?: number;
-  @ApiPropertyOptional({ example: 'search_result_not_found', description: 'A machine-readable detail, e.g. `search_result_not_found`, `result_campaign_mismatch`.' })
+  @ApiPropertyOptional({ enum: ERROR_DETAILS, description: 'A machine-readable detail of some refusals.' })
   error?: string;
   @ApiPropertyOptional({ example: 'lead.personal.email', description: 'On 400 and 409: the field at fault.' }) field?: string;
   @ApiPropertyOptional({ type: [FieldProblemSchema], description: 'On a 400 for fields: every problem found; the first decides `code`.' })

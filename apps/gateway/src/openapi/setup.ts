@@ -2,14 +2,27 @@ import type { Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { DEFAULT_RATE_LIMITS, ENDPOINTS } from '@lr/contracts';
-import { API_KEY_SCHEME, BEARER_SCHEME } from './contract-answers';
+import { AFFILIATE_API_TAG, API_KEY_SCHEME, BEARER_SCHEME } from './contract-answers';
 import { domainSchemas } from './lead-schemas';
+import { withSchemaKeywords } from './schema-keywords';
 
 export const DOCS_PATH = 'docs';
 export const DOCS_JSON_PATH = 'docs-json';
 
 /** The contract's version label (affiliate-api.md, Versioning). */
 const CONTRACT_VERSION = '2026-09-28';
+
+/**
+ * The contract's "Base address: {base_url}" differs per operator; the document
+ * names a local gateway (`npm run start:all`, PORT 3000), so a client
+ * generated from it has a working default, and says to use the operator's
+ * address instead. Not a server variable: client generators (openapi-ts)
+ * take no default from a templated URL.
+ */
+const LOCAL_SERVER = {
+  url: 'http://localhost:3000',
+  description: 'A gateway on this machine (npm run start:all). Elsewhere, the base address your service operator gives you.',
+};
 
 const LIMITS = ENDPOINTS.map((e) => `| ${e} | ${DEFAULT_RATE_LIMITS[e].perMinute} | ${DEFAULT_RATE_LIMITS[e].burst} |`).join('\n');
 
@@ -42,11 +55,14 @@ export function buildOpenApiDocument(app: NestFastifyApplication, rootModule: Ty
     .setTitle('Lead router affiliate API')
     .setDescription(DESCRIPTION)
     .setVersion(CONTRACT_VERSION)
+    .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
+    .addServer(LOCAL_SERVER.url, LOCAL_SERVER.description)
+    .addTag(AFFILIATE_API_TAG, 'Search, results, submit, direct post and the duplicate pre-check, with an API key.')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: '`Authorization: Bearer <API_KEY>`' }, BEARER_SCHEME)
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: '`X-API-Key: <API_KEY>`' }, API_KEY_SCHEME)
     .build();
   config.components = { ...config.components, schemas: { ...config.components?.schemas, ...domainSchemas() } };
-  return SwaggerModule.createDocument(app, config, { include: [rootModule] });
+  return withSchemaKeywords(SwaggerModule.createDocument(app, config, { include: [rootModule] }));
 }
 
 /**

@@ -1,6 +1,7 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsDefined, IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { LEAD_SCHEMA, refTo, TRACKING_SCHEMA } from '../openapi/lead-schemas';
+import { ApiSchemaWith } from '../openapi/schema-keywords';
 
 /**
  * POST /api/v1/engine/search (contract: Endpoints). `lead` and `tracking` are
@@ -8,7 +9,10 @@ import { LEAD_SCHEMA, refTo, TRACKING_SCHEMA } from '../openapi/lead-schemas';
  * class the request schema of the OpenAPI document (docs/openapi.md): every
  * @IsDefined field is an @ApiProperty, every @IsOptional one an @ApiPropertyOptional.
  */
-@ApiSchema({ name: 'SearchRequest', description: 'A search for one lead on one campaign. Extra properties are allowed.' })
+@ApiSchemaWith(
+  { name: 'SearchRequest', description: 'A search for one lead on one campaign. Extra properties are allowed (and ignored).' },
+  { additionalProperties: true },
+)
 export class SearchRequestDto {
   @ApiProperty({ format: 'uuid', description: 'Campaign the request is for. The service never picks a campaign.' })
   @IsDefined() @IsUUID('all', { message: 'svc_campaign_id must be a UUID' })
