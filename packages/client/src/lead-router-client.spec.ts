@@ -49,6 +49,8 @@ class ScriptedGateway {
         this.seen.push({ method: req.method!, path: req.url!, at: Date.now(), headers: req.headers, body: text ? JSON.parse(text) : undefined });
         const script = this.scripts.get(route) ?? [{ status: 404, body: { code: 'NOT_FOUND', status: 'invalid', reason: `No route ${route}` } }];
         const answer = script.length > 1 ? script.shift()! : script[0];
+        // Status 0: the connection breaks before any answer (the gateway died mid-request).
+        if (answer.status === 0) return void req.socket.destroy();
         res.writeHead(answer.status, { 'Content-Type': 'application/json; charset=utf-8', ...answer.headers });
         res.end(JSON.stringify(answer.body));
       });
@@ -222,10 +224,45 @@ describe('LeadRouterClient', () => {
     });
   });
 
-  it('throws on a network failure instead of sending a submit again', async () => {
+  describe('idempotency keys', () => {
+    it('a search and a submit carry an Idempotency-Key, the same on each retry of the call, a new one per call', async () => {
+      gateway.on('POST /api/v1/engine/leads', rateLimited(0), { status: 200, body: decision('ACCEPTED', 'accepted') });
+      await api.submit(submitBody);
+      await api.submit(submitBody);
+      const keys = gateway.requests('POST /api/v1/engine/leads').map((s) => s.headers['idempotency-key']);
+      expect(keys).toHaveLength(3);
+      expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(keys[1]).toBe(keys[0]);
+      expect(keys[2]).not.toBe(keys[0]);
+      gateway.on('POST /api/v1/engine/search', { status: 200, body: searchAnswer(true, []) });
+      await api.search(searchBody, { idempotencyKey: 'my-order-42' });
+      expect(gateway.requests('POST /api/v1/engine/search')[0].headers['idempotency-key']).toBe('my-order-42');
+    });
+
+    it('a keyed submit whose connection broke is sent again with the same key, and answers the answer that follows', async () => {
+      gateway.on('POST /api/v1/engine/leads', { status: 0, body: null }, { status: 200, body: decision('ACCEPTED', 'accepted') });
+      const answer = await api.submit(submitBody, { idempotencyKey: 'retry-me' });
+      expect([answer.status, answer.body.code]).toEqual([200, 'ACCEPTED']);
+      const sent = gateway.requests('POST /api/v1/engine/leads');
+      expect(sent.map((s) => s.headers['idempotency-key'])).toEqual(['retry-me', 'retry-me']);
+      expect(sent[1].body).toEqual(submitBody);
+    });
+
+    it('a keyed submit throws once every try failed; a call without a key (a poll) throws at the first network failure', async () => {
+      gateway.on('POST /api/v1/engine/leads', { status: 0, body: null });
+      await expect(api.submit(submitBody)).rejects.toThrow();
+      expect(gateway.requests('POST /api/v1/engine/leads')).toHaveLength(4);
+      gateway.on(`GET /api/v1/engine/results/${SEARCH_ID}`, { status: 0, body: null });
+      await expect(api.results(SEARCH_ID)).rejects.toThrow();
+      expect(gateway.requests(`GET /api/v1/engine/results/${SEARCH_ID}`)).toHaveLength(1);
+    });
+  });
+
+  it('throws when the gateway cannot be reached at all, after the retries of a keyed call', async () => {
     await gateway.stop();
     gateway.stop = () => Promise.resolve();
     await expect(api.submit(submitBody)).rejects.toThrow();
+    await expect(api.results(SEARCH_ID)).rejects.toThrow();
   });
 });
 

@@ -13,7 +13,7 @@ import type {
   SubmitLeadErrors,
   SubmitLeadResponses,
 } from './generated/types.gen';
-import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry';
+import { DEFAULT_RETRY_POLICY, networkRetryDelayMs, retryDelayMs, type RetryPolicy } from './retry';
 
 /** The numbers below N, as a union (0 | 1 | … | N-1). */
 type Below<N extends number, Acc extends number[] = []> = Acc['length'] extends N ? Acc[number] : Below<N, [...Acc, Acc['length']]>;
@@ -62,14 +62,27 @@ interface Sent {
   response?: Response;
 }
 
+/** Options of one search or submit. */
+export interface CallOptions {
+  /**
+   * The call's `Idempotency-Key` (1 to 255 printable ASCII characters). Default:
+   * a new UUID per call, reused on its retries. Pass your own (stored with
+   * your record of the lead) to retry across a restart of your process.
+   */
+  idempotencyKey?: string;
+}
+
 /**
  * The affiliate flow of the contract (affiliate-api.md, "Flow"): search, poll
  * the results (every `poll_after_ms`) until `processing_done`, submit the
  * chosen result or post a lead directly. Each call is sent again only when the
  * retry policy says so (a 429 after `Retry-After`, a retryable 503 with
  * back-off); an answer is otherwise returned as it came, typed by its status.
- * A network failure throws: whether a submit reached the service is then
- * unknown, so it is never sent again blindly.
+ * A search and a submit carry an `Idempotency-Key` (a new UUID per call, or
+ * the caller's own), the same on every retry of the call, so the service
+ * answers a retry with the original answer and never decides twice: they are
+ * also sent again after a network failure (a broken connection, a timeout).
+ * Other calls throw on a network failure.
  */
 export class LeadRouterClient {
   /** The generated client, configured with the base address and the key: pass it as `client` to the generated operations. */
@@ -93,9 +106,10 @@ export class LeadRouterClient {
     this.pollTimeoutMs = options.pollTimeoutMs ?? 60_000;
   }
 
-  /** POST /api/v1/engine/search: the first results. */
-  search(body: SearchRequest): Promise<SearchOutcome> {
-    return this.send<SearchOutcome>(() => search({ client: this.client, body }));
+  /** POST /api/v1/engine/search: the first results. `idempotencyKey`: the call's key (default a new UUID). */
+  search(body: SearchRequest, options: CallOptions = {}): Promise<SearchOutcome> {
+    const headers = { 'Idempotency-Key': options.idempotencyKey ?? globalThis.crypto.randomUUID() };
+    return this.send<SearchOutcome>(() => search({ client: this.client, body, headers }), true);
   }
 
   /** GET /api/v1/engine/results/{svc_lead_id}: every result of the search so far. */
@@ -132,8 +146,9 @@ export class LeadRouterClient {
    * (200, or 202 `PENDING`) is returned, never sent again: read `status` and
    * `code`. A `PENDING` lead's decision is read with `leadStatus`.
    */
-  submit(body: LeadsRequest): Promise<SubmitOutcome> {
-    return this.send<SubmitOutcome>(() => submitLead({ client: this.client, body }));
+  submit(body: LeadsRequest, options: CallOptions = {}): Promise<SubmitOutcome> {
+    const headers = { 'Idempotency-Key': options.idempotencyKey ?? globalThis.crypto.randomUUID() };
+    return this.send<SubmitOutcome>(() => submitLead({ client: this.client, body, headers }), true);
   }
 
   /** GET /api/v1/engine/leads/{svc_lead_id}: a submit's decision as it stands (an addition to the contract). */
@@ -141,11 +156,26 @@ export class LeadRouterClient {
     return this.send<LeadStatusOutcome>(() => getLeadStatus({ client: this.client, path: { svc_lead_id: svcLeadId } }));
   }
 
-  /** Sends one call, and again while the retry policy says so; the last answer. */
-  private async send<A extends { status: number }>(call: () => Promise<Sent>): Promise<A> {
+  /**
+   * Sends one call, and again while the retry policy says so; the last answer.
+   * `keyed`: the call carries an Idempotency-Key, so a network failure is sent
+   * again too (with back-off), as many times as the policy allows.
+   */
+  private async send<A extends { status: number }>(call: () => Promise<Sent>, keyed = false): Promise<A> {
     for (let attempt = 1; ; attempt += 1) {
-      const { data, error, response } = await call();
-      if (!response) throw error instanceof Error ? error : new Error(`request failed: ${String(error)}`);
+      let sent: Sent;
+      try {
+        sent = await call();
+      } catch (e) {
+        sent = { error: e };
+      }
+      const { data, error, response } = sent;
+      if (!response) {
+        const delay = keyed ? networkRetryDelayMs(attempt, this.retry) : undefined;
+        if (delay === undefined) throw error instanceof Error ? error : new Error(`request failed: ${String(error)}`);
+        await sleep(delay);
+        continue;
+      }
       const answer = { ok: response.ok, status: response.status, body: response.ok ? data : error, headers: response.headers };
       const delay = retryDelayMs(answer, attempt, this.retry);
       if (delay === undefined) return answer as unknown as A;

@@ -49,3 +49,13 @@ export function retryDelayMs(answer: AnswerSeen, attempt: number, policy: RetryP
   if (answer.status === 503 && field(answer.body, 'retryable') === true) return Math.max(serverSays ?? 0, backoff);
   return undefined;
 }
+
+/**
+ * The back-off before sending a keyed call (one with an `Idempotency-Key`)
+ * again after a network failure, the `attempt`-th retry; undefined: give up.
+ * Only keyed calls: the service answers their retry with the first answer.
+ */
+export function networkRetryDelayMs(attempt: number, policy: RetryPolicy = DEFAULT_RETRY_POLICY): number | undefined {
+  if (attempt > policy.retries) return undefined;
+  return Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (attempt - 1));
+}

@@ -6,6 +6,7 @@ import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { SearchAnswerSchema } from '../openapi/answer-schemas';
 import { AffiliateApi, ContractAnswers } from '../openapi/contract-answers';
+import { IdempotencyKeyHeader } from '../openapi/idempotency-header';
 import { parseSearchRequest } from './parse-search-request';
 import { SearchRequestDto } from './search-request.dto';
 import { idempotencyKeyOf } from '../idempotency/idempotency-key.header';
@@ -22,6 +23,7 @@ export class StartSearchHandler {
   @Endpoint('search')
   @HttpCode(200)
   @Header('Content-Type', 'application/json; charset=utf-8')
+  @IdempotencyKeyHeader()
   @ApiOperation({
     operationId: 'search',
     summary: 'Search all active offers on a campaign for one lead',

@@ -8,6 +8,7 @@ import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard, RateLimitReadsAlong, ReadAlong, readAlongValue } from '../auth/rate-limit.guard';
 import { SubmitAnswerSchema } from '../openapi/answer-schemas';
 import { AffiliateApi, ContractAnswers } from '../openapi/contract-answers';
+import { IdempotencyKeyHeader } from '../openapi/idempotency-header';
 import { LeadsRequestDto } from './leads-request.dto';
 import { parseLeadsRequest } from './parse-leads-request';
 import { idempotencyKeyOf } from '../idempotency/idempotency-key.header';
@@ -33,6 +34,7 @@ export class SubmitLeadHandler {
   @Post('leads')
   @Endpoint('leads')
   @RateLimitReadsAlong(readShownResult)
+  @IdempotencyKeyHeader()
   @ApiOperation({
     operationId: 'submitLead',
     summary: 'Submit a search result, or post a lead directly to one offer',

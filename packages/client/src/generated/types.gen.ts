@@ -326,7 +326,7 @@ export type ErrorEnvelope = {
     /**
      * A machine-readable detail of some refusals.
      */
-    error?: 'several_api_keys' | 'affiliate_mismatch' | 'affiliate_paused' | 'campaign_not_owned' | 'result_campaign_mismatch' | 'search_result_not_found' | 'lead_pending';
+    error?: 'several_api_keys' | 'affiliate_mismatch' | 'affiliate_paused' | 'campaign_not_owned' | 'result_campaign_mismatch' | 'search_result_not_found' | 'lead_pending' | 'idempotency_key_invalid' | 'idempotency_key_reused';
     /**
      * On 400 and 409: the field at fault.
      */
@@ -635,6 +635,12 @@ export type DupeCheckNotAvailable = {
 
 export type SearchData = {
     body: SearchRequest;
+    headers?: {
+        /**
+         * Names this request for 24 hours (an addition to the contract). A retry with the same key and the same body answers the original answer under the same `svc_lead_id` and never decides twice; a retry while the first still runs waits for it. The same key with another body is 400 `INVALID_FIELD` (`field` `Idempotency-Key`, `error` `idempotency_key_reused`). 1 to 255 printable ASCII characters, no spaces; a UUID per request is usual.
+         */
+        'Idempotency-Key'?: string;
+    };
     path?: never;
     query?: never;
     url: '/api/v1/engine/search';
@@ -790,6 +796,12 @@ export type PollResultsResponse = PollResultsResponses[keyof PollResultsResponse
 
 export type SubmitLeadData = {
     body: LeadsRequest;
+    headers?: {
+        /**
+         * Names this request for 24 hours (an addition to the contract). A retry with the same key and the same body answers the original answer under the same `svc_lead_id` and never decides twice; a retry while the first still runs waits for it. The same key with another body is 400 `INVALID_FIELD` (`field` `Idempotency-Key`, `error` `idempotency_key_reused`). 1 to 255 printable ASCII characters, no spaces; a UUID per request is usual.
+         */
+        'Idempotency-Key'?: string;
+    };
     path?: never;
     query?: never;
     url: '/api/v1/engine/leads';
