@@ -64,10 +64,14 @@ describe('fault run, CI-sized (e2e)', () => {
     expect(report.settle).toEqual(expect.objectContaining({ settled: true, undecidedByDriver: 0, pendingInDatabase: 0, queued: 0 }));
   });
 
-  it('lost nothing, delivered nothing twice, broke no cap or sale rule', () => {
+  it('lost nothing, delivered nothing twice, broke no cap or sale rule; no school holds a lead the service did not accept; no retry answered differently', () => {
     const r = report.reconciliation;
     expect(r.lost).toEqual({ takenNotDecided: [], pendingInDatabase: [], receivedWithoutSale: [] });
-    expect(r.deliveredTwice).toEqual({ leads: [], replayedSchoolCalls: 0, replayedPartnerCalls: 0, total: 0 });
+    // A school call repeated with its Idempotency-Key (a lead sent again after a kill cut the call) records nothing twice;
+    // a partner submit is never sent twice.
+    expect(r.deliveredTwice).toEqual(expect.objectContaining({ leads: [], replayedPartnerCalls: 0, total: 0 }));
+    expect(r.deliveredNotAccepted.school).toEqual([]);
+    expect(r.retriesAnsweredDifferently).toEqual([]);
     expect(r.capOvershoots).toEqual([]);
     expect(r.saleLimitOvershoots).toEqual([]);
     expect(r.duplicateSales).toBe(0);

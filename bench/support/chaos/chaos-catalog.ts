@@ -49,6 +49,8 @@ const PARTNERS = [
 export interface ChaosNames {
   schools: string[];
   partners: string[];
+  /** The schools and partners that accept every lead they are sent: a lead they received that is not ACCEPTED is delivered but not accepted. */
+  accepting: { schools: string[]; partners: string[] };
 }
 
 export interface ChaosCatalog {
@@ -141,6 +143,13 @@ export function chaosCatalog(sandboxUrl: string, run: string): ChaosCatalog {
     ownOfferIds: own.map((o) => o.id),
     slowOfferId: own[OWN_OFFERS.findIndex((spec) => spec.key === 'slow')].id,
     partnerOfferIds: partnerOffers.map((o) => o.id),
-    names: { schools: OWN_OFFERS.map((s) => schoolName(s.key)), partners: PARTNERS.map((p) => partnerName(p.key)) },
+    names: {
+      schools: OWN_OFFERS.map((s) => schoolName(s.key)),
+      partners: PARTNERS.map((p) => partnerName(p.key)),
+      accepting: {
+        schools: OWN_OFFERS.filter((s) => s.school.includes('outcome=accept')).map((s) => schoolName(s.key)),
+        partners: PARTNERS.filter((p) => p.query.includes('outcome=accept')).map((p) => partnerName(p.key)),
+      },
+    },
   };
 }

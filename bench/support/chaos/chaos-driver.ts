@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Agent } from 'node:http';
 import type { FormField, ResultEntry } from '../../../libs/contracts/src';
 import { benchLead } from '../bench-catalog';
@@ -44,7 +45,16 @@ export interface SubmitRecord {
   finalCode?: string;
 }
 
-/** A submit with no decision in its answer (503, no answer at all): the driver has no svc_lead_id for it. */
+/** Every answer one submit got: its first try and its retries, all with the same Idempotency-Key and body. */
+export interface KeyedSubmit {
+  key: string;
+  answers: Array<{ status: number | 'transport'; leadId?: string; code?: string }>;
+}
+
+/** How many times a submit that got no answer or a 503 is sent again, with its Idempotency-Key, as an affiliate's client would. */
+const SUBMIT_RETRIES = 4;
+
+/** A submit with no decision in its answer (503, no answer at all) after its retries: the driver has no svc_lead_id for it. */
 export interface FailedSubmit {
   status: number | 'transport';
   offerId: string;
@@ -102,8 +112,10 @@ export class ChaosDriver {
   readonly submits = new Tally();
   readonly statusReads = new Tally();
   readonly leads = new Map<string, SubmitRecord>();
-  /** Submits answered 503 or not at all: the system may still have stored and decided them. */
+  /** Submits answered 503 or not at all, retries included: the system may still have stored and decided them. */
   readonly failedSubmits: FailedSubmit[] = [];
+  /** Every submit with the answers of its tries. */
+  readonly keyedSubmits: KeyedSubmit[] = [];
   private readonly agent: Agent;
   private people = 0;
   private readonly seen: number[] = [];
@@ -234,9 +246,21 @@ export class ChaosDriver {
     return this.sendSubmit(body, { offerId, resultId: null, originLeadId: originLeadId ?? null }, null, scenario);
   }
 
-  /** Sends one submit; keeps it when the gateway took it (a svc_lead_id in a 200 or 202). */
+  /**
+   * Sends one submit with an Idempotency-Key, and again with the same key and
+   * body while it gets no answer or a 503 (at most SUBMIT_RETRIES times, with
+   * back-off); keeps it when the gateway took it (a svc_lead_id in a 200 or 202).
+   */
   private async sendSubmit(body: unknown, target: Omit<FailedSubmit, 'status'>, searchId: string | null, scenario: Scenario): Promise<string | undefined> {
-    const a = await this.call('POST', '/api/v1/engine/leads', body, this.o.submitTimeoutMs, this.submits);
+    const keyed: KeyedSubmit = { key: randomUUID(), answers: [] };
+    this.keyedSubmits.push(keyed);
+    let a: Answer;
+    for (let retry = 0; ; retry++) {
+      a = await this.call('POST', '/api/v1/engine/leads', body, this.o.submitTimeoutMs, this.submits, { 'idempotency-key': keyed.key });
+      keyed.answers.push({ status: a.status, leadId: a.body?.svc_lead_id, code: a.body?.code });
+      if ((a.status !== 'transport' && a.status !== 503) || retry >= SUBMIT_RETRIES || this.stopped) break;
+      await sleep(Math.min(3_000, 300 * 2 ** retry));
+    }
     if ((a.status !== 200 && a.status !== 202) || typeof a.body?.svc_lead_id !== 'string') {
       if (a.status === 'transport' || a.status === 503) {
         this.failedSubmits.push({ status: a.status, ...target });
@@ -258,11 +282,16 @@ export class ChaosDriver {
     return leadId;
   }
 
-  private async call(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, tally: Tally): Promise<Answer> {
+  private async call(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, tally: Tally, headers: Record<string, string> = {}): Promise<Answer> {
     tally.sent += 1;
     let answer: Answer;
     try {
-      const res = await send(this.agent, new URL(this.o.gatewayUrl()), { method, path, body: body === undefined ? undefined : JSON.stringify(body) , headers: { authorization: `Bearer ${this.o.key}` } }, timeoutMs);
+      const res = await send(
+        this.agent,
+        new URL(this.o.gatewayUrl()),
+        { method, path, body: body === undefined ? undefined : JSON.stringify(body), headers: { authorization: `Bearer ${this.o.key}`, ...headers } },
+        timeoutMs,
+      );
       let parsed: unknown;
       try {
         parsed = JSON.parse(res.body.toString('utf8'));

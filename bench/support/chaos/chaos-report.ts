@@ -24,6 +24,8 @@ export function renderChaosReport(r: ChaosReport): string {
     ['decisions stored', x.decisionsStored, ''],
     ['lost', x.lostTotal, '0'],
     ['delivered twice', x.deliveredTwice.total, '0'],
+    ['delivered but not accepted (schools: idempotent buyers)', x.deliveredNotAccepted.school.length, '0'],
+    ['retries answered differently from the original', x.retriesAnsweredDifferently.length, '0'],
     ['caps filled', x.capsFilled, '> 0'],
     ['cap overshoots', x.capOvershoots.length, '0'],
     ['lead groups at their sale limit', x.groupsAtSaleLimit, '> 0'],
@@ -60,6 +62,8 @@ export function renderChaosReport(r: ChaosReport): string {
     `deliveries to buyers by outcome: ${codes(x.attempts)}`,
     `stored and decided although the driver got no svc_lead_id, by the answer it got: ${codes(x.storedUnknownToDriver)}`,
     `cap slots drift (cap_usage.used differs from live sales holding a slot): ${x.capDrift.length}`,
+    `submits retried with their Idempotency-Key after no answer or a 503: ${x.retriedSubmits}; leads sent again to a school after a crash cut the call: ${perApp('delivery_buyer_resends_total')}`,
+    `delivered but not accepted by partners (sent once; to reconcile, ops deliveries unresolved): ${x.deliveredNotAccepted.partner.length}; unresolved deliveries counted: ${perApp('delivery_unresolved_total')}`,
     `settle: ${r.settle.seconds} s, ${r.settle.settled ? 'settled' : 'NOT settled'} (undecided ${r.settle.undecidedByDriver}, pending ${r.settle.pendingInDatabase}, queued ${r.settle.queued}); dead-lettered messages ${r.settle.deadLettered}`,
     `redeliveries by app: ${perApp('messaging_redeliveries_total')}`,
     `retries by app: ${perApp('messaging_messages_retried_total')}; request timeouts: ${perApp('messaging_request_timeouts_total')}; dead-lettered: ${perApp('messaging_messages_dead_lettered_total')}`,
@@ -67,7 +71,8 @@ export function renderChaosReport(r: ChaosReport): string {
     ...table,
     '',
     ...details(r),
-    r.failures.length === 0 ? 'PASS: nothing lost, nothing delivered twice, no cap or sale rule broken, and the faults hit in-flight work' : `FAIL: ${r.failures.join('; ')}`,
+    r.failures.length === 0
+      ? 'PASS: nothing lost, nothing delivered twice, no school holding a lead the service did not accept, no retry answered differently, no cap or sale rule broken, and the faults hit in-flight work' : `FAIL: ${r.failures.join('; ')}`,
   ];
   return lines.join('\n');
 }
@@ -113,6 +118,8 @@ function details(r: ChaosReport): string[] {
   add('sale-limit overshoots', x.saleLimitOvershoots);
   add('answers contradicting the store', x.answerMismatches);
   add('cap slots drift', x.capDrift);
+  add('delivered to a school but not accepted', x.deliveredNotAccepted.school);
+  add('retries answered differently', x.retriesAnsweredDifferently);
   if (x.deliveredTwice.replayedSchoolCalls + x.deliveredTwice.replayedPartnerCalls > 0) {
     out.push(`  repeat calls answered from an Idempotency-Key: schools ${x.deliveredTwice.replayedSchoolCalls}, partners ${x.deliveredTwice.replayedPartnerCalls}`);
   }

@@ -135,7 +135,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       school: total(sandboxSamples, 'sandbox_requests_total', { endpoint: 'school_lead', outcome: 'replayed' }),
       partner: total(sandboxSamples, 'sandbox_requests_total', { endpoint: 'partner_submit', outcome: 'replayed' }),
     };
-    const receipts = await readReceipts(sandbox.url, c.names, replayed);
+    const receipts = await readReceipts(sandbox.url, c.names, replayed, sumOf(counters, 'delivery_buyer_resends_total'));
     if (receipts.total > receipts.listed) throw new Error(`the sandbox kept ${receipts.listed} of ${receipts.total} receipts: the run is too large to reconcile`);
     const reconciliation = await reconcile(db, c.campaignId, driver, receipts);
     const redeliveries = sumOf(counters, 'messaging_redeliveries_total');
@@ -174,6 +174,8 @@ export function failuresOf(r: Reconciliation, redeliveries: number): string[] {
   if (r.saleLimitOvershoots.length > 0) out.push(`${r.saleLimitOvershoots.length} sale-limit overshoot(s)`);
   if (r.duplicateSales > 0) out.push(`${r.duplicateSales} person(s) sold twice to one offer`);
   if (r.answerMismatches.length > 0) out.push(`${r.answerMismatches.length} answer(s) contradict the stored decision`);
+  if (r.deliveredNotAccepted.school.length > 0) out.push(`${r.deliveredNotAccepted.school.length} lead(s) a school took but the service did not accept`);
+  if (r.retriesAnsweredDifferently.length > 0) out.push(`${r.retriesAnsweredDifferently.length} retried submit(s) answered differently from the original`);
   if (redeliveries === 0) out.push('no redelivery seen: the faults did not hit in-flight work');
   if (r.capsFilled === 0) out.push('no cap filled: the cap figure proves nothing');
   if (r.groupsAtSaleLimit === 0) out.push('no lead sold 3 times or true_exclusive: the sale-limit figure proves nothing');

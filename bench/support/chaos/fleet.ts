@@ -9,6 +9,8 @@ export const COUNTED = [
   'messaging_messages_dead_lettered_total',
   'messaging_request_timeouts_total',
   'messaging_handler_failures_total',
+  'delivery_buyer_resends_total',
+  'delivery_unresolved_total',
 ] as const;
 export type Counted = (typeof COUNTED)[number];
 

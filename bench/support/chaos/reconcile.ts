@@ -1,21 +1,35 @@
 import type { Client } from 'pg';
 import { capScope } from '../../../libs/domain/src/caps/caps';
-import type { FailedSubmit, SubmitRecord } from './chaos-driver';
+import type { FailedSubmit, KeyedSubmit, SubmitRecord } from './chaos-driver';
 
 /** A lead a buyer (sandbox school or partner) received, by our lead id (its Idempotency-Key). */
 export interface Receipts {
   /** lead id -> receipts recorded, over every school and partner of the run. */
   byLead: Map<string, number>;
+  /** lead id -> the kind of buyer that received it, for the buyers that accept every lead (ChaosNames.accepting). */
+  byAcceptingBuyer: Map<string, 'school' | 'partner'>;
   /** Receipts recorded in all (the sandbox keeps at most 10,000 per name; `total` tells if some were dropped). */
   listed: number;
   total: number;
   /** Repeat calls with a known Idempotency-Key the sandbox answered from its memory (no second receipt). */
   replayed: { school: number; partner: number };
+  /** Leads delivery sent again to a school after a crash cut the call (delivery_buyer_resends_total): each may be one replayed school call. */
+  resent: number;
 }
 
 /** Reads what every school and partner of the run received. */
-export async function readReceipts(sandboxUrl: string, names: { schools: string[]; partners: string[] }, replayed: Receipts['replayed']): Promise<Receipts> {
+export async function readReceipts(
+  sandboxUrl: string,
+  names: { schools: string[]; partners: string[]; accepting: { schools: string[]; partners: string[] } },
+  replayed: Receipts['replayed'],
+  resent: number,
+): Promise<Receipts> {
   const byLead = new Map<string, number>();
+  const byAcceptingBuyer = new Map<string, 'school' | 'partner'>();
+  const accepting = new Map<string, 'school' | 'partner'>([
+    ...names.accepting.schools.map((n) => [`schools/${n}`, 'school'] as const),
+    ...names.accepting.partners.map((n) => [`partners/${n}`, 'partner'] as const),
+  ]);
   let listed = 0;
   let total = 0;
   const lists = [...names.schools.map((n) => `schools/${n}`), ...names.partners.map((n) => `partners/${n}`)];
@@ -28,9 +42,11 @@ export async function readReceipts(sandboxUrl: string, names: { schools: string[
     for (const l of body.leads) {
       const key = l.headers['idempotency-key'] ?? '(none)';
       byLead.set(key, (byLead.get(key) ?? 0) + 1);
+      const kind = accepting.get(path);
+      if (kind) byAcceptingBuyer.set(key, kind);
     }
   }
-  return { byLead, listed, total, replayed };
+  return { byLead, byAcceptingBuyer, listed, total, replayed, resent };
 }
 
 export interface Reconciliation {
@@ -49,7 +65,27 @@ export interface Reconciliation {
   lostTotal: number;
   /** The driver's final answer differs from the stored decision. */
   answerMismatches: Array<{ leadId: string; answered: string; stored: string }>;
+  /**
+   * A buyer that recorded one lead twice (`leads`); `total` counts them. Calls
+   * repeated with a known Idempotency-Key (a lead sent again after a crash cut
+   * its call) are answered from the buyer's memory and record nothing: they are
+   * context, not double deliveries.
+   */
   deliveredTwice: { leads: string[]; replayedSchoolCalls: number; replayedPartnerCalls: number; total: number };
+  /**
+   * Leads a buyer that accepts every lead received whose decision is not
+   * ACCEPTED (the service and the buyer disagree): `school` (buyers that honour
+   * idempotency keys: must be none) and `partner` (sent once; to reconcile,
+   * `ops deliveries unresolved`).
+   */
+  deliveredNotAccepted: { school: string[]; partner: string[] };
+  /** Submits sent again with their Idempotency-Key after no answer or a 503. */
+  retriedSubmits: number;
+  /**
+   * Retried submits whose answers disagree: two svc_lead_ids, or two different
+   * final decisions (a PENDING answer followed by its decision agrees).
+   */
+  retriesAnsweredDifferently: Array<{ key: string; answers: KeyedSubmit['answers'] }>;
   capOvershoots: Array<{ scope: string; period: string; periodStart: string; limit: number; used: number; liveSales: number }>;
   /** cap_usage.used differs from the live sales holding a slot in it (slots leaked or lost); context. */
   capDrift: Array<{ scope: string; period: string; periodStart: string; used: number; liveSales: number }>;
@@ -83,7 +119,7 @@ export interface Reconciliation {
 export async function reconcile(
   db: Client,
   campaignId: string,
-  driver: { leads: Map<string, SubmitRecord>; failedSubmits: FailedSubmit[] },
+  driver: { leads: Map<string, SubmitRecord>; failedSubmits: FailedSubmit[]; keyedSubmits: KeyedSubmit[] },
   receipts: Receipts,
 ): Promise<Reconciliation> {
   const driverLeads = driver.leads;
@@ -120,6 +156,16 @@ export async function reconcile(
     .map((d) => ({ leadId: d.leadId, answered: d.finalCode!, stored: stored.get(d.leadId)!.code }));
 
   const twice = [...receipts.byLead.entries()].filter(([, n]) => n > 1).map(([id]) => id);
+  const retried = driver.keyedSubmits.filter((k) => k.answers.length > 1);
+  const retriesAnsweredDifferently = retried
+    .filter((k) => {
+      const ids = new Set(k.answers.flatMap((a) => (a.leadId ? [a.leadId] : [])));
+      const decided = new Set(k.answers.flatMap((a) => (a.status === 200 && a.code && a.code !== 'PENDING' ? [a.code] : [])));
+      return ids.size > 1 || decided.size > 1;
+    })
+    .map((k) => ({ key: k.key, answers: k.answers }));
+  const deliveredNotAccepted = { school: [] as string[], partner: [] as string[] };
+  for (const [id, kind] of receipts.byAcceptingBuyer) if (stored.get(id)?.status !== 'accepted') deliveredNotAccepted[kind].push(id);
 
   // Caps: every cap of the campaign's offers (offer caps and this campaign's caps), named by the domain's scope
   // (libs/domain capScope), against its usage rows and live sales.
@@ -220,11 +266,15 @@ export async function reconcile(
     lost: { takenNotDecided, pendingInDatabase, receivedWithoutSale },
     lostTotal: lostIds.size,
     answerMismatches,
+    deliveredNotAccepted,
+    retriedSubmits: retried.length,
+    retriesAnsweredDifferently,
     deliveredTwice: {
       leads: twice,
       replayedSchoolCalls: receipts.replayed.school,
       replayedPartnerCalls: receipts.replayed.partner,
-      total: twice.length + receipts.replayed.school + receipts.replayed.partner,
+      // A replayed school call beyond delivery's resends, or any replayed partner call, is a lead sent twice.
+      total: twice.length + Math.max(0, receipts.replayed.school - receipts.resent) + receipts.replayed.partner,
     },
     capOvershoots,
     capDrift,

@@ -207,6 +207,21 @@ describe('sandbox school systems', () => {
       expect((await received(name)).count).toBe(1);
     });
 
+    it('processes a lead whose caller hung up during its delay: a repeat of the key gets the answer it would have had, with no second receipt', async () => {
+      const name = school();
+      const controller = new AbortController();
+      const cut = expectNoAnswer(call(leads(name, 'outcome=reject&reason=Full&delay_ms=2000'), { body: sampleLead(), headers: { 'idempotency-key': 'cut' }, signal: controller.signal }));
+      await sleep(200);
+      controller.abort();
+      await cut;
+      await sleep(50);
+      const again = await call(leads(name, 'outcome=accept'), { body: sampleLead(), headers: { 'idempotency-key': 'cut' } });
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({ result: 'rejected', reason: 'Full' });
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect((await received(name)).count).toBe(1);
+    });
+
     it('keeps keys per school and forgets them when the school is cleared', async () => {
       const a = school();
       const b = school();
