@@ -4,8 +4,10 @@ import type { FailedSubmit, KeyedSubmit, SubmitRecord } from './chaos-driver';
 
 /** A lead a buyer (sandbox school or partner) received, by our lead id (its Idempotency-Key). */
 export interface Receipts {
-  /** lead id -> receipts recorded, over every school and partner of the run. */
+  /** lead id -> receipts of leads the buyer processed (accepted, rejected, duplicate), over every school and partner of the run; 0 for a lead whose every call failed. */
   byLead: Map<string, number>;
+  /** Receipts of calls the buyer did not process (answered 500, or never): each may be followed by a repeat of its key. */
+  unprocessed: number;
   /** lead id -> the kind of buyer that received it, for the buyers that accept every lead (ChaosNames.accepting). */
   byAcceptingBuyer: Map<string, 'school' | 'partner'>;
   /** Receipts recorded in all (the sandbox keeps at most 10,000 per name; `total` tells if some were dropped). */
@@ -25,6 +27,7 @@ export async function readReceipts(
   resent: number,
 ): Promise<Receipts> {
   const byLead = new Map<string, number>();
+  let unprocessed = 0;
   const byAcceptingBuyer = new Map<string, 'school' | 'partner'>();
   const accepting = new Map<string, 'school' | 'partner'>([
     ...names.accepting.schools.map((n) => [`schools/${n}`, 'school'] as const),
@@ -36,17 +39,24 @@ export async function readReceipts(
   for (const path of lists) {
     const res = await fetch(`${sandboxUrl}/${path}/received?limit=10000`, { signal: AbortSignal.timeout(10_000) });
     if (!res.ok) throw new Error(`GET ${path}/received answered ${res.status}`);
-    const body = (await res.json()) as { leads: Array<{ headers: Record<string, string> }>; total_received: number };
+    const body = (await res.json()) as { leads: Array<{ headers: Record<string, string>; outcome?: string }>; total_received: number };
     listed += body.leads.length;
     total += body.total_received;
     for (const l of body.leads) {
       const key = l.headers['idempotency-key'] ?? '(none)';
+      // A receipt the buyer answered 500 or never answered (`error`, `timeout`) is a call it did not process: it keeps no
+      // lead, and a repeat of the key is processed afresh (docs/sandbox.md). Such a receipt counts as a call, not a lead held.
+      if (l.outcome === 'error' || l.outcome === 'timeout') {
+        unprocessed += 1;
+        if (!byLead.has(key)) byLead.set(key, 0);
+        continue;
+      }
       byLead.set(key, (byLead.get(key) ?? 0) + 1);
       const kind = accepting.get(path);
       if (kind) byAcceptingBuyer.set(key, kind);
     }
   }
-  return { byLead, byAcceptingBuyer, listed, total, replayed, resent };
+  return { byLead, byAcceptingBuyer, listed, total, unprocessed, replayed, resent };
 }
 
 export interface Reconciliation {

@@ -138,4 +138,6 @@ export type PartnerSubmitAnswerV1 =
   | { leadId: string; outcome: 'accepted'; partnerLeadId: string | null }
   | { leadId: string; outcome: 'rejected'; detail: string | null }
   | { leadId: string; outcome: 'duplicate' }
-  | { leadId: string; outcome: 'timeout' | 'error'; detail: string };
+  | { leadId: string; outcome: 'timeout' | 'error'; detail: string }
+  /** A copy of a request handled before (a redelivery after a crash mid-call): not sent again; the partner may have the lead. */
+  | { leadId: string; outcome: 'interrupted'; detail: string };

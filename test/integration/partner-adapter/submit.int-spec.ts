@@ -90,7 +90,7 @@ describe('partner submit handler: at most once per request', () => {
     await ds.destroy();
   });
 
-  it('a copy of a request handled before (a redelivery after a crash mid-call) is not sent again, and answers timeout when delivery stops waiting', async () => {
+  it('a copy of a request handled before (a redelivery after a crash mid-call) is not sent again, and answers interrupted (to reconcile) when delivery stops waiting', async () => {
     const partner = sandboxPartner(s.sandbox, 'outcome=accept&delay_ms=50');
     const req: PartnerSubmitRequestedV1 = {
       leadId: randomUUID(),
@@ -106,7 +106,7 @@ describe('partner submit handler: at most once per request', () => {
     await expect(service.submit(req, meta)).resolves.toEqual({ leadId: req.leadId, outcome: 'accepted', partnerLeadId: expect.any(String) });
 
     const again = await service.submit(req, meta);
-    expect(again).toEqual({ leadId: req.leadId, outcome: 'timeout', detail: expect.stringContaining('not sent again') });
+    expect(again).toEqual({ leadId: req.leadId, outcome: 'interrupted', detail: expect.stringContaining('not sent again') });
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(req.notAfter));
     expect((await received(s.sandbox, partner)).total_received).toBe(1);
   });

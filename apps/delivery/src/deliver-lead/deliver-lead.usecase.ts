@@ -69,7 +69,6 @@ export class DeliverLead {
       const now = await this.leads.find(msg.leadId);
       if (now && now.status !== 'pending') return this.decided(now);
       if (msg.buyer.kind !== 'school' || !schoolHonoursIdempotencyKey(msg.buyer.delivery as object)) {
-        unresolved.inc();
         this.log.warn({ msg: 'delivery attempt interrupted; not sent again (the buyer does not honour idempotency keys): to reconcile', lead_id: msg.leadId });
         return this.settle(msg, { outcome: 'interrupted', httpStatus: null, latencyMs: 0, detail: 'worker stopped during the call' });
       }
@@ -118,6 +117,8 @@ export class DeliverLead {
       endsOtherSales: endsOtherSales(msg.offerType),
     };
     const { lead, search } = await this.ledger.settle(settlement);
+    // The call was cut and not made again (here, or by partner-adapter for a partner): the buyer may hold the lead.
+    if (buyer.outcome === 'interrupted') unresolved.inc();
     if (lead.decidedBy === 'buyer' || buyer.outcome === 'interrupted') decisions.inc({ code: lead.code ?? 'PENDING', test: String(lead.isTest) });
     // The search's counters changed: polls read them from Redis. A failed write fails the message; its
     // redelivery finds the lead decided and rebuilds the state (decided()).

@@ -43,7 +43,7 @@ export class SubmitToPartner {
       this.log.warn({ msg: 'partner submit handled before (it may have reached the partner); not sent again', lead_id: req.leadId, partner: req.partner.name });
       const waitMs = Date.parse(req.notAfter) - Date.now();
       if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
-      return { leadId: req.leadId, outcome: 'timeout', detail: 'handled before and may have reached the partner; not sent again' };
+      return { leadId: req.leadId, outcome: 'interrupted', detail: 'handled before and may have reached the partner; not sent again' };
     }
     try {
       const outcome = await this.calls.run(req.partner, Math.min(req.partner.timeoutMs, remainingMs), (adapter, signal) =>
