@@ -106,6 +106,16 @@ describe('Dependencies (the gateway view of PostgreSQL, Redis, RabbitMQ)', () =>
     expect(() => deps.assertUp('postgres', 'redis')).toThrow(DependencyFailure);
   });
 
+  it('onDown begun after a dependency was found down ends at once (no transition is coming)', async () => {
+    const { deps, state } = dependencies();
+    current = deps;
+    state.rabbitmq = 'refused';
+    await until(() => !deps.isUp('rabbitmq'));
+    const late = deps.onDown(['postgres', 'rabbitmq']);
+    await expect(late.promise).resolves.toBe('rabbitmq');
+    late.cancel();
+  });
+
   it('PostgreSQL or Redis answering a call within the interval is not probed; an idle one is, and RabbitMQ always is', async () => {
     const { deps, probed } = dependencies();
     current = deps;

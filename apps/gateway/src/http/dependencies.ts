@@ -180,7 +180,7 @@ export class Dependencies implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Resolves with the first of `names` found down from now on (never rejects);
+   * Resolves with the first of `names` found down, now or from now on (never rejects);
    * `cancel()` stops listening. For racing a wait that only a timeout would end.
    */
   onDown(names: readonly DependencyName[]): { promise: Promise<DependencyName>; cancel(): void } {
@@ -190,6 +190,10 @@ export class Dependencies implements OnApplicationBootstrap, OnModuleDestroy {
         if (names.includes(name)) resolve(name);
       };
       this.downListeners.add(listener);
+      // Found down before the wait began (between the caller's assertUp and now, e.g. while a publish waited for
+      // its confirm): no transition will come, so the wait ends now.
+      const already = names.find((name) => this.downSince.has(name));
+      if (already) resolve(already);
     });
     return { promise, cancel: () => void this.downListeners.delete(listener!) };
   }

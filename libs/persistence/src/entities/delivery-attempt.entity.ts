@@ -1,9 +1,11 @@
-import { Check, Column, Entity, ForeignKey, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
 import { Lead } from './lead.entity';
 
 /** One try to deliver a lead to the buyer's system (school or partner): when, how long, what came back. */
 @Entity({ name: 'delivery_attempts' })
 @Check('ck_delivery_attempts_attempt', `"attempt" >= 1`)
+/** The deliveries to reconcile (ops deliveries unresolved): calls a crash cut that were not made again. */
+@Index('ix_delivery_attempts_interrupted', ['startedAt'], { where: `"outcome" = 'interrupted'` })
 export class DeliveryAttempt {
   @ForeignKey(() => Lead, { name: 'fk_delivery_attempts_lead' })
   @PrimaryColumn('uuid', { name: 'lead_id' })

@@ -7,6 +7,7 @@ import { CapUsage } from './cap-usage.entity';
 import { ConsentEvidence } from './consent-evidence.entity';
 import { DedupeKey } from './dedupe-key.entity';
 import { DeliveryAttempt } from './delivery-attempt.entity';
+import { IdempotencyKey } from './idempotency-key.entity';
 import { Lead } from './lead.entity';
 import { Offer } from './offer.entity';
 import { Partner } from './partner.entity';
@@ -20,6 +21,7 @@ import { SearchResult } from './search-result.entity';
 import { SearchPartnerCall } from './search-partner-call.entity';
 
 export {
+  IdempotencyKey,
   Affiliate,
   ApiKey,
   Campaign,
@@ -69,4 +71,5 @@ export const ENTITIES = [
   CapUsage,
   DedupeKey,
   DeliveryAttempt,
+  IdempotencyKey,
 ];

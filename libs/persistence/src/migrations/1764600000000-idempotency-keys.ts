@@ -14,7 +14,7 @@ export class IdempotencyKeys1764600000000 implements MigrationInterface {
     await q.query(`
       CREATE TABLE idempotency_keys (
         affiliate_id  uuid        NOT NULL,
-        endpoint      text        NOT NULL CHECK (endpoint IN ('search', 'leads')),
+        endpoint      text        NOT NULL CONSTRAINT ck_idempotency_keys_endpoint CHECK (endpoint IN ('search', 'leads')),
         idem_key      text        NOT NULL,
         body_digest   text        NOT NULL,
         lead_id       uuid        NOT NULL,
