@@ -181,6 +181,21 @@ describe('submit and delivery (e2e)', () => {
       expect((await a.leadStatus(randomUUID())).status).toBe(404);
     });
 
+    it('a result submitted before its expires_at after its search left Redis is accepted (PostgreSQL answers for the shown result)', async () => {
+      const s = await a.searchDone(ids.cMain, person());
+      const { default: Redis } = await import('ioredis');
+      const redis = new Redis(env.REDIS_URL, { keyPrefix: env.REDIS_KEY_PREFIX });
+      try {
+        expect(await redis.ttl(`search:${s.searchId}`)).toBeGreaterThan(0); // sized by need, not kept forever
+        await redis.del(`search:${s.searchId}`);
+      } finally {
+        redis.disconnect();
+      }
+      const res = await a.submit(ids.cMain, s.searchId, s.results.get(ids.oMain).svc_result_id, mainAnswers);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(expect.objectContaining({ code: 'ACCEPTED', payout: 30 }));
+    });
+
     it('a program without its own payout gets the campaign payout; an offer with none configured answers no payout key', async () => {
       const s = await a.searchDone(ids.cMain, person());
       const rn = await a.submit(ids.cMain, s.searchId, s.results.get(ids.oMain).svc_result_id, { program_id: 'rn-bsn', hs_grad_year: '2012', rn_license: 'yes' });

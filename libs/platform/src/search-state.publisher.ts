@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { SEARCH_STATE_TTL_SECONDS, SearchMeta, searchStateKey } from '@lr/contracts';
+import { SearchMeta, searchStateKey, searchStateTtlSeconds } from '@lr/contracts';
 import { SearchRepository } from '@lr/persistence';
 import { SearchStateStore } from '@lr/redis';
 import { REDIS_CLIENT } from './redis.module';
@@ -10,6 +10,8 @@ import { REDIS_CLIENT } from './redis.module';
 export interface StateEntry {
   id: string;
   json: Buffer;
+  /** Until when the result can be submitted, when the writer knows it: the state is kept that long. */
+  expiresAt?: Date;
 }
 
 /**
@@ -29,9 +31,14 @@ export class SearchStatePublisher {
     this.searches = new SearchRepository(ds);
   }
 
-  /** Writes a committed change: the new entries and the meta of its version. Throws when Redis fails. */
+  /**
+   * Writes a committed change: the new entries and the meta of its version,
+   * kept while the search is open and its entries can be submitted
+   * (searchStateTtlSeconds). Throws when Redis fails.
+   */
   async write(meta: SearchMeta, added: readonly StateEntry[]): Promise<void> {
-    await this.store.write(searchStateKey(meta.searchId), meta, added, SEARCH_STATE_TTL_SECONDS);
+    const expiries = added.flatMap((e) => (e.expiresAt ? [e.expiresAt] : []));
+    await this.store.write(searchStateKey(meta.searchId), meta, added, searchStateTtlSeconds(meta.closesAt, expiries));
   }
 
   /** As write, but a Redis failure is only logged (polls read PostgreSQL when Redis has no copy). True when written. */

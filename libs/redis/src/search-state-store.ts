@@ -31,7 +31,11 @@ if current == nil or current < version then
   redis.call('HSET', KEYS[1], 'v', version, 'meta', ARGV[2])
   written = 1
 end
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+-- Only ever extends the key's lifetime: a writer that knows fewer of the entries' expiries never shortens it.
+local ttl = tonumber(ARGV[3])
+if redis.call('TTL', KEYS[1]) < ttl then
+  redis.call('EXPIRE', KEYS[1], ttl)
+end
 return written
 `;
 
@@ -57,7 +61,11 @@ export class SearchStateStore {
     this.redis = redis as WithScript;
   }
 
-  /** Adds `entries` (result id -> the entry's JSON, serialized once by its maker) and sets `meta` if newer. True when meta was written. */
+  /**
+   * Adds `entries` (result id -> the entry's JSON, serialized once by its
+   * maker) and sets `meta` if newer; the key then lives at least `ttlSeconds`
+   * (a longer lifetime already set stays). True when meta was written.
+   */
   async write(key: string, meta: SearchMeta, entries: ReadonlyArray<{ id: string; json: Buffer }>, ttlSeconds: number): Promise<boolean> {
     const args: Array<string | number | Buffer> = [meta.version, JSON.stringify(meta), ttlSeconds];
     for (const e of entries) args.push(`r:${e.id}`, e.json);

@@ -32,6 +32,16 @@ describe('SearchStateStore', () => {
     expect(await redis.ttl(key)).toBeGreaterThan(50);
   });
 
+  it('a write only ever extends the lifetime: a writer that knows fewer expiries never shortens it', async () => {
+    const key = 'search:ttl';
+    await store.write(key, meta(1, ['own']), [entry('own')], 900);
+    expect(await redis.ttl(key)).toBeGreaterThan(890);
+    await store.write(key, meta(2, ['own']), [], 60);
+    expect(await redis.ttl(key)).toBeGreaterThan(890);
+    await store.write(key, meta(3, ['own', 'p1']), [entry('p1')], 1800);
+    expect(await redis.ttl(key)).toBeGreaterThan(1790);
+  });
+
   it('a rewrite of the same version changes nothing; an unknown search reads as undefined', async () => {
     const key = 'search:b';
     await store.write(key, meta(1, ['own']), [entry('own')], 60);

@@ -113,7 +113,7 @@ export class MergePartnerAnswer {
         resultsShown.inc({ source: 'partner' }, added.length);
         this.log.debug({ msg: 'partner answers merged', search_id: msg.searchId, partner_ids: taken.map((a) => a.partnerId), added: added.length, version: outcome.meta.version });
         // A Redis failure throws, so the message is retried; the retry (the calls are answered) rebuilds the state from PostgreSQL.
-        await this.state.write(outcome.meta, added.map((r) => ({ id: r.id, json: r.entryJson })));
+        await this.state.write(outcome.meta, added.map((r) => ({ id: r.id, json: r.entryJson, expiresAt: r.expiresAt })));
         return;
       }
       // Moved under the lock: cannot happen while every writer of the search's version takes it; read and merge again.

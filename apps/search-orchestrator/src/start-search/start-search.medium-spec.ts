@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { MAX_ACCEPTED_SUBMISSIONS, POLL_AFTER_MS, type SearchAnswer, searchStateKey } from '@lr/contracts';
+import { MAX_ACCEPTED_SUBMISSIONS, POLL_AFTER_MS, SEARCH_STATE_MARGIN_SECONDS, type SearchAnswer, searchStateKey } from '@lr/contracts';
 import { capPeriodStart, leadDedupeKeys } from '@lr/domain';
 import { mediumDataSource, mediumRedis } from '../../../../test/support/medium';
 import {
@@ -200,7 +200,11 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
     });
     expect([...cached.entries.keys()].sort()).toEqual([...order].sort());
     for (const entry of answer.offers) expect(cached.entries.get(entry.svc_result_id)).toEqual(entry);
-    expect(cached.ttl).toBeGreaterThan(24 * 60 * 60 - 60);
+    // Kept while its results can be submitted (the latest expires_at), plus the margin; PostgreSQL answers after that.
+    const latest = Math.max(...answer.offers.map((o) => Date.parse(o.expires_at!)));
+    const needed = Math.ceil((latest - Date.now()) / 1000) + SEARCH_STATE_MARGIN_SECONDS;
+    expect(cached.ttl).toBeGreaterThanOrEqual(needed - 5);
+    expect(cached.ttl).toBeLessThanOrEqual(needed + 1);
   });
 
   it('an offer whose cap is full now is left out as cap_reached (its own cap or the campaign cap on it); a cap with room or full only in an earlier period is not', async () => {

@@ -89,7 +89,7 @@ export class StartSearch {
       return { body: searchAnswerBody(state.meta, state.entries, now).body, partnerRequest: await this.pendingRequest(msg, offers) };
     }
     const meta = firstMeta(msg, plan, closesAt);
-    await this.state.writeBestEffort(meta, results.map((r) => ({ id: r.id, json: r.entryJson })));
+    await this.state.writeBestEffort(meta, results.map((r) => ({ id: r.id, json: r.entryJson, expiresAt: r.expiresAt })));
     stage('publish');
     shownOnStart.observe(plan.shown.length);
     resultsShown.inc({ source: 'own' }, plan.shown.length);
