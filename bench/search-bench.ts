@@ -16,6 +16,7 @@ import { histogramDelta, scrape } from './support/metrics-text';
 import { byProcessLine, groupMs, withCpuPerUnit, withMachineCpuPerUnit } from './support/process-cpu';
 import { writeSection } from './support/section';
 import { doneSearches, firstSearch, searchLoad, startBaseline } from './support/search-drive';
+import { redisFootprint } from './support/redis-footprint';
 
 /**
  * `npm run bench:search`: the search answer's latency at a fixed offered load
@@ -202,6 +203,12 @@ async function main(): Promise<void> {
     log(`polls: ${POLL_SEARCHES} searches, then waiting until they are done`);
     const ids = await doneSearches(gateway.url, auth, body('p'), POLL_SEARCHES);
     const drainBeforePolls = await drain();
+    // What these searches hold in Redis while their results can be submitted, and for how long (docs/search.md, Consistency).
+    const redis = await redisFootprint(BENCH_STATE.redisUrl, BENCH_STATE.redisPrefix, ids);
+    log(
+      `Redis: ${redis.bytesPerSearch} bytes per search state (${redis.searches} searches), ${redis.mbPer1000} MB per 1,000 open searches, ` +
+        `kept ${redis.ttlSeconds.min}-${redis.ttlSeconds.max} s more; working set at ${SEARCH.rate} searches/s: ${redis.workingSetMbAt(SEARCH.rate)} MB`,
+    );
     const pollBaselineApp = await startBaseline('poll-baseline', {});
     const pollCall = (prefix: string, headers: Record<string, string>) => (i: number): Call => ({ method: 'GET', path: `${prefix}${ids[i % ids.length]}`, headers });
     const gatewayPoll = pollCall('/api/v1/engine/results/', auth);
@@ -249,6 +256,13 @@ async function main(): Promise<void> {
       cpu: { pollServerUs: { system: pollCpuUs, baseline: pollBaselineCpuUs } },
       pollLatency: { system: pollLatSystem, baseline: pollLatBaseline },
       drainedBeforePolls: drainBeforePolls,
+      redis: {
+        searches: redis.searches,
+        bytesPerSearch: redis.bytesPerSearch,
+        mbPer1000OpenSearches: redis.mbPer1000,
+        ttlSeconds: redis.ttlSeconds,
+        workingSetMbAtTargetRate: redis.workingSetMbAt(SEARCH.rate),
+      },
     };
     return { rows, targets, figures };
   }
