@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Gauge } from 'prom-client';
+import { PeriodicReading } from '@lr/observability';
 import type { AmqpConnection } from './amqp-connection';
 import { errorMessage } from './failure-policy';
 
@@ -17,49 +18,38 @@ export const QUEUE_DEPTH_INTERVAL_MS = 15_000;
  */
 export class QueueDepthGauge {
   private readonly log = new Logger(QueueDepthGauge.name);
-  private timer: NodeJS.Timeout | undefined;
-  private pending: Promise<number | undefined> | undefined;
-  private failing = false;
+  private readonly reading: PeriodicReading<number>;
 
   constructor(
     private readonly connection: AmqpConnection,
     readonly queue: string,
-    private readonly gauge: Gauge<string>,
-    private readonly intervalMs = QUEUE_DEPTH_INTERVAL_MS,
-  ) {}
+    gauge: Gauge<string>,
+    intervalMs = QUEUE_DEPTH_INTERVAL_MS,
+  ) {
+    this.reading = new PeriodicReading(
+      intervalMs,
+      async () => {
+        if (!this.connection.isConnected()) return undefined;
+        const { messageCount } = await this.connection.checkQueue(this.queue);
+        gauge.set({ queue: this.queue }, messageCount);
+        return messageCount;
+      },
+      // Connected, yet no answer (the queue deleted, the broker slow): said once, not every interval.
+      (e) => this.connection.isConnected() && this.log.warn(`cannot read the depth of ${this.queue}: ${errorMessage(e)}`),
+    );
+  }
 
   /** Reads now, then every interval. Idempotent. */
   start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => void this.refresh(), this.intervalMs);
-    this.timer.unref();
-    void this.refresh();
+    this.reading.start();
   }
 
   /** One reading (shared with a reading already under way): the depth, or undefined when the broker could not say. */
   refresh(): Promise<number | undefined> {
-    this.pending ??= this.read().finally(() => (this.pending = undefined));
-    return this.pending;
+    return this.reading.refresh();
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.pending;
-  }
-
-  private async read(): Promise<number | undefined> {
-    if (!this.connection.isConnected()) return undefined;
-    try {
-      const { messageCount } = await this.connection.checkQueue(this.queue);
-      this.gauge.set({ queue: this.queue }, messageCount);
-      this.failing = false;
-      return messageCount;
-    } catch (e) {
-      // Connected, yet no answer (the queue deleted, the broker slow): say so once, not every interval.
-      if (!this.failing && this.connection.isConnected()) this.log.warn(`cannot read the depth of ${this.queue}: ${errorMessage(e)}`);
-      this.failing = true;
-      return undefined;
-    }
+  stop(): Promise<void> {
+    return this.reading.stop();
   }
 }

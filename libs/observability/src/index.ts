@@ -4,3 +4,4 @@ export * from './logger.module';
 export * from './metrics';
 export * from './health';
 export * from './bootstrap';
+export * from './periodic-reading';

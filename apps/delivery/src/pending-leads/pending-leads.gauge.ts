@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { gauge } from '@lr/observability';
+import { gauge, PeriodicReading } from '@lr/observability';
 import { LeadRepository, PendingLeads } from '@lr/persistence';
 
 /** How often each delivery replica reads the pending leads. */
@@ -25,41 +25,32 @@ const oldestSeconds = gauge(
 @Injectable()
 export class PendingLeadsGauge implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly log = new Logger(PendingLeadsGauge.name);
-  private timer: NodeJS.Timeout | undefined;
-  private reading: Promise<PendingLeads | undefined> | undefined;
-  private failing = false;
+  private readonly reading: PeriodicReading<PendingLeads>;
 
-  constructor(private readonly leads: LeadRepository) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.refresh(), PENDING_LEADS_INTERVAL_MS);
-    this.timer.unref();
-    void this.refresh();
+  constructor(private readonly leads: LeadRepository) {
+    this.reading = new PeriodicReading(
+      PENDING_LEADS_INTERVAL_MS,
+      async () => {
+        const pending = await this.leads.pending();
+        pendingCount.set(pending.count);
+        oldestSeconds.set(pending.oldestSeconds);
+        return pending;
+      },
+      // An outage is reported by readiness and the workers' pause: said once, not every interval.
+      (e) => this.log.warn({ msg: 'cannot read the pending leads; the gauges keep their last values', err: (e as Error)?.message ?? String(e) }),
+    );
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.reading;
+  onApplicationBootstrap(): void {
+    this.reading.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.reading.stop();
   }
 
   /** One reading (shared with one under way): what it read, or undefined when PostgreSQL could not say. */
   refresh(): Promise<PendingLeads | undefined> {
-    this.reading ??= this.read().finally(() => (this.reading = undefined));
-    return this.reading;
-  }
-
-  private async read(): Promise<PendingLeads | undefined> {
-    try {
-      const pending = await this.leads.pending();
-      pendingCount.set(pending.count);
-      oldestSeconds.set(pending.oldestSeconds);
-      this.failing = false;
-      return pending;
-    } catch (e) {
-      // An outage is reported by readiness and the workers' pause: say so once, not every interval.
-      if (!this.failing) this.log.warn({ msg: 'cannot read the pending leads; the gauges keep their last values', err: (e as Error)?.message ?? String(e) });
-      this.failing = true;
-      return undefined;
-    }
+    return this.reading.refresh();
   }
 }
