@@ -5,3 +5,4 @@ export * from './entities';
 export * from './queries';
 export * from './repositories';
 export { MIGRATIONS } from './migrations';
+export * from './partitions/partition-days';

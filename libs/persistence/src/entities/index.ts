@@ -17,7 +17,7 @@ import { Question } from './question.entity';
 import { Sale } from './sale.entity';
 import { School } from './school.entity';
 import { Search } from './search.entity';
-import { SearchResult } from './search-result.entity';
+import { ResultTemplate } from './result-template.entity';
 import { SearchPartnerCall } from './search-partner-call.entity';
 
 export {
@@ -40,7 +40,7 @@ export {
   Sale,
   School,
   Search,
-  SearchResult,
+  ResultTemplate,
   SearchPartnerCall,
 };
 export type { StoredKeyLimits } from './api-key.entity';
@@ -63,7 +63,7 @@ export const ENTITIES = [
   Cap,
   ApiKey,
   Search,
-  SearchResult,
+  ResultTemplate,
   SearchPartnerCall,
   Lead,
   ConsentEvidence,

@@ -4,8 +4,6 @@ import { Affiliate } from './affiliate.entity';
 import { ApiKey } from './api-key.entity';
 import { Campaign } from './campaign.entity';
 import { Offer } from './offer.entity';
-import { SearchResult } from './search-result.entity';
-import { Search } from './search.entity';
 
 export const LEAD_KINDS = ['result_submit', 'direct_post'] as const;
 export type LeadKind = (typeof LEAD_KINDS)[number];
@@ -35,10 +33,10 @@ export type LeadKind = (typeof LEAD_KINDS)[number];
 @Check('ck_leads_decided_by', `"decided_by" IN ('service', 'buyer')`)
 export class Lead {
   @PrimaryColumn('uuid') id: string;
-  @ForeignKey(() => Search, { name: 'fk_leads_search' })
+  /** The search (no foreign key: `searches` is partitioned; the retention run keeps every search a lead names). */
   @Column('uuid', { name: 'search_id', nullable: true })
   searchId: string | null;
-  @ForeignKey(() => SearchResult, { name: 'fk_leads_result' })
+  /** The result submitted (a row of the `results` view of its search). */
   @Column('uuid', { name: 'result_id', nullable: true })
   resultId: string | null;
   @Column('text') kind: LeadKind;

@@ -1,16 +1,16 @@
-import { Check, Column, Entity, ForeignKey, PrimaryColumn } from 'typeorm';
-import { Search } from './search.entity';
+import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
 
 export const PARTNER_CALL_STATUSES = ['pending', 'answered', 'timeout', 'error', 'circuit_open', 'expired'] as const;
 export type PartnerCallStatus = (typeof PARTNER_CALL_STATUSES)[number];
 
 /** One partner network asked during a search; the search is done when no call is pending. */
-@Entity({ name: 'search_partner_calls' })
+@Entity({ name: 'search_partner_calls' }) // partitioned by part_day (migration 1764800000000)
 @Check('ck_search_partner_calls_status', `"status" IN ('pending', 'answered', 'timeout', 'error', 'circuit_open', 'expired')`)
 export class SearchPartnerCall {
-  @ForeignKey(() => Search, { name: 'fk_search_partner_calls_search' })
   @PrimaryColumn('uuid', { name: 'search_id' })
   searchId: string;
+  /** Its search's day partition (`searches.part_day`). */
+  @PrimaryColumn('date', { name: 'part_day' }) partDay: string;
   @PrimaryColumn('uuid', { name: 'partner_id' })
   partnerId: string;
   @Column('uuid', { name: 'offer_ids', array: true }) offerIds: string[];

@@ -9,14 +9,20 @@ import { Campaign } from './campaign.entity';
  * its life (open until `closes_at`, done at `processing_done_at`). `id` is the
  * contract's `svc_lead_id` of the search.
  */
-@Entity({ name: 'searches' })
+@Entity({ name: 'searches' }) // partitioned by part_day (migration 1764800000000)
 @Check('ck_searches_ip_source', `"ip_source" IN ('consumer', 'caller_server')`)
 @Check('ck_searches_accepted_count', `"accepted_count" >= 0`)
+@Check(
+  'ck_searches_results',
+  `cardinality(result_templates) = cardinality(result_order) AND cardinality(result_expires) = cardinality(result_order)`,
+)
 @Index('ix_searches_affiliate_created', ['affiliateId', 'createdAt'])
 @Index('ix_searches_created_at', ['createdAt'])
 @Index('ix_searches_campaign_id', ['campaignId'])
 export class Search {
   @PrimaryColumn('uuid') id: string;
+  /** The UTC day of the search's id (`lr_id_day`), or the kept / legacy partition's (libs/persistence/src/partitions). */
+  @PrimaryColumn('date', { name: 'part_day' }) partDay: string;
   @ForeignKey(() => Affiliate, { name: 'fk_searches_affiliate' })
   @Column('uuid', { name: 'affiliate_id' })
   affiliateId: string;
@@ -48,6 +54,12 @@ export class Search {
   @Column('jsonb', { name: 'offer_decisions', default: () => `'{}'` }) offerDecisions: Record<string, unknown>;
   /** The result ids, best first: the order every poll shows. */
   @Column('uuid', { name: 'result_order', array: true, default: () => `'{}'` }) resultOrder: string[];
+  /** Beside each result of `result_order`: the template it was built from (`result_templates.digest`). */
+  @Column('uuid', { name: 'result_templates', array: true, default: () => `'{}'` }) resultTemplates: string[];
+  /** Beside each result of `result_order`: when it expires. */
+  @Column('timestamptz', { name: 'result_expires', array: true, default: () => `'{}'` }) resultExpires: Date[];
+  /** Result id -> what a partner result needs on submit (the partner's result id, ...); never shown. Null with no partner result. */
+  @Column('jsonb', { name: 'result_partner', nullable: true }) resultPartner: Record<string, unknown> | null;
   /** The lead's duplicate keys (normalized hashes; [] for a test search): partner answers re-check against them. */
   @Column('jsonb', { name: 'person_keys', nullable: true }) personKeys: Array<{ type: string; hash: string }> | null;
 }

@@ -1,3 +1,4 @@
+import { BoundedSearchStorage1764800000000 } from './1764800000000-bounded-search-storage';
 import { ProcessedMessages1763700000000 } from './1763700000000-processed-messages';
 import { CoreSchema1763800000000 } from './1763800000000-core-schema';
 import { SearchFanOut1763900000000 } from './1763900000000-search-fan-out';
@@ -11,4 +12,4 @@ import { IdempotencyKeys1764600000000 } from './1764600000000-idempotency-keys';
 import { UnresolvedDeliveriesIndex1764700000000 } from './1764700000000-unresolved-deliveries-index';
 
 /** Every migration, in order. Listed explicitly so bundlers and tsc builds find them without globs. */
-export const MIGRATIONS = [ProcessedMessages1763700000000, CoreSchema1763800000000, SearchFanOut1763900000000, SubmitSales1764000000000, ReportIndexes1764100000000, SearchPersonKeys1764200000000, LedgerForeignKeys1764300000000, ResultForeignKeys1764400000000, PendingLeadsIndex1764500000000, IdempotencyKeys1764600000000, UnresolvedDeliveriesIndex1764700000000];
+export const MIGRATIONS = [ProcessedMessages1763700000000, CoreSchema1763800000000, SearchFanOut1763900000000, SubmitSales1764000000000, ReportIndexes1764100000000, SearchPersonKeys1764200000000, LedgerForeignKeys1764300000000, ResultForeignKeys1764400000000, PendingLeadsIndex1764500000000, IdempotencyKeys1764600000000, UnresolvedDeliveriesIndex1764700000000, BoundedSearchStorage1764800000000];

@@ -13,3 +13,4 @@ export * from './activity-report.repository';
 export * from './catalog-admin.repository';
 export * from './idempotency-key.repository';
 export * from './unresolved-deliveries.repository';
+export * from './partitions.repository';

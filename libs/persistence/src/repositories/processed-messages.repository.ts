@@ -1,9 +1,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { run, statement } from '../queries/sql';
 
-const MARK_PROCESSED = statement(
-  `INSERT INTO processed_messages (consumer, message_id, message_type) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING message_id`,
-);
+/** lr_claim_message (migration 1764800000000): the record in today's partition, once per key across the day partitions. */
+const MARK_PROCESSED = statement(`SELECT lr_claim_message($1, $2, $3) AS claimed`);
 
 /**
  * Messages handled at most once (`processed_messages`): for an effect whose
@@ -40,6 +39,6 @@ export class ProcessedMessages {
 }
 
 async function claim(db: DataSource | EntityManager, consumer: string, message: { messageId: string; type: string }): Promise<boolean> {
-  const inserted: unknown[] = await run(db, MARK_PROCESSED, [consumer, message.messageId, message.type]);
-  return inserted.length > 0;
+  const rows: Array<{ claimed: boolean }> = await run(db, MARK_PROCESSED, [consumer, message.messageId, message.type]);
+  return rows[0]?.claimed === true;
 }
