@@ -69,9 +69,11 @@ function main(): void {
         const leadId = randomUUID();
         const { lead, offerId, payout } = await inTransaction(pool, async (client) => {
           const found = await client.query(
-            `SELECT r.offer_id, (r.entry->>'payout')::numeric::float8 AS payout, r.entry->'offer'->>'tcpa_text' AS statement, s.lead, s.consumer_ip
-               FROM searches s JOIN results r ON r.search_id = s.id
-              WHERE s.id = $1 AND r.id = $2 FOR UPDATE OF s`,
+            `SELECT t.offer_id, t.payout::float8 AS payout, (t.body::jsonb)->'offer'->>'tcpa_text' AS statement, s.lead, s.consumer_ip
+               FROM searches s
+               CROSS JOIN LATERAL unnest(s.result_order, s.result_templates) AS u(id, template)
+               JOIN result_templates t ON t.part_day = s.part_day AND t.digest = u.template
+              WHERE s.id = $1 AND s.part_day IN (lr_id_day($1), DATE '1970-01-01') AND u.id = $2 FOR UPDATE OF s`,
             [r.search_lead_id, r.svc_result_id],
           );
           if (found.rows.length === 0) throw new Error('result not found');

@@ -16,7 +16,7 @@ import { TEST_AMQP_URL, TEST_DATABASE_URL } from './test-env';
 
 /** Every table a search, a submit or a message handler writes rows into. */
 const WRITTEN_TABLES = [
-  'searches', 'results', 'search_partner_calls', 'leads', 'sales', 'dedupe_keys', 'consent_evidence', 'delivery_attempts', 'cap_usage',
+  'searches', 'results', 'result_templates', 'search_partner_calls', 'leads', 'sales', 'dedupe_keys', 'consent_evidence', 'delivery_attempts', 'cap_usage',
   'processed_messages',
 ] as const;
 

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { DataSource } from 'typeorm';
 import type { DeliveryRequestedV1, SubmitRequestedV1 } from '@lr/contracts';
 import { CampaignOffer, Lead, ownResult, ResultCandidate, testMode } from '@lr/domain';
-import { CatalogRepository, LeadRepository, SaleLedger, SearchRepository } from '@lr/persistence';
+import { CatalogRepository, LeadRepository, newResult, SaleLedger, SearchRepository } from '@lr/persistence';
 import { CampaignCatalog } from '@lr/platform';
 import { DecideSubmit } from '../../apps/checks/src/decide-submit/decide-submit.usecase';
 import { applyMediumCatalog, mediumApiKey, mediumConfig } from './medium';
@@ -118,7 +118,7 @@ export interface StoredSearch {
 export async function storeSearch(
   world: SubmitWorld,
   lead: Lead,
-  opts: { isTest?: boolean; at?: Date; offerIds?: string[]; programs?: Record<string, string[]>; formCertUrl?: string | null } = {},
+  opts: { isTest?: boolean; at?: Date; offerIds?: string[]; programs?: Record<string, string[]>; formCertUrl?: string | null; searchId?: string } = {},
 ): Promise<StoredSearch> {
   const at = opts.at ?? new Date();
   const isTest = opts.isTest ?? false;
@@ -127,7 +127,7 @@ export async function storeSearch(
   const results = new Map<string, ResultCandidate>(
     shown.map((o) => [o.offerId, ownResult(o, opts.programs?.[o.offerId] ?? o.programs.map((p) => p.value), at)]),
   );
-  const searchId = randomUUID();
+  const searchId = opts.searchId ?? randomUUID();
   const consumerIp = '73.12.44.10';
   const tracking = { ip_address: consumerIp, subid: 'medium' };
   const stored = await new SearchRepository(world.ds).store({
@@ -147,14 +147,7 @@ export async function storeSearch(
     closesAt: new Date(at.getTime() + 30_000),
     personKeys: testMode(isTest).personKeys(lead),
     decisions: Object.fromEntries([...results.values()].map((r) => [r.offerId, { shown: true, result_id: r.resultId }])),
-    results: [...results.values()].map((r) => ({
-      id: r.resultId,
-      offerId: r.offerId,
-      campaignId: world.campaignId,
-      entryJson: Buffer.from(JSON.stringify(r.entry)),
-      partnerData: null,
-      expiresAt: r.expiresAt,
-    })),
+    results: [...results.values()].map((r) => newResult(r, world.campaignId)),
     partnerCalls: [],
   });
   if (!stored) throw new Error('search not stored');

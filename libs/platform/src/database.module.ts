@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { dataSourceOptions, pingDatabase } from '@lr/persistence';
 import type { ReadinessCheck } from '@lr/observability';
+import { PartitionKeeper } from './partition-keeper';
 
 /**
  * A worker's handlers queue for the pool's connections this long. Under load (a
@@ -37,6 +38,7 @@ const WORKER_POOL_WAIT_MS = 15_000;
       }),
     }),
   ],
+  providers: [PartitionKeeper],
   exports: [TypeOrmModule],
 })
 export class DatabaseModule {}

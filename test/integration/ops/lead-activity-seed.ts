@@ -5,6 +5,7 @@ import { capPeriodStart, capScope, leadDedupeKeys, type CapPeriod, type Lead } f
 import { applyCatalog } from '../../../apps/ops/src/catalog/apply-catalog';
 import { issueApiKey } from '../../../apps/ops/src/keys/api-keys.service';
 import { TEST_DATABASE_URL } from '../../support/test-env';
+import { appendResults } from '../../support/stored-results';
 
 /** An own offer of the catalog format (CATALOG.md) with a sandbox delivery; `extra` overrides any key. */
 export function ownOffer(offerId: string, schoolId: string, name: string, extra: Record<string, unknown> = {}) {
@@ -69,15 +70,14 @@ export class LeadActivitySeed {
       decisions[o.offerId] = { shown: false, reason: o.reason, ...(o.detail ? { detail: o.detail } : {}), ...(o.partner ? { partner: o.partner } : {}) };
     }
     await this.ds.query(
-      `INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
+      `INSERT INTO searches (id, part_day, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
                              tcpa_consent, form_cert_url, universal_lead_cert, created_at, closes_at, processing_done_at,
-                             state_version, offer_decisions, result_order)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, '73.12.44.10', 'consumer', $8, $9, $10, $11, $12, $11, 1, $13, $14::uuid[])`,
+                             state_version, offer_decisions)
+       VALUES ($1, lr_id_day($1), $2, $3, $4, $5, $6, $7, '73.12.44.10', 'consumer', $8, $9, $10, $11, $12, $11, 1, $13)`,
       [
         searchId, s.affiliateId, s.campaignId, s.apiKeyId, s.isTest ?? false, JSON.stringify(s.lead),
         JSON.stringify(s.tracking ?? { ip_address: '73.12.44.10' }), s.tcpaConsent ?? null, s.formCertUrl ?? null,
         s.universalLeadCert ?? null, createdAt, new Date(createdAt.getTime() + 45_000), JSON.stringify(decisions),
-        s.shown.map((o) => resultIds.get(o.offerId)),
       ],
     );
     const offers: Array<{ id: string; name: string; offer_type: string; tcpa_text: string | null; school: string; logo_url: string | null }> =
@@ -86,46 +86,36 @@ export class LeadActivitySeed {
            FROM offers o JOIN schools sc ON sc.id = o.school_id WHERE o.id = ANY($1::uuid[])`,
         [s.shown.map((o) => o.offerId)],
       );
-    const rows = s.shown.map((o) => {
-      const offer = offers.find((x) => x.id === o.offerId)!;
-      const id = resultIds.get(o.offerId)!;
-      const expiresAt = new Date(createdAt.getTime() + 900_000).toISOString();
-      return {
-        id,
-        offer_id: o.offerId,
-        campaign_id: s.campaignId,
-        entry: {
-          svc_result_id: id,
-          campaign_id: s.campaignId,
-          offer: { id: o.offerId, name: offer.name, offer_type: offer.offer_type, is_exclusive: offer.offer_type !== 'shared', tcpa_text: offer.tcpa_text },
-          school: { name: offer.school, logo_url: offer.logo_url },
-          programs: o.programs ?? [],
-          ...(o.payout !== undefined ? { payout: o.payout } : {}),
-          form_fields: [],
-          expires_at: expiresAt,
-        },
-        partner_data: o.partner ? { partner_result_id: `p-${id.slice(0, 8)}` } : null,
-        expires_at: expiresAt,
-        created_at: createdAt.toISOString(),
-      };
-    });
-    if (rows.length > 0) {
-      await this.ds.query(
-        `INSERT INTO results (id, search_id, offer_id, campaign_id, entry, partner_data, expires_at, created_at)
-         SELECT x.id, $1, x.offer_id, x.campaign_id, x.entry, x.partner_data, x.expires_at, x.created_at
-           FROM jsonb_to_recordset($2::jsonb)
-             AS x(id uuid, offer_id uuid, campaign_id uuid, entry jsonb, partner_data jsonb, expires_at timestamptz, created_at timestamptz)`,
-        [searchId, JSON.stringify(rows)],
-      );
-    }
+    await appendResults(
+      this.ds,
+      searchId,
+      s.shown.map((o) => {
+        const offer = offers.find((x) => x.id === o.offerId)!;
+        const id = resultIds.get(o.offerId)!;
+        return {
+          id,
+          offerId: o.offerId,
+          entry: {
+            campaign_id: s.campaignId,
+            offer: { id: o.offerId, name: offer.name, offer_type: offer.offer_type, is_exclusive: offer.offer_type !== 'shared', tcpa_text: offer.tcpa_text },
+            school: { name: offer.school, logo_url: offer.logo_url },
+            programs: o.programs ?? [],
+            ...(o.payout !== undefined ? { payout: o.payout } : {}),
+            form_fields: [],
+          },
+          partnerData: o.partner ? { partner_result_id: `p-${id.slice(0, 8)}` } : null,
+          expiresAt: new Date(createdAt.getTime() + 900_000),
+        };
+      }),
+    );
     return { searchId, resultIds };
   }
 
   /** One partner network asked during a search, answered. */
   async partnerCall(searchId: string, c: { partnerId: string; offerIds: string[]; status: string; latencyMs: number; resultCount: number; detail?: string }) {
     await this.ds.query(
-      `INSERT INTO search_partner_calls (search_id, partner_id, offer_ids, status, requested_at, answered_at, latency_ms, result_count, detail)
-       SELECT $1, $2, $3::uuid[], $4, s.created_at, s.created_at + make_interval(secs => $5::int / 1000.0), $5, $6, $7 FROM searches s WHERE s.id = $1`,
+      `INSERT INTO search_partner_calls (search_id, partner_id, part_day, offer_ids, status, requested_at, answered_at, latency_ms, result_count, detail)
+       SELECT $1, $2, s.part_day, $3::uuid[], $4, s.created_at, s.created_at + make_interval(secs => $5::int / 1000.0), $5, $6, $7 FROM searches s WHERE s.id = $1`,
       [searchId, c.partnerId, c.offerIds, c.status, c.latencyMs, c.resultCount, c.detail ?? null],
     );
   }

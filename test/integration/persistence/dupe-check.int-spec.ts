@@ -18,6 +18,7 @@ import {
   soldWithinWindow,
 } from '@lr/domain';
 import { CatalogRepository, createDataSource, DedupeIndex, type PreCheckScope, SaleLedger, SearchRepository } from '@lr/persistence';
+import { appendResults } from '../../support/stored-results';
 import { TEST_DATABASE_URL } from '../../support/test-env';
 
 /**
@@ -141,10 +142,7 @@ describe('dupe-check queries', () => {
   async function soldOnSearch(searchId: string, offerId: string, status: 'reserved' | 'accepted' | 'released'): Promise<void> {
     const resultId = randomUUID();
     const leadId = randomUUID();
-    await ds.query(
-      `INSERT INTO results (id, search_id, offer_id, campaign_id, entry, expires_at) VALUES ($1, $2, $3, $4, '{}', now() + interval '10 minutes')`,
-      [resultId, searchId, offerId, ids.campaignA],
-    );
+    await appendResults(ds, searchId, [{ id: resultId, offerId, expiresAt: new Date(Date.now() + 600_000) }]);
     await ds.query(
       `INSERT INTO leads (id, kind, search_id, result_id, affiliate_id, campaign_id, offer_id, api_key_id, lead, consumer_ip, status, code, lead_group_id)
        VALUES ($1, 'result_submit', $2, $3, $4, $5, $6, $7, '{}', '73.12.44.10', $8, $9, $2)`,
@@ -324,8 +322,8 @@ describe('dupe-check queries', () => {
     await ds.query(`INSERT INTO cap_usage (scope, period, period_start, used) VALUES ($1, $2, $3, 1)`, [noneSlot.scope, noneSlot.period, noneSlot.periodStart]);
     const searchId = randomUUID();
     await ds.query(
-      `INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, lead, consumer_ip, ip_source, closes_at)
-       VALUES ($1, $2, $3, $4, '{}', '73.12.44.10', 'consumer', now() + interval '45 seconds')`,
+      `INSERT INTO searches (id, part_day, affiliate_id, campaign_id, api_key_id, lead, consumer_ip, ip_source, closes_at)
+       VALUES ($1, lr_id_day($1), $2, $3, $4, '{}', '73.12.44.10', 'consumer', now() + interval '45 seconds')`,
       [searchId, ids.affA, ids.campaignA, ids.keyA],
     );
     // Two live sales of the search's lead (accepted, reserved) and a released one, which no longer counts.
@@ -376,11 +374,11 @@ describe('dupe-check queries', () => {
     const store = async (personKeys: unknown, status = 'pending', isTest = false) => {
       const searchId = randomUUID();
       await ds.query(
-        `INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, lead, consumer_ip, ip_source, closes_at, state_version, person_keys, is_test)
-         VALUES ($1, $2, $3, $4, $5, '73.12.44.10', 'consumer', now() + interval '45 seconds', 3, $6, $7)`,
+        `INSERT INTO searches (id, part_day, affiliate_id, campaign_id, api_key_id, lead, consumer_ip, ip_source, closes_at, state_version, person_keys, is_test)
+         VALUES ($1, lr_id_day($1), $2, $3, $4, $5, '73.12.44.10', 'consumer', now() + interval '45 seconds', 3, $6, $7)`,
         [searchId, ids.affA, ids.campaignA, ids.keyA, JSON.stringify(p), personKeys === null ? null : JSON.stringify(personKeys), isTest],
       );
-      await ds.query(`INSERT INTO search_partner_calls (search_id, partner_id, offer_ids, status) VALUES ($1, $2, $3, $4)`, [
+      await ds.query(`INSERT INTO search_partner_calls (search_id, partner_id, part_day, offer_ids, status) VALUES ($1, $2, lr_id_day($1), $3, $4)`, [
         searchId, partner, [ids.shared, ids.short], status,
       ]);
       return searchId;

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { PartnerOfferResult } from '@lr/contracts';
 import { CampaignOffer, capsAt, partnerResult } from '@lr/domain';
-import { CatalogRepository, createDataSource, NewResult, SearchRepository } from '@lr/persistence';
+import { CatalogRepository, createDataSource, NewResult, newResult, SearchRepository } from '@lr/persistence';
 import { TEST_DATABASE_URL } from '../../support/test-env';
+import { appendResults } from '../../support/stored-results';
 
 /**
  * The optimistic write of a partner answer (SearchRepository.saveAnswer)
@@ -45,12 +46,12 @@ describe('partner answer write (optimistic, one statement)', () => {
   async function search(): Promise<string> {
     const searchId = id();
     await ds.query(
-      `INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, lead, consumer_ip, ip_source, closes_at, state_version, person_keys)
-       VALUES ($1, $2, $3, $4, '{}', '73.12.44.10', 'consumer', now() + interval '45 seconds', 1, '[]')`,
+      `INSERT INTO searches (id, part_day, affiliate_id, campaign_id, api_key_id, lead, consumer_ip, ip_source, closes_at, state_version, person_keys)
+       VALUES ($1, lr_id_day($1), $2, $3, $4, '{}', '73.12.44.10', 'consumer', now() + interval '45 seconds', 1, '[]')`,
       [searchId, ids.aff, ids.campaign, ids.key],
     );
     for (const [i, partner] of ids.partners.entries()) {
-      await ds.query(`INSERT INTO search_partner_calls (search_id, partner_id, offer_ids, status) VALUES ($1, $2, $3, 'pending')`, [searchId, partner, [ids.offers[i]]]);
+      await ds.query(`INSERT INTO search_partner_calls (search_id, partner_id, part_day, offer_ids, status) VALUES ($1, $2, lr_id_day($1), $3, 'pending')`, [searchId, partner, [ids.offers[i]]]);
     }
     return searchId;
   }
@@ -63,9 +64,7 @@ describe('partner answer write (optimistic, one statement)', () => {
     };
     const c = partnerResult(catalog.get(ids.offers[i])!, r, new Date());
     // The row as the merge hands it to the repository: the entry serialized once.
-    const added: NewResult[] = [
-      { id: c.resultId, offerId: c.offerId, campaignId: ids.campaign, entryJson: Buffer.from(JSON.stringify(c.entry)), partnerData: c.partnerData, expiresAt: c.expiresAt },
-    ];
+    const added: NewResult[] = [newResult(c, ids.campaign)];
     return {
       call: { partnerId: ids.partners[i], outcome: 'answered', latencyMs: 5, resultCount: 1, detail: null },
       change: { order: [...order, c.resultId], decisions: { [ids.offers[i]]: { shown: true, result_id: c.resultId } }, added },
@@ -181,10 +180,7 @@ describe('partner answer write (optimistic, one statement)', () => {
   async function sell(searchId: string, i: number): Promise<void> {
     const resultId = id();
     const leadId = id();
-    await ds.query(
-      `INSERT INTO results (id, search_id, offer_id, campaign_id, entry, expires_at) VALUES ($1, $2, $3, $4, '{}', now() + interval '10 minutes')`,
-      [resultId, searchId, ids.offers[i], ids.campaign],
-    );
+    await appendResults(ds, searchId, [{ id: resultId, offerId: ids.offers[i], expiresAt: new Date(Date.now() + 600_000) }]);
     await ds.query(
       `INSERT INTO leads (id, kind, search_id, result_id, affiliate_id, campaign_id, offer_id, api_key_id, lead, consumer_ip, status, code, lead_group_id)
        VALUES ($1, 'result_submit', $2, $3, $4, $5, $6, $7, '{}', '73.12.44.10', 'accepted', 'ACCEPTED', $2)`,

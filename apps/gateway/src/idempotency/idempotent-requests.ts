@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { IDEMPOTENCY_WINDOW_SECONDS, REFUSAL, requestBodyDigest } from '@lr/domain';
+import { IDEMPOTENCY_WINDOW_SECONDS, newLeadId, REFUSAL, requestBodyDigest } from '@lr/domain';
 import { IdempotencyKeys, IdempotentEndpoint, KeyClaim } from '@lr/persistence';
 import { counter } from '@lr/observability';
 import type { Principal } from '../auth/principal';
@@ -69,13 +69,13 @@ export class IdempotentRequests implements OnModuleInit, OnModuleDestroy {
   }
 
   async run<T>(r: KeyedRequest<T>): Promise<T> {
-    if (r.key === null) return r.run(randomUUID());
+    if (r.key === null) return r.run(newLeadId());
     const claim: KeyClaim = {
       affiliateId: r.principal.affiliateId,
       endpoint: r.endpoint,
       key: r.key,
       bodyDigest: requestBodyDigest(r.body),
-      leadId: randomUUID(),
+      leadId: newLeadId(),
       owner: randomUUID(),
       leaseMs: r.leaseMs,
       windowSeconds: IDEMPOTENCY_WINDOW_SECONDS,

@@ -163,7 +163,7 @@ export class SubmitLead {
   private async shownResult(resultId: string, searchId: string, shown: ShownResultRef | undefined): Promise<ShownResultRef | undefined> {
     if (shown) return shown;
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(resultId)) return undefined;
-    const row = await this.deps.call('postgres', () => this.searches.resultOwner(resultId.toLowerCase()));
+    const row = await this.deps.call('postgres', () => this.searches.resultOwner(resultId.toLowerCase(), searchId));
     return row && row.searchId === searchId ? { affiliateId: row.affiliateId, campaignId: row.campaignId, offerId: row.offerId } : undefined;
   }
 

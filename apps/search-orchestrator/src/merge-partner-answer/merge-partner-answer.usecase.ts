@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { PartnerAnswer, PartnerSearchAnsweredV1, PartnerSearchAnsweredV2 } from '@lr/contracts';
 import { CampaignOffer, capsAt, eligibilityVerdict, Lead, mergeResults, notOnCampaign, OfferVerdict, partnerResult, ResultCandidate, SaleFacts, saleVerdict, testMode } from '@lr/domain';
 import { counter } from '@lr/observability';
-import { AnswerWrite, NewResult, OfferDecision, PartnerAnswerContext, SaleLedger, SearchRepository, ShownResult } from '@lr/persistence';
+import { AnswerWrite, NewResult, newResult, OfferDecision, PartnerAnswerContext, SaleLedger, SearchRepository, ShownResult } from '@lr/persistence';
 import { CampaignCatalog, SearchStatePublisher } from '@lr/platform';
 import { resultsShown } from '../search-metrics';
 
@@ -95,9 +95,7 @@ export class MergePartnerAnswer {
           // Every offer the call asked about gets its outcome (it was `partner_asked`): what the merge decided, else why nothing came.
           for (const offerId of asked) list.decisions[offerId] ??= unanswered(answer, open);
         }
-        added = list.added.map(
-          (c): NewResult => ({ id: c.resultId, offerId: c.offerId, campaignId: search.campaignId, entryJson: Buffer.from(JSON.stringify(c.entry)), partnerData: c.partnerData, expiresAt: c.expiresAt }),
-        );
+        added = list.added.map((c): NewResult => newResult(c, search.campaignId));
         return {
           answers: taken.map((a) => ({ partnerId: a.partnerId, outcome: a.outcome, latencyMs: Math.round(a.latencyMs), resultCount: a.results.length, detail: a.detail ?? null })),
           change: { order: list.order, decisions: list.decisions, added },

@@ -3,7 +3,7 @@ import { APP_CONFIG, AppConfig } from '@lr/config';
 import { PartnerSearchRequestedV2, SearchMeta, SearchRequestedV1, searchAnswerBody } from '@lr/contracts';
 import { CampaignOffer, capsAt, eligibilityVerdict, Lead, OfferVerdict, saleVerdict, testMode } from '@lr/domain';
 import { counter, histogram } from '@lr/observability';
-import { NewResult, SaleLedger, SearchRepository } from '@lr/persistence';
+import { NewResult, newResult, SaleLedger, SearchRepository } from '@lr/persistence';
 import { CampaignCatalog, SearchStatePublisher } from '@lr/platform';
 import { resultsShown } from '../search-metrics';
 import { PartnerCall, partnerCall, planSearch, SearchPlan } from './search-plan';
@@ -51,14 +51,7 @@ export class StartSearch {
     const verdicts = await this.judge(msg, offers, now);
     stage('checks');
     const plan = planSearch(offers, verdicts, testMode(msg.isTest), now);
-    const results = plan.shown.map((c): NewResult => ({
-      id: c.resultId,
-      offerId: c.offerId,
-      campaignId: msg.campaignId,
-      entryJson: Buffer.from(JSON.stringify(c.entry)),
-      partnerData: c.partnerData,
-      expiresAt: c.expiresAt,
-    }));
+    const results = plan.shown.map((c): NewResult => newResult(c, msg.campaignId));
     stage('plan');
 
     const closesAt = this.closesAt(msg);

@@ -39,8 +39,8 @@ export class BoundedSearchStorage1764800000000 implements MigrationInterface {
         THEN (timestamp 'epoch' + ('x' || translate(substr(id::text, 1, 13), '-', ''))::bit(48)::bigint * interval '1 millisecond')::date
         ELSE DATE '${LEGACY_DAY}' END $$`);
     await q.query(`CREATE FUNCTION lr_result_entry(id uuid, body text, expires_at timestamptz) RETURNS text LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
-      SELECT '{"svc_result_id":"' || id::text || '",' || substr(body, 2, length(body) - 2) || ',"expires_at":"'
-             || to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"}' $$`);
+      SELECT '{"svc_result_id":"' || id::text || '",' || CASE WHEN body = '{}' THEN '' ELSE substr(body, 2, length(body) - 2) || ',' END
+             || '"expires_at":"' || to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"}' $$`);
 
     for (const t of ['searches', 'results', 'search_partner_calls', 'processed_messages']) await q.query(`ALTER TABLE ${t} RENAME TO ${t}_unpartitioned`);
     await q.query(`ALTER TABLE leads DROP CONSTRAINT fk_leads_search, DROP CONSTRAINT fk_leads_result`);
@@ -123,7 +123,7 @@ export class BoundedSearchStorage1764800000000 implements MigrationInterface {
     await q.query(`CREATE TABLE processed_messages (
        consumer     text        NOT NULL,
        message_id   text        NOT NULL,
-       part_day     date        NOT NULL DEFAULT (now() AT TIME ZONE 'UTC')::date,
+       part_day     date        NOT NULL,
        message_type text        NOT NULL,
        processed_at timestamptz NOT NULL DEFAULT now(),
        CONSTRAINT pk_processed_messages PRIMARY KEY (consumer, message_id, part_day)
@@ -136,7 +136,8 @@ export class BoundedSearchStorage1764800000000 implements MigrationInterface {
         IF EXISTS (SELECT 1 FROM processed_messages WHERE consumer = p_consumer AND message_id = p_message_id) THEN
           RETURN false;
         END IF;
-        INSERT INTO processed_messages (consumer, message_id, message_type) VALUES (p_consumer, p_message_id, p_type);
+        INSERT INTO processed_messages (consumer, message_id, part_day, message_type)
+        VALUES (p_consumer, p_message_id, (now() AT TIME ZONE 'UTC')::date, p_type);
         RETURN true;
       END $$`);
 

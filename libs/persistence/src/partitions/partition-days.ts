@@ -38,3 +38,13 @@ export function daySuffix(day: string): string {
 export function searchDays(alias: string, idSql: string): string {
   return `${alias}.part_day IN (lr_id_day(${idSql}), DATE '${KEPT_DAY}')`;
 }
+
+/**
+ * The day partition of a search id, as `lr_id_day` computes it in
+ * PostgreSQL: the UTC day of a UUIDv7's time, else the legacy partition.
+ */
+export function idDay(id: string): string {
+  if (id.length !== 36 || id[14] !== '7') return LEGACY_DAY;
+  const ms = parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+  return Number.isFinite(ms) ? dayOf(new Date(ms)) : LEGACY_DAY;
+}

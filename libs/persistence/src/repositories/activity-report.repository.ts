@@ -1,3 +1,4 @@
+import { SHOWN } from './shown-results';
 import { DataSource } from 'typeorm';
 
 /**
@@ -84,7 +85,7 @@ function activitySql(dim: ActivityDimension | 'total'): string {
        GROUP BY 1
     ), r AS (
       SELECT ${k.result} AS k, count(*)::int AS results_shown
-        FROM results r JOIN searches s ON s.id = r.search_id
+        FROM searches s CROSS JOIN LATERAL (SELECT t.offer_id, s.campaign_id FROM ${SHOWN('s')}) r
        WHERE ${window('s')}
        GROUP BY 1
     ), lc AS (

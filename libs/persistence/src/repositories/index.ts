@@ -14,3 +14,4 @@ export * from './catalog-admin.repository';
 export * from './idempotency-key.repository';
 export * from './unresolved-deliveries.repository';
 export * from './partitions.repository';
+export * from './stored-result';

@@ -1,5 +1,6 @@
 import { capScope, Lead } from '@lr/domain';
 import { DataSource, EntityManager } from 'typeorm';
+import { searchDays } from '../partitions/partition-days';
 
 /**
  * The read model behind `ops lead show` (docs/operator-cli.md): everything
@@ -71,7 +72,7 @@ export interface StorySubmitRow {
 /** A result of the search (`results`), with its place in the list every poll showed. */
 export interface StoryResultRow {
   id: string;
-  /** 1 = first of `searches.result_order`; null when not in it. */
+  /** 1 = first of `searches.result_order`. */
   rank: number | null;
   offer_id: string;
   offer_name: string;
@@ -218,7 +219,7 @@ export class LeadStoryRepository {
       const [found]: Array<{ search_id: string | null; lead_group_id: string | null }> = await em.query(
         `SELECT s.id AS search_id, l.lead_group_id
            FROM (SELECT $1::uuid AS id) q
-           LEFT JOIN searches s ON s.id = q.id
+           LEFT JOIN searches s ON s.id = q.id AND ${searchDays('s', 'q.id')}
            LEFT JOIN leads l ON l.id = q.id`,
         [id],
       );
@@ -266,7 +267,7 @@ async function searchOf(em: EntityManager, searchId: string): Promise<StorySearc
        JOIN affiliates a ON a.id = s.affiliate_id
        JOIN campaigns c ON c.id = s.campaign_id
        LEFT JOIN api_keys k ON k.id = s.api_key_id
-      WHERE s.id = $1`,
+      WHERE s.id = $1 AND ${searchDays('s', '$1')}`,
     [searchId],
   );
   return rows[0] ?? null;
@@ -290,18 +291,17 @@ function submitsOf(em: EntityManager, groupId: string): Promise<StorySubmitRow[]
   );
 }
 
-/** The search's results, in the order every poll showed them (`result_order`), then the rest. */
+/** The search's results, in the order every poll showed them (`result_order`). */
 function resultsOf(em: EntityManager, searchId: string | null): Promise<StoryResultRow[]> {
   return em.query(
-    `SELECT r.id, array_position(s.result_order, r.id) AS rank, r.offer_id, o.name AS offer_name, o.source, o.offer_type,
+    `SELECT r.id, r.rank, r.offer_id, o.name AS offer_name, o.source, o.offer_type,
             sc.name AS school_name, p.name AS partner_name, r.entry, r.created_at, r.expires_at
        FROM results r
-       JOIN searches s ON s.id = r.search_id
        JOIN offers o ON o.id = r.offer_id
        JOIN schools sc ON sc.id = o.school_id
        LEFT JOIN partners p ON p.id = o.partner_id
-      WHERE r.search_id = $1
-      ORDER BY rank NULLS LAST, r.created_at, r.id`,
+      WHERE r.search_id = $1 AND ${searchDays('r', '$1')}
+      ORDER BY r.rank`,
     [searchId],
   );
 }
@@ -313,7 +313,7 @@ function offerChecksOf(em: EntityManager, searchId: string | null): Promise<Stor
        FROM searches s
        CROSS JOIN LATERAL jsonb_each(s.offer_decisions) AS d
        LEFT JOIN offers o ON o.id::text = d.key
-      WHERE s.id = $1
+      WHERE s.id = $1 AND ${searchDays('s', '$1')}
       ORDER BY (d.value->>'shown')::boolean DESC, o.name, d.key`,
     [searchId],
   );
@@ -324,7 +324,7 @@ function partnerCallsOf(em: EntityManager, searchId: string | null): Promise<Sto
   return em.query(
     `SELECT c.partner_id, p.name AS partner_name, c.status, c.offer_ids, c.requested_at, c.answered_at, c.latency_ms, c.result_count, c.detail
        FROM search_partner_calls c JOIN partners p ON p.id = c.partner_id
-      WHERE c.search_id = $1
+      WHERE c.search_id = $1 AND ${searchDays('c', '$1')}
       ORDER BY c.requested_at, p.name`,
     [searchId],
   );

@@ -2,6 +2,8 @@ import type { ApiCode, OutcomeStatus, ResultEntry, SubmitDecision } from '@lr/co
 import { amount, cents, Cents, ConsentEvidence, Decision, decimalText, Lead, storedDecision, ZERO } from '@lr/domain';
 import type { Queryable } from '../queries/queryable';
 import { run, statement } from '../queries/sql';
+import { searchDays } from '../partitions/partition-days';
+import { SHOWN } from './shown-results';
 import { CONSENT_INSERT, consentParams } from './consent-evidence.repository';
 
 /** A submit or direct post as its row is first written (the contract's `svc_lead_id` is `id`). */
@@ -194,10 +196,11 @@ const FIND_LEAD = statement(`SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.
 
 const SUBMIT_CONTEXT = statement(`SELECT (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1) x) AS stored,
               (SELECT row_to_json(x) FROM (
-                 SELECT r.offer_id, r.entry, r.expires_at, r.partner_data, s.lead, s.tracking, s.consumer_ip, s.ip_source, s.is_test,
+                 SELECT t.offer_id, lr_result_entry(u.id, t.body, u.expires_at)::json AS entry, u.expires_at, s.result_partner -> u.id::text AS partner_data,
+                        s.lead, s.tracking, s.consumer_ip, s.ip_source, s.is_test,
                         s.submitted_at IS NOT NULL AS submitted, s.form_cert_url, s.universal_lead_cert
-                   FROM results r JOIN searches s ON s.id = r.search_id
-                  WHERE r.id = $3 AND r.search_id = $4 AND s.affiliate_id = $2) x) AS picked,
+                   FROM searches s CROSS JOIN LATERAL ${SHOWN('s')}
+                  WHERE s.id = $4 AND ${searchDays('s', '$4')} AND u.id = $3 AND s.affiliate_id = $2) x) AS picked,
               (SELECT row_to_json(x) FROM (
                  SELECT lead_group_id, lead, is_test FROM leads WHERE id = $5 AND affiliate_id = $2 AND kind = 'direct_post') x) AS origin`);
 
@@ -210,7 +213,10 @@ const STORE_DECIDED = statement(`WITH written AS (${LEAD_INSERT(1, 'true')}),
 const RESERVED_LEAD = statement(`SELECT l.lead, l.tracking, l.consumer_ip, l.program_id, l.answers, l.created_at, sa.payout, r.partner_data, r.entry->'offer'->>'tcpa_text' AS shown_statement,
               (SELECT row_to_json(c) FROM consent_evidence c WHERE c.lead_id = l.id) AS consent
          FROM leads l JOIN sales sa ON sa.lead_id = l.id AND sa.status = 'reserved'
-         LEFT JOIN results r ON r.id = l.result_id
+         LEFT JOIN LATERAL (
+           SELECT s.result_partner -> u.id::text AS partner_data, lr_result_entry(u.id, t.body, u.expires_at)::jsonb AS entry
+             FROM searches s CROSS JOIN LATERAL ${SHOWN('s')}
+            WHERE s.id = l.search_id AND ${searchDays('s', 'l.search_id')} AND u.id = l.result_id) r ON true
         WHERE l.id = $1 AND l.status = 'pending'`);
 
 /** Served by the partial index ix_leads_pending_created_at alone (it holds only the pending leads). */

@@ -1,6 +1,7 @@
 import type { SearchMeta } from '@lr/contracts';
 import { BuyerOutcome, CapAt, CapSlot, Cents, ConsentEvidence, DedupeKey, Decision, decimalText, Lead, LiveSale, SaleFacts, SUBMIT } from '@lr/domain';
 import { DataSource } from 'typeorm';
+import { searchDays } from '../partitions/partition-days';
 import type { Queryable } from '../queries/queryable';
 import { Connection, inTransaction, literal, poolOf, run, statement } from '../queries/sql';
 import { CONSENT_INSERT, consentParams } from './consent-evidence.repository';
@@ -37,8 +38,8 @@ const SALE_FACTS = statement(`SELECT ${SALE_FACTS_SELECT}`);
 const LOCKED_FACTS = statement(
   `SELECT ${SALE_FACTS_SELECT},
           (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $8) x) AS own,
-          COALESCE((SELECT s.lead FROM searches s WHERE s.id = $9), (SELECT g.lead FROM leads g WHERE g.id = $1 AND $9::uuid IS NULL)) AS group_lead,
-          COALESCE((SELECT s.submitted_at IS NOT NULL FROM searches s WHERE s.id = $9), EXISTS (SELECT 1 FROM leads g WHERE g.id = $1 AND $9::uuid IS NULL)) AS submitted`,
+          COALESCE((SELECT s.lead FROM searches s WHERE s.id = $9 AND ${searchDays('s', '$9')}), (SELECT g.lead FROM leads g WHERE g.id = $1 AND $9::uuid IS NULL)) AS group_lead,
+          COALESCE((SELECT s.submitted_at IS NOT NULL FROM searches s WHERE s.id = $9 AND ${searchDays('s', '$9')}), EXISTS (SELECT 1 FROM leads g WHERE g.id = $1 AND $9::uuid IS NULL)) AS submitted`,
 );
 
 /** Marks WRITE_SALE's failure when a cap filled meanwhile. */
@@ -71,8 +72,8 @@ const WRITE_SALE = statement(`WITH taken AS (
          ON CONFLICT DO NOTHING
          RETURNING 1
        ), search AS (
-         UPDATE searches SET lead = $41::jsonb, person_keys = $42::jsonb, submitted_at = COALESCE(submitted_at, now())
-          WHERE id = $43::uuid AND EXISTS (SELECT 1 FROM sale)
+         UPDATE searches s SET lead = $41::jsonb, person_keys = $42::jsonb, submitted_at = COALESCE(submitted_at, now())
+          WHERE s.id = $43::uuid AND ${searchDays('s', '$43::uuid')} AND EXISTS (SELECT 1 FROM sale)
             -- a search's later sales mostly change nothing: no new row version then
             AND (submitted_at IS NULL OR lead IS DISTINCT FROM $41::jsonb OR person_keys IS DISTINCT FROM $42::jsonb)
          RETURNING 1
@@ -137,7 +138,7 @@ const SETTLE = statement(`WITH attempt AS (
                                true_exclusive_accepted = s.true_exclusive_accepted OR $14::boolean,
                                state_version = s.state_version + 1
            FROM sale
-          WHERE $13::boolean AND s.id = sale.search_id
+          WHERE $13::boolean AND s.id = sale.search_id AND ${searchDays('s', 'sale.search_id')}
          RETURNING ${SEARCH_META_COLUMNS}, s.result_order
        )
        SELECT COALESCE((SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM decided l) x),

@@ -6,6 +6,9 @@ import { inTransaction, poolOf, run, statement } from '../queries/sql';
 import { LAST_SALES_TO_PERSON, lastSalesOf } from './dedupe-index.repository';
 import { CAP_USAGE, capUsageOf, LIVE_SALES, liveSalesOf, slotParams } from './sale-facts';
 import { SEARCH_META_COLUMNS, SearchMetaRow, searchMetaOf } from './search-meta';
+import { idDay, searchDays } from '../partitions/partition-days';
+import { SHOWN } from './shown-results';
+import type { NewResult, ResultTemplateRow } from './stored-result';
 
 /** Why an offer was or was not shown on a search (operators only: `searches.offer_decisions`). */
 export interface OfferDecision {
@@ -14,16 +17,6 @@ export interface OfferDecision {
   detail?: string;
   result_id?: string;
   partner?: string;
-}
-
-/** A result about to be stored: its entry as the affiliate sees it, serialized once by its maker. */
-export interface NewResult {
-  id: string;
-  offerId: string;
-  campaignId: string;
-  entryJson: Buffer;
-  partnerData: { partnerId: string; partnerResultId: string; externalId: string } | null;
-  expiresAt: Date;
 }
 
 /** A search as it is first stored, with its first results and its partner calls. */
@@ -72,26 +65,41 @@ export interface PartnerAnswerContext {
   facts: Omit<SaleFacts, 'lastSales'> & { lastSales: SaleFacts['lastSales'] | null };
 }
 
-/**
- * The rows of new results as one JSON array parameter, built around each
- * entry's JSON as its maker serialized it (the entry is not serialized again).
- */
-function resultRowsJson(results: readonly NewResult[]): string {
-  return `[${results
-    .map(
-      (r) =>
-        `{"id":"${r.id}","offer_id":"${r.offerId}","campaign_id":"${r.campaignId}","expires_at":"${r.expiresAt.toISOString()}",` +
-        `"partner_data":${JSON.stringify(r.partnerData)},"entry":${r.entryJson.toString('utf8')}}`,
-    )
-    .join(',')}]`;
+/** The result columns of new results, parallel arrays in the order given (SQL parameters). */
+function resultColumns(results: readonly NewResult[]): { ids: string[]; templates: string[]; expires: Date[]; partner: string | null } {
+  const partner = results.filter((r) => r.partnerData !== null);
+  return {
+    ids: results.map((r) => r.id),
+    templates: results.map((r) => r.template.digest),
+    expires: results.map((r) => r.expiresAt),
+    partner: partner.length === 0 ? null : JSON.stringify(Object.fromEntries(partner.map((r) => [r.id, r.partnerData]))),
+  };
 }
 
-/** INSERT of result rows for one search (an SQL expression) from a JSON array parameter (resultRowsJson). */
-const RESULT_ROWS_INSERT = (searchIdSql: string, rowsParam: string, where: string) =>
-  `INSERT INTO results (id, search_id, offer_id, campaign_id, entry, partner_data, expires_at)
-   SELECT x.id, ${searchIdSql}, x.offer_id, x.campaign_id, x.entry, x.partner_data, x.expires_at
-     FROM jsonb_to_recordset(${rowsParam}::jsonb)
-       AS x(id uuid, offer_id uuid, campaign_id uuid, entry jsonb, partner_data jsonb, expires_at timestamptz) ${where}`;
+/** Templates as one JSON array parameter, each once. */
+function templatesJson(templates: readonly ResultTemplateRow[]): string {
+  const seen = new Set<string>();
+  const rows: string[] = [];
+  for (const t of templates) {
+    if (seen.has(t.digest)) continue;
+    seen.add(t.digest);
+    rows.push(`{"digest":"${t.digest}","offer_id":"${t.offerId}","payout":${t.payout === null ? 'null' : `"${t.payout}"`},"body":${JSON.stringify(t.body)}}`);
+  }
+  return `[${rows.join(',')}]`;
+}
+
+/** INSERT of templates into the day partition of the search in `searchIdSql`, from a JSON array parameter (templatesJson). */
+const TEMPLATES_INSERT = (searchIdSql: string, rowsParam: string, where: string) =>
+  `INSERT INTO result_templates (part_day, digest, offer_id, payout, body)
+   SELECT lr_id_day(${searchIdSql}), x.digest, x.offer_id, x.payout, x.body
+     FROM jsonb_to_recordset(${rowsParam}::jsonb) AS x(digest uuid, offer_id uuid, payout numeric, body text) ${where}
+   ON CONFLICT DO NOTHING`;
+
+/** How many of the templates in `digestsParam` the day partition of the search lacks, besides those `insertedCte` wrote. */
+const MISSING_TEMPLATES = (searchIdSql: string, digestsParam: string, insertedCte: string) =>
+  `(SELECT count(*) FROM unnest(${digestsParam}::uuid[]) AS d(digest)
+     WHERE d.digest NOT IN (SELECT digest FROM ${insertedCte})
+       AND NOT EXISTS (SELECT 1 FROM result_templates t WHERE t.part_day = lr_id_day(${searchIdSql}) AND t.digest = d.digest))::int`;
 
 /** What the read of partners' answers needs: the search, the answering partners' calls, the answers' offers and their cap slots now. */
 export interface AnswerContextQuery {
@@ -155,9 +163,10 @@ function answerContextOf(r: AnswerContextRow | undefined): PartnerAnswerContext 
   };
 }
 
-function answerParams(searchId: string, version: number, answers: AnswerWrite['answers'], change: AnswerWrite['change']): unknown[] {
+function answerParams(searchId: string, version: number, answers: AnswerWrite['answers'], change: AnswerWrite['change'], templates: readonly ResultTemplateRow[]): unknown[] {
   const calls = answers.map((a) => ({ partner_id: a.partnerId, outcome: a.outcome, latency_ms: a.latencyMs, result_count: a.resultCount, detail: a.detail }));
-  return [searchId, version, change.order, JSON.stringify(change.decisions), resultRowsJson(change.added), JSON.stringify(calls)];
+  const added = resultColumns(change.added);
+  return [searchId, version, change.order, JSON.stringify(change.decisions), JSON.stringify(calls), added.ids, added.templates, added.expires, added.partner, templatesJson(templates)];
 }
 
 /** The meta of a search a write returned, with the order written (not read back: parsing a uuid[] of every result costs more than it checks). */
@@ -165,34 +174,41 @@ function savedMeta(r: SearchMetaRow | undefined, change: AnswerWrite['change']):
   return r ? { ...searchMetaOf(r), order: change.order } : undefined;
 }
 
+/** How many templates a process remembers as stored before it starts again (a day's distinct templates are far fewer). */
+const KNOWN_TEMPLATES_MAX = 50_000;
+
 /** Statements of this repository (prepared per connection: queries/sql.ts). */
 const STORE_SEARCH = statement(`WITH search AS (
-         INSERT INTO searches (id, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
+         INSERT INTO searches (id, part_day, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
                                tcpa_consent, form_cert_url, universal_lead_cert, created_at, closes_at, processing_done_at,
-                               state_version, offer_decisions, result_order, person_keys)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1, $16, $17::uuid[], $18)
-         ON CONFLICT (id) DO NOTHING
+                               state_version, offer_decisions, result_order, result_templates, result_expires, result_partner, person_keys)
+         VALUES ($1, lr_id_day($1), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1, $16, $17::uuid[], $19::uuid[], $20::timestamptz[], $21::jsonb, $18)
+         ON CONFLICT DO NOTHING
          RETURNING id
-       ), shown AS (
-         ${RESULT_ROWS_INSERT('(SELECT id FROM search)', '$19', 'WHERE EXISTS (SELECT 1 FROM search)')}
-         RETURNING 1
+       ), templates AS (
+         ${TEMPLATES_INSERT('$1', '$22', 'WHERE EXISTS (SELECT 1 FROM search)')}
+         RETURNING digest
        ), calls AS (
-         INSERT INTO search_partner_calls (search_id, partner_id, offer_ids, status)
-         SELECT (SELECT id FROM search), x.partner_id, ARRAY(SELECT jsonb_array_elements_text(x.offer_ids)::uuid), 'pending'
-           FROM jsonb_to_recordset($20::jsonb) AS x(partner_id uuid, offer_ids jsonb)
+         INSERT INTO search_partner_calls (search_id, partner_id, part_day, offer_ids, status)
+         SELECT (SELECT id FROM search), x.partner_id, lr_id_day($1), ARRAY(SELECT jsonb_array_elements_text(x.offer_ids)::uuid), 'pending'
+           FROM jsonb_to_recordset($23::jsonb) AS x(partner_id uuid, offer_ids jsonb)
           WHERE EXISTS (SELECT 1 FROM search)
          RETURNING 1
        )
-       SELECT (SELECT count(*) FROM search)::int AS stored`);
+       SELECT (SELECT count(*) FROM search)::int AS stored, ${MISSING_TEMPLATES('$1', '$19', 'templates')} AS missing`);
+
+/** Templates a search's results need that its day partition lacks (STORE_SEARCH answered some missing). */
+const STORE_TEMPLATES = statement(`${TEMPLATES_INSERT('$1', '$2', '')}`);
 
 /** The search's row lock a partner answer's merge holds from its read to its write (mergeAnswer). */
-const LOCK_SEARCH = statement(`SELECT 1 FROM searches WHERE id = $1 FOR NO KEY UPDATE`);
+const LOCK_SEARCH = statement(`SELECT 1 FROM searches s WHERE s.id = $1 AND ${searchDays('s', '$1')} FOR NO KEY UPDATE`);
 
-const SEARCH_EXISTS = statement(`SELECT 1 FROM searches WHERE id = $1`);
+const SEARCH_EXISTS = statement(`SELECT 1 FROM searches s WHERE s.id = $1 AND ${searchDays('s', '$1')}`);
 
-const SEARCH_CAMPAIGN = statement(`SELECT campaign_id FROM searches WHERE id = $1`);
+const SEARCH_CAMPAIGN = statement(`SELECT s.campaign_id FROM searches s WHERE s.id = $1 AND ${searchDays('s', '$1')}`);
 
-const PENDING_PARTNER_CALLS = statement(`SELECT partner_id, offer_ids FROM search_partner_calls WHERE search_id = $1 AND status = 'pending'`);
+const PENDING_PARTNER_CALLS = statement(`SELECT c.partner_id, c.offer_ids FROM search_partner_calls c
+        WHERE c.search_id = $1 AND ${searchDays('c', '$1')} AND c.status = 'pending'`);
 
 const MERGE_CONTEXT = statement(`SELECT s.campaign_id, s.is_test, s.closes_at, s.lead, s.state_version, to_json(s.result_order) AS result_order, s.person_keys IS NOT NULL AS has_person_keys,
               c.calls, c.pending,
@@ -203,51 +219,59 @@ const MERGE_CONTEXT = statement(`SELECT s.campaign_id, s.is_test, s.closes_at, s
                 'd.offer_id = ANY($3::uuid[])',
               )}) x) END AS last_sales,
               CASE WHEN c.pending THEN (
-                SELECT json_agg(json_build_object('id', r.id, 'offer_id', r.offer_id, 'school_id', o.school_id, 'priority', o.priority,
-                                                  'source', o.source, 'name', o.name, 'payout', r.entry->>'payout'))
-                  FROM results r JOIN offers o ON o.id = r.offer_id
-                 WHERE r.search_id = s.id) END AS shown
+                SELECT json_agg(json_build_object('id', u.id, 'offer_id', t.offer_id, 'school_id', o.school_id, 'priority', o.priority,
+                                                  'source', o.source, 'name', o.name, 'payout', t.payout))
+                  FROM ${SHOWN('s')} JOIN offers o ON o.id = t.offer_id) END AS shown
          FROM searches s
          CROSS JOIN LATERAL (
            SELECT json_agg(json_build_object('partner_id', c.partner_id, 'offer_ids', c.offer_ids, 'pending', c.status = 'pending')) AS calls,
                   bool_or(c.status = 'pending') AS pending
              FROM search_partner_calls c
-            WHERE c.search_id = s.id AND c.partner_id = ANY($2::uuid[])) c
-        WHERE s.id = $1 AND c.calls IS NOT NULL`);
+            WHERE c.search_id = s.id AND c.part_day = s.part_day AND c.partner_id = ANY($2::uuid[])) c
+        WHERE s.id = $1 AND ${searchDays('s', '$1')} AND c.calls IS NOT NULL`);
 
 const SEARCH_ANSWER = statement(`SELECT ${SEARCH_META_COLUMNS}, s.result_order,
-              (SELECT array_agg(r.entry::text ORDER BY array_position(s.result_order, r.id)) FROM results r WHERE r.search_id = s.id) AS entries
-         FROM searches s WHERE s.id = $1`);
+              ARRAY(SELECT lr_result_entry(u.id, t.body, u.expires_at) FROM ${SHOWN('s')} ORDER BY u.n) AS entries
+         FROM searches s WHERE s.id = $1 AND ${searchDays('s', '$1')}`);
 
-const RESULT_REF = statement(`SELECT r.id, r.search_id, r.campaign_id, s.affiliate_id, r.offer_id
-         FROM results r JOIN searches s ON s.id = r.search_id WHERE r.id = $1`);
+const RESULT_REF = statement(`SELECT u.id, s.id AS search_id, s.campaign_id, s.affiliate_id, t.offer_id
+         FROM searches s CROSS JOIN LATERAL ${SHOWN('s')}
+        WHERE s.id = $2 AND ${searchDays('s', '$2')} AND u.id = $1`);
 
 const MERGE_ANSWER = statement(`WITH answer AS (
-         SELECT * FROM jsonb_to_recordset($6::jsonb) AS a(partner_id uuid, outcome text, latency_ms int, result_count int, detail text)
+         SELECT * FROM jsonb_to_recordset($5::jsonb) AS a(partner_id uuid, outcome text, latency_ms int, result_count int, detail text)
        ), search AS (
          UPDATE searches s
-            SET result_order = $3::uuid[],
+            SET result_order = ARRAY(SELECT x.id FROM unnest(s.result_order || $6::uuid[]) WITH ORDINALITY AS x(id, n)
+                                      ORDER BY array_position($3::uuid[], x.id) NULLS LAST, x.n),
+                result_templates = ARRAY(SELECT x.t FROM unnest(s.result_order || $6::uuid[], s.result_templates || $7::uuid[]) WITH ORDINALITY AS x(id, t, n)
+                                          ORDER BY array_position($3::uuid[], x.id) NULLS LAST, x.n),
+                result_expires = ARRAY(SELECT x.e FROM unnest(s.result_order || $6::uuid[], s.result_expires || $8::timestamptz[]) WITH ORDINALITY AS x(id, e, n)
+                                        ORDER BY array_position($3::uuid[], x.id) NULLS LAST, x.n),
+                result_partner = CASE WHEN $9::jsonb IS NULL THEN s.result_partner ELSE COALESCE(s.result_partner, '{}') || $9::jsonb END,
                 offer_decisions = s.offer_decisions || $4::jsonb,
                 state_version = s.state_version + 1,
                 processing_done_at = CASE
                   WHEN s.processing_done_at IS NULL
                    AND NOT EXISTS (SELECT 1 FROM search_partner_calls c
-                                    WHERE c.search_id = s.id AND c.status = 'pending' AND c.partner_id NOT IN (SELECT partner_id FROM answer))
+                                    WHERE c.search_id = s.id AND c.part_day = s.part_day AND c.status = 'pending'
+                                      AND c.partner_id NOT IN (SELECT partner_id FROM answer))
                   THEN now() ELSE s.processing_done_at END
-          WHERE s.id = $1 AND s.state_version = $2
-            AND EXISTS (SELECT 1 FROM search_partner_calls c JOIN answer a ON a.partner_id = c.partner_id WHERE c.search_id = $1 AND c.status = 'pending')
+          WHERE s.id = $1 AND ${searchDays('s', '$1')} AND s.state_version = $2
+            AND EXISTS (SELECT 1 FROM search_partner_calls c JOIN answer a ON a.partner_id = c.partner_id
+                         WHERE c.search_id = $1 AND ${searchDays('c', '$1')} AND c.status = 'pending')
           RETURNING ${SEARCH_META_COLUMNS}
        ), answered AS (
          UPDATE search_partner_calls c
             SET status = a.outcome, answered_at = now(), latency_ms = a.latency_ms, result_count = a.result_count, detail = a.detail
            FROM answer a
-          WHERE c.search_id = $1 AND c.partner_id = a.partner_id AND c.status = 'pending' AND EXISTS (SELECT 1 FROM search)
+          WHERE c.search_id = $1 AND ${searchDays('c', '$1')} AND c.partner_id = a.partner_id AND c.status = 'pending' AND EXISTS (SELECT 1 FROM search)
           RETURNING 1
-       ), shown AS (
-         ${RESULT_ROWS_INSERT('$1::uuid', '$5', 'WHERE EXISTS (SELECT 1 FROM search)')}
-         RETURNING 1
+       ), templates AS (
+         ${TEMPLATES_INSERT('$1', '$10', 'WHERE EXISTS (SELECT 1 FROM search)')}
+         RETURNING digest
        )
-       SELECT * FROM search`);
+       SELECT *, ${MISSING_TEMPLATES('$1', '$7', 'templates')} AS missing FROM search`);
 
 /**
  * Searches (`searches`, `results`, `search_partner_calls`): a search with its
@@ -256,7 +280,32 @@ const MERGE_ANSWER = statement(`WITH answer AS (
  * its state version (bumped by every change; Redis keeps only the newest).
  */
 export class SearchRepository {
+  /**
+   * Templates this process knows are stored (`<day>|<digest>`): their text is
+   * not sent again. A store that finds one missing after all (a database
+   * reset under a running process) writes them and forgets what it knew.
+   */
+  private readonly known = new Set<string>();
+
   constructor(private readonly db: Queryable) {}
+
+  /** The templates of `results` to send with a write: those not known to be stored in the search's day partition. */
+  private unknownTemplates(searchId: string, results: readonly NewResult[]): ResultTemplateRow[] {
+    const day = idDay(searchId);
+    return results.map((r) => r.template).filter((t) => !this.known.has(`${day}|${t.digest}`));
+  }
+
+  /** After a write: the templates are stored, or (some missing) written now and the cache dropped. */
+  private async settleTemplates(searchId: string, results: readonly NewResult[], missing: number): Promise<void> {
+    if (missing > 0) {
+      this.known.clear();
+      await run(this.db, STORE_TEMPLATES, [searchId, templatesJson(results.map((r) => r.template))]);
+      return;
+    }
+    if (this.known.size > KNOWN_TEMPLATES_MAX) this.known.clear();
+    const day = idDay(searchId);
+    for (const r of results) this.known.add(`${day}|${r.template.digest}`);
+  }
 
   /**
    * Stores the search with its first results and partner calls, in one
@@ -266,14 +315,15 @@ export class SearchRepository {
    * the statement, when the search row exists.
    */
   async store(s: NewSearch): Promise<boolean> {
-    const rows: Array<{ stored: number }> = await run(this.db, STORE_SEARCH, [
+    const results = resultColumns(s.results);
+    const rows: Array<{ stored: number; missing: number }> = await run(this.db, STORE_SEARCH, [
       s.id, s.affiliateId, s.campaignId, s.apiKeyId, s.isTest, JSON.stringify(s.lead), JSON.stringify(s.tracking), s.consumerIp, s.ipSource,
       s.tcpaConsent, s.formCertUrl, s.universalLeadCert, s.createdAt, s.closesAt, s.partnerCalls.length === 0 ? s.createdAt : null,
-      JSON.stringify(s.decisions), s.results.map((r) => r.id), JSON.stringify(s.personKeys),
-      resultRowsJson(s.results),
+      JSON.stringify(s.decisions), results.ids, JSON.stringify(s.personKeys),
+      results.templates, results.expires, results.partner, templatesJson(this.unknownTemplates(s.id, s.results)),
       JSON.stringify(s.partnerCalls.map((c) => ({ partner_id: c.partnerId, offer_ids: c.offerIds }))),
-
     ]);
+    await this.settleTemplates(s.id, s.results, rows[0]?.missing ?? 0);
     return rows[0]?.stored === 1;
   }
 
@@ -320,7 +370,9 @@ export class SearchRepository {
    * at a time, each on the list the previous one left.
    */
   async saveAnswer(searchId: string, version: number, answers: AnswerWrite['answers'], change: AnswerWrite['change']): Promise<SearchMeta | undefined> {
-    const rows: Array<SearchMetaRow> = await run(this.db, MERGE_ANSWER, answerParams(searchId, version, answers, change));
+    const params = answerParams(searchId, version, answers, change, this.unknownTemplates(searchId, change.added));
+    const rows: Array<SearchMetaRow & { missing: number }> = await run(this.db, MERGE_ANSWER, params);
+    if (rows[0]) await this.settleTemplates(searchId, change.added, rows[0].missing);
     return savedMeta(rows[0], change);
   }
 
@@ -347,10 +399,10 @@ export class SearchRepository {
       if (!search) return { kind: 'unknown' } as const;
       const write = await merge(search);
       if (!write) return { kind: 'unchanged', search } as const;
-      const meta = savedMeta(
-        (await tx.commit<SearchMetaRow>(await tx.execute(MERGE_ANSWER, answerParams(q.searchId, search.version, write.answers, write.change))))[0],
-        write.change,
-      );
+      const params = answerParams(q.searchId, search.version, write.answers, write.change, this.unknownTemplates(q.searchId, write.change.added));
+      const row = (await tx.commit<SearchMetaRow & { missing: number }>(await tx.execute(MERGE_ANSWER, params)))[0];
+      if (row) await this.settleTemplates(q.searchId, write.change.added, row.missing);
+      const meta = savedMeta(row, write.change);
       return meta ? ({ kind: 'saved', meta } as const) : ({ kind: 'moved' } as const);
     });
   }
@@ -368,9 +420,9 @@ export class SearchRepository {
     return { meta: { ...searchMetaOf(r), order: r.result_order }, entries };
   }
 
-  /** The result a submit names, with its search's affiliate (ownership and campaign checks); null when unknown. */
-  async resultOwner(resultId: string): Promise<{ id: string; searchId: string; campaignId: string; affiliateId: string; offerId: string } | null> {
-    const rows: Array<{ id: string; search_id: string; campaign_id: string; affiliate_id: string; offer_id: string }> = await run(this.db, RESULT_REF, [resultId]);
+  /** The result a submit names on the search it names, with the search's affiliate (ownership and campaign checks); null when unknown. */
+  async resultOwner(resultId: string, searchId: string): Promise<{ id: string; searchId: string; campaignId: string; affiliateId: string; offerId: string } | null> {
+    const rows: Array<{ id: string; search_id: string; campaign_id: string; affiliate_id: string; offer_id: string }> = await run(this.db, RESULT_REF, [resultId, searchId]);
     const r = rows[0];
     return r ? { id: r.id, searchId: r.search_id, campaignId: r.campaign_id, affiliateId: r.affiliate_id, offerId: r.offer_id } : null;
   }
