@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import { mediumDataSource } from '../../../../test/support/medium';
 import { freshPerson, storeSearch, submitWorld, SubmitWorld } from '../../../../test/support/medium-submit-world';
 import { idDay, KEPT_DAY } from '../partitions/partition-days';
+import { LeadStoryRepository } from './lead-story.repository';
 import { SearchRepository } from './search.repository';
 import { newResult } from './stored-result';
 
@@ -37,6 +38,17 @@ describe('SearchRepository storage (medium)', () => {
     // The view rebuilds the same entries.
     const view: Array<{ entry: unknown }> = await ds.query(`SELECT entry FROM results WHERE search_id = $1`, [searchId]);
     expect(view.map((v) => v.entry)).toEqual(expect.arrayContaining([...stored.results.values()].map((r) => r.entry)));
+  });
+
+  it('stores a shown offer\'s decision without its result id, and the operator\'s read joins it back', async () => {
+    const searchId = newLeadId();
+    const stored = await storeSearch(world, freshPerson(), { searchId });
+    const [row] = await ds.query(`SELECT offer_decisions FROM searches WHERE id = $1`, [searchId]);
+    expect(Object.values(row.offer_decisions)).toEqual(world.offerIds.map(() => ({ shown: true })));
+    const story = await new LeadStoryRepository(ds).read(searchId);
+    expect(Object.fromEntries(story!.offerChecks.map((c) => [c.offer_id, c.decision]))).toEqual(
+      Object.fromEntries([...stored.results.entries()].map(([offerId, r]) => [offerId, { shown: true, result_id: r.resultId }])),
+    );
   });
 
   it('keeps one template per distinct entry of a day, however many searches show it', async () => {
