@@ -147,12 +147,18 @@ export class BoundedSearchStorage1764800000000 implements MigrationInterface {
     for (let i = -1; i <= PARTITION_DAYS_AHEAD; i++) await createDayPartitions(q, { from: addDays(today, i), to: null, suffix: daySuffix(addDays(today, i)) });
 
     // The existing rows, in the legacy partitions: a result's template is its entry without its id and expiry, as stored.
+    // Each result's template text and digest are computed once, then shared by the templates and the searches' arrays.
+    await q.query(`CREATE TEMP TABLE upgrade_results ON COMMIT DROP AS
+       SELECT r.id, r.search_id, r.offer_id, r.partner_data, COALESCE(r.expires_at, r.created_at) AS expires_at, r.created_at,
+              array_position(s.result_order, r.id) AS pos,
+              substr(encode(sha256(convert_to((r.entry - '{svc_result_id,expires_at}'::text[])::text, 'UTF8')), 'hex'), 1, 32)::uuid AS digest
+         FROM results_unpartitioned r
+         JOIN searches_unpartitioned s ON s.id = r.search_id`);
+    // One result per template gives its text (a narrow sort of ids, then the text of those only).
     await q.query(`INSERT INTO result_templates (part_day, digest, offer_id, payout, body)
-       SELECT DISTINCT ON (digest) DATE '${LEGACY_DAY}', digest, offer_id, payout, body
-         FROM (SELECT t.body, substr(encode(sha256(convert_to(t.body, 'UTF8')), 'hex'), 1, 32)::uuid AS digest, r.offer_id,
-                      (r.entry->>'payout')::numeric(12,2) AS payout
-                 FROM results_unpartitioned r
-                 CROSS JOIN LATERAL (SELECT (r.entry - 'svc_result_id' - 'expires_at')::text AS body) t) x`);
+       SELECT DATE '${LEGACY_DAY}', u.digest, r.offer_id, (r.entry->>'payout')::numeric(12,2), (r.entry - '{svc_result_id,expires_at}'::text[])::text
+         FROM (SELECT DISTINCT ON (digest) digest, id FROM upgrade_results ORDER BY digest, id) u
+         JOIN results_unpartitioned r ON r.id = u.id`);
     await q.query(`INSERT INTO searches (id, part_day, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
                                          tcpa_consent, form_cert_url, universal_lead_cert, created_at, closes_at, processing_done_at,
                                          accepted_count, true_exclusive_accepted, submitted_at, state_version, offer_decisions,
@@ -162,13 +168,13 @@ export class BoundedSearchStorage1764800000000 implements MigrationInterface {
               s.accepted_count, s.true_exclusive_accepted, s.submitted_at, s.state_version, s.offer_decisions,
               COALESCE(r.ids, '{}'), COALESCE(r.templates, '{}'), COALESCE(r.expires, '{}'), r.partner, s.person_keys
          FROM searches_unpartitioned s
-         LEFT JOIN LATERAL (
-           SELECT array_agg(x.id ORDER BY x.pos NULLS LAST, x.created_at, x.id) AS ids,
-                  array_agg(substr(encode(sha256(convert_to((x.entry - 'svc_result_id' - 'expires_at')::text, 'UTF8')), 'hex'), 1, 32)::uuid
-                            ORDER BY x.pos NULLS LAST, x.created_at, x.id) AS templates,
-                  array_agg(COALESCE(x.expires_at, x.created_at) ORDER BY x.pos NULLS LAST, x.created_at, x.id) AS expires,
+         LEFT JOIN (
+           SELECT x.search_id,
+                  array_agg(x.id ORDER BY x.pos NULLS LAST, x.created_at, x.id) AS ids,
+                  array_agg(x.digest ORDER BY x.pos NULLS LAST, x.created_at, x.id) AS templates,
+                  array_agg(x.expires_at ORDER BY x.pos NULLS LAST, x.created_at, x.id) AS expires,
                   jsonb_object_agg(x.id::text, x.partner_data) FILTER (WHERE x.partner_data IS NOT NULL) AS partner
-             FROM (SELECT r.*, array_position(s.result_order, r.id) AS pos FROM results_unpartitioned r WHERE r.search_id = s.id) x) r ON true`);
+             FROM upgrade_results x GROUP BY x.search_id) r ON r.search_id = s.id`);
     await q.query(`INSERT INTO search_partner_calls (search_id, partner_id, part_day, offer_ids, status, requested_at, answered_at, latency_ms, result_count, detail)
        SELECT search_id, partner_id, DATE '${LEGACY_DAY}', offer_ids, status, requested_at, answered_at, latency_ms, result_count, detail
          FROM search_partner_calls_unpartitioned`);
