@@ -18,3 +18,4 @@ export * from './consent';
 export * from './results';
 export * from './submit';
 export * from './idempotency';
+export * from './retention';
