@@ -393,6 +393,36 @@ describe('ops retention run and storage report', () => {
     expect((await partitionNames()).filter((p) => p.startsWith('processed_messages_p')).length).toBe(11);
   });
 
+  it('a drop never holds the services’ queries behind a long query for more than its lock timeout: it yields, and tries again', async () => {
+    const day = addDays(today, -12);
+    await createDayPartitions(ds, { from: day, to: null, suffix: daySuffix(day) });
+    await storeSearch('behindLongQuery', day);
+    // A long query on searches (a report, say): DROP TABLE of a partition needs its parent's exclusive lock.
+    const holder = new Client({ connectionString: dbUrl });
+    const reader = new Client({ connectionString: dbUrl });
+    await holder.connect();
+    await reader.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT count(*) FROM searches');
+      const run = opsIn({ ...env, RETENTION_SEARCH_DAYS: '5' }, ['retention', 'run', '--json']);
+      await new Promise((r) => setTimeout(r, 500));
+      // A service's query meanwhile waits at most for the drop's lock timeout (2 s), not for the long query.
+      const started = Date.now();
+      await reader.query('SELECT count(*) FROM searches');
+      expect(Date.now() - started).toBeLessThan(3000);
+      await new Promise((r) => setTimeout(r, 5000));
+      await holder.query('COMMIT');
+      const done = await run;
+      expect(done.code).toBe(0);
+      expect(JSON.parse(done.stdout).days.map((d: any) => [d.day, d.partitions.length])).toEqual([[day, 3]]);
+      expect(await dayOfSearch(s.behindLongQuery.id)).toEqual([]);
+    } finally {
+      await holder.end();
+      await reader.end();
+    }
+  });
+
   it('a run stopped by a failing drop says what it dropped and exits 1; the next run finishes the day', async () => {
     const day = addDays(today, -15);
     await createDayPartitions(ds, { from: day, to: null, suffix: daySuffix(day) });

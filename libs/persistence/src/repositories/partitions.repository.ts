@@ -92,6 +92,13 @@ function leadWindow(from: string): [string, string] {
   return from === LEGACY_DAY ? ['-infinity', 'infinity'] : [addDays(from, -1), 'infinity'];
 }
 
+/** How long a drop waits for its locks, how many times it tries, and the pause before try n (n x this). */
+const DROP_LOCK_TIMEOUT_MS = 2000;
+const DROP_TRIES = 5;
+const DROP_RETRY_PAUSE_MS = 1000;
+/** SQLSTATE lock_not_available: lock_timeout expired. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
 /** A day or legacy partition of a partitioned table: the only tables drop() touches. */
 const DROPPABLE = new RegExp(`^(${PARTITIONED_TABLES.join('|')})_(p\\d{8}|legacy)$`);
 
@@ -189,11 +196,26 @@ export class PartitionStore {
    * Drops whole partitions by name (day partitions), or empties them
    * (`legacy`: it stays, as the home of ids that carry no time). Each in its
    * own short transaction: a drop holds its parent's lock for milliseconds.
+   * It waits for that lock at most DROP_LOCK_TIMEOUT_MS: a drop waiting
+   * behind a long query (a report) would hold every query on the table behind
+   * it; it lets them go and tries again a little later, DROP_TRIES times.
    */
   async drop(names: readonly string[]): Promise<void> {
     for (const name of names) {
       if (!DROPPABLE.test(name)) throw new Error(`not a droppable partition: ${name}`);
-      await this.ds.query(name.endsWith('_legacy') ? `TRUNCATE ${name}` : `DROP TABLE ${name}`);
+      const sql = name.endsWith('_legacy') ? `TRUNCATE ${name}` : `DROP TABLE ${name}`;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.ds.transaction(async (em) => {
+            await em.query(`SET LOCAL lock_timeout = ${DROP_LOCK_TIMEOUT_MS}`);
+            await em.query(sql);
+          });
+          break;
+        } catch (e) {
+          if ((e as { code?: string }).code !== LOCK_NOT_AVAILABLE || attempt >= DROP_TRIES) throw e;
+          await new Promise((r) => setTimeout(r, attempt * DROP_RETRY_PAUSE_MS));
+        }
+      }
     }
   }
 
