@@ -7,6 +7,9 @@ import { retentionJson, retentionLines } from '../retention/retention-format';
 import { retentionProgress } from '../retention/retention-progress';
 import { RetentionInterruptedError, RetentionReport, runRetention } from '../retention/retention-run';
 
+/** Counting a day's rows or moving its kept searches may take minutes on a large day (the CronJob allows an hour). */
+const LONG_STATEMENTS = { statementTimeoutMs: 10 * 60_000 };
+
 /**
  * `retention run [--dry-run] [--json]` (docs/runbooks/retention.md): drops the
  * day partitions past RETENTION_SEARCH_DAYS / RETENTION_MESSAGE_DAYS, after
@@ -44,6 +47,6 @@ export function registerRetentionCommands(program: Command, ctx: CliContext): vo
         progress.stop();
         if (report === 'busy') throw new CliError('another retention run holds the retention lock; nothing changed (it finishes on its own, or see docs/runbooks/retention.md)');
         print(report);
-      });
+      }, LONG_STATEMENTS);
     });
 }
