@@ -310,23 +310,37 @@ export function replicaOwnershipProblems(objects: K8sObject[]): string[] {
   return problems;
 }
 
+/**
+ * What a pod of the ops CLI (the migration Job, the retention CronJob) needs:
+ * one container, the apps' image and settings (loadConfig('ops') accepts
+ * them), DATABASE_URL, resources, the apps' security settings, no service
+ * account token, and a restart policy a Job allows.
+ */
+function opsPodProblems(objects: K8sObject[], what: string, pod: Any): { container?: Any; problems: string[] } {
+  const containers = pod?.containers ?? [];
+  if (containers.length !== 1) return { problems: [`${what}: expected one container`] };
+  const [c] = containers;
+  const problems: string[] = [];
+  if (!['Never', 'OnFailure'].includes(pod.restartPolicy)) problems.push(`${what}: restartPolicy ${pod.restartPolicy}`);
+  const env = containerEnv(objects, c);
+  problems.push(...env.problems, ...unknownVariables(env), ...configIn(objects, c, 'ops').problems);
+  if (env.values.DATABASE_URL === undefined) problems.push(`${what} gets no DATABASE_URL`);
+  if (env.values.APP !== 'ops') problems.push(`${what} runs APP=${env.values.APP}, not ops`);
+  problems.push(...resourceProblems(c), ...securityProblems(pod, c));
+  if (pod.automountServiceAccountToken !== false) problems.push(`${what} mounts a service account token`);
+  const appImages = new Set(ofKind(objects, 'Deployment').map((d) => appContainer(d).container?.image));
+  if (appImages.size !== 1 || !appImages.has(c.image)) problems.push(`${what} runs ${c.image}, the apps run ${[...appImages].join(', ')}`);
+  return { container: c, problems };
+}
+
 /** The migration Job runs `npm run migrate` (package.json) with the apps' image and settings, before them. */
 export function migrationJobProblems(objects: K8sObject[], migrateScript: string): string[] {
   const jobs = ofKind(objects, 'Job') as Any[];
   if (jobs.length !== 1) return [`${jobs.length} Jobs, expected the migration Job`];
   const [job] = jobs;
-  const problems: string[] = [];
-  const containers = job.spec.template.spec.containers ?? [];
-  if (containers.length !== 1) return [`Job ${job.metadata.name}: expected one container`];
-  const [c] = containers;
-  if ((c.command ?? []).join(' ') !== migrateScript) problems.push(`Job ${job.metadata.name} runs "${(c.command ?? []).join(' ')}", npm run migrate is "${migrateScript}"`);
-  if (!['Never', 'OnFailure'].includes(job.spec.template.spec.restartPolicy)) problems.push(`Job ${job.metadata.name}: restartPolicy ${job.spec.template.spec.restartPolicy}`);
-  const env = containerEnv(objects, c);
-  problems.push(...env.problems, ...unknownVariables(env), ...configIn(objects, c, 'ops').problems);
-  if (env.values.DATABASE_URL === undefined) problems.push(`Job ${job.metadata.name} gets no DATABASE_URL`);
-  problems.push(...resourceProblems(c), ...securityProblems(job.spec.template.spec, c));
-  const appImages = new Set(ofKind(objects, 'Deployment').map((d) => appContainer(d).container?.image));
-  if (appImages.size !== 1 || !appImages.has(c.image)) problems.push(`Job ${job.metadata.name} runs ${c.image}, the apps run ${[...appImages].join(', ')}`);
+  const { container: c, problems } = opsPodProblems(objects, `Job ${job.metadata.name}`, job.spec.template.spec);
+  if (!c) return problems;
+  if ((c.command ?? []).join(' ') !== migrateScript) problems.unshift(`Job ${job.metadata.name} runs "${(c.command ?? []).join(' ')}", npm run migrate is "${migrateScript}"`);
 
   // The first deploy step applies only what carries the label: the Job and everything it needs.
   const labelled = (o: K8sObject | undefined) => o?.metadata.labels?.[DEPLOY_STEP_LABEL] === 'migrate';
@@ -338,6 +352,44 @@ export function migrationJobProblems(objects: K8sObject[], migrateScript: string
   }
   for (const ns of ofKind(objects, 'Namespace')) if (!labelled(ns)) problems.push(`Namespace ${ns.metadata.name} lacks ${DEPLOY_STEP_LABEL}=migrate`);
   for (const d of ofKind(objects, 'Deployment')) if (labelled(d)) problems.push(`Deployment ${d.metadata.name} would start in the migration step`);
+  return problems;
+}
+
+/** A daily schedule: a fixed minute and hour, every day (`17 3 * * *`). */
+const DAILY = /^([0-5]?\d) (1?\d|2[0-3]) \* \* \*$/;
+
+/**
+ * The retention CronJob runs `npm run ops -- retention run` (`opsScript` is the
+ * ops script of package.json; `isOpsCommand` says whether the CLI has the
+ * command): daily in UTC (retention days are UTC days), one run at a time, a
+ * run bounded in time (with Forbid, a hung run would hold back every later
+ * one), with the migration Job's image and settings, applied with the apps
+ * (it needs the migrated schema), not in the migration step.
+ */
+export function retentionCronJobProblems(objects: K8sObject[], opsScript: string, isOpsCommand: (args: string[]) => boolean): string[] {
+  const cronJobs = ofKind(objects, 'CronJob') as Any[];
+  if (cronJobs.length !== 1) return [`${cronJobs.length} CronJobs, expected the retention CronJob`];
+  const [cron] = cronJobs;
+  const what = `CronJob ${cron.metadata.name}`;
+  const problems: string[] = [];
+  if (!DAILY.test(cron.spec.schedule ?? '')) problems.push(`${what}: schedule "${cron.spec.schedule}" is not once a day`);
+  if (!['Etc/UTC', 'UTC'].includes(cron.spec.timeZone)) problems.push(`${what}: timeZone ${cron.spec.timeZone}, not UTC`);
+  if (cron.spec.concurrencyPolicy !== 'Forbid') problems.push(`${what}: concurrencyPolicy ${cron.spec.concurrencyPolicy}, not Forbid`);
+  const job = cron.spec.jobTemplate?.spec ?? {};
+  if (!(job.activeDeadlineSeconds > 0 && job.activeDeadlineSeconds < 86_400)) problems.push(`${what}: activeDeadlineSeconds ${job.activeDeadlineSeconds}, not within a day`);
+  const { container: c, problems: podProblems } = opsPodProblems(objects, what, job.template?.spec);
+  problems.push(...podProblems);
+  if (c) {
+    const command = [...(c.command ?? []), ...(c.args ?? [])];
+    const script = opsScript.split(' ');
+    const args = command.slice(script.length);
+    if (command.slice(0, script.length).join(' ') !== opsScript || args.slice(0, 2).join(' ') !== 'retention run' || !isOpsCommand(args)) {
+      problems.push(`${what} runs "${command.join(' ')}", not "${opsScript} retention run"`);
+    }
+    if (args.includes('--dry-run')) problems.push(`${what} only ever dry-runs`);
+  }
+  const labelled = (o: Any) => o?.metadata?.labels?.[DEPLOY_STEP_LABEL] === 'migrate';
+  if (labelled(cron) || labelled(cron.spec.jobTemplate)) problems.push(`${what} would be applied in the migration step, before the schema it needs`);
   return problems;
 }
 
@@ -364,7 +416,7 @@ export function namespaceProblems(objects: K8sObject[]): string[] {
 /** All containers run one image, pinned to a release (a tag other than latest, or a digest). */
 export function imageProblems(objects: K8sObject[], parse: (ref: string) => { name: string; tag?: string; digest?: string }): string[] {
   const images = new Set<string>();
-  for (const o of objects as Any[]) for (const c of o.spec?.template?.spec?.containers ?? []) images.add(c.image);
+  for (const o of objects as Any[]) for (const c of (o.spec?.jobTemplate?.spec ?? o.spec)?.template?.spec?.containers ?? []) images.add(c.image);
   const problems: string[] = [];
   if (images.size !== 1) problems.push(`containers run ${images.size} images (${[...images].join(', ')}), expected one`);
   for (const image of images) {

@@ -13,12 +13,15 @@ import {
   namespaceProblems,
   podMonitorProblems,
   replicaOwnershipProblems,
+  retentionCronJobProblems,
   scaledObjectProblems,
   schemaVariables,
   secretProblems,
   serviceProblems,
   unknownVariables,
 } from '../support/k8s-checks';
+import { buildProgram } from '../../apps/ops/src/cli';
+import { CliContext } from '../../apps/ops/src/context';
 import { fieldErrors } from '../support/k8s-strict-fields';
 import { MONITORING_API_VERSION, monitoringFieldErrors } from '../support/monitoring-crds';
 import {
@@ -41,8 +44,10 @@ import {
  *  - each overlay is a working deployment of this code base: a Deployment, probes,
  *    resources and a PodDisruptionBudget for every app, the real loadConfig accepts
  *    each container's environment, every ScaledObject reads its worker's own queue
- *    as libs/messaging's topology names it, the HPA scales the gateway, and the
- *    migration Job runs `npm run migrate` (rules: test/support/k8s-checks.ts);
+ *    as libs/messaging's topology names it, the HPA scales the gateway, the
+ *    migration Job runs `npm run migrate`, and the retention CronJob runs
+ *    `npm run ops -- retention run` daily, one at a time, with the same image
+ *    and settings (rules: test/support/k8s-checks.ts);
  *  - the monitoring kustomizations (k8s/monitoring, k8s/overlays/<env>/monitoring:
  *    Prometheus Operator kinds, kept out of the base) have only the fields of the
  *    operator's CRDs (test/support/monitoring-crds.ts), and scrape every app of
@@ -101,7 +106,24 @@ function schemaErrors(objects: unknown[]): string[][] {
 
 const clone = <T>(v: T): T => structuredClone(v);
 const productionSet = () => clone(overlays.find((o) => o.name === 'production')!.objects);
-const migrateScript = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.migrate;
+const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const migrateScript = scripts.migrate;
+/** `npm run ops -- <args>` runs this and the args. */
+const opsScript = scripts.ops;
+/** Whether the operator CLI has the command these args name, with these options (its own commander program, no connection made). */
+function isOpsCommand(args: string[]): boolean {
+  let command = buildProgram(new CliContext({ out: () => undefined, err: () => undefined }, {}));
+  for (const arg of args) {
+    if (arg.startsWith('-')) {
+      if (!command.options.some((o) => o.long === arg)) return false;
+      continue;
+    }
+    const sub = command.commands.find((c) => c.name() === arg);
+    if (!sub) return false;
+    command = sub;
+  }
+  return command.commands.length === 0;
+}
 
 describe('k8s/ manifests', () => {
   describe('files', () => {
@@ -142,7 +164,7 @@ describe('k8s/ manifests', () => {
 
     it('renders a full set for every overlay', () => {
       for (const o of overlays) {
-        for (const kind of ['Namespace', 'ConfigMap', 'Secret', 'Job', 'Deployment', 'Service', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'ScaledObject', 'TriggerAuthentication']) {
+        for (const kind of ['Namespace', 'ConfigMap', 'Secret', 'Job', 'CronJob', 'Deployment', 'Service', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'ScaledObject', 'TriggerAuthentication']) {
           expect([o.name, kind, o.objects.some((x) => x.kind === kind)]).toEqual([o.name, kind, true]);
         }
       }
@@ -214,6 +236,16 @@ describe('k8s/ manifests', () => {
       const s = scaled();
       s.apiVersion = 'keda.sh/v1';
       broken.push(['an API version with no schema', s, /keda\.sh\/v1/]);
+    }
+    {
+      const c = clone(find(productionSet(), 'CronJob', 'lead-router-retention')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+      c.spec.startingDeadlineSeconds = '6h';
+      broken.push(['a CronJob field of the wrong type (startingDeadlineSeconds: "6h")', c, /startingDeadlineSeconds must be integer/]);
+    }
+    {
+      const c = clone(find(productionSet(), 'CronJob', 'lead-router-retention')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+      c.spec.jobTemplate.spec.template.spec.restartpolicy = 'Never';
+      broken.push(['an unknown field in a CronJob’s pod (restartpolicy)', c, /restartpolicy/]);
     }
     const monitor = () => clone(monitoringOf('production').find((o) => o.kind === 'PodMonitor')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
     const rules = () => clone(monitoringOf('production').find((o) => o.kind === 'PrometheusRule')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -297,6 +329,9 @@ describe('k8s/ manifests', () => {
     it('migrates with a Job running npm run migrate, labelled for the first deploy step', () => {
       expect(migrationJobProblems(objects, migrateScript)).toEqual([]);
     });
+    it('runs the retention daily with a CronJob: npm run ops -- retention run, in UTC, one at a time, the migration Job’s image and settings, after the migration step', () => {
+      expect(retentionCronJobProblems(objects, opsScript, isOpsCommand)).toEqual([]);
+    });
     it('is scraped by its monitoring: every app’s pods on their metrics port, in its namespace, under the rules’ job', () => {
       expect(podMonitorProblems(objects, monitoringOf(name))).toEqual([]);
     });
@@ -375,6 +410,46 @@ describe('k8s/ manifests', () => {
       expect(migrationJobProblems(set, migrateScript)).toEqual([`Job lead-router-migrate runs "node dist/apps/ops/src/main.js db status", npm run migrate is "${migrateScript}"`]);
       const noSecret = productionSet().filter((o) => o.kind !== 'Secret');
       expect(migrationJobProblems(noSecret, migrateScript)).toContain('envFrom names Secret lead-router-secrets, which is not in this set');
+    });
+
+    it('a retention CronJob that runs too often, side by side, without bound, something else, or before the migration', () => {
+      const cron = 'lead-router-retention';
+      const containerOf = (c: Mutable) => c.spec.jobTemplate.spec.template.spec.containers[0];
+      const often = mutate('CronJob', cron, (c) => {
+        c.spec.schedule = '*/5 * * * *';
+        c.spec.timeZone = 'America/New_York';
+        c.spec.concurrencyPolicy = 'Allow';
+        delete c.spec.jobTemplate.spec.activeDeadlineSeconds;
+      });
+      expect(retentionCronJobProblems(often, opsScript, isOpsCommand)).toEqual([
+        `CronJob ${cron}: schedule "*/5 * * * *" is not once a day`,
+        `CronJob ${cron}: timeZone America/New_York, not UTC`,
+        `CronJob ${cron}: concurrencyPolicy Allow, not Forbid`,
+        `CronJob ${cron}: activeDeadlineSeconds undefined, not within a day`,
+      ]);
+      const dry = mutate('CronJob', cron, (c) => (containerOf(c).args = ['--dry-run']));
+      expect(retentionCronJobProblems(dry, opsScript, isOpsCommand)).toEqual([`CronJob ${cron} only ever dry-runs`]);
+      const unknown = mutate('CronJob', cron, (c) => (containerOf(c).command = ['node', 'dist/apps/ops/src/main.js', 'retention', 'run', '--yes']));
+      expect(retentionCronJobProblems(unknown, opsScript, isOpsCommand)).toEqual([`CronJob ${cron} runs "node dist/apps/ops/src/main.js retention run --yes", not "${opsScript} retention run"`]);
+      const rootAndToken = mutate('CronJob', cron, (c) => {
+        c.spec.jobTemplate.spec.template.spec.securityContext.runAsUser = 0;
+        c.spec.jobTemplate.spec.template.spec.automountServiceAccountToken = true;
+        containerOf(c).image = 'lead-router:latest';
+      });
+      expect(retentionCronJobProblems(rootAndToken, opsScript, isOpsCommand)).toEqual([
+        'retention: runAsUser is 0, not 1000 (node)',
+        `CronJob ${cron} mounts a service account token`,
+        `CronJob ${cron} runs lead-router:latest, the apps run registry.example.com/lead-router:0.1.0`,
+      ]);
+      const early = mutate('CronJob', cron, (c) => (c.metadata.labels['lead-router/deploy-step'] = 'migrate'));
+      expect(retentionCronJobProblems(early, opsScript, isOpsCommand)).toEqual([`CronJob ${cron} would be applied in the migration step, before the schema it needs`]);
+      const noSecret = productionSet().filter((o) => o.kind !== 'Secret');
+      expect(retentionCronJobProblems(noSecret, opsScript, isOpsCommand)).toEqual(
+        expect.arrayContaining(['envFrom names Secret lead-router-secrets, which is not in this set', `CronJob ${cron} gets no DATABASE_URL`]),
+      );
+      const badSetting = mutate('ConfigMap', 'lead-router-config', (c) => (c.data.RETENTION_SEARCH_DAYS = '1'));
+      expect(retentionCronJobProblems(badSetting, opsScript, isOpsCommand).join('\n')).toMatch(/loadConfig\('ops'\) refuses [\s\S]*RETENTION_SEARCH_DAYS=1: .*less than 3/);
+      expect(imageProblems(rootAndToken, parseImage)).toContain('containers run 2 images (registry.example.com/lead-router:0.1.0, lead-router:latest), expected one');
     });
 
     it('a PodMonitor on a port the pods do not name, on pods it does not select, or in another namespace', () => {

@@ -7,11 +7,13 @@ import { registerDlqCommands } from './commands/dlq.command';
 import { registerKeysCommands } from './commands/keys.command';
 import { registerLeadCommands } from './commands/lead.command';
 import { registerReportCommands } from './commands/report.command';
+import { registerRetentionCommands } from './commands/retention.command';
+import { registerStorageCommands } from './commands/storage.command';
 import { CliContext } from './context';
 import { CliIo, processIo } from './io';
 
 /** Each command group registers itself; a new group is one file in commands/ and one line here. */
-const COMMAND_GROUPS = [registerDbCommands, registerCatalogCommands, registerKeysCommands, registerLeadCommands, registerReportCommands, registerDlqCommands, registerDeliveriesCommands];
+const COMMAND_GROUPS = [registerDbCommands, registerCatalogCommands, registerKeysCommands, registerLeadCommands, registerReportCommands, registerDlqCommands, registerDeliveriesCommands, registerRetentionCommands, registerStorageCommands];
 
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('ops')

@@ -20,6 +20,11 @@ export class CliContext {
     return this.appConfig().redis;
   }
 
+  /** Days the retention run keeps searches and handled-message records (RETENTION_SEARCH_DAYS, RETENTION_MESSAGE_DAYS). */
+  retention(): { searchDays: number; messageDays: number } {
+    return this.appConfig().retention;
+  }
+
   /** The broker and the topology of AMQP_PREFIX (the DLQ names come from it). */
   messaging(): { url: string; topology: Topology } {
     const config = this.appConfig();

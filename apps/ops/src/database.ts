@@ -13,9 +13,14 @@ export function redactUrl(url: string, variable = 'DATABASE_URL'): string {
   }
 }
 
-/** Opens a short-lived connection for one command and always closes it. */
-export async function withDatabase<T>(url: string, fn: (ds: DataSource) => Promise<T>): Promise<T> {
-  const ds = createDataSource({ url, poolSize: 2, timeoutMs: 10000, applicationName: 'lead-router-ops' });
+/**
+ * Opens a short-lived connection for one command and always closes it. A
+ * statement may take 40 s, or `statementTimeoutMs` for a command that counts
+ * or moves a whole day of searches (retention, storage); connecting, 10 s.
+ */
+export async function withDatabase<T>(url: string, fn: (ds: DataSource) => Promise<T>, opts: { statementTimeoutMs?: number } = {}): Promise<T> {
+  const timeoutMs = opts.statementTimeoutMs === undefined ? 10000 : opts.statementTimeoutMs / 4;
+  const ds = createDataSource({ url, poolSize: 2, timeoutMs, poolWaitMs: 10000, applicationName: 'lead-router-ops' });
   try {
     await ds.initialize();
   } catch (e) {

@@ -54,6 +54,8 @@ export interface AppConfig {
   catalogCacheMs: number;
   /** How long the gateway reuses an API key read from PostgreSQL (ms). */
   apiKeyCacheMs: number;
+  /** Days the retention run keeps searches and handled-message records (docs/runbooks/retention.md). */
+  retention: { searchDays: number; messageDays: number };
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

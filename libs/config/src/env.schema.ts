@@ -107,4 +107,21 @@ export class EnvironmentVariables {
   /** How long a worker reuses a campaign's offers as read from the catalog; 0 reads them for every search. */
   @Transform(toInt) @IsInt() @Min(0) @Max(600000)
   CATALOG_CACHE_MS = 2000;
+
+  /**
+   * Days a search is kept, with its day's result templates and partner calls
+   * (`ops retention run`, docs/runbooks/retention.md); searches a lead names
+   * are kept with the leads. At least 3 (libs/domain SEARCH_RETENTION): a
+   * result can be submitted up to a day after its search.
+   */
+  @Transform(toInt) @IsInt() @Min(3) @Max(3650)
+  RETENTION_SEARCH_DAYS = 30;
+
+  /**
+   * Days a handled-message record (`processed_messages`) is kept. At least 2
+   * (libs/domain MESSAGE_RETENTION): longer than the longest redelivery
+   * horizon, a dead-letter replay included.
+   */
+  @Transform(toInt) @IsInt() @Min(2) @Max(3650)
+  RETENTION_MESSAGE_DAYS = 30;
 }

@@ -1,3 +1,4 @@
+import { MESSAGE_RETENTION, SEARCH_RETENTION } from '../../domain/src/retention';
 import { loadConfig, ConfigError } from './load-config';
 
 describe('loadConfig', () => {
@@ -24,6 +25,15 @@ describe('loadConfig', () => {
     expect(loadConfig('checks', {}).amqp.prefetch).toBe(32);
     expect(loadConfig('partner-adapter', { AMQP_PREFETCH: '8' }).amqp.prefetch).toBe(8);
     expect(() => loadConfig('checks', { AMQP_PREFETCH: '0' })).toThrow(/AMQP_PREFETCH/);
+  });
+
+  it('keeps searches and handled-message records the retention policy’s default days, and refuses fewer than its minimums', () => {
+    expect(loadConfig('ops', {}).retention).toEqual({ searchDays: SEARCH_RETENTION.defaultDays, messageDays: MESSAGE_RETENTION.defaultDays });
+    const at = (search: number, message: number) => loadConfig('ops', { RETENTION_SEARCH_DAYS: String(search), RETENTION_MESSAGE_DAYS: String(message) }).retention;
+    expect(at(SEARCH_RETENTION.minimumDays, MESSAGE_RETENTION.minimumDays)).toEqual({ searchDays: 3, messageDays: 2 });
+    expect(() => at(SEARCH_RETENTION.minimumDays - 1, 30)).toThrow(/RETENTION_SEARCH_DAYS=2/);
+    expect(() => at(30, MESSAGE_RETENTION.minimumDays - 1)).toThrow(/RETENTION_MESSAGE_DAYS=1/);
+    expect(() => loadConfig('ops', { RETENTION_SEARCH_DAYS: '7d' })).toThrow(/RETENTION_SEARCH_DAYS/);
   });
 
   it('fails fast naming every bad variable', () => {

@@ -19,3 +19,4 @@ export * from './results';
 export * from './submit';
 export * from './idempotency';
 export * from './ids/lead-ids';
+export * from './retention';

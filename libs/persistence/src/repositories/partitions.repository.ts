@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { addDays, dayOf, daySuffix, KEPT_DAY, LEGACY_DAY, PARTITIONED_TABLES, PartitionedTable } from '../partitions/partition-days';
-import { run, statement } from '../queries/sql';
+import { run, Statement, statement } from '../queries/sql';
 
 interface Executes {
   query(sql: string, params?: unknown[]): Promise<unknown>;
@@ -45,15 +45,19 @@ const PARTITIONS = statement(`SELECT parent.relname AS table, child.relname AS n
         ORDER BY parent.relname, child.relname`);
 
 /** Exact row counts of one partition family's day (the retention's dry run counts what it would drop). */
-const DAY_ROWS = (table: PartitionedTable) => `SELECT count(*)::bigint AS n FROM ${table} WHERE part_day >= $1::date AND part_day < $2::date`;
+const DAY_ROWS = Object.fromEntries(
+  PARTITIONED_TABLES.map((t) => [t, statement(`SELECT count(*)::bigint AS n FROM ${t} WHERE part_day >= $1::date AND part_day < $2::date`)]),
+) as Record<PartitionedTable, Statement>;
 
 /**
  * Searches of [from, to) that a lead names move to the kept partition, with
  * their partner calls and a copy of their templates, so that dropping the
  * day's partitions never loses a search a submit was made on. Driven by the
- * leads submitted in the window the searches' results could be submitted in
- * ([from, to + 2 days) for day partitions: results expire within a day,
- * catalog `result_ttl_seconds` <= 86,400; any time for the legacy partition).
+ * leads that can name them: created from the day before `from` (a search's
+ * day is its id's, made before any submit of it; the day before absorbs clock
+ * skew between hosts) to now. Not only within a day of the search: a submit
+ * after its result expired is refused (`OFFER_UNAVAILABLE`) and stored, naming
+ * its search, however late it comes. For the legacy partition: any time.
  */
 const KEEP_SUBMITTED = statement(`WITH kept AS (
          SELECT DISTINCT s.id
@@ -79,12 +83,54 @@ const KEEP_SUBMITTED = statement(`WITH kept AS (
        SELECT (SELECT count(*) FROM moved)::int AS searches, (SELECT count(*) FROM calls)::int AS calls,
               (SELECT count(*) FROM templates)::int AS templates`);
 
+const SUBMITTED_COUNT = statement(`SELECT count(DISTINCT s.id)::bigint AS n
+         FROM leads l JOIN searches s ON s.id = l.search_id AND s.part_day >= $1::date AND s.part_day < $2::date
+        WHERE l.search_id IS NOT NULL AND l.created_at >= $3::timestamptz AND l.created_at < $4::timestamptz`);
+
+/** The leads that can name a search of the partition starting at `from` ([created from, created to)): see KEEP_SUBMITTED. */
+function leadWindow(from: string): [string, string] {
+  return from === LEGACY_DAY ? ['-infinity', 'infinity'] : [addDays(from, -1), 'infinity'];
+}
+
+/** How long a drop waits for its locks, how many times it tries, and the pause before try n (n x this). */
+const DROP_LOCK_TIMEOUT_MS = 2000;
+const DROP_TRIES = 5;
+const DROP_RETRY_PAUSE_MS = 1000;
+/** SQLSTATE lock_not_available: lock_timeout expired. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/** A day or legacy partition of a partitioned table: the only tables drop() touches. */
+const DROPPABLE = new RegExp(`^(${PARTITIONED_TABLES.join('|')})_(p\\d{8}|legacy)$`);
+
 /** The newest search of the legacy partition (it is emptied once that is past the retention). */
 const LEGACY_NEWEST = statement(`SELECT max(created_at) AS newest FROM searches WHERE part_day = DATE '${LEGACY_DAY}'`);
 const LEGACY_MESSAGES_NEWEST = statement(`SELECT max(processed_at) AS newest FROM processed_messages WHERE part_day = DATE '${LEGACY_DAY}'`);
 
 /** Searches and the partitions they live in: sizes for `ops storage report`, bytes per search. */
 const SEARCH_COUNT = statement(`SELECT count(*)::bigint AS n FROM searches`);
+
+/** One table of the schema as stored: a partitioned table counts its partitions' rows and bytes. */
+export interface TableSize {
+  table: string;
+  partitioned: boolean;
+  /** How many partitions it has (0 for a plain table). */
+  partitions: number;
+  /** Estimated rows (from the statistics). */
+  rows: number;
+  /** Bytes with its indexes and TOAST. */
+  bytes: number;
+}
+
+/** Every table of the schema that is not itself a partition, largest first. */
+const TABLE_SIZES = statement(`SELECT c.relname AS table, c.relkind = 'p' AS partitioned, count(ch.oid)::int AS partitions,
+              CASE WHEN c.relkind = 'p' THEN COALESCE(sum(GREATEST(ch.reltuples, 0)), 0) ELSE GREATEST(c.reltuples, 0) END::bigint AS rows,
+              CASE WHEN c.relkind = 'p' THEN COALESCE(sum(pg_total_relation_size(ch.oid)), 0) ELSE pg_total_relation_size(c.oid) END::bigint AS bytes
+         FROM pg_class c
+         LEFT JOIN pg_inherits i ON i.inhparent = c.oid
+         LEFT JOIN pg_class ch ON ch.oid = i.inhrelid
+        WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+        GROUP BY c.oid, c.relname, c.relkind, c.reltuples
+        ORDER BY bytes DESC, c.relname`);
 
 /**
  * The day partitions (`part_day`, UTC) of `searches`, `result_templates`,
@@ -104,13 +150,15 @@ export class PartitionStore {
     return this.ds.transaction(async (em) => {
       await em.query(`SELECT pg_advisory_xact_lock(hashtext('lead-router-partitions'))`);
       let created = 0;
-      const today = dayOf(now);
-      for (let i = -1; i <= ahead; i++) {
-        const day = addDays(today, i);
-        created += await createDayPartitions(em, { from: day, to: null, suffix: daySuffix(day) });
-      }
+      for (const day of daysAhead(now, ahead)) created += await createDayPartitions(em, { from: day, to: null, suffix: daySuffix(day) });
       return created;
     });
+  }
+
+  /** The days of [today - 1, today + ahead] of which some table has no partition: what ensureDays would create, changing nothing. */
+  async missingDays(now: Date, ahead: number): Promise<string[]> {
+    const have = new Set((await this.partitions()).map((p) => p.name));
+    return daysAhead(now, ahead).filter((day) => PARTITIONED_TABLES.some((t) => !have.has(`${t}_${daySuffix(day)}`)));
   }
 
   async partitions(): Promise<PartitionInfo[]> {
@@ -118,20 +166,23 @@ export class PartitionStore {
     return rows.map((r) => ({ table: r.table, name: r.name, day: dayOfBound(r.bound), rows: Number(r.rows), bytes: Number(r.bytes) }));
   }
 
-  /** Exact rows of each partitioned table in [from, to). */
-  async rowsOf(from: string, to: string): Promise<Record<PartitionedTable, number>> {
-    const out = {} as Record<PartitionedTable, number>;
-    for (const t of PARTITIONED_TABLES) out[t] = Number(((await this.ds.query(DAY_ROWS(t), [from, to])) as Array<{ n: string }>)[0].n);
+  /** Exact rows of each partitioned table (or of `tables`) in [from, to). */
+  async rowsOf(from: string, to: string, tables: readonly PartitionedTable[] = PARTITIONED_TABLES): Promise<Partial<Record<PartitionedTable, number>>> {
+    const out: Partial<Record<PartitionedTable, number>> = {};
+    for (const t of tables) out[t] = Number((await run<{ n: string }>(this.ds, DAY_ROWS[t], [from, to]))[0].n);
     return out;
   }
 
   /** Moves the searches of the partition [from, to) that a lead names into the kept partition (KEEP_SUBMITTED). */
   async keepSubmitted(from: string, to: string): Promise<{ searches: number; calls: number; templates: number }> {
-    const legacy = from === LEGACY_DAY;
-    const leadsFrom = legacy ? '-infinity' : from;
-    const leadsTo = legacy ? 'infinity' : addDays(to, 2);
-    const rows: Array<{ searches: number; calls: number; templates: number }> = await run(this.ds, KEEP_SUBMITTED, [from, to, leadsFrom, leadsTo]);
+    const rows: Array<{ searches: number; calls: number; templates: number }> = await run(this.ds, KEEP_SUBMITTED, [from, to, ...leadWindow(from)]);
     return rows[0];
+  }
+
+  /** How many searches of [from, to) keepSubmitted would move (the retention's dry run), changing nothing. */
+  async submittedCount(from: string, to: string): Promise<number> {
+    const rows: Array<{ n: string }> = await run(this.ds, SUBMITTED_COUNT, [from, to, ...leadWindow(from)]);
+    return Number(rows[0].n);
   }
 
   /** The newest row of the legacy partitions: searches by creation, handled messages by handling. */
@@ -145,11 +196,58 @@ export class PartitionStore {
    * Drops whole partitions by name (day partitions), or empties them
    * (`legacy`: it stays, as the home of ids that carry no time). Each in its
    * own short transaction: a drop holds its parent's lock for milliseconds.
+   * It waits for that lock at most DROP_LOCK_TIMEOUT_MS: a drop waiting
+   * behind a long query (a report) would hold every query on the table behind
+   * it; it lets them go and tries again a little later, DROP_TRIES times.
    */
   async drop(names: readonly string[]): Promise<void> {
     for (const name of names) {
-      if (!/^[a-z_]+_(p\d{8}|legacy)$/.test(name)) throw new Error(`not a droppable partition: ${name}`);
-      await this.ds.query(name.endsWith('_legacy') ? `TRUNCATE ${name}` : `DROP TABLE ${name}`);
+      if (!DROPPABLE.test(name)) throw new Error(`not a droppable partition: ${name}`);
+      const sql = name.endsWith('_legacy') ? `TRUNCATE ${name}` : `DROP TABLE ${name}`;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.ds.transaction(async (em) => {
+            await em.query(`SET LOCAL lock_timeout = ${DROP_LOCK_TIMEOUT_MS}`);
+            await em.query(sql);
+          });
+          break;
+        } catch (e) {
+          if ((e as { code?: string }).code !== LOCK_NOT_AVAILABLE || attempt >= DROP_TRIES) throw e;
+          await new Promise((r) => setTimeout(r, attempt * DROP_RETRY_PAUSE_MS));
+        }
+      }
+    }
+  }
+
+  /**
+   * Every table of the schema with its size (`ops storage report`): a
+   * partitioned table with the sum of its partitions. Rows are estimates
+   * from the statistics (0 until the table is first analyzed).
+   */
+  async tables(): Promise<TableSize[]> {
+    const rows: Array<{ table: string; partitioned: boolean; partitions: number; rows: string; bytes: string }> = await run(this.ds, TABLE_SIZES, []);
+    return rows.map((r) => ({ table: r.table, partitioned: r.partitioned, partitions: r.partitions, rows: Number(r.rows), bytes: Number(r.bytes) }));
+  }
+
+  /**
+   * Runs `fn` while this process holds the retention lock (a session advisory
+   * lock on a connection of its own), so that two retention runs never drop
+   * or move the same rows at once. Answers `busy`, without running `fn`,
+   * when another run holds it.
+   */
+  async exclusively<T>(fn: () => Promise<T>): Promise<T | 'busy'> {
+    const runner = this.ds.createQueryRunner();
+    await runner.connect();
+    try {
+      const [{ locked }] = (await runner.query(`SELECT pg_try_advisory_lock(hashtext('lead-router-retention')) AS locked`)) as Array<{ locked: boolean }>;
+      if (!locked) return 'busy';
+      try {
+        return await fn();
+      } finally {
+        await runner.query(`SELECT pg_advisory_unlock(hashtext('lead-router-retention'))`).catch(() => undefined);
+      }
+    } finally {
+      await runner.release();
     }
   }
 
@@ -157,6 +255,14 @@ export class PartitionStore {
     const rows: Array<{ n: string }> = await run(this.ds, SEARCH_COUNT, []);
     return Number(rows[0].n);
   }
+}
+
+/** The days ensureDays keeps partitions for: [today - 1, today + ahead] (UTC). */
+function daysAhead(now: Date, ahead: number): string[] {
+  const today = dayOf(now);
+  const days: string[] = [];
+  for (let i = -1; i <= ahead; i++) days.push(addDays(today, i));
+  return days;
 }
 
 /** `FOR VALUES FROM ('2026-11-26') TO ('2026-11-27')` -> its day, or kept / legacy. */
