@@ -1,5 +1,5 @@
 import type { PartnerRef } from '@lr/contracts';
-import { CampaignOffer, mergeResults, OfferVerdict, ownResult, ResultCandidate, TestMode } from '@lr/domain';
+import { CampaignOffer, OfferOutcome, OfferVerdict, ownResult, ResultCandidate, searchOutcome, TestMode } from '@lr/domain';
 import type { OfferDecision } from '@lr/persistence';
 
 /** One request to a partner network: its offers that qualified. */
@@ -16,36 +16,37 @@ export interface SearchPlan {
 }
 
 /**
- * What the verdicts (libs/domain qualify) mean for a new search: the own
- * offers shown (best first; a live search shows each school once, a test
- * search every offer: test-mode), one call per partner network for its
- * qualifying offers, and why every offer was or was not shown.
+ * What the verdicts (libs/domain qualify) mean for a new search
+ * (libs/domain searchOutcome): the own offers shown (best first; a live
+ * search shows each school once, a test search every offer: test-mode), one
+ * call per partner network for its qualifying offers, and why every offer
+ * was or was not shown.
  */
 export function planSearch(offers: readonly CampaignOffer[], verdicts: readonly OfferVerdict[], mode: TestMode, now: Date): SearchPlan {
-  const byId = new Map(offers.map((o) => [o.offerId, o]));
+  const outcome = searchOutcome(offers, verdicts, mode.ranking, (offer, programs) => ownResult(offer, programs, now));
   const decisions: Record<string, OfferDecision> = {};
-  const own: ResultCandidate[] = [];
+  for (const [offerId, o] of outcome.outcomes) decisions[offerId] = decisionOf(o);
   const partnerOffers = new Map<string, CampaignOffer[]>();
-  for (const verdict of verdicts) {
-    const offer = byId.get(verdict.offerId);
-    if (!offer) continue;
-    if (!verdict.qualifies) {
-      decisions[offer.offerId] = { shown: false, reason: verdict.refusal, ...(verdict.detail ? { detail: verdict.detail } : {}) };
-    } else if (offer.source === 'own') {
-      own.push(ownResult(offer, verdict.programs ?? [], now));
-    } else if (offer.partner) {
-      const group = partnerOffers.get(offer.partner.id) ?? [];
-      group.push(offer);
-      partnerOffers.set(offer.partner.id, group);
-      decisions[offer.offerId] = { shown: false, reason: 'partner_asked', partner: offer.partner.name };
-    }
+  for (const offer of outcome.partnerOffers) {
+    const group = partnerOffers.get(offer.partner!.id) ?? [];
+    group.push(offer);
+    partnerOffers.set(offer.partner!.id, group);
   }
-  const { added } = mergeResults([], own, mode.ranking);
-  const shown = new Set(added.map((c) => c.resultId));
-  for (const c of own) {
-    decisions[c.offerId] = shown.has(c.resultId) ? { shown: true, result_id: c.resultId } : { shown: false, reason: 'school_already_shown' };
+  return { shown: outcome.shown, partnerCalls: [...partnerOffers.values()].map(partnerCall), decisions };
+}
+
+/** An outcome as `offer_decisions` stores it. */
+function decisionOf(o: OfferOutcome<ResultCandidate>): OfferDecision {
+  switch (o.kind) {
+    case 'shown':
+      return { shown: true, result_id: o.candidate.resultId };
+    case 'school_already_shown':
+      return { shown: false, reason: 'school_already_shown' };
+    case 'partner_asked':
+      return { shown: false, reason: 'partner_asked', partner: o.offer.partner!.name };
+    case 'refused':
+      return { shown: false, reason: o.verdict.refusal, ...(o.verdict.detail ? { detail: o.verdict.detail } : {}) };
   }
-  return { shown: added, partnerCalls: [...partnerOffers.values()].map(partnerCall), decisions };
 }
 
 export function partnerCall(group: readonly CampaignOffer[]): PartnerCall {

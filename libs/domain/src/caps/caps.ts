@@ -75,9 +75,14 @@ export const slotKey = (s: CapSlot): string => `${s.scope}|${s.period}|${s.perio
 /** Sales counted in each slot now (what `cap_usage` says); a slot with no row has none. */
 export type CapUsage = ReadonlyMap<string, number>;
 
+/** Sales its slot counts now (none without a row). */
+export function capUsed(cap: CapAt, usage: CapUsage): number {
+  return usage.get(slotKey(cap.slot)) ?? 0;
+}
+
 /** The cap is full when its slot already counts `limit` sales (a limit of 0 takes none). */
 export function capIsFull(cap: CapAt, usage: CapUsage): boolean {
-  return (usage.get(slotKey(cap.slot)) ?? 0) >= cap.limit;
+  return capUsed(cap, usage) >= cap.limit;
 }
 
 /** The first full cap of a sale, or undefined when every cap has room (CAP_REACHED names no level: the cap is for operators). */

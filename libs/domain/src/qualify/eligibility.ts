@@ -5,7 +5,20 @@ import { ageOn, type Lead } from '../lead-input';
 /** One eligibility key of an offer or program; names the rule a lead failed. */
 export type EligibilityRule = keyof EligibilityRules;
 
-export type EligibilityCheck = { eligible: true } | { eligible: false; rule: EligibilityRule };
+/**
+ * The facts a failed rule was decided on: the rule, what it asks for (the
+ * catalog's value) and the lead's value it was checked against (the age for
+ * `min_age`/`max_age`, the year for the grad-year bounds; null when the lead
+ * has no such field, which fails every rule).
+ */
+export interface EligibilityFailure {
+  eligible: false;
+  rule: EligibilityRule;
+  required: NonNullable<EligibilityRules[EligibilityRule]>;
+  actual: string | number | null;
+}
+
+export type EligibilityCheck = { eligible: true } | EligibilityFailure;
 
 /** A program as eligibility sees it: its value and its own rules (which narrow its offer's). */
 export interface EligibilityProgram {
@@ -13,17 +26,27 @@ export interface EligibilityProgram {
   eligibility: EligibilityRules;
 }
 
+/** How one program of an offer fared: its own rules checked after the offer's held. */
+export interface ProgramCheck {
+  value: string;
+  check: EligibilityCheck;
+}
+
 export type OfferQualification =
-  | { ok: true; programs: string[] }
-  | { ok: false; refusal: 'not_eligible'; detail: EligibilityRule }
-  | { ok: false; refusal: 'no_eligible_program'; detail: string };
+  | { ok: true; programs: string[]; programChecks: ProgramCheck[] }
+  | { ok: false; refusal: 'not_eligible'; detail: EligibilityRule; failure: EligibilityFailure }
+  | { ok: false; refusal: 'no_eligible_program'; detail: string; programChecks: ProgramCheck[] };
 
-type RuleCheck<K extends EligibilityRule> = (rule: NonNullable<EligibilityRules[K]>, lead: Lead, today: Date) => boolean;
+/** A rule: which value of the lead it reads, and whether the catalog's value holds for it. */
+interface RuleCheck<K extends EligibilityRule> {
+  value: (lead: Lead, today: Date) => string | number | undefined;
+  holds: (rule: NonNullable<EligibilityRules[K]>, value: string | number | undefined) => boolean;
+}
 
-const lower = (v: string | undefined): string | undefined => v?.toLowerCase();
+const lower = (v: string | number | undefined): string | undefined => (v === undefined ? undefined : String(v).toLowerCase());
 
 /** True when the lead's value is one of the listed ones (case-insensitive); a missing value never is. */
-function inList(list: readonly string[], value: string | undefined): boolean {
+function inList(list: readonly string[], value: string | number | undefined): boolean {
   const v = lower(value);
   return v !== undefined && list.some((item) => item.toLowerCase() === v);
 }
@@ -39,24 +62,24 @@ function gradYear(lead: Lead): number | undefined {
   return y !== undefined && /^\d{4}$/.test(y) ? Number(y) : undefined;
 }
 
-const atLeast = (value: number | undefined, min: number): boolean => value !== undefined && value >= min;
-const atMost = (value: number | undefined, max: number): boolean => value !== undefined && value <= max;
+const atLeast = (value: string | number | undefined, min: number): boolean => typeof value === 'number' && value >= min;
+const atMost = (value: string | number | undefined, max: number): boolean => typeof value === 'number' && value <= max;
 
 /** How each key holds for a lead. Bounds are inclusive; a lead without the field fails the key. */
 const RULE_CHECKS: { [K in EligibilityRule]: RuleCheck<K> } = {
-  states: (states, lead) => inList(states, lead.address?.state),
-  min_age: (min, lead, today) => atLeast(leadAge(lead, today), min),
-  max_age: (max, lead, today) => atMost(leadAge(lead, today), max),
-  education_levels: (levels, lead) => inList(levels, lead.education?.education_level),
-  min_hs_grad_year: (min, lead) => atLeast(gradYear(lead), min),
-  max_hs_grad_year: (max, lead) => atMost(gradYear(lead), max),
-  military_affiliations: (list, lead) => inList(list, lead.background?.military_affiliation),
-  learning_preferences: (list, lead) => inList(list, lead.education?.learning_preference),
-  start_timelines: (list, lead) => inList(list, lead.education?.start_timeline),
-  us_citizen: (citizen, lead) => lower(lead.background?.us_citizen) === (citizen ? 'yes' : 'no'),
-  zip_prefixes: (prefixes, lead) => {
-    const zip = lead.address?.zip_code;
-    return zip !== undefined && prefixes.some((p) => zip.startsWith(p));
+  states: { value: (lead) => lead.address?.state, holds: inList },
+  min_age: { value: leadAge, holds: (min, age) => atLeast(age, min) },
+  max_age: { value: leadAge, holds: (max, age) => atMost(age, max) },
+  education_levels: { value: (lead) => lead.education?.education_level, holds: inList },
+  min_hs_grad_year: { value: gradYear, holds: (min, year) => atLeast(year, min) },
+  max_hs_grad_year: { value: gradYear, holds: (max, year) => atMost(year, max) },
+  military_affiliations: { value: (lead) => lead.background?.military_affiliation, holds: inList },
+  learning_preferences: { value: (lead) => lead.education?.learning_preference, holds: inList },
+  start_timelines: { value: (lead) => lead.education?.start_timeline, holds: inList },
+  us_citizen: { value: (lead) => lead.background?.us_citizen, holds: (citizen, v) => lower(v) === (citizen ? 'yes' : 'no') },
+  zip_prefixes: {
+    value: (lead) => lead.address?.zip_code,
+    holds: (prefixes, zip) => typeof zip === 'string' && prefixes.some((p) => zip.startsWith(p)),
   },
 };
 
@@ -65,14 +88,16 @@ const RULE_CHECKS: { [K in EligibilityRule]: RuleCheck<K> } = {
  * order (ELIGIBILITY_KEYS): states, min_age, max_age, education_levels,
  * min_hs_grad_year, max_hs_grad_year, military_affiliations,
  * learning_preferences, start_timelines, us_citizen, zip_prefixes. The first
- * key that does not hold is reported. List values match case-insensitively.
+ * key that does not hold is reported, with the facts it was decided on. List
+ * values match case-insensitively.
  */
 export function checkEligibility(rules: EligibilityRules, lead: Lead, today: Date): EligibilityCheck {
   for (const rule of ELIGIBILITY_KEYS) {
-    const value = rules[rule];
-    if (value === undefined) continue;
+    const required = rules[rule];
+    if (required === undefined) continue;
     const check = RULE_CHECKS[rule] as RuleCheck<typeof rule>;
-    if (!check(value as never, lead, today)) return { eligible: false, rule };
+    const actual = check.value(lead, today);
+    if (!check.holds(required as never, actual)) return { eligible: false, rule, required, actual: actual ?? null };
   }
   return { eligible: true };
 }
@@ -83,6 +108,7 @@ export function checkEligibility(rules: EligibilityRules, lead: Lead, today: Dat
  * without programs qualifies with `programs: []`. Otherwise the programs whose
  * own rules also hold qualify, in the given order; when none does the refusal is
  * `no_eligible_program` with detail `programs.<value>.<rule>` of the first program.
+ * Every program's check is returned with the outcome (what explain shows program by program).
  */
 export function qualifyOffer(
   offerRules: EligibilityRules,
@@ -91,15 +117,11 @@ export function qualifyOffer(
   today: Date,
 ): OfferQualification {
   const offer = checkEligibility(offerRules, lead, today);
-  if (!offer.eligible) return { ok: false, refusal: 'not_eligible', detail: offer.rule };
-  if (programs.length === 0) return { ok: true, programs: [] };
-  const qualifying: string[] = [];
-  const failures: string[] = [];
-  for (const p of programs) {
-    const check = checkEligibility(p.eligibility, lead, today);
-    if (check.eligible) qualifying.push(p.value);
-    else failures.push(`programs.${p.value}.${check.rule}`);
-  }
-  if (qualifying.length > 0) return { ok: true, programs: qualifying };
-  return { ok: false, refusal: 'no_eligible_program', detail: failures[0] };
+  if (!offer.eligible) return { ok: false, refusal: 'not_eligible', detail: offer.rule, failure: offer };
+  const programChecks = programs.map((p) => ({ value: p.value, check: checkEligibility(p.eligibility, lead, today) }));
+  if (programs.length === 0) return { ok: true, programs: [], programChecks };
+  const qualifying = programChecks.filter((p) => p.check.eligible).map((p) => p.value);
+  if (qualifying.length > 0) return { ok: true, programs: qualifying, programChecks };
+  const first = programChecks[0];
+  return { ok: false, refusal: 'no_eligible_program', detail: `programs.${first.value}.${(first.check as EligibilityFailure).rule}`, programChecks };
 }

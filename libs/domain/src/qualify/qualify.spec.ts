@@ -40,7 +40,7 @@ const live = testMode(false);
 
 describe('qualify: one decision for search and submit, own offers and partner results', () => {
   it('shows an own offer with the programs the lead qualifies for', () => {
-    expect(qualify(offer(), lead, none, live, NOW, { kind: 'catalog' })).toEqual({ offerId: 'o1', qualifies: true, programs: ['bba'] });
+    expect(qualify(offer(), lead, none, live, NOW, { kind: 'catalog' })).toMatchObject({ offerId: 'o1', qualifies: true, programs: ['bba'] });
   });
 
   it('judges a partner result on the offer’s rules only (the partner supplies programs)', () => {
@@ -68,6 +68,29 @@ describe('qualify: one decision for search and submit, own offers and partner re
       offerId: 'o1',
       qualifies: false,
       refusal: 'cap_reached',
+      facts: { kind: 'cap', cap: day, used: 2 },
+    });
+  });
+
+  it('gives the facts each refusal was decided on', () => {
+    const soldAt = new Date(NOW.getTime() - 3 * 86_400_000);
+    const trueExclusive = { offerId: 'x', schoolId: 's9', offerType: 'true_exclusive' as const };
+    expect(qualify(offer({ status: 'paused' }), lead, none, live, NOW, { kind: 'catalog' })).toMatchObject({ facts: { kind: 'offer_status', status: 'paused' } });
+    expect(qualify(offer(), { address: { state: 'NV' } }, none, live, NOW, { kind: 'catalog' })).toMatchObject({
+      facts: { kind: 'eligibility', failure: { rule: 'states', required: ['TX', 'CA'], actual: 'NV' } },
+    });
+    expect(qualify(offer({ programs: [offer().programs[0]] }), lead, none, live, NOW, { kind: 'catalog' })).toMatchObject({
+      refusal: 'no_eligible_program',
+      facts: { kind: 'programs', programs: [{ value: 'bsn', check: { rule: 'education_levels', required: ['bachelor'], actual: 'associate' } }] },
+    });
+    expect(eligibilityVerdict(offer(), lead, NOW, { kind: 'chosen', programId: 'bsn' })).toMatchObject({
+      facts: { kind: 'program', program: 'bsn', failure: { rule: 'education_levels' } },
+    });
+    expect(saleVerdict(offer(), { ...none, liveSales: [trueExclusive] }, live, NOW)).toMatchObject({
+      facts: { kind: 'sale', refusal: 'sold_true_exclusive', liveSales: 1, by: trueExclusive },
+    });
+    expect(saleVerdict(offer(), { ...none, lastSales: new Map([['o1', soldAt]]) }, live, NOW)).toMatchObject({
+      facts: { kind: 'duplicate', soldAt, windowDays: 30 },
     });
   });
 

@@ -1,12 +1,12 @@
 import type { OfferRefusal } from '@lr/contracts';
-import { capsAt, CapUsage, fullCap } from '../caps/caps';
+import { CapAt, capsAt, CapUsage, capUsed, fullCap } from '../caps/caps';
 import type { CampaignOffer } from '../catalog/campaign-offer';
 import { Decision, SUBMIT } from '../decisions/decision-catalog';
 import { LastSales, soldWithinWindow } from '../duplicates/duplicates';
 import type { Lead } from '../lead-input';
-import { LiveSale, SaleRefusal, saleRefusal, saleRefusalDecision } from '../sales/sale-rules';
+import { LiveSale, saleCheck, SaleRefusal, SaleRefusalFacts, saleRefusalDecision } from '../sales/sale-rules';
 import type { TestMode } from '../test-mode/test-mode';
-import { checkEligibility, qualifyOffer } from './eligibility';
+import { checkEligibility, EligibilityFailure, ProgramCheck, qualifyOffer } from './eligibility';
 
 /**
  * Whether a lead qualifies for an offer, and with which programs: the one
@@ -27,6 +27,8 @@ export interface Qualified {
   qualifies: true;
   /** The qualifying program values (own offers, catalog order), or null for a partner result (the partner supplies programs). */
   programs: string[] | null;
+  /** Each catalog program's check, when every catalog program was judged (a search's own offer). */
+  programChecks?: ProgramCheck[];
 }
 export interface Refused {
   offerId: string;
@@ -34,7 +36,19 @@ export interface Refused {
   refusal: OfferRefusal;
   /** For operators: the rule that failed (e.g. `states`, `programs.bsn.education_levels`, `sold_true_exclusive`). */
   detail?: string;
+  /** The facts the rule decided on (`ops lead explain`; a search stores only `refusal` and `detail`). */
+  facts?: RefusalFacts;
 }
+
+/** What a refusal was decided on, by the rule that decided it. */
+export type RefusalFacts =
+  | { kind: 'offer_status'; status: CampaignOffer['status'] }
+  | { kind: 'eligibility'; failure: EligibilityFailure }
+  | { kind: 'program'; program: string; failure: EligibilityFailure }
+  | { kind: 'programs'; programs: ProgramCheck[] }
+  | ({ kind: 'sale' } & SaleRefusalFacts)
+  | { kind: 'duplicate'; soldAt: Date; windowDays: number }
+  | { kind: 'cap'; cap: CapAt; used: number };
 
 /** What PostgreSQL says now about a lead group, the person and the offers' caps (read by the repositories). */
 export interface SaleFacts {
@@ -49,24 +63,33 @@ export interface SaleFacts {
 /** Which programs are judged: every catalog program (a search's own offer), none (a partner supplies them), or the one chosen on a submit. */
 export type ProgramsJudged = { kind: 'catalog' } | { kind: 'partner' } | { kind: 'chosen'; programId: string | null };
 
-const refused = (offerId: string, refusal: OfferRefusal, detail?: string): Refused => ({ offerId, qualifies: false, refusal, ...(detail ? { detail } : {}) });
+const refused = (offerId: string, refusal: OfferRefusal, detail?: string, facts?: RefusalFacts): Refused => ({
+  offerId,
+  qualifies: false,
+  refusal,
+  ...(detail ? { detail } : {}),
+  ...(facts ? { facts } : {}),
+});
 
 /** The offer is not (or no longer) on the campaign. */
 export const notOnCampaign = (offerId: string): Refused => refused(offerId, 'not_on_campaign');
 
 /** Steps 1 and 2: the offer active, the lead eligible for it and for the programs judged. */
 export function eligibilityVerdict(offer: CampaignOffer, lead: Lead, now: Date, programs: ProgramsJudged): OfferVerdict {
-  if (offer.status !== 'active') return refused(offer.offerId, 'offer_inactive');
+  if (offer.status !== 'active') return refused(offer.offerId, 'offer_inactive', undefined, { kind: 'offer_status', status: offer.status });
   if (programs.kind === 'catalog') {
     const verdict = qualifyOffer(offer.eligibility, offer.programs, lead, now);
-    return verdict.ok ? { offerId: offer.offerId, qualifies: true, programs: verdict.programs } : refused(offer.offerId, verdict.refusal, verdict.detail);
+    if (verdict.ok) return { offerId: offer.offerId, qualifies: true, programs: verdict.programs, programChecks: verdict.programChecks };
+    return verdict.refusal === 'not_eligible'
+      ? refused(offer.offerId, verdict.refusal, verdict.detail, { kind: 'eligibility', failure: verdict.failure })
+      : refused(offer.offerId, verdict.refusal, verdict.detail, { kind: 'programs', programs: verdict.programChecks });
   }
   const rules = checkEligibility(offer.eligibility, lead, now);
-  if (!rules.eligible) return refused(offer.offerId, 'not_eligible', rules.rule);
+  if (!rules.eligible) return refused(offer.offerId, 'not_eligible', rules.rule, { kind: 'eligibility', failure: rules });
   if (programs.kind === 'chosen' && programs.programId !== null) {
     const program = offer.programs.find((p) => p.value === programs.programId);
     const own = program ? checkEligibility(program.eligibility, lead, now) : ({ eligible: true } as const);
-    if (!own.eligible) return refused(offer.offerId, 'no_eligible_program', `programs.${program!.value}.${own.rule}`);
+    if (!own.eligible) return refused(offer.offerId, 'no_eligible_program', `programs.${program!.value}.${own.rule}`, { kind: 'program', program: program!.value, failure: own });
     return { offerId: offer.offerId, qualifies: true, programs: [programs.programId] };
   }
   return { offerId: offer.offerId, qualifies: true, programs: programs.kind === 'partner' ? null : [] };
@@ -74,13 +97,14 @@ export function eligibilityVerdict(offer: CampaignOffer, lead: Lead, now: Date, 
 
 /** Steps 3 to 5: whether one more sale of this lead to this offer is allowed now. Null when it is. */
 export function saleVerdict(offer: CampaignOffer, facts: SaleFacts, mode: TestMode, now: Date): Refused | null {
-  const sale = saleRefusal(facts.liveSales, { offerId: offer.offerId, schoolId: offer.schoolId, offerType: offer.offerType });
-  if (sale) return refused(offer.offerId, sale === 'school_sold_exclusive' ? 'school_sold_exclusive' : 'sale_closed', sale);
-  if (mode.checksPerson && soldWithinWindow(facts.lastSales.get(offer.offerId), offer.duplicateWindowDays, now)) {
-    return refused(offer.offerId, 'duplicate');
+  const sale = saleCheck(facts.liveSales, { offerId: offer.offerId, schoolId: offer.schoolId, offerType: offer.offerType });
+  if (sale) return refused(offer.offerId, sale.refusal === 'school_sold_exclusive' ? 'school_sold_exclusive' : 'sale_closed', sale.refusal, { kind: 'sale', ...sale });
+  const soldAt = facts.lastSales.get(offer.offerId);
+  if (mode.checksPerson && soldWithinWindow(soldAt, offer.duplicateWindowDays, now)) {
+    return refused(offer.offerId, 'duplicate', undefined, { kind: 'duplicate', soldAt: soldAt!, windowDays: offer.duplicateWindowDays });
   }
   const cap = fullCap(capsAt(offer.caps, now), facts.capUsage);
-  if (cap) return refused(offer.offerId, 'cap_reached');
+  if (cap) return refused(offer.offerId, 'cap_reached', undefined, { kind: 'cap', cap, used: capUsed(cap, facts.capUsage) });
   return null;
 }
 

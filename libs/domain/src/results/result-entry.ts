@@ -45,6 +45,26 @@ export function partnerResult(offer: CampaignOffer, r: PartnerOfferResult, now: 
   );
 }
 
+/**
+ * What ranking needs of an own offer's result with these programs, without
+ * the entry (a replay that only ranks): the same keys and payout `ownResult` gives.
+ */
+export function ownRankKeys(offer: CampaignOffer, programValues: readonly string[]): RankCandidate {
+  const allowed = new Set(programValues);
+  return rankKeys(offer, resultPayouts(offer.payouts, offer.programs.filter((p) => allowed.has(p.value))).payout);
+}
+
+function rankKeys(offer: CampaignOffer, best: Cents | undefined): RankCandidate {
+  return {
+    offerId: offer.offerId,
+    schoolId: offer.schoolId,
+    priority: offer.priority,
+    ...(best !== undefined ? { payout: best } : {}),
+    source: offer.source,
+    name: offer.name,
+  };
+}
+
 function candidate(
   offer: CampaignOffer,
   programs: Array<{ value: string; label: string }>,
@@ -66,16 +86,5 @@ function candidate(
     form_fields: formFields,
     expires_at: expiresAt.toISOString(),
   };
-  return {
-    resultId,
-    entry,
-    expiresAt,
-    partnerData,
-    offerId: offer.offerId,
-    schoolId: offer.schoolId,
-    priority: offer.priority,
-    ...(best !== undefined ? { payout: best } : {}),
-    source: offer.source,
-    name: offer.name,
-  };
+  return { resultId, entry, expiresAt, partnerData, ...rankKeys(offer, best) };
 }

@@ -30,12 +30,29 @@ export type SaleRefusal =
  * Reserved sales count: a slot is taken from the reservation on.
  */
 export function saleRefusal(sales: readonly LiveSale[], offer: LiveSale, max = MAX_ACCEPTED_SUBMISSIONS): SaleRefusal | null {
-  if (sales.some((s) => s.offerId === offer.offerId)) return 'already_sold_to_offer';
-  if (sales.some((s) => s.offerType === 'true_exclusive')) return 'sold_true_exclusive';
-  if (sales.length >= max) return 'sale_limit_reached';
-  if (sales.some((s) => s.offerType === 'exclusive' && s.schoolId === offer.schoolId)) return 'school_sold_exclusive';
-  if (offer.offerType === 'true_exclusive' && sales.length > 0) return 'already_sold';
-  if (offer.offerType === 'exclusive' && sales.some((s) => s.schoolId === offer.schoolId)) return 'already_sold';
+  return saleCheck(sales, offer, max)?.refusal ?? null;
+}
+
+/** A sale refusal with the facts it was decided on: the live sales counted, and the sale that closed it (none for the sale limit). */
+export interface SaleRefusalFacts {
+  refusal: SaleRefusal;
+  liveSales: number;
+  by: LiveSale | null;
+}
+
+/** saleRefusal, with its facts (what `ops lead explain` shows); the one implementation of the rule. */
+export function saleCheck(sales: readonly LiveSale[], offer: LiveSale, max = MAX_ACCEPTED_SUBMISSIONS): SaleRefusalFacts | null {
+  const refuse = (refusal: SaleRefusal, by: LiveSale | undefined | null): SaleRefusalFacts => ({ refusal, liveSales: sales.length, by: by ?? null });
+  const repost = sales.find((s) => s.offerId === offer.offerId);
+  if (repost) return refuse('already_sold_to_offer', repost);
+  const endsOthers = sales.find((s) => s.offerType === 'true_exclusive');
+  if (endsOthers) return refuse('sold_true_exclusive', endsOthers);
+  if (sales.length >= max) return refuse('sale_limit_reached', null);
+  const schoolExclusive = sales.find((s) => s.offerType === 'exclusive' && s.schoolId === offer.schoolId);
+  if (schoolExclusive) return refuse('school_sold_exclusive', schoolExclusive);
+  if (offer.offerType === 'true_exclusive' && sales.length > 0) return refuse('already_sold', sales[0]);
+  const sameSchool = offer.offerType === 'exclusive' ? sales.find((s) => s.schoolId === offer.schoolId) : undefined;
+  if (sameSchool) return refuse('already_sold', sameSchool);
   return null;
 }
 
