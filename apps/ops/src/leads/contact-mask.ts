@@ -31,7 +31,7 @@ function maskDateOfBirth(dob: string): string {
   return m ? `${m[1]}-**-**` : '***';
 }
 
-function maskZip(zip: string): string {
+export function maskZip(zip: string): string {
   const m = /^(\d{3})\d{2}/.exec(zip.trim());
   return m ? `${m[1]}**` : '***';
 }

@@ -15,3 +15,4 @@ export * from './idempotency-key.repository';
 export * from './unresolved-deliveries.repository';
 export * from './partitions.repository';
 export * from './stored-result';
+export * from './lead-explain.repository';

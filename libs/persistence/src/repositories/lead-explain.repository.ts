@@ -1,0 +1,232 @@
+import type { CampaignOffer, CapSlot, DedupeKey, Lead, LiveSale } from '@lr/domain';
+import { DataSource, EntityManager } from 'typeorm';
+import { searchDays } from '../partitions/partition-days';
+import { CatalogRepository } from './catalog.repository';
+import { KEYS_FROM_PARAMS, keyParams, LAST_SALES_TO_PERSON } from './dedupe-index.repository';
+import { CAP_USAGE, capUsageOf, slotParams } from './sale-facts';
+
+/**
+ * The read model behind `ops lead explain` (docs/operator-cli.md): what a
+ * lead group's search and submits decided, as stored at the time
+ * (`searches.offer_decisions`, `search_partner_calls`, the leads' codes), and
+ * the facts the rules decide on as they are now (the campaign's offers, the
+ * group's sales, the person's last sales, cap usage), read in one snapshot.
+ * It only reads; the rules are libs/domain's, the telling is the CLI's.
+ */
+
+/** The search of the group with what it decided and showed. */
+export interface ExplainSearchRow {
+  id: string;
+  campaign_id: string;
+  campaign_name: string;
+  affiliate_id: string;
+  is_test: boolean;
+  lead: Lead;
+  created_at: Date;
+  closes_at: Date;
+  /** The duplicate keys stored with the search (null: a test search, or stored before they were kept). */
+  person_keys: DedupeKey[] | null;
+  offer_decisions: Record<string, { shown?: boolean; reason?: string; detail?: string; partner?: string }>;
+}
+
+/** A result the search showed, in the order every poll showed them. */
+export interface ExplainResultRow {
+  id: string;
+  rank: number;
+  offer_id: string;
+  /** The offer's school now (the result's own school name is in its entry). */
+  school_id: string | null;
+  /** numeric(12,2) text; null when no payout was configured. */
+  payout: string | null;
+  created_at: Date;
+}
+
+/** A partner network asked during the search. */
+export interface ExplainPartnerCallRow {
+  partner_id: string;
+  partner_name: string;
+  status: string;
+  offer_ids: string[];
+  requested_at: Date;
+  answered_at: Date | null;
+  latency_ms: number | null;
+  result_count: number | null;
+  detail: string | null;
+}
+
+/** A submit or direct post of the group, with its decision as stored and its buyer's answer. */
+export interface ExplainSubmitRow {
+  id: string;
+  kind: 'result_submit' | 'direct_post';
+  campaign_id: string;
+  offer_id: string;
+  offer_name: string;
+  result_id: string | null;
+  program_id: string | null;
+  lead: Lead;
+  is_test: boolean;
+  status: string;
+  code: string | null;
+  reason: string | null;
+  field: string | null;
+  decided_by: string | null;
+  decided_at: Date | null;
+  created_at: Date;
+  /** The picked result's expiry (result submits). */
+  result_expires_at: Date | null;
+  /** The last delivery attempt: the buyer's answer (its detail may quote the person: mask it). */
+  attempt: { outcome: string | null; http_status: number | null; latency_ms: number | null; detail: string | null; started_at: Date; finished_at: Date | null } | null;
+}
+
+/** A sale of the group, with the times that say when it was live. */
+export interface ExplainSaleRow extends LiveSale {
+  lead_id: string;
+  status: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface LeadExplainRows {
+  is: 'search' | 'submit';
+  groupId: string;
+  search: ExplainSearchRow | null;
+  results: ExplainResultRow[];
+  partnerCalls: ExplainPartnerCallRow[];
+  submits: ExplainSubmitRow[];
+  sales: ExplainSaleRow[];
+  /** Each campaign's offers now (the search's, and every submit's), by campaign id. */
+  offers: Map<string, CampaignOffer[]>;
+  /** Names of offers the decisions or submits name, whether or not they are still on a campaign. */
+  offerNames: Map<string, string>;
+}
+
+/** What explain asks of the ledger and the dedupe index now, after it has read the group. */
+export interface ExplainFactsQuery {
+  slots: readonly CapSlot[];
+  /** For each person (the search's, each submit's lead): their last sales of `offerIds` strictly before each of `before`. */
+  persons: ReadonlyArray<{ keys: readonly DedupeKey[]; offerIds: string[]; before: Date[] }>;
+}
+
+export interface ExplainFacts {
+  capUsage: Map<string, number>;
+  /** Per person of the query (same order): by `before` time (ISO), then offer id. */
+  lastSalesBefore: Array<Map<string, Map<string, Date>>>;
+}
+
+export class LeadExplainRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  /**
+   * Reads a group and the facts its decisions depend on in one snapshot
+   * (REPEATABLE READ, read only): `facts` is asked, within the same
+   * transaction, for the cap slots and person keys the rules need once the
+   * group and the catalog are known. Null when the id is no search and no submit.
+   */
+  async read<T>(id: string, then: (rows: LeadExplainRows, facts: (q: ExplainFactsQuery) => Promise<ExplainFacts>) => Promise<T>): Promise<T | null> {
+    return this.ds.transaction('REPEATABLE READ', async (em) => {
+      await em.query('SET TRANSACTION READ ONLY');
+      const [found]: Array<{ search_id: string | null; lead_group_id: string | null }> = await em.query(
+        `SELECT s.id AS search_id, l.lead_group_id
+           FROM (SELECT $1::uuid AS id) q
+           LEFT JOIN searches s ON s.id = q.id AND ${searchDays('s', 'q.id')}
+           LEFT JOIN leads l ON l.id = q.id`,
+        [id],
+      );
+      if (!found.search_id && !found.lead_group_id) return null;
+      const groupId = (found.search_id ?? found.lead_group_id) as string;
+      const search = await searchOf(em, groupId);
+      const submits = await submitsOf(em, groupId);
+      const campaigns = [...new Set([...(search ? [search.campaign_id] : []), ...submits.map((s) => s.campaign_id)])];
+      const catalog = new CatalogRepository(em);
+      const offers = new Map<string, CampaignOffer[]>();
+      for (const c of campaigns) offers.set(c, await catalog.campaignOffers(c));
+      const named = [...Object.keys(search?.offer_decisions ?? {}), ...submits.map((s) => s.offer_id)];
+      const rows: LeadExplainRows = {
+        is: found.search_id ? 'search' : 'submit',
+        groupId,
+        search,
+        results: search ? await resultsOf(em, search.id) : [],
+        partnerCalls: search ? await partnerCallsOf(em, search.id) : [],
+        submits,
+        sales: await em.query(
+          `SELECT lead_id, offer_id AS "offerId", school_id AS "schoolId", offer_type AS "offerType", status, created_at, updated_at
+             FROM sales WHERE lead_group_id = $1 ORDER BY created_at`,
+          [groupId],
+        ),
+        offers,
+        offerNames: new Map(
+          ((await em.query(`SELECT id, name FROM offers WHERE id::text = ANY($1::text[])`, [named])) as Array<{ id: string; name: string }>).map((o) => [o.id, o.name]),
+        ),
+      };
+      return then(rows, (q) => factsOf(em, q));
+    });
+  }
+}
+
+async function factsOf(em: EntityManager, q: ExplainFactsQuery): Promise<ExplainFacts> {
+  const usage: Parameters<typeof capUsageOf>[0] = await em.query(CAP_USAGE('$1', '$2', '$3'), slotParams(q.slots));
+  const lastSalesBefore: ExplainFacts['lastSalesBefore'] = [];
+  for (const person of q.persons) {
+    const byTime = new Map<string, Map<string, Date>>();
+    lastSalesBefore.push(byTime);
+    if (person.keys.length === 0 || person.before.length === 0) continue;
+    const rows: Array<{ before: Date; offer_id: string; last_sold_at: Date }> = await em.query(
+      `SELECT t.before, x.offer_id, x.last_sold_at
+         FROM unnest($4::timestamptz[]) AS t(before)
+         CROSS JOIN LATERAL (${LAST_SALES_TO_PERSON(KEYS_FROM_PARAMS('$1', '$2'), 'd.offer_id = ANY($3::uuid[]) AND d.accepted_at < t.before')}) x`,
+      [...keyParams(person.keys), person.offerIds, person.before],
+    );
+    for (const r of rows) {
+      const key = new Date(r.before).toISOString();
+      const byOffer = byTime.get(key) ?? new Map<string, Date>();
+      byOffer.set(r.offer_id, new Date(r.last_sold_at));
+      byTime.set(key, byOffer);
+    }
+  }
+  return { capUsage: capUsageOf(usage), lastSalesBefore };
+}
+
+async function searchOf(em: EntityManager, searchId: string): Promise<ExplainSearchRow | null> {
+  const rows: ExplainSearchRow[] = await em.query(
+    `SELECT s.id, s.campaign_id, c.name AS campaign_name, s.affiliate_id, s.is_test, s.lead, s.created_at, s.closes_at, s.person_keys, s.offer_decisions
+       FROM searches s JOIN campaigns c ON c.id = s.campaign_id
+      WHERE s.id = $1 AND ${searchDays('s', '$1')}`,
+    [searchId],
+  );
+  return rows[0] ?? null;
+}
+
+function resultsOf(em: EntityManager, searchId: string): Promise<ExplainResultRow[]> {
+  return em.query(
+    `SELECT r.id, r.rank, r.offer_id, o.school_id, r.payout, r.created_at
+       FROM results r LEFT JOIN offers o ON o.id = r.offer_id
+      WHERE r.search_id = $1 AND ${searchDays('r', '$1')}
+      ORDER BY r.rank`,
+    [searchId],
+  );
+}
+
+function partnerCallsOf(em: EntityManager, searchId: string): Promise<ExplainPartnerCallRow[]> {
+  return em.query(
+    `SELECT c.partner_id, p.name AS partner_name, c.status, c.offer_ids::text[] AS offer_ids, c.requested_at, c.answered_at, c.latency_ms, c.result_count, c.detail
+       FROM search_partner_calls c JOIN partners p ON p.id = c.partner_id
+      WHERE c.search_id = $1 AND ${searchDays('c', '$1')}
+      ORDER BY c.requested_at, p.name`,
+    [searchId],
+  );
+}
+
+function submitsOf(em: EntityManager, groupId: string): Promise<ExplainSubmitRow[]> {
+  return em.query(
+    `SELECT l.id, l.kind, l.campaign_id, l.offer_id, o.name AS offer_name, l.result_id, l.program_id, l.lead, l.is_test, l.status, l.code, l.reason,
+            l.field, l.decided_by, l.decided_at, l.created_at,
+            (SELECT r.expires_at FROM results r WHERE r.id = l.result_id AND l.search_id IS NOT NULL AND r.search_id = l.search_id
+                AND ${searchDays('r', 'l.search_id')}) AS result_expires_at,
+            (SELECT row_to_json(a) FROM (SELECT outcome, http_status, latency_ms, detail, started_at, finished_at FROM delivery_attempts
+                WHERE lead_id = l.id ORDER BY attempt DESC LIMIT 1) a) AS attempt
+       FROM leads l JOIN offers o ON o.id = l.offer_id
+      WHERE l.lead_group_id = $1
+      ORDER BY l.created_at, l.id`,
+    [groupId],
+  );
+}
