@@ -1,13 +1,22 @@
 import { Command } from 'commander';
 import { applyCatalog } from '../catalog/apply-catalog';
+import { simulateCatalog, SimulationWindow } from '../catalog-simulate/simulate-catalog';
+import { formatSimulation } from '../catalog-simulate/simulate.format';
+import { simulateProgress } from '../catalog-simulate/simulate-progress';
+import { instantArgument, limitArgument } from '../cli-arguments';
 import { changedAnything, formatSummary } from '../catalog/format-summary';
 import { readCatalogFile } from '../catalog/read-catalog-file';
-import { CliError } from '../cli-error';
+import { CliError, EXIT } from '../cli-error';
 import { CliContext } from '../context';
 import { withDatabase } from '../database';
 import { announceKeysChanged } from './announce-keys';
 
-/** `catalog apply <file.json>` (CATALOG.md). */
+/** The newest searches a simulation replays when no window is given. */
+const DEFAULT_LAST = 10_000;
+/** A simulation reads a page of searches per statement; long windows take minutes, not one statement. */
+const SIMULATION_STATEMENTS = { statementTimeoutMs: 10 * 60_000 };
+
+/** `catalog apply <file.json>` (CATALOG.md), `catalog simulate <file.json>`. */
 export function registerCatalogCommands(program: Command, ctx: CliContext): void {
   const catalog = program.command('catalog').description('affiliates, schools, partners, offers and campaigns');
   catalog
@@ -26,5 +35,33 @@ export function registerCatalogCommands(program: Command, ctx: CliContext): void
       for (const line of formatSummary(outcome.summary)) ctx.io.out(line);
       // A paused affiliate's keys must stop working now: gateways drop every cached key.
       if (changedAnything(outcome.summary)) await announceKeysChanged(ctx, '*');
+    });
+  catalog
+    .command('simulate')
+    .argument('<file>', 'proposed catalog JSON file (format: CATALOG.md)')
+    .option('--last <n>', `replay the newest n live searches of the campaigns the file touches (default ${DEFAULT_LAST})`, limitArgument)
+    .option('--from <iso>', 'replay the searches created from this time (included), with --to', instantArgument)
+    .option('--to <iso>', 'until this time (excluded)', instantArgument)
+    .option('--json', 'print JSON (stable keys; up to 1,000 search ids per offer that lose or gain it)')
+    .description('validate a proposed catalog like apply, replay past searches against it and against the catalog now, and print what would change; writes nothing')
+    .action(async (file: string, opts: { last?: number; from?: Date; to?: Date; json?: boolean }) => {
+      if (opts.last !== undefined && (opts.from || opts.to)) throw new CliError('give either --last or --from and --to, not both', EXIT.usage);
+      if (!opts.from !== !opts.to) throw new CliError('--from and --to go together', EXIT.usage);
+      if (opts.from && opts.to && opts.from.getTime() >= opts.to.getTime()) {
+        throw new CliError(`--from ${opts.from.toISOString()} must be before --to ${opts.to.toISOString()} (the window is [from, to))`, EXIT.usage);
+      }
+      const window: SimulationWindow = opts.from && opts.to ? { from: opts.from, to: opts.to } : { last: opts.last ?? DEFAULT_LAST };
+      const input = await readCatalogFile(file);
+      const progress = simulateProgress(ctx.io);
+      const outcome = await withDatabase(ctx.databaseUrl(), (ds) => simulateCatalog(ds, input, window, (done, total) => progress.update(done, total)), SIMULATION_STATEMENTS).finally(() =>
+        progress.stop(),
+      );
+      if (!outcome.ok) {
+        const lines = outcome.issues.map((i) => `  ${i.path}: ${i.message}`);
+        const n = outcome.issues.length;
+        throw new CliError(`${file}: ${n} error${n === 1 ? '' : 's'}; nothing simulated.\n${lines.join('\n')}`);
+      }
+      ctx.io.out(opts.json ? JSON.stringify(outcome.simulation, null, 2) : formatSimulation(file, outcome.simulation).join('\n'));
+      ctx.io.err(`simulated ${outcome.simulation.searches} searches in ${outcome.simulation.seconds.toFixed(1)} s`);
     });
 }

@@ -1,3 +1,4 @@
+import type { OfferRefusal } from '@lr/contracts';
 import {
   CampaignOffer,
   CapSlot,
@@ -9,6 +10,7 @@ import {
   ProgramCheck,
   Refused,
   SaleFacts,
+  SALE_REFUSALS,
   saleVerdict,
   searchOutcome,
   submitDecisionOf,
@@ -153,8 +155,6 @@ function liveAt(s: ExplainSaleRow, at: Date): boolean {
   return new Date(s.created_at) < at && (s.status !== 'released' || new Date(s.updated_at) > at);
 }
 
-const REFUSED_AT_SALE = new Set(['sale_closed', 'school_sold_exclusive', 'duplicate', 'cap_reached']);
-
 function explainSearch(s: ExplainSearchRow, ctx: Context): SearchExplanation {
   const { rows } = ctx;
   const at = new Date(s.created_at);
@@ -241,7 +241,7 @@ function wordsOf(v: Refused, offer: CampaignOffer | undefined, at: Date, ctx: Co
  * or its school already was is the stored merge's.
  */
 function partnerOutcome(offer: CampaignOffer, stored: OfferExplanation['stored'], call: ExplainPartnerCallRow | undefined, ctx: Context, s: ExplainSearchRow): { verdict: Outcome; words: RuleWords | null } {
-  const brought = stored.shown || stored.reason === 'school_already_shown' || REFUSED_AT_SALE.has(stored.reason ?? '');
+  const brought = stored.shown || stored.reason === 'school_already_shown' || SALE_REFUSALS.has(stored.reason as OfferRefusal);
   if (!call || !call.answered_at || call.status === 'pending') return { verdict: { shown: false, reason: 'partner_asked', detail: null }, words: partnerWords('partner_asked', call, offer) };
   if (call.status !== 'answered') {
     const reason = `partner_${call.status}`;

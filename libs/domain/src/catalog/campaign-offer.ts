@@ -1,8 +1,8 @@
 import type { FormField, PartnerRef } from '@lr/contracts';
 import type { CapRule } from '../caps/caps';
-import type { Cents } from '../money/money';
-import type { PayoutTerms } from '../payouts/payouts';
-import type { CatalogProgram, DeliverySettings, EligibilityRules } from './catalog.types';
+import { centsOrNull, type Cents } from '../money/money';
+import { payoutTerms, type PayoutTerms } from '../payouts/payouts';
+import type { CatalogCampaignOffer, CatalogOffer, CatalogProgram, DeliverySettings, EligibilityRules } from './catalog.types';
 import type { OfferSource, OfferStatus, OfferType } from './catalog-vocabulary';
 
 /**
@@ -43,4 +43,76 @@ export interface CampaignOffer {
   /** Partner offers: the partner's id of the offer, and the partner network. */
   externalId: string | null;
   partner: PartnerRef | null;
+}
+
+/** What a campaign sets on one of its offers: the caller's payout terms and the campaign's caps on it. */
+export interface CampaignTerms {
+  payouts: PayoutTerms;
+  /** This campaign's caps on the offer (`campaignId` set). */
+  caps: CapRule[];
+}
+
+/** A campaign offer's terms as a catalog file gives them (CATALOG.md `campaigns[].offers[]`). */
+export function campaignTermsOf(campaignId: string, co: CatalogCampaignOffer): CampaignTerms {
+  return {
+    payouts: payoutTerms(co.payout, co.program_payouts),
+    caps: co.caps.map((c) => ({ offerId: co.offer_id, campaignId, period: c.period, limit: c.limit, timezone: c.timezone })),
+  };
+}
+
+/** The campaign's terms of an offer as the catalog holds it (its campaign's caps, not the offer's own). */
+export function campaignTermsFrom(offer: CampaignOffer): CampaignTerms {
+  return { payouts: offer.payouts, caps: offer.caps.filter((c) => c.campaignId !== null) };
+}
+
+/** An offer under another campaign's terms: its own caps kept, the campaign's replaced. */
+export function underCampaign(offer: CampaignOffer, campaignId: string, terms: CampaignTerms): CampaignOffer {
+  return { ...offer, campaignId, payouts: terms.payouts, caps: [...offer.caps.filter((c) => c.campaignId === null), ...terms.caps] };
+}
+
+/**
+ * A catalog file's offer as a campaign sells it (what `catalog apply` would
+ * make of it, read back by the catalog repository): its school and partner
+ * as the file or the database has them.
+ */
+export function campaignOfferFromCatalog(
+  o: CatalogOffer,
+  school: { name: string; logoUrl: string | null },
+  partner: PartnerRef | null,
+  campaignId: string,
+  terms: CampaignTerms,
+): CampaignOffer {
+  return {
+    offerId: o.id,
+    campaignId,
+    name: o.name,
+    schoolId: o.school_id,
+    schoolName: school.name,
+    schoolLogoUrl: school.logoUrl,
+    source: o.source,
+    offerType: o.offer_type,
+    status: o.status,
+    priority: o.priority,
+    tcpaText: o.tcpa_text,
+    resultTtlSeconds: o.result_ttl_seconds,
+    duplicateWindowDays: o.duplicate_window_days,
+    eligibility: o.eligibility,
+    programs: o.programs.map((p) => ({ value: p.value, label: p.label, eligibility: p.eligibility })),
+    formFields: o.form_fields.map(
+      (q): FormField => ({
+        name: q.name,
+        label: q.label,
+        type: q.type,
+        required: q.required,
+        ...(q.required_when ? { required_when: { program_ids: [...q.required_when.program_ids] } } : {}),
+        ...(q.options ? { options: q.options.map((x) => ({ value: x.value, label: x.label })) } : {}),
+      }),
+    ),
+    payouts: terms.payouts,
+    price: centsOrNull(o.price),
+    caps: [...o.caps.map((c) => ({ offerId: o.id, campaignId: null, period: c.period, limit: c.limit, timezone: c.timezone })), ...terms.caps],
+    delivery: o.delivery,
+    externalId: o.external_id,
+    partner,
+  };
 }

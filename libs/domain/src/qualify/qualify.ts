@@ -95,6 +95,9 @@ export function eligibilityVerdict(offer: CampaignOffer, lead: Lead, now: Date, 
   return { offerId: offer.offerId, qualifies: true, programs: programs.kind === 'partner' ? null : [] };
 }
 
+/** The refusals saleVerdict gives (steps 3 to 5): decided on the sale facts of their moment, not on the lead and the catalog alone. */
+export const SALE_REFUSALS: ReadonlySet<OfferRefusal> = new Set<OfferRefusal>(['sale_closed', 'school_sold_exclusive', 'duplicate', 'cap_reached']);
+
 /** Steps 3 to 5: whether one more sale of this lead to this offer is allowed now. Null when it is. */
 export function saleVerdict(offer: CampaignOffer, facts: SaleFacts, mode: TestMode, now: Date): Refused | null {
   const sale = saleCheck(facts.liveSales, { offerId: offer.offerId, schoolId: offer.schoolId, offerType: offer.offerType });

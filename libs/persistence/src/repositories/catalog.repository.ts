@@ -61,7 +61,8 @@ export function isUuid(v: string): boolean {
 }
 
 /** Statements of this repository (prepared per connection: queries/sql.ts). */
-const CAMPAIGN_OFFERS = statement(`SELECT o.id AS offer_id, o.name, o.school_id, s.name AS school_name, s.logo_url, o.source, o.offer_type, o.status,
+/** An offer's columns with its school, programs, questions, caps (its own and campaign `co`'s) and partner, and co's payout terms. */
+const OFFER_SELECT = `SELECT o.id AS offer_id, o.name, o.school_id, s.name AS school_name, s.logo_url, o.source, o.offer_type, o.status,
               o.priority, o.price, o.tcpa_text, o.result_ttl_seconds, o.duplicate_window_days, o.eligibility, o.delivery,
               COALESCE((SELECT json_agg(json_build_object('value', pr.value, 'label', pr.label, 'eligibility', pr.eligibility) ORDER BY pr.position)
                           FROM programs pr WHERE pr.offer_id = o.id), '[]') AS programs,
@@ -71,13 +72,23 @@ const CAMPAIGN_OFFERS = statement(`SELECT o.id AS offer_id, o.name, o.school_id,
               COALESCE((SELECT json_agg(json_build_object('campaign_id', c.campaign_id, 'period', c.period, 'limit', c."limit", 'timezone', c.timezone))
                           FROM caps c WHERE c.offer_id = o.id AND (c.campaign_id IS NULL OR c.campaign_id = co.campaign_id)), '[]') AS caps,
               co.payout, co.program_payouts, o.external_id,
-              p.id AS partner_id, p.name AS partner_name, p.adapter, p.base_url, p.timeout_ms
+              p.id AS partner_id, p.name AS partner_name, p.adapter, p.base_url, p.timeout_ms`;
+
+const CAMPAIGN_OFFERS = statement(`${OFFER_SELECT}
          FROM campaign_offers co
          JOIN offers o ON o.id = co.offer_id
          JOIN schools s ON s.id = o.school_id
          LEFT JOIN partners p ON p.id = o.partner_id
         WHERE co.campaign_id = $1
         ORDER BY co.position`);
+
+/** Offers by id without a campaign: their own caps only, no payout terms. */
+const OFFERS_BY_ID = statement(`${OFFER_SELECT}
+         FROM offers o
+         JOIN schools s ON s.id = o.school_id
+         LEFT JOIN partners p ON p.id = o.partner_id
+         LEFT JOIN (SELECT NULL::uuid AS campaign_id, NULL::numeric AS payout, NULL::jsonb AS program_payouts) co ON false
+        WHERE o.id = ANY($1::uuid[])`);
 
 const CAMPAIGN = statement(`SELECT id, affiliate_id, status FROM campaigns WHERE id = $1`);
 
@@ -107,6 +118,12 @@ export class CatalogRepository {
   async campaignOffers(campaignId: string): Promise<CampaignOffer[]> {
     const rows: OfferRow[] = await run(this.db, CAMPAIGN_OFFERS, [campaignId]);
     return rows.map((r) => toCampaignOffer(campaignId, r));
+  }
+
+  /** Offers by id as the catalog holds them now, outside any campaign (`campaignId` empty, no payout terms, the offer's own caps). */
+  async offersById(offerIds: readonly string[]): Promise<CampaignOffer[]> {
+    const rows: OfferRow[] = await run(this.db, OFFERS_BY_ID, [offerIds]);
+    return rows.map((r) => toCampaignOffer('', r));
   }
 
   /** The campaign with this id whoever owns it (the caller compares `affiliateId`); null when unknown or not a UUID. */

@@ -16,3 +16,4 @@ export * from './unresolved-deliveries.repository';
 export * from './partitions.repository';
 export * from './stored-result';
 export * from './lead-explain.repository';
+export * from './catalog-simulation.repository';

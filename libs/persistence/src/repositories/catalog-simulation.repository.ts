@@ -1,0 +1,158 @@
+import type { CampaignOffer, KnownCatalogRefs, Lead } from '@lr/domain';
+import type { PartnerRef } from '@lr/contracts';
+import { DataSource, EntityManager } from 'typeorm';
+import { LEGACY_END } from '../partitions/partition-days';
+import { CatalogAdminRepository } from './catalog-admin.repository';
+import { CatalogRepository } from './catalog.repository';
+
+/**
+ * The read model behind `ops catalog simulate` (docs/operator-cli.md): the
+ * catalog as it is, what a proposed file refers to, and the stored leads of
+ * past searches with what their moment decided that a replay cannot decide
+ * again (sale-time refusals, partners' outcomes). Everything is read in one
+ * read-only snapshot; searches are streamed by keyset on (created_at, id).
+ */
+
+/** Which searches are replayed: live searches of these campaigns, in [from, to), from `start` (inclusive) on. */
+export interface SimulationScope {
+  campaignIds: string[];
+  from: Date | null;
+  to: Date | null;
+  start: SearchCursor | null;
+}
+
+/** Where a keyset page starts (exclusive): the last search of the page before. */
+export interface SearchCursor {
+  createdAt: Date;
+  id: string;
+}
+
+/** A stored search as the replay needs it. */
+export interface SimulatedSearch {
+  id: string;
+  campaignId: string;
+  createdAt: Date;
+  lead: Lead;
+  /**
+   * Per offer, what the search's moment decided that the replay takes as it
+   * was: `shown`, `school_already_shown`, a partner outcome (`partner_timeout`,
+   * …) or a sale-time refusal as `reason` or `reason:detail`.
+   */
+  kept: Record<string, string>;
+}
+
+/** Day bounds that let PostgreSQL skip day partitions outside the window (the kept and legacy partitions may hold any time). */
+function dayBounds(scope: SimulationScope): [string, string] {
+  const day = (t: Date | null, shift: number, fallback: string) => (t ? new Date(t.getTime() + shift * 86_400_000).toISOString().slice(0, 10) : fallback);
+  return [day(scope.from, -1, '0001-01-01'), day(scope.to, 1, '9999-12-31')];
+}
+
+/** The scope's condition on `searches s`; parameters $1 to $7 (scopeParams). */
+const IN_SCOPE = `s.campaign_id = ANY($1::uuid[]) AND NOT s.is_test
+   AND ($2::timestamptz IS NULL OR s.created_at >= $2) AND ($3::timestamptz IS NULL OR s.created_at < $3)
+   AND (s.part_day BETWEEN $4::date AND $5::date OR s.part_day < DATE '${LEGACY_END}')
+   AND ($6::timestamptz IS NULL OR (s.created_at, s.id) >= ($6, $7::uuid))`;
+
+function scopeParams(scope: SimulationScope): unknown[] {
+  const from = scope.start && (!scope.from || scope.start.createdAt > scope.from) ? scope.start.createdAt : scope.from;
+  return [scope.campaignIds, scope.from, scope.to, ...dayBounds({ ...scope, from }), scope.start?.createdAt ?? null, scope.start?.id ?? null];
+}
+
+const SEARCH_PAGE = `SELECT s.id, s.campaign_id, s.created_at, s.lead,
+          COALESCE((SELECT jsonb_object_agg(d.key, CASE WHEN (d.value->>'shown')::boolean THEN 'shown'
+                                                         ELSE (d.value->>'reason') || COALESCE(':' || (d.value->>'detail'), '') END)
+                      FROM jsonb_each(s.offer_decisions) d
+                     WHERE (d.value->>'reason') = ANY($8::text[]) OR (d.value->>'reason') LIKE 'partner\\_%'
+                        OR (d.key = ANY($9::text[]) AND ((d.value->>'shown')::boolean OR (d.value->>'reason') = 'school_already_shown'))), '{}') AS kept
+     FROM searches s
+    WHERE ${IN_SCOPE}
+      AND ($10::timestamptz IS NULL OR (s.created_at, s.id) > ($10, $11::uuid))
+    ORDER BY s.created_at, s.id
+    LIMIT $12`;
+
+export class CatalogSimulationRepository {
+  private constructor(private readonly em: EntityManager) {}
+
+  /** Runs `work` in one read-only snapshot (REPEATABLE READ): nothing it does can write. */
+  static snapshot<T>(ds: DataSource, work: (repo: CatalogSimulationRepository) => Promise<T>): Promise<T> {
+    return ds.transaction('REPEATABLE READ', async (em) => {
+      await em.query('SET TRANSACTION READ ONLY');
+      return work(new CatalogSimulationRepository(em));
+    });
+  }
+
+  /** What `catalog apply` validates a file against. */
+  knownRefs(): Promise<KnownCatalogRefs> {
+    return new CatalogAdminRepository(this.em).knownRefs();
+  }
+
+  /** The campaigns that have any of these offers now. */
+  async campaignsWithOffers(offerIds: readonly string[]): Promise<string[]> {
+    const rows: Array<{ campaign_id: string }> = await this.em.query(
+      `SELECT DISTINCT campaign_id FROM campaign_offers WHERE offer_id = ANY($1::uuid[]) ORDER BY campaign_id`,
+      [offerIds],
+    );
+    return rows.map((r) => r.campaign_id);
+  }
+
+  /** A campaign's offers now, in its order (CatalogRepository.campaignOffers). */
+  campaignOffers(campaignId: string): Promise<CampaignOffer[]> {
+    return new CatalogRepository(this.em).campaignOffers(campaignId);
+  }
+
+  /** Offers as the catalog holds them now, outside any campaign. */
+  offersById(offerIds: readonly string[]): Promise<CampaignOffer[]> {
+    return new CatalogRepository(this.em).offersById(offerIds);
+  }
+
+  async campaignNames(ids: readonly string[]): Promise<Map<string, string>> {
+    const rows: Array<{ id: string; name: string }> = await this.em.query(`SELECT id, name FROM campaigns WHERE id = ANY($1::uuid[])`, [ids]);
+    return new Map(rows.map((r) => [r.id, r.name]));
+  }
+
+  async schools(ids: readonly string[]): Promise<Map<string, { name: string; logoUrl: string | null }>> {
+    const rows: Array<{ id: string; name: string; logo_url: string | null }> = await this.em.query(`SELECT id, name, logo_url FROM schools WHERE id = ANY($1::uuid[])`, [ids]);
+    return new Map(rows.map((r) => [r.id, { name: r.name, logoUrl: r.logo_url }]));
+  }
+
+  async partners(ids: readonly string[]): Promise<Map<string, PartnerRef>> {
+    const rows: Array<{ id: string; name: string; adapter: string; base_url: string; timeout_ms: number }> = await this.em.query(
+      `SELECT id, name, adapter, base_url, timeout_ms FROM partners WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id, { id: r.id, name: r.name, adapter: r.adapter, baseUrl: r.base_url, timeoutMs: r.timeout_ms }]));
+  }
+
+  /** The oldest of the newest `n` searches in scope (where `--last n` starts); null when there are fewer. */
+  async startOfLast(scope: SimulationScope, n: number): Promise<SearchCursor | null> {
+    const rows: Array<{ id: string; created_at: Date }> = await this.em.query(
+      `SELECT s.id, s.created_at FROM searches s WHERE ${IN_SCOPE} ORDER BY s.created_at DESC, s.id DESC OFFSET $8 LIMIT 1`,
+      [...scopeParams(scope), n - 1],
+    );
+    return rows[0] ? { createdAt: new Date(rows[0].created_at), id: rows[0].id } : null;
+  }
+
+  /** How many searches are in scope. */
+  async count(scope: SimulationScope): Promise<number> {
+    const [row]: Array<{ n: string }> = await this.em.query(`SELECT count(*) AS n FROM searches s WHERE ${IN_SCOPE}`, scopeParams(scope));
+    return Number(row.n);
+  }
+
+  /**
+   * One page of searches in scope after `after` (exclusive; null: from the
+   * start), oldest first. `keptReasons` are the stored refusals to hand back
+   * (the sale-time ones), besides every partner outcome and, for
+   * `partnerOfferIds`, whether their result was shown.
+   */
+  async page(scope: SimulationScope, after: SearchCursor | null, limit: number, keptReasons: readonly string[], partnerOfferIds: readonly string[]): Promise<SimulatedSearch[]> {
+    const rows: Array<{ id: string; campaign_id: string; created_at: Date; lead: Lead; kept: Record<string, string> }> = await this.em.query(SEARCH_PAGE, [
+      ...scopeParams(scope),
+      keptReasons,
+      partnerOfferIds,
+      after?.createdAt ?? null,
+      after?.id ?? null,
+      limit,
+    ]);
+    return rows.map((r) => ({ id: r.id, campaignId: r.campaign_id, createdAt: new Date(r.created_at), lead: r.lead, kept: r.kept }));
+  }
+}
