@@ -45,17 +45,35 @@ interface RuleCheck<K extends EligibilityRule> {
 
 const lower = (v: string | number | undefined): string | undefined => (v === undefined ? undefined : String(v).toLowerCase());
 
+/**
+ * Each catalog list's items as written and in lower case, made once per list
+ * (a search judges every offer's lists, and the catalog's lists live as long
+ * as its cache): a value written as the catalog writes it matches without
+ * being lowered.
+ */
+const listItems = new WeakMap<readonly string[], ReadonlySet<string>>();
+
 /** True when the lead's value is one of the listed ones (case-insensitive); a missing value never is. */
 function inList(list: readonly string[], value: string | number | undefined): boolean {
-  const v = lower(value);
-  return v !== undefined && list.some((item) => item.toLowerCase() === v);
+  if (value === undefined) return false;
+  let items = listItems.get(list);
+  if (!items) listItems.set(list, (items = new Set([...list, ...list.map((item) => item.toLowerCase())])));
+  return items.has(value as string) || items.has(String(value).toLowerCase());
 }
 
 /** Age on `today` from a `YYYY-MM-DD` date of birth; undefined when there is none or it is not such a date. */
 function leadAge(lead: Lead, today: Date): number | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(lead.personal?.date_of_birth ?? '');
-  return m ? ageOn(new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))), today) : undefined;
+  const dob = lead.personal?.date_of_birth ?? '';
+  const t = today.getTime();
+  // The same lead is judged against every offer of a campaign at one time: its age is worked out once.
+  if (dob === lastAge.dob && t === lastAge.today) return lastAge.age;
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(dob);
+  const age = m ? ageOn(new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))), today) : undefined;
+  lastAge = { dob, today: t, age };
+  return age;
 }
+
+let lastAge: { dob: string; today: number; age: number | undefined } = { dob: '', today: NaN, age: undefined };
 
 function gradYear(lead: Lead): number | undefined {
   const y = lead.education?.high_school_graduation_year;
@@ -92,7 +110,7 @@ const RULE_CHECKS: { [K in EligibilityRule]: RuleCheck<K> } = {
  * values match case-insensitively.
  */
 export function checkEligibility(rules: EligibilityRules, lead: Lead, today: Date): EligibilityCheck {
-  for (const rule of ELIGIBILITY_KEYS) {
+  for (const rule of presentRules(rules)) {
     const required = rules[rule];
     if (required === undefined) continue;
     const check = RULE_CHECKS[rule] as RuleCheck<typeof rule>;
@@ -100,6 +118,14 @@ export function checkEligibility(rules: EligibilityRules, lead: Lead, today: Dat
     if (!check.holds(required as never, actual)) return { eligible: false, rule, required, actual: actual ?? null };
   }
   return { eligible: true };
+}
+
+/** The keys a rules object sets, in the catalog's order; worked out once per rules object (catalog objects are never changed once read, and live as long as its cache). */
+const presentKeys = new WeakMap<EligibilityRules, readonly EligibilityRule[]>();
+function presentRules(rules: EligibilityRules): readonly EligibilityRule[] {
+  let keys = presentKeys.get(rules);
+  if (!keys) presentKeys.set(rules, (keys = ELIGIBILITY_KEYS.filter((k) => rules[k] !== undefined)));
+  return keys;
 }
 
 /**
