@@ -3,11 +3,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Client } from 'pg';
 import { applyCatalog } from '../apps/ops/src/catalog/apply-catalog';
 import { CampaignOffer, eligibilityVerdict, Lead, ownRankKeys, searchOutcome } from '../libs/domain/src';
 import { CatalogRepository, createDataSource } from '../libs/persistence/src';
 import { migrateDatabase } from '../libs/persistence/src/migrate';
+import { adminSql } from './support/admin-sql';
 import { ROOT } from './support/app-process';
 import { benchCatalog } from './support/bench-catalog';
 import { benchLog as log, runBench } from './support/bench-main';
@@ -31,15 +31,6 @@ const SEED_BATCH = 20_000;
 const DATABASE_NAME = 'leadrouter_bench_simulate';
 const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE_NAME}`;
 
-async function admin(sql: string): Promise<void> {
-  const c = new Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 const STATES = ['TX', 'CA', 'FL', 'NY', 'NV', 'AZ'];
 const LEVELS = ['high_school', 'associate', 'bachelor', 'master'];
@@ -72,7 +63,7 @@ function decisionsOf(offers: readonly CampaignOffer[], lead: Lead, i: number, at
 const postgresSeconds = () => [...machineCpuByProcess(new Map()).values()].filter((p) => p.group === 'postgres').reduce((n, p) => n + p.seconds, 0);
 
 async function main(): Promise<void> {
-  await admin(`DROP DATABASE IF EXISTS ${DATABASE_NAME} WITH (FORCE)`);
+  await adminSql(`DROP DATABASE IF EXISTS ${DATABASE_NAME} WITH (FORCE)`);
   await migrateDatabase(DATABASE_URL);
   const ds = createDataSource({ url: DATABASE_URL, poolSize: 2, timeoutMs: 600_000 });
   await ds.initialize();
@@ -172,5 +163,5 @@ async function main(): Promise<void> {
 }
 
 runBench(main, async () => {
-  await admin(`DROP DATABASE IF EXISTS ${DATABASE_NAME} WITH (FORCE)`).catch(() => undefined);
+  await adminSql(`DROP DATABASE IF EXISTS ${DATABASE_NAME} WITH (FORCE)`).catch(() => undefined);
 });

@@ -2,9 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, MIGRATIONS } from '../libs/persistence/src';
+import { adminSql } from './support/admin-sql';
 import { ROOT } from './support/app-process';
 import { benchLog as log, runBench } from './support/bench-main';
 
@@ -25,19 +25,10 @@ const BATCH = 2_000;
 const DATABASE_NAME = 'leadrouter_bench_upgrade';
 const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE_NAME}`;
 
-async function admin(sql: string): Promise<void> {
-  const c = new Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 async function main(): Promise<void> {
-  await admin(`DROP DATABASE IF EXISTS ${DATABASE_NAME} WITH (FORCE)`);
-  await admin(`CREATE DATABASE ${DATABASE_NAME}`);
+  await adminSql(`DROP DATABASE IF EXISTS ${DATABASE_NAME} WITH (FORCE)`);
+  await adminSql(`CREATE DATABASE ${DATABASE_NAME}`);
   const last = MIGRATIONS.length - 1;
   const before = new DataSource({ ...dataSourceOptions({ url: DATABASE_URL, poolSize: 2, timeoutMs: 600_000 }), migrations: MIGRATIONS.slice(0, last) } as never);
   await before.initialize();
@@ -110,7 +101,7 @@ async function main(): Promise<void> {
   const sizeAfter = Number((await after.query(`SELECT pg_database_size(current_database()) AS b`))[0].b);
   const entries = Number((await after.query(`SELECT count(*) AS n FROM results`))[0].n);
   await after.destroy();
-  await admin(`DROP DATABASE IF EXISTS ${DATABASE_NAME} WITH (FORCE)`);
+  await adminSql(`DROP DATABASE IF EXISTS ${DATABASE_NAME} WITH (FORCE)`);
 
   const figures = {
     date: new Date().toISOString(),
@@ -136,5 +127,5 @@ async function main(): Promise<void> {
 
 runBench(main, async () => {
   if (process.env.UPGRADE_SEED_ONLY === '1') return;
-  await admin(`DROP DATABASE IF EXISTS ${DATABASE_NAME} WITH (FORCE)`).catch(() => undefined);
+  await adminSql(`DROP DATABASE IF EXISTS ${DATABASE_NAME} WITH (FORCE)`).catch(() => undefined);
 });

@@ -2,7 +2,7 @@ import type { FormField, PartnerRef } from '@lr/contracts';
 import type { CapRule } from '../caps/caps';
 import { centsOrNull, type Cents } from '../money/money';
 import { payoutTerms, type PayoutTerms } from '../payouts/payouts';
-import type { CatalogCampaignOffer, CatalogOffer, CatalogProgram, DeliverySettings, EligibilityRules } from './catalog.types';
+import type { CatalogCampaignOffer, CatalogOffer, CatalogProgram, CatalogQuestion, DeliverySettings, EligibilityRules } from './catalog.types';
 import type { OfferSource, OfferStatus, OfferType } from './catalog-vocabulary';
 
 /**
@@ -98,16 +98,7 @@ export function campaignOfferFromCatalog(
     duplicateWindowDays: o.duplicate_window_days,
     eligibility: o.eligibility,
     programs: o.programs.map((p) => ({ value: p.value, label: p.label, eligibility: p.eligibility })),
-    formFields: o.form_fields.map(
-      (q): FormField => ({
-        name: q.name,
-        label: q.label,
-        type: q.type,
-        required: q.required,
-        ...(q.required_when ? { required_when: { program_ids: [...q.required_when.program_ids] } } : {}),
-        ...(q.options ? { options: q.options.map((x) => ({ value: x.value, label: x.label })) } : {}),
-      }),
-    ),
+    formFields: formFieldsOf(o.form_fields),
     payouts: terms.payouts,
     price: centsOrNull(o.price),
     caps: [...o.caps.map((c) => ({ offerId: o.id, campaignId: null, period: c.period, limit: c.limit, timezone: c.timezone })), ...terms.caps],
@@ -115,4 +106,21 @@ export function campaignOfferFromCatalog(
     externalId: o.external_id,
     partner,
   };
+}
+
+/** A catalog question as stored (CATALOG.md `form_fields[]`, the `questions` rows). */
+export type StoredQuestion = Pick<CatalogQuestion, 'name' | 'label' | 'required' | 'required_when' | 'options'> & { type: string };
+
+/** An offer's questions as a result shows them (the contract's `form_fields`): absent keys where the catalog has none. */
+export function formFieldsOf(questions: readonly StoredQuestion[]): FormField[] {
+  return questions.map(
+    (q): FormField => ({
+      name: q.name,
+      label: q.label,
+      type: q.type,
+      required: q.required,
+      ...(q.required_when ? { required_when: { program_ids: [...q.required_when.program_ids] } } : {}),
+      ...(q.options ? { options: q.options.map((x) => ({ value: x.value, label: x.label })) } : {}),
+    }),
+  );
 }

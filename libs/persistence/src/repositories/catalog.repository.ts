@@ -1,5 +1,4 @@
-import type { FormField } from '@lr/contracts';
-import { CampaignOffer, CapRule, centsOrNull, EligibilityRules, payoutTerms } from '@lr/domain';
+import { CampaignOffer, CapRule, centsOrNull, EligibilityRules, formFieldsOf, payoutTerms } from '@lr/domain';
 import type { Queryable } from '../queries/queryable';
 import { run, statement } from '../queries/sql';
 
@@ -172,16 +171,7 @@ function toCampaignOffer(campaignId: string, r: OfferRow): CampaignOffer {
     duplicateWindowDays: r.duplicate_window_days,
     eligibility: r.eligibility ?? {},
     programs: r.programs.map((p) => ({ value: p.value, label: p.label, eligibility: p.eligibility ?? {} })),
-    formFields: r.questions.map(
-      (q): FormField => ({
-        name: q.name,
-        label: q.label,
-        type: q.type,
-        required: q.required,
-        ...(q.required_when ? { required_when: { program_ids: [...q.required_when.program_ids] } } : {}),
-        ...(q.options ? { options: q.options.map((o) => ({ value: o.value, label: o.label })) } : {}),
-      }),
-    ),
+    formFields: formFieldsOf(r.questions),
     payouts: payoutTerms(r.payout, r.program_payouts),
     price: centsOrNull(r.price),
     caps: r.caps.map((c) => ({ offerId: r.offer_id, campaignId: c.campaign_id, period: c.period, limit: c.limit, timezone: c.timezone })),

@@ -2,6 +2,7 @@ import type { CampaignOffer, CapSlot, DedupeKey, Lead, LiveSale } from '@lr/doma
 import { DataSource, EntityManager } from 'typeorm';
 import { searchDays } from '../partitions/partition-days';
 import { CatalogRepository } from './catalog.repository';
+import { inLeadGroup, partnerCallsOf, StoryPartnerCallRow, StorySubmitRow } from './lead-story.repository';
 import { KEYS_FROM_PARAMS, keyParams, LAST_SALES_TO_PERSON } from './dedupe-index.repository';
 import { CAP_USAGE, capUsageOf, slotParams } from './sale-facts';
 
@@ -42,41 +43,18 @@ export interface ExplainResultRow {
 }
 
 /** A partner network asked during the search. */
-export interface ExplainPartnerCallRow {
-  partner_id: string;
-  partner_name: string;
-  status: string;
-  offer_ids: string[];
-  requested_at: Date;
-  answered_at: Date | null;
-  latency_ms: number | null;
-  result_count: number | null;
-  detail: string | null;
-}
+export type ExplainPartnerCallRow = StoryPartnerCallRow;
 
 /** A submit or direct post of the group, with its decision as stored and its buyer's answer. */
-export interface ExplainSubmitRow {
-  id: string;
-  kind: 'result_submit' | 'direct_post';
-  campaign_id: string;
-  offer_id: string;
-  offer_name: string;
-  result_id: string | null;
-  program_id: string | null;
-  lead: Lead;
-  is_test: boolean;
-  status: string;
-  code: string | null;
-  reason: string | null;
-  field: string | null;
-  decided_by: string | null;
-  decided_at: Date | null;
-  created_at: Date;
+export type ExplainSubmitRow = Pick<
+  StorySubmitRow,
+  'id' | 'kind' | 'campaign_id' | 'offer_id' | 'offer_name' | 'result_id' | 'program_id' | 'lead' | 'is_test' | 'status' | 'code' | 'reason' | 'field' | 'decided_by' | 'decided_at' | 'created_at'
+> & {
   /** The picked result's expiry (result submits). */
   result_expires_at: Date | null;
   /** The last delivery attempt: the buyer's answer (its detail may quote the person: mask it). */
   attempt: { outcome: string | null; http_status: number | null; latency_ms: number | null; detail: string | null; started_at: Date; finished_at: Date | null } | null;
-}
+};
 
 /** A sale of the group, with the times that say when it was live. */
 export interface ExplainSaleRow extends LiveSale {
@@ -123,17 +101,8 @@ export class LeadExplainRepository {
    * group and the catalog are known. Null when the id is no search and no submit.
    */
   async read<T>(id: string, then: (rows: LeadExplainRows, facts: (q: ExplainFactsQuery) => Promise<ExplainFacts>) => Promise<T>): Promise<T | null> {
-    return this.ds.transaction('REPEATABLE READ', async (em) => {
-      await em.query('SET TRANSACTION READ ONLY');
-      const [found]: Array<{ search_id: string | null; lead_group_id: string | null }> = await em.query(
-        `SELECT s.id AS search_id, l.lead_group_id
-           FROM (SELECT $1::uuid AS id) q
-           LEFT JOIN searches s ON s.id = q.id AND ${searchDays('s', 'q.id')}
-           LEFT JOIN leads l ON l.id = q.id`,
-        [id],
-      );
-      if (!found.search_id && !found.lead_group_id) return null;
-      const groupId = (found.search_id ?? found.lead_group_id) as string;
+    return inLeadGroup(this.ds, id, async (em, found) => {
+      const groupId = found.groupId;
       const search = await searchOf(em, groupId);
       const submits = await submitsOf(em, groupId);
       const campaigns = [...new Set([...(search ? [search.campaign_id] : []), ...submits.map((s) => s.campaign_id)])];
@@ -142,7 +111,7 @@ export class LeadExplainRepository {
       for (const c of campaigns) offers.set(c, await catalog.campaignOffers(c));
       const named = [...Object.keys(search?.offer_decisions ?? {}), ...submits.map((s) => s.offer_id)];
       const rows: LeadExplainRows = {
-        is: found.search_id ? 'search' : 'submit',
+        is: found.is,
         groupId,
         search,
         results: search ? await resultsOf(em, search.id) : [],
@@ -202,16 +171,6 @@ function resultsOf(em: EntityManager, searchId: string): Promise<ExplainResultRo
        FROM results r LEFT JOIN offers o ON o.id = r.offer_id
       WHERE r.search_id = $1 AND ${searchDays('r', '$1')}
       ORDER BY r.rank`,
-    [searchId],
-  );
-}
-
-function partnerCallsOf(em: EntityManager, searchId: string): Promise<ExplainPartnerCallRow[]> {
-  return em.query(
-    `SELECT c.partner_id, p.name AS partner_name, c.status, c.offer_ids::text[] AS offer_ids, c.requested_at, c.answered_at, c.latency_ms, c.result_count, c.detail
-       FROM search_partner_calls c JOIN partners p ON p.id = c.partner_id
-      WHERE c.search_id = $1 AND ${searchDays('c', '$1')}
-      ORDER BY c.requested_at, p.name`,
     [searchId],
   );
 }

@@ -206,6 +206,27 @@ interface CapRow {
   limit: number;
 }
 
+/**
+ * Runs `work` on the lead group of a search id or a submit's lead id (the
+ * search, or the first direct post), in one consistent snapshot (REPEATABLE
+ * READ, read only); null when the id is neither. `lead show` and `lead
+ * explain` read their rows so.
+ */
+export function inLeadGroup<T>(ds: DataSource, id: string, work: (em: EntityManager, group: { is: 'search' | 'submit'; groupId: string }) => Promise<T>): Promise<T | null> {
+  return ds.transaction('REPEATABLE READ', async (em) => {
+    await em.query('SET TRANSACTION READ ONLY');
+    const [found]: Array<{ search_id: string | null; lead_group_id: string | null }> = await em.query(
+      `SELECT s.id AS search_id, l.lead_group_id
+         FROM (SELECT $1::uuid AS id) q
+         LEFT JOIN searches s ON s.id = q.id AND ${searchDays('s', 'q.id')}
+         LEFT JOIN leads l ON l.id = q.id`,
+      [id],
+    );
+    if (!found.search_id && !found.lead_group_id) return null;
+    return work(em, { is: found.search_id ? 'search' : 'submit', groupId: (found.search_id ?? found.lead_group_id) as string });
+  });
+}
+
 export class LeadStoryRepository {
   constructor(private readonly ds: DataSource) {}
 
@@ -215,23 +236,14 @@ export class LeadStoryRepository {
    * statement per table, never one per row.
    */
   async read(id: string): Promise<LeadStoryRows | null> {
-    return this.ds.transaction('REPEATABLE READ', async (em) => {
-      await em.query('SET TRANSACTION READ ONLY');
-      const [found]: Array<{ search_id: string | null; lead_group_id: string | null }> = await em.query(
-        `SELECT s.id AS search_id, l.lead_group_id
-           FROM (SELECT $1::uuid AS id) q
-           LEFT JOIN searches s ON s.id = q.id AND ${searchDays('s', 'q.id')}
-           LEFT JOIN leads l ON l.id = q.id`,
-        [id],
-      );
-      if (!found.search_id && !found.lead_group_id) return null;
-      const groupId = (found.search_id ?? found.lead_group_id) as string;
+    return inLeadGroup(this.ds, id, async (em, found) => {
+      const groupId = found.groupId;
       const search = await searchOf(em, groupId);
       const submits = await submitsOf(em, groupId);
       const searchId = search?.id ?? null;
       const leadIds = submits.map((r) => r.id);
       return {
-        is: found.search_id ? 'search' : 'submit',
+        is: found.is,
         groupId,
         search,
         submits,
@@ -323,8 +335,8 @@ function offerChecksOf(em: EntityManager, searchId: string | null): Promise<Stor
   );
 }
 
-/** The partner networks asked during the search. */
-function partnerCallsOf(em: EntityManager, searchId: string | null): Promise<StoryPartnerCallRow[]> {
+/** The partner networks asked during the search (also what `lead explain` reads of them). */
+export function partnerCallsOf(em: EntityManager, searchId: string | null): Promise<StoryPartnerCallRow[]> {
   return em.query(
     `SELECT c.partner_id, p.name AS partner_name, c.status, c.offer_ids, c.requested_at, c.answered_at, c.latency_ms, c.result_count, c.detail
        FROM search_partner_calls c JOIN partners p ON p.id = c.partner_id
