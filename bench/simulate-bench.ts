@@ -88,7 +88,7 @@ async function main(): Promise<void> {
       await ds.query(
         `INSERT INTO searches (id, part_day, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
                                created_at, closes_at, processing_done_at, state_version, offer_decisions, person_keys)
-         SELECT x.id, lr_id_day(x.id), $3, $4, $5, false, p.lead, '{"ip_address":"73.12.44.10","subid":"bench"}', '73.12.44.10', 'consumer',
+         SELECT x.id, lr_id_day(x.id), $3::uuid, $4::uuid, $5::uuid, false, p.lead, '{"ip_address":"73.12.44.10","subid":"bench"}', '73.12.44.10', 'consumer',
                 t.at, t.at + interval '45 seconds', t.at + interval '1 second', 2, p.decisions, '[]'
            FROM generate_series($1::int, $2::int) g
            CROSS JOIN LATERAL (SELECT now() - g * interval '400 milliseconds' AS at) t

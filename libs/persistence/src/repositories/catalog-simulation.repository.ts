@@ -47,11 +47,11 @@ function dayBounds(scope: SimulationScope): [string, string] {
   return [day(scope.from, -1, '0001-01-01'), day(scope.to, 1, '9999-12-31')];
 }
 
-/** The scope's condition on `searches s`; parameters $1 to $7 (scopeParams). */
+/** The scope's condition on `searches s`; parameters $1 to $7 (scopeParams). Bounds on created_at are plain comparisons, so each page starts in the index where the last ended. */
 const IN_SCOPE = `s.campaign_id = ANY($1::uuid[]) AND NOT s.is_test
-   AND ($2::timestamptz IS NULL OR s.created_at >= $2) AND ($3::timestamptz IS NULL OR s.created_at < $3)
+   AND s.created_at >= COALESCE($2::timestamptz, '-infinity') AND s.created_at < COALESCE($3::timestamptz, 'infinity')
    AND (s.part_day BETWEEN $4::date AND $5::date OR s.part_day < DATE '${LEGACY_END}')
-   AND ($6::timestamptz IS NULL OR (s.created_at, s.id) >= ($6, $7::uuid))`;
+   AND s.created_at >= COALESCE($6::timestamptz, '-infinity') AND ($6::timestamptz IS NULL OR (s.created_at, s.id) >= ($6, $7::uuid))`;
 
 function scopeParams(scope: SimulationScope): unknown[] {
   const from = scope.start && (!scope.from || scope.start.createdAt > scope.from) ? scope.start.createdAt : scope.from;
@@ -66,7 +66,7 @@ const SEARCH_PAGE = `SELECT s.id, s.campaign_id, s.created_at, s.lead,
                         OR (d.key = ANY($9::text[]) AND ((d.value->>'shown')::boolean OR (d.value->>'reason') = 'school_already_shown'))), '{}') AS kept
      FROM searches s
     WHERE ${IN_SCOPE}
-      AND ($10::timestamptz IS NULL OR (s.created_at, s.id) > ($10, $11::uuid))
+      AND s.created_at >= COALESCE($10::timestamptz, '-infinity') AND ($10::timestamptz IS NULL OR (s.created_at, s.id) > ($10, $11::uuid))
     ORDER BY s.created_at, s.id
     LIMIT $12`;
 
