@@ -11,7 +11,6 @@ import { adminSql } from './support/admin-sql';
 import { ROOT } from './support/app-process';
 import { benchCatalog } from './support/bench-catalog';
 import { benchLog as log, runBench } from './support/bench-main';
-import { machineCpuByProcess } from './support/process-cpu';
 
 /**
  * `npm run bench:simulate`: how long `ops catalog simulate` takes over
@@ -58,9 +57,6 @@ function decisionsOf(offers: readonly CampaignOffer[], lead: Lead, i: number, at
   });
   return decisions;
 }
-
-/** Seconds of CPU of every postgres process so far. */
-const postgresSeconds = () => [...machineCpuByProcess(new Map()).values()].filter((p) => p.group === 'postgres').reduce((n, p) => n + p.seconds, 0);
 
 async function main(): Promise<void> {
   await adminSql(`DROP DATABASE IF EXISTS ${DATABASE_NAME} WITH (FORCE)`);
@@ -112,7 +108,6 @@ async function main(): Promise<void> {
     writeFileSync(file, JSON.stringify(proposed, null, 2));
 
     const out = join(dir, 'simulation.json');
-    const pgBefore = postgresSeconds();
     const t0 = performance.now();
     const run = spawnSync('/usr/bin/time', ['-v', process.execPath, join(ROOT, 'dist/apps/ops/src/main.js'), 'catalog', 'simulate', file, '--last', String(SEARCHES), '--json'], {
       cwd: ROOT,
@@ -122,7 +117,6 @@ async function main(): Promise<void> {
       timeout: 600_000,
     });
     const wallMs = performance.now() - t0;
-    const pgSeconds = postgresSeconds() - pgBefore;
     if (run.status !== 0) throw new Error(`catalog simulate failed (${run.status}): ${run.stderr}`);
     writeFileSync(out, run.stdout);
     const sim = JSON.parse(readFileSync(out, 'utf8')) as { searches: number; searches_changed: number; seconds: number; rules: Array<{ rule: string; lost: number; gained: number }> };
@@ -142,13 +136,12 @@ async function main(): Promise<void> {
       simulationSeconds: Number(sim.seconds.toFixed(1)),
       cliCpuSeconds: { user: userS, system: systemS, total: Number((userS + systemS).toFixed(2)) },
       cliMaxRssMb: Math.round(maxRssKb / 1024),
-      postgresCpuSeconds: Number(pgSeconds.toFixed(1)),
       topRules: sim.rules.slice(0, 5),
     };
     process.stdout.write(
       `\ncatalog simulate over ${sim.searches.toLocaleString('en-US')} stored ${offers.length}-offer searches (${sim.searches_changed.toLocaleString('en-US')} change)\n` +
         `  wall: ${figures.wallSeconds} s for the command (${figures.simulationSeconds} s inside it)\n` +
-        `  CPU: ${figures.cliCpuSeconds.total} s of the CLI process (user ${userS}, system ${systemS}), max RSS ${figures.cliMaxRssMb} MB; PostgreSQL ${figures.postgresCpuSeconds} s\n`,
+        `  CPU: ${figures.cliCpuSeconds.total} s of the CLI process (user ${userS}, system ${systemS}), max RSS ${figures.cliMaxRssMb} MB\n`,
     );
     if (process.env.SIMULATE_SEARCHES === undefined) {
       mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
