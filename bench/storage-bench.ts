@@ -203,6 +203,11 @@ async function main(): Promise<void> {
 
   // a. Bytes per search on the empty database.
   const size = await sizePhase();
+  if (process.env.STORAGE_PHASES === 'bytes') {
+    // A partial run (comparing storage shapes quickly): printed, not written.
+    process.stdout.write(`\nPostgreSQL bytes per search: ${size.bytesPerSearch} (row ${size.rowBytes}); Redis per open search ${size.redisOpen.bytesPerSearch}, per closed ${size.redisClosed.bytesPerSearch}\n`);
+    return;
+  }
 
   // b. Latencies on the (nearly) empty database.
   const person = benchLead(run, 0);
