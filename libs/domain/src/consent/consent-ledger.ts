@@ -147,7 +147,7 @@ export interface ChainBreak {
   position: number;
   /** The svc_lead_id of the record at that position (null when the record itself is missing). */
   leadId: string | null;
-  problem: 'missing' | 'evidence-missing' | 'record-changed' | 'link-broken' | 'digest-changed';
+  problem: 'missing' | 'evidence-missing' | 'record-changed' | 'link-broken' | 'digest-changed' | 'seal-mismatch';
   detail: string;
 }
 
