@@ -38,7 +38,8 @@ async function admin(sql: string): Promise<void> {
 async function main(): Promise<void> {
   await admin(`DROP DATABASE IF EXISTS ${DATABASE_NAME} WITH (FORCE)`);
   await admin(`CREATE DATABASE ${DATABASE_NAME}`);
-  const last = MIGRATIONS.length - 1;
+  // The schema just before the upgrade's migration (BoundedSearchStorage); later migrations run after it, in its timing.
+  const last = MIGRATIONS.findIndex((m) => new m().name === 'BoundedSearchStorage1764800000000');
   const before = new DataSource({ ...dataSourceOptions({ url: DATABASE_URL, poolSize: 2, timeoutMs: 600_000 }), migrations: MIGRATIONS.slice(0, last) } as never);
   await before.initialize();
   await before.runMigrations({ transaction: 'each' });
