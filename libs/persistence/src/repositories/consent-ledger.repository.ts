@@ -61,9 +61,14 @@ const LINK = statement(`UPDATE consent_ledger g
 
 const LAST_SEAL = statement(`SELECT max(day)::text AS day FROM consent_seals`);
 
-/** Seals day $1 with the head as it is now (nothing when the chain is empty or the day is sealed). */
+/**
+ * Seals day $1: the last record chained before the day was over (one writer
+ * chains in position order, so chained_at grows with position). Nothing when
+ * no record was chained by then or the day is sealed.
+ */
 const SEAL = statement(`INSERT INTO consent_seals (day, count, head_digest)
-       SELECT $1::date, position, digest FROM consent_ledger WHERE position IS NOT NULL ORDER BY position DESC LIMIT 1
+       SELECT $1::date, position, digest FROM consent_ledger
+        WHERE chained_at IS NOT NULL AND chained_at < (($1::date + 1)::timestamp AT TIME ZONE 'UTC') ORDER BY chained_at DESC, position DESC LIMIT 1
        ON CONFLICT (day) DO NOTHING
        RETURNING day::text AS day, count, head_digest, sealed_at`);
 
