@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Browser, chromium } from 'playwright-core';
-import { CONSENT_RECORD_FORM, ConsentRecord } from '@lr/domain';
 import { renderBundleHtml } from '../../../apps/ops/src/consent/bundle-html';
 import { Bundle, BUNDLE_FORMAT, CANONICAL_FORM_TEXT } from '../../../apps/ops/src/consent/bundle-model';
+import { consentRecord } from '../../support/consent-record';
 
 /**
  * A dispute bundle's page as a person sees it: rendered by headless Chromium
@@ -18,28 +18,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const STATEMENT = 'By clicking "Request info" I agree that Northfield University may call and text me at the number I gave, also by autodialer. Consent is not required to enroll.';
 
 function bundleWith(statement: string): Bundle {
-  const record: ConsentRecord = {
-    form: CONSENT_RECORD_FORM,
-    position: 7,
-    lead_id: '0194a3b2-7c1d-7e2f-8a3b-4c5d6e7f8091',
-    kind: 'result_submit',
-    search_id: '0194a3b2-6b1d-7e2f-8a3b-4c5d6e7f8091',
-    affiliate_id: '6a1f7e0e-3d1c-4b8e-9f21-3c4d5e6f7a8b',
-    campaign_id: '7a0a82d7-3295-4655-8f2e-da5f2393642e',
-    offer_id: '2b8f9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d',
-    school_id: '3c9a0b1c-2d3e-4f5a-9b6c-7d8e9f0a1b2c',
-    program_id: 'mba',
-    tcpa_consent: true,
-    statement,
-    button_label: 'Request info',
-    ip: '73.12.44.10',
-    ip_source: 'consumer',
-    consented_at: '2026-11-20T15:04:05.123Z',
-    form_cert_url: 'https://cert.example/abc123',
-    universal_lead_cert: null,
-    email_sha256: 'f'.repeat(64),
-    phone_sha256: 'e'.repeat(64),
-  };
+  const record = { ...consentRecord(7, statement), form_cert_url: 'https://cert.example/abc123', email_sha256: 'f'.repeat(64), phone_sha256: 'e'.repeat(64) };
   return {
     format: BUNDLE_FORMAT,
     exported_at: '2026-11-27T09:00:00.000Z',

@@ -1,12 +1,12 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { SubmitRequestedV1 } from '@lr/contracts';
 import { createDataSource, ConsentLedger, migrateDatabase } from '@lr/persistence';
 import { chainConsentLedger } from '@lr/platform';
 import { applyChanged, decideSubmit, freshPerson, resultSubmit, storeSearch, submitWorld, SubmitWorld } from '../../support/medium-submit-world';
+import { dropDatabase, ownDatabaseUrl } from '../../support/test-database';
 import { TEST_DATABASE_URL } from '../../support/test-env';
 import { opsIn } from '../ops/ops-test-support';
 
@@ -16,11 +16,7 @@ import { opsIn } from '../ops/ops-test-support';
  * appended by checks' real use case under concurrency and redelivery, linked
  * by racing chainers, verified, exported and tampered with.
  */
-const LEDGER_DB_URL = (() => {
-  const u = new URL(TEST_DATABASE_URL);
-  u.pathname = `${u.pathname}_ledger`;
-  return u.toString();
-})();
+const LEDGER_DB_URL = ownDatabaseUrl(TEST_DATABASE_URL, '_ledger');
 const env = { NODE_ENV: 'test', DATABASE_URL: LEDGER_DB_URL, LOG_LEVEL: 'warn' };
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -29,20 +25,6 @@ let ledger: ConsentLedger;
 let world: SubmitWorld;
 const tmp = mkdtempSync(join(tmpdir(), 'lr-consent-'));
 
-async function resetDatabase(): Promise<void> {
-  const admin = new URL(LEDGER_DB_URL);
-  const name = admin.pathname.slice(1);
-  if (!/test/.test(name)) throw new Error('Refusing to reset a database whose name does not say test');
-  admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-  await migrateDatabase(LEDGER_DB_URL);
-}
 
 const chainNow = (now = new Date()) => chainConsentLedger(ledger, () => now);
 const verify = (...args: string[]) => opsIn(env, ['consent', 'verify', '--json', ...args]);
@@ -50,7 +32,8 @@ const leadAt = async (position: number): Promise<string> =>
   (await ds.query('SELECT lead_id FROM consent_ledger WHERE position = $1', [position]))[0].lead_id as string;
 
 beforeAll(async () => {
-  await resetDatabase();
+  await dropDatabase(LEDGER_DB_URL);
+  await migrateDatabase(LEDGER_DB_URL);
   ds = createDataSource({ url: LEDGER_DB_URL, poolSize: 10, timeoutMs: 10_000, poolWaitMs: 60_000, genericPlans: true });
   await ds.initialize();
   ledger = new ConsentLedger(ds);
@@ -59,6 +42,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await ds?.destroy();
+  await dropDatabase(LEDGER_DB_URL);
   rmSync(tmp, { recursive: true, force: true });
 });
 

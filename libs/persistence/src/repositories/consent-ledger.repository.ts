@@ -1,6 +1,7 @@
 import { CONSENT_RECORD_FORM, ChainLink, ConsentRecord, ConsentSeal, StoredLink } from '@lr/domain';
 import { DataSource } from 'typeorm';
 import { inTransaction, poolOf, run, statement } from '../queries/sql';
+import type { StoryConsentRow } from './lead-story.repository';
 
 /**
  * The consent ledger (`consent_ledger`, `consent_seals`; docs/consent-ledger.md).
@@ -19,7 +20,8 @@ const RECORD_COLUMNS = `g.seq, g.lead_id, g.position, g.record_hash, g.prev_dige
        c.tcpa_consent, c.tcpa_text, c.button_label, c.ip, c.consented_at, c.form_cert_url, c.universal_lead_cert`;
 const RECORD_FROM = `consent_ledger g LEFT JOIN consent_evidence c ON c.lead_id = g.lead_id LEFT JOIN leads l ON l.id = g.lead_id`;
 
-interface RecordRow {
+/** The record's row: the evidence's columns (as lead show reads them) and the ledger's and the lead's. */
+interface RecordRow extends Omit<StoryConsentRow, 'lead_id'> {
   seq: string;
   lead_id: string;
   position: string | null;
@@ -37,13 +39,6 @@ interface RecordRow {
   offer_id: string;
   program_id: string | null;
   ip_source: ConsentRecord['ip_source'];
-  tcpa_consent: boolean;
-  tcpa_text: string | null;
-  button_label: string | null;
-  ip: string;
-  consented_at: Date;
-  form_cert_url: string | null;
-  universal_lead_cert: string | null;
 }
 
 /** One transaction-level advisory lock serialises the chainers (checks' replicas and `ops consent chain`): no forks. */
