@@ -66,7 +66,9 @@ export function registerConsentCommands(program: Command, ctx: CliContext): void
         async (ds) => {
           const ledger = new ConsentLedger(ds);
           // Events appended a moment ago are linked first (the checks do it every second; one chainer at a time).
-          await chainConsentLedger(ledger);
+          const run = await chainConsentLedger(ledger);
+          // A seal made here is not in the checks' logs: say it, so the day's head has a copy outside the database.
+          if (run.kind === 'chained' && run.sealed) ctx.io.err(`consent chain sealed ${run.sealed.day}: ${run.sealed.count} records, head digest ${run.sealed.headDigest}`);
           const { bundle, lines } = await buildBundle(ledger, q, new Date());
           const files = await writeBundle(out, bundle, lines);
           return { bundle, files };
