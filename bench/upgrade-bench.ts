@@ -25,11 +25,11 @@ const BATCH = 2_000;
 const DATABASE_NAME = 'leadrouter_bench_upgrade';
 const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE_NAME}`;
 
-
 async function main(): Promise<void> {
   await adminSql(`DROP DATABASE IF EXISTS ${DATABASE_NAME} WITH (FORCE)`);
   await adminSql(`CREATE DATABASE ${DATABASE_NAME}`);
-  const last = MIGRATIONS.length - 1;
+  // The schema just before the upgrade's migration (BoundedSearchStorage); later migrations run after it, in its timing.
+  const last = MIGRATIONS.findIndex((m) => new m().name === 'BoundedSearchStorage1764800000000');
   const before = new DataSource({ ...dataSourceOptions({ url: DATABASE_URL, poolSize: 2, timeoutMs: 600_000 }), migrations: MIGRATIONS.slice(0, last) } as never);
   await before.initialize();
   await before.runMigrations({ transaction: 'each' });

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { Client } from 'pg';
 import Redis from 'ioredis';
 import { migrateDatabase } from '../../libs/persistence/src/migrate';
+import { dropDatabase } from './test-database';
 import { TEST_AMQP_VHOST, TEST_DATABASE_URL, TEST_REDIS_URL } from './test-env';
 
 /**
@@ -18,7 +18,7 @@ export default async function globalSetup(): Promise<void> {
   if (!/test/.test(dbName) || !/test/.test(TEST_AMQP_VHOST) || !/\/([1-9]|1[0-5])$/.test(TEST_REDIS_URL)) {
     throw new Error('Refusing to reset state whose name does not say test');
   }
-  await dropDatabase(dbName);
+  await dropDatabase(TEST_DATABASE_URL);
   await migrateDatabase(TEST_DATABASE_URL);
   const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
@@ -26,18 +26,6 @@ export default async function globalSetup(): Promise<void> {
   redis.disconnect();
   resetVhost(TEST_AMQP_VHOST);
   process.env.LR_TEST_STATE_READY = '1';
-}
-
-async function dropDatabase(name: string): Promise<void> {
-  const admin = new URL(TEST_DATABASE_URL);
-  admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
 }
 
 function rabbitmqctl(...args: string[]): string {

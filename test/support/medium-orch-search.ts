@@ -9,6 +9,7 @@ import { CampaignCatalog, SearchStatePublisher } from '../../libs/platform/src';
 import { MergePartnerAnswer } from '../../apps/search-orchestrator/src/merge-partner-answer/merge-partner-answer.usecase';
 import { StartSearch } from '../../apps/search-orchestrator/src/start-search/start-search.usecase';
 import { applyMediumCatalog, mediumApiKey, mediumConfig } from './medium';
+import { OFFER_DECISIONS } from '../../libs/persistence/src/repositories/shown-results';
 
 /**
  * What the search-orchestrator's medium tests share (start-search and
@@ -302,9 +303,9 @@ export interface SearchRow {
 export async function searchRow(ds: DataSource, searchId: string): Promise<SearchRow | undefined> {
   const rows: SearchRow[] = await ds.query(
     `SELECT id, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, created_at, closes_at, processing_done_at,
-            state_version::int AS state_version, accepted_count, true_exclusive_accepted, offer_decisions,
+            state_version::int AS state_version, accepted_count, true_exclusive_accepted, ${OFFER_DECISIONS('s')} AS offer_decisions,
             result_order::text[] AS result_order, person_keys
-       FROM searches WHERE id = $1`,
+       FROM searches s WHERE id = $1`,
     [searchId],
   );
   return rows[0];

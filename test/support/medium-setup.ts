@@ -1,7 +1,7 @@
-import { Client } from 'pg';
 import Redis from 'ioredis';
 import { migrateDatabase } from '../../libs/persistence/src/migrate';
 import { MEDIUM_DATABASE_URL, MEDIUM_REDIS_URL } from './medium-env';
+import { dropDatabase } from './test-database';
 
 /**
  * Once per jest run, for the medium tier (use cases on the real PostgreSQL,
@@ -11,15 +11,7 @@ import { MEDIUM_DATABASE_URL, MEDIUM_REDIS_URL } from './medium-env';
 export default async function mediumSetup(): Promise<void> {
   const dbName = new URL(MEDIUM_DATABASE_URL).pathname.slice(1);
   if (!/medium/.test(dbName) || !/\/([1-9]|1[0-5])$/.test(MEDIUM_REDIS_URL)) throw new Error('Refusing to reset state whose name does not say medium');
-  const admin = new URL(MEDIUM_DATABASE_URL);
-  admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
+  await dropDatabase(MEDIUM_DATABASE_URL, 'medium');
   await migrateDatabase(MEDIUM_DATABASE_URL);
   const redis = new Redis(MEDIUM_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { CliError, EXIT } from './cli-error';
 import { registerCatalogCommands } from './commands/catalog.command';
+import { registerConsentCommands } from './commands/consent.command';
 import { registerDbCommands } from './commands/db.command';
 import { registerDeliveriesCommands } from './commands/deliveries.command';
 import { registerDlqCommands } from './commands/dlq.command';
@@ -13,7 +14,7 @@ import { CliContext } from './context';
 import { CliIo, processIo } from './io';
 
 /** Each command group registers itself; a new group is one file in commands/ and one line here. */
-const COMMAND_GROUPS = [registerDbCommands, registerCatalogCommands, registerKeysCommands, registerLeadCommands, registerReportCommands, registerDlqCommands, registerDeliveriesCommands, registerRetentionCommands, registerStorageCommands];
+const COMMAND_GROUPS = [registerDbCommands, registerCatalogCommands, registerKeysCommands, registerLeadCommands, registerReportCommands, registerDlqCommands, registerDeliveriesCommands, registerRetentionCommands, registerStorageCommands, registerConsentCommands];
 
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('ops')

@@ -5,3 +5,4 @@ export * from './worker';
 export * from './campaign-catalog';
 export * from './http/post-json';
 export * from './search-state.publisher';
+export * from './consent-chainer';

@@ -2,8 +2,9 @@ import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { createDataSource, SaleLedger, SearchRepository } from '../../../libs/persistence/src';
 import { CampaignCatalog, SearchStatePublisher } from '../../../libs/platform/src';
+import { MergePartnerAnswer } from '../../../apps/search-orchestrator/src/merge-partner-answer/merge-partner-answer.usecase';
 import { StartSearch } from '../../../apps/search-orchestrator/src/start-search/start-search.usecase';
-import { person, searchRequest, world, World } from '../../support/medium-orch-search';
+import { partnerAnswer, partnerResult, person, searchRequest, world, World } from '../../support/medium-orch-search';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, testConfig, uniqueSuffix } from '../../support/test-env';
 import { dumpCatalogRows, ops, writeTemp } from './ops-test-support';
 
@@ -21,6 +22,7 @@ describe('ops catalog simulate', () => {
     wide: { school: 'A', priority: 5, payout: 30, eligibility: { states: ['TX', 'CA', 'FL'] } },
     alt: { school: 'A', priority: 1, payout: 12 },
     other: { school: 'B', payout: 8 },
+    part: { school: 'C', partner: 'net', payout: 4 },
   };
   let w: World<keyof typeof specs>;
   const byState = new Map<string, string[]>();
@@ -33,15 +35,21 @@ describe('ops catalog simulate', () => {
     redis = new Redis(TEST_REDIS_URL, { keyPrefix: `test:${uniqueSuffix()}:`, maxRetriesPerRequest: 1 });
     w = await world(ds, specs);
     const config = testConfig('search-orchestrator', uniqueSuffix(), { CATALOG_CACHE_MS: '0' });
-    const start = new StartSearch(new CampaignCatalog(ds, config), new SaleLedger(ds), new SearchRepository(ds), new SearchStatePublisher(ds, redis), config);
+    const catalog = new CampaignCatalog(ds, config);
+    const searches = new SearchRepository(ds);
+    const state = new SearchStatePublisher(ds, redis);
+    const start = new StartSearch(catalog, new SaleLedger(ds), searches, state, config);
+    const merge = new MergePartnerAnswer(catalog, searches, new SaleLedger(ds), state);
     from = new Date(Date.now() - 1000);
-    for (const state of ['TX', 'CA', 'FL', 'NV', 'TX', 'CA', 'TX', 'FL']) {
+    for (const st of ['TX', 'CA', 'FL', 'NV', 'TX', 'CA', 'TX', 'FL']) {
       const lead = person();
-      lead.address = { ...lead.address, state };
+      lead.address = { ...lead.address, state: st };
       const msg = searchRequest(w, lead);
       await start.run(msg);
-      byState.set(state, [...(byState.get(state) ?? []), msg.searchId]);
+      byState.set(st, [...(byState.get(st) ?? []), msg.searchId]);
     }
+    // The partner network answers the first search with a result; the others' calls stay pending.
+    await merge.run(partnerAnswer(w, byState.get('TX')![0], 'net', [partnerResult(w, 'part')]));
     to = new Date(Date.now() + 1000);
   });
 
@@ -64,7 +72,9 @@ describe('ops catalog simulate', () => {
     expect(offer('alt')).toMatchObject({ shown_before: 1, shown_after: 6, lost: 0, gained: losing.length, payout_change: 60 });
     expect([...offer('alt').gained_search_ids].sort()).toEqual(losing);
     expect(offer('other')).toMatchObject({ shown_before: 8, shown_after: 8, lost: 0, gained: 0 });
-    expect(sim.totals).toMatchObject({ shown_before: 16, shown_after: 16, payout_change: -90 });
+    // The partner's result, shown on the one search it answered, stays shown; the calls still pending show nothing.
+    expect(offer('part')).toMatchObject({ shown_before: 1, shown_after: 1, lost: 0, gained: 0, payout_before: 4 });
+    expect(sim.totals).toMatchObject({ shown_before: 17, shown_after: 17, payout_change: -90 });
     expect(sim.rules).toEqual([
       { rule: 'not_eligible (states)', lost: losing.length, gained: 0 },
       { rule: 'school_already_shown', lost: 0, gained: losing.length },

@@ -6,6 +6,7 @@ import type { Lead } from '../../../libs/domain/src';
 import { addDays, createDataSource, createDayPartitions, dayOf, daySuffix, KEPT_DAY, LEGACY_DAY, searchDays } from '@lr/persistence';
 import { migrateDatabase } from '../../../libs/persistence/src/migrate';
 import { runOps } from '../../support/ops';
+import { dropDatabase, ownDatabaseUrl } from '../../support/test-database';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../../support/test-env';
 import { LeadActivitySeed, ownOffer } from './lead-activity-seed';
 import { opsIn } from './ops-test-support';
@@ -25,11 +26,7 @@ import { opsIn } from './ops-test-support';
  * on a database of its own (the test database's name + `_retention`).
  */
 describe('ops retention run and storage report', () => {
-  const dbUrl = (() => {
-    const u = new URL(TEST_DATABASE_URL);
-    u.pathname = `${u.pathname}_retention`;
-    return u.toString();
-  })();
+  const dbUrl = ownDatabaseUrl(TEST_DATABASE_URL, '_retention');
   const env = testEnv(uniqueSuffix(), { DATABASE_URL: dbUrl });
   const ops = (...args: string[]) => opsIn(env, args);
   let ds: DataSource;
@@ -151,7 +148,7 @@ describe('ops retention run and storage report', () => {
   const messages: Record<string, string> = {};
 
   beforeAll(async () => {
-    await dropDatabase();
+    await dropDatabase(dbUrl);
     await migrateDatabase(dbUrl);
     ds = createDataSource({ url: dbUrl, poolSize: 2, timeoutMs: 10_000 });
     await ds.initialize();
@@ -204,22 +201,9 @@ describe('ops retention run and storage report', () => {
 
   afterAll(async () => {
     await ds?.destroy();
-    await dropDatabase();
+    await dropDatabase(dbUrl);
   });
 
-  async function dropDatabase(): Promise<void> {
-    const admin = new URL(dbUrl);
-    const name = admin.pathname.slice(1);
-    if (!/test/.test(name)) throw new Error(`refusing to drop ${name}: its name does not say test`);
-    admin.pathname = '/postgres';
-    const client = new Client({ connectionString: admin.toString() });
-    await client.connect();
-    try {
-      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    } finally {
-      await client.end();
-    }
-  }
 
   it('seeds each search in the partition of its id’s day (lr_id_day), legacy ones in legacy', async () => {
     for (const [name, x] of Object.entries(s)) {

@@ -6,6 +6,8 @@ import {
   capsAt,
   ConsentEvidence,
   consentEvidence,
+  ConsentLedgerEntry,
+  consentLedgerEntry,
   Decision,
   decimalText,
   Lead,
@@ -141,6 +143,7 @@ export class DecideSubmit {
           sale: {
             lead: newLead(sale, lead, programId, answers),
             consent: this.consent(sale),
+            consentLedger: this.consentLedger(sale, lead),
             offerId: offer.offerId,
             schoolId: offer.schoolId,
             offerType: offer.offerType,
@@ -167,7 +170,7 @@ export class DecideSubmit {
 
   /** A refused or held submit is stored with its decision (and its consent evidence), and answered. */
   private async refuse(sale: SubmitToSell, d: Decision, programId: string | null, answers: Record<string, string>): Promise<SubmitOutcome> {
-    const stored = await this.leads.storeDecided(newLead(sale, sale.lead, programId ?? sale.msg.programId, answers), d, this.consent(sale));
+    const stored = await this.leads.storeDecided(newLead(sale, sale.lead, programId ?? sale.msg.programId, answers), d, this.consent(sale), this.consentLedger(sale, sale.lead));
     decided.inc({ code: stored.code ?? d.code });
     return decision(stored);
   }
@@ -185,6 +188,12 @@ export class DecideSubmit {
       submitted: { formCertUrl: m.formCertUrl, universalLeadCert: m.universalLeadCert },
       search: sale.searchCerts,
     });
+  }
+
+  /** What the consent ledger keeps of the submit's consent event beside its evidence (none for a test lead: libs/domain decides). */
+  private consentLedger(sale: SubmitToSell, lead: Lead): ConsentLedgerEntry | null {
+    if (sale.msg.tcpaConsent === null) return null;
+    return consentLedgerEntry(sale.mode, lead, sale.offer?.schoolId ?? null);
   }
 
   /**

@@ -1,1 +1,3 @@
 export * from './consent';
+export * from './consent-ledger';
+export * from './consent-proof';

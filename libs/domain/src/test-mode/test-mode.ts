@@ -21,6 +21,8 @@ export interface TestMode {
   readonly checksPerson: boolean;
   /** A submit that passes every check is held, not sold: no sale, no cap use, no dedupe key, no buyer, payout 0. */
   readonly holdsInsteadOfSelling: boolean;
+  /** Whether its consent events are chained in the consent ledger: a test lead is never delivered, so no buyer relies on its consent. */
+  readonly chainsConsent: boolean;
 }
 
 const LIVE: TestMode = {
@@ -29,6 +31,7 @@ const LIVE: TestMode = {
   personKeys: (lead) => leadDedupeKeys(lead),
   checksPerson: true,
   holdsInsteadOfSelling: false,
+  chainsConsent: true,
 };
 
 const TEST: TestMode = {
@@ -37,6 +40,7 @@ const TEST: TestMode = {
   personKeys: () => [],
   checksPerson: false,
   holdsInsteadOfSelling: true,
+  chainsConsent: false,
 };
 
 /** The mode of a search or submit: a test lead "stays a test lead on later calls", so any test flag along the way makes it one. */

@@ -5,6 +5,8 @@ import { CampaignOffer } from './campaign-offer.entity';
 import { Cap } from './cap.entity';
 import { CapUsage } from './cap-usage.entity';
 import { ConsentEvidence } from './consent-evidence.entity';
+import { ConsentLedgerRecord } from './consent-ledger.entity';
+import { ConsentSeal } from './consent-seal.entity';
 import { DedupeKey } from './dedupe-key.entity';
 import { DeliveryAttempt } from './delivery-attempt.entity';
 import { IdempotencyKey } from './idempotency-key.entity';
@@ -29,6 +31,8 @@ export {
   Cap,
   CapUsage,
   ConsentEvidence,
+  ConsentLedgerRecord,
+  ConsentSeal,
   DedupeKey,
   DeliveryAttempt,
   Lead,
@@ -67,6 +71,8 @@ export const ENTITIES = [
   SearchPartnerCall,
   Lead,
   ConsentEvidence,
+  ConsentLedgerRecord,
+  ConsentSeal,
   Sale,
   CapUsage,
   DedupeKey,

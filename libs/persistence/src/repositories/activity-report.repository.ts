@@ -1,4 +1,4 @@
-import { SHOWN } from './shown-results';
+import { OFFER_DECISIONS, SHOWN } from './shown-results';
 import { DataSource } from 'typeorm';
 
 /**
@@ -47,14 +47,14 @@ export interface ActivityCounts {
 /**
  * What each figure groups by. `searches` under an offer are the searches that
  * considered it (the offer was on the campaign searched: a key of
- * `offer_decisions`); a search belongs to one campaign and one affiliate.
+ * OFFER_DECISIONS); a search belongs to one campaign and one affiliate.
  */
 const KEYS: Record<ActivityDimension | 'total', { search: string; searchFrom: string; result: string; lead: string; name: string }> = {
   campaign: { search: 's.campaign_id', searchFrom: '', result: 'r.campaign_id', lead: 'l.campaign_id', name: 'campaigns' },
   affiliate: { search: 's.affiliate_id', searchFrom: '', result: 's.affiliate_id', lead: 'l.affiliate_id', name: 'affiliates' },
   offer: {
     search: 'd.offer_id::uuid',
-    searchFrom: 'CROSS JOIN LATERAL jsonb_object_keys(s.offer_decisions) AS d(offer_id)',
+    searchFrom: `CROSS JOIN LATERAL jsonb_object_keys(${OFFER_DECISIONS('s')}) AS d(offer_id)`,
     result: 'r.offer_id',
     lead: 'l.offer_id',
     name: 'offers',

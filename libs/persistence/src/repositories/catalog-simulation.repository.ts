@@ -58,12 +58,23 @@ function scopeParams(scope: SimulationScope): unknown[] {
   return [scope.campaignIds, scope.from, scope.to, ...dayBounds({ ...scope, from }), scope.start?.createdAt ?? null, scope.start?.id ?? null];
 }
 
+/**
+ * A page of searches with what the replay keeps of each: from the stored
+ * decisions the sale-time refusals ($8), every partner outcome, and whether
+ * a partner offer of $9 was shown (a search stored before decisions left out
+ * shown offers says so there) or its school already was; and each partner
+ * result shown (`result_partner`, the partner's id and external id of its
+ * offer), as `shown`.
+ */
 const SEARCH_PAGE = `SELECT s.id, s.campaign_id, s.created_at, s.lead,
           COALESCE((SELECT jsonb_object_agg(d.key, CASE WHEN (d.value->>'shown')::boolean THEN 'shown'
                                                          ELSE (d.value->>'reason') || COALESCE(':' || (d.value->>'detail'), '') END)
                       FROM jsonb_each(s.offer_decisions) d
                      WHERE (d.value->>'reason') = ANY($8::text[]) OR (d.value->>'reason') LIKE 'partner\\_%'
-                        OR (d.key = ANY($9::text[]) AND ((d.value->>'shown')::boolean OR (d.value->>'reason') = 'school_already_shown'))), '{}') AS kept
+                        OR (d.key = ANY($9::text[]) AND ((d.value->>'shown')::boolean OR (d.value->>'reason') = 'school_already_shown'))), '{}')
+          || COALESCE((SELECT jsonb_object_agg(o.id::text, 'shown')
+                         FROM jsonb_each(s.result_partner) r
+                         JOIN offers o ON o.partner_id = (r.value->>'partnerId')::uuid AND o.external_id = r.value->>'externalId'), '{}') AS kept
      FROM searches s
     WHERE ${IN_SCOPE}
       AND s.created_at >= COALESCE($10::timestamptz, '-infinity') AND ($10::timestamptz IS NULL OR (s.created_at, s.id) > ($10, $11::uuid))

@@ -1,6 +1,7 @@
 export * from './api-key.repository';
 export * from './catalog.repository';
 export * from './consent-evidence.repository';
+export * from './consent-ledger.repository';
 export * from './database-health';
 export * from './dedupe-index.repository';
 export * from './lead.repository';

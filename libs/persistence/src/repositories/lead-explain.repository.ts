@@ -5,6 +5,7 @@ import { CatalogRepository } from './catalog.repository';
 import { inLeadGroup, partnerCallsOf, StoryPartnerCallRow, StorySubmitRow } from './lead-story.repository';
 import { KEYS_FROM_PARAMS, keyParams, LAST_SALES_TO_PERSON } from './dedupe-index.repository';
 import { CAP_USAGE, capUsageOf, slotParams } from './sale-facts';
+import { OFFER_DECISIONS } from './shown-results';
 
 /**
  * The read model behind `ops lead explain` (docs/operator-cli.md): what a
@@ -27,6 +28,7 @@ export interface ExplainSearchRow {
   closes_at: Date;
   /** The duplicate keys stored with the search (null: a test search, or stored before they were kept). */
   person_keys: DedupeKey[] | null;
+  /** Every offer's decision, the shown ones joined back from the results (OFFER_DECISIONS). */
   offer_decisions: Record<string, { shown?: boolean; reason?: string; detail?: string; partner?: string }>;
 }
 
@@ -157,7 +159,8 @@ async function factsOf(em: EntityManager, q: ExplainFactsQuery): Promise<Explain
 
 async function searchOf(em: EntityManager, searchId: string): Promise<ExplainSearchRow | null> {
   const rows: ExplainSearchRow[] = await em.query(
-    `SELECT s.id, s.campaign_id, c.name AS campaign_name, s.affiliate_id, s.is_test, s.lead, s.created_at, s.closes_at, s.person_keys, s.offer_decisions
+    `SELECT s.id, s.campaign_id, c.name AS campaign_name, s.affiliate_id, s.is_test, s.lead, s.created_at, s.closes_at, s.person_keys,
+            ${OFFER_DECISIONS('s')} AS offer_decisions
        FROM searches s JOIN campaigns c ON c.id = s.campaign_id
       WHERE s.id = $1 AND ${searchDays('s', '$1')}`,
     [searchId],

@@ -1,7 +1,7 @@
 import { capScope, Lead } from '@lr/domain';
 import { DataSource, EntityManager } from 'typeorm';
 import { searchDays } from '../partitions/partition-days';
-import { SHOWN } from './shown-results';
+import { OFFER_DECISIONS } from './shown-results';
 
 /**
  * The read model behind `ops lead show` (docs/operator-cli.md): everything
@@ -322,12 +322,9 @@ function resultsOf(em: EntityManager, searchId: string | null): Promise<StoryRes
 /** The search's per-offer decisions (`offer_decisions`): shown ones first, then by offer name. */
 function offerChecksOf(em: EntityManager, searchId: string | null): Promise<StoryOfferCheckRow[]> {
   return em.query(
-    `SELECT d.key AS offer_id, o.name AS offer_name,
-            CASE WHEN r.id IS NULL THEN d.value ELSE d.value || jsonb_build_object('result_id', r.id) END AS decision
+    `SELECT d.key AS offer_id, o.name AS offer_name, d.value AS decision
        FROM searches s
-       CROSS JOIN LATERAL jsonb_each(s.offer_decisions) AS d
-       -- a shown offer's result id is its result's (stored once, with the result)
-       LEFT JOIN LATERAL (SELECT u.id FROM ${SHOWN('s')} WHERE (d.value->>'shown')::boolean AND t.offer_id::text = d.key LIMIT 1) r ON true
+       CROSS JOIN LATERAL jsonb_each(${OFFER_DECISIONS('s')}) AS d
        LEFT JOIN offers o ON o.id::text = d.key
       WHERE s.id = $1 AND ${searchDays('s', '$1')}
       ORDER BY (d.value->>'shown')::boolean DESC, o.name, d.key`,

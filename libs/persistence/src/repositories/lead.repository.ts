@@ -1,10 +1,10 @@
 import type { ApiCode, OutcomeStatus, ResultEntry, SubmitDecision } from '@lr/contracts';
-import { amount, cents, Cents, ConsentEvidence, Decision, decimalText, Lead, storedDecision, ZERO } from '@lr/domain';
+import { amount, cents, Cents, ConsentEvidence, ConsentLedgerEntry, Decision, decimalText, Lead, storedDecision, ZERO } from '@lr/domain';
 import type { Queryable } from '../queries/queryable';
 import { run, statement } from '../queries/sql';
 import { searchDays } from '../partitions/partition-days';
 import { SHOWN } from './shown-results';
-import { CONSENT_INSERT, consentParams } from './consent-evidence.repository';
+import { CONSENT_APPEND, CONSENT_INSERT, consentParams, ledgerParams } from './consent-evidence.repository';
 
 /** A submit or direct post as its row is first written (the contract's `svc_lead_id` is `id`). */
 export interface NewLead {
@@ -205,7 +205,8 @@ const SUBMIT_CONTEXT = statement(`SELECT (SELECT row_to_json(x) FROM (SELECT ${S
                  SELECT lead_group_id, lead, is_test FROM leads WHERE id = $5 AND affiliate_id = $2 AND kind = 'direct_post') x) AS origin`);
 
 const STORE_DECIDED = statement(`WITH written AS (${LEAD_INSERT(1, 'true')}),
-            consent AS (${CONSENT_INSERT('$1::uuid', 25, 'EXISTS (SELECT 1 FROM written)')})
+            consent AS (${CONSENT_INSERT('$1::uuid', 25, 'EXISTS (SELECT 1 FROM written)')}),
+            chained AS (${CONSENT_APPEND('consent', 32)})
        SELECT ${STORED_LEAD_COLUMNS} FROM written l
        UNION ALL
        SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1 AND NOT EXISTS (SELECT 1 FROM written)`);
@@ -289,13 +290,14 @@ export class LeadRepository {
 
   /**
    * Writes a refused or held submit with its decision (payout 0) and consent
-   * evidence, in one statement. Idempotent: a submit stored before (a twin of
+   * evidence (appended to the consent ledger for a live lead: `ledger`), in
+   * one statement. Idempotent: a submit stored before (a twin of
    * the message) keeps its first decision, which is returned. A twin that
    * committed while this statement waited on its row is not in this
    * statement's snapshot: it is read again in a statement of its own.
    */
-  async storeDecided(lead: NewLead, decision: Decision, consent: ConsentEvidence | null): Promise<StoredLead> {
-    const rows: StoredLeadRow[] = await run(this.db, STORE_DECIDED, [...leadParams(lead, decision, ZERO), ...consentParams(consent)]);
+  async storeDecided(lead: NewLead, decision: Decision, consent: ConsentEvidence | null, ledger: ConsentLedgerEntry | null): Promise<StoredLead> {
+    const rows: StoredLeadRow[] = await run(this.db, STORE_DECIDED, [...leadParams(lead, decision, ZERO), ...consentParams(consent), ...ledgerParams(ledger)]);
     if (rows[0]) return storedLeadOf(rows[0]);
     const twin = await this.find(lead.id);
     if (!twin) throw new Error(`lead ${lead.id} was neither written nor found`);

@@ -1,10 +1,10 @@
 import type { SearchMeta } from '@lr/contracts';
-import { BuyerOutcome, CapAt, CapSlot, Cents, ConsentEvidence, DedupeKey, Decision, decimalText, Lead, LiveSale, SaleFacts, SUBMIT } from '@lr/domain';
+import { BuyerOutcome, CapAt, CapSlot, Cents, ConsentEvidence, ConsentLedgerEntry, DedupeKey, Decision, decimalText, Lead, LiveSale, SaleFacts, SUBMIT } from '@lr/domain';
 import { DataSource } from 'typeorm';
 import { searchDays } from '../partitions/partition-days';
 import type { Queryable } from '../queries/queryable';
 import { Connection, inTransaction, literal, poolOf, run, statement } from '../queries/sql';
-import { CONSENT_INSERT, consentParams } from './consent-evidence.repository';
+import { CONSENT_APPEND, CONSENT_INSERT, consentParams, ledgerParams } from './consent-evidence.repository';
 import { KEYS_FROM_PARAMS, keyParams, LAST_SALES_TO_PERSON } from './dedupe-index.repository';
 import { LEAD_INSERT, leadParams, NewLead, STORED_LEAD_COLUMNS, StoredLead, StoredLeadRow, storedLeadOf } from './lead.repository';
 import { CAP_USAGE, FactsRow, factsOf, LIVE_SALES, slotParams } from './sale-facts';
@@ -64,6 +64,7 @@ const WRITE_SALE = statement(`WITH taken AS (
          RETURNING lead_id
        ), lead AS (${LEAD_INSERT(1, 'EXISTS (SELECT 1 FROM sale)')}
        ), consent AS (${CONSENT_INSERT('$1::uuid', 25, 'EXISTS (SELECT 1 FROM sale)')}
+       ), chained AS (${CONSENT_APPEND('consent', 45)}
        ), person AS (
          INSERT INTO dedupe_keys (lead_id, key_type, key_hash, offer_id, school_id, affiliate_id, accepted_at)
          SELECT $1::uuid, k.key_type, k.key_hash, $7::uuid, $36::uuid, $5::uuid, now()
@@ -159,6 +160,8 @@ export interface SaleFactsQuery {
 export interface SaleToReserve {
   lead: NewLead;
   consent: ConsentEvidence | null;
+  /** The consent event's ledger entry (null: not chained, or no consent decision). */
+  consentLedger: ConsentLedgerEntry | null;
   offerId: string;
   schoolId: string;
   offerType: LiveSale['offerType'];
@@ -240,7 +243,7 @@ export class SaleLedger {
    * 3. Asks `plan` (the caller's rules) what to do.
    * 4. Writes the sale in one statement: every cap slot (conditional upsert),
    *    the sale with the slots it took, the lead (pending) and its consent
-   *    evidence, the dedupe keys, the search's lead; a cap taken meanwhile
+   *    evidence (with its consent ledger append), the dedupe keys, the search's lead; a cap taken meanwhile
    *    rolls it all back as CAP_REACHED.
    */
   async reserve(
@@ -378,6 +381,7 @@ function writeSaleParams(s: SaleToReserve): unknown[] {
     s.search ? JSON.stringify(s.search.lead) : null,
     s.search ? JSON.stringify(s.search.keys) : null,
     s.search?.id ?? null,
-    s.payout === null ? null : decimalText(s.payout),
+    s.payout === null ? null : decimalText(s.payout), // $44
+    ...ledgerParams(s.consentLedger), // $45-$48
   ];
 }

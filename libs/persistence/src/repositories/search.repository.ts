@@ -77,20 +77,17 @@ function resultColumns(results: readonly NewResult[]): { ids: string[]; template
 }
 
 /**
- * The decisions as stored (`offer_decisions`): a shown offer's decision
- * without its result id, which its result already names (the search's
- * results hold the offer through their template; the operator's read joins
- * them back). A quarter of a 50-offer search's row otherwise.
+ * The decisions as stored (`offer_decisions`): only the offers not shown.
+ * A shown offer's decision is its result (OFFER_DECISIONS joins them back),
+ * two fifths of a 50-offer search's row otherwise.
  */
 function storedDecisions(decisions: Record<string, OfferDecision>): string {
-  const stored: Record<string, OfferDecision> = {};
-  for (const [offerId, d] of Object.entries(decisions)) {
-    if (d.shown && d.result_id !== undefined) {
-      const { result_id: _shownAs, ...rest } = d;
-      stored[offerId] = rest;
-    } else stored[offerId] = d;
-  }
-  return JSON.stringify(stored);
+  return JSON.stringify(Object.fromEntries(Object.entries(decisions).filter(([, d]) => !d.shown)));
+}
+
+/** The offers a change shows: their earlier decisions (asked of a partner, say) are dropped from `offer_decisions`. */
+function shownOffers(decisions: Record<string, OfferDecision>): string[] {
+  return Object.entries(decisions).filter(([, d]) => d.shown).map(([offerId]) => offerId);
 }
 
 /** Templates as one JSON array parameter, each once. */
@@ -183,7 +180,7 @@ function answerContextOf(r: AnswerContextRow | undefined): PartnerAnswerContext 
 function answerParams(searchId: string, version: number, answers: AnswerWrite['answers'], change: AnswerWrite['change'], templates: readonly ResultTemplateRow[]): unknown[] {
   const calls = answers.map((a) => ({ partner_id: a.partnerId, outcome: a.outcome, latency_ms: a.latencyMs, result_count: a.resultCount, detail: a.detail }));
   const added = resultColumns(change.added);
-  return [searchId, version, change.order, storedDecisions(change.decisions), JSON.stringify(calls), added.ids, added.templates, added.expires, added.partner, templatesJson(templates)];
+  return [searchId, version, change.order, storedDecisions(change.decisions), JSON.stringify(calls), added.ids, added.templates, added.expires, added.partner, templatesJson(templates), shownOffers(change.decisions)];
 }
 
 /** The meta of a search a write returned, with the order written (not read back: parsing a uuid[] of every result costs more than it checks). */
@@ -266,7 +263,7 @@ const MERGE_ANSWER = statement(`WITH answer AS (
                 result_expires = ARRAY(SELECT x.e FROM unnest(s.result_order || $6::uuid[], s.result_expires || $8::timestamptz[]) WITH ORDINALITY AS x(id, e, n)
                                         ORDER BY array_position($3::uuid[], x.id) NULLS LAST, x.n),
                 result_partner = CASE WHEN $9::jsonb IS NULL THEN s.result_partner ELSE COALESCE(s.result_partner, '{}') || $9::jsonb END,
-                offer_decisions = s.offer_decisions || $4::jsonb,
+                offer_decisions = (s.offer_decisions || $4::jsonb) - $11::text[],
                 state_version = s.state_version + 1,
                 processing_done_at = CASE
                   WHEN s.processing_done_at IS NULL

@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { ConsentSeal, hashOf, recordText } from '@lr/domain';
+import { ChainLine, ConsentEvent, ConsentLedger } from '@lr/persistence';
+import { CliError } from '../cli-error';
+import { renderBundleHtml, renderProcedure } from './bundle-html';
+import { Bundle, BUNDLE_FILES, BUNDLE_FORMAT, BundleEvent, CANONICAL_FORM_TEXT, recordFile, sealJson } from './bundle-model';
+
+export type ExportQuery = { by: 'phone'; value: string } | { by: 'email'; value: string } | { by: 'lead'; value: string };
+
+/**
+ * A dispute bundle of one person's consent events (docs/consent-ledger.md):
+ * every chained event whose record holds the normalized hash of the email or
+ * phone asked for (with --lead: the lead's own hashes), with its proof.
+ */
+export async function buildBundle(ledger: ConsentLedger, q: ExportQuery, now: Date): Promise<{ bundle: Bundle; lines: ChainLine[] }> {
+  const person = await personOf(ledger, q);
+  const events = await ledger.personEvents({ ...person, leadId: q.by === 'lead' ? q.value : null });
+  if (events.length === 0) throw new CliError(`no consent event in the ledger for that ${q.by}`);
+  const chained = events.filter((e) => e.link && e.record).sort((a, b) => a.link!.position - b.link!.position);
+  const seals = await ledger.seals();
+  const head = (await ledger.summary()).head;
+  const ranges = chained.map((e) => {
+    const p = e.link!.position;
+    const seal = sealOf(seals, p);
+    return [Math.max(1, p - 1), Math.min(head, Math.max(p + 1, seal?.count ?? p))] as const;
+  });
+  const lines = await linesOf(ledger, ranges);
+  const byPosition = new Map(lines.map((l) => [l.position, l]));
+  const bundle: Bundle = {
+    format: BUNDLE_FORMAT,
+    exported_at: now.toISOString(),
+    asked: q,
+    person: { email_sha256: person.emailSha256, phone_sha256: person.phoneSha256 },
+    canonical_form: CANONICAL_FORM_TEXT,
+    chain_file: BUNDLE_FILES.chain,
+    events: chained.map((e) => eventOf(e, byPosition, sealOf(seals, e.link!.position))),
+    unchained_lead_ids: events.filter((e) => !(e.link && e.record)).map((e) => e.leadId),
+  };
+  return { bundle, lines };
+}
+
+/** Writes the bundle into `dir` (made if missing; it must be empty). Returns the files written. */
+export async function writeBundle(dir: string, bundle: Bundle, lines: readonly ChainLine[]): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
+  if ((await readdir(dir)).length > 0) throw new CliError(`${dir} is not empty: export into a new folder`);
+  const files = new Map<string, string>();
+  for (const ev of bundle.events) files.set(ev.record_file, recordText(ev.record));
+  files.set(BUNDLE_FILES.events, `${JSON.stringify(bundle, null, 2)}\n`);
+  files.set(BUNDLE_FILES.chain, chainText(lines));
+  files.set(BUNDLE_FILES.html, renderBundleHtml(bundle));
+  files.set(BUNDLE_FILES.procedure, renderProcedure(bundle));
+  files.set(BUNDLE_FILES.sums, sumsText(files));
+  for (const [name, text] of files) {
+    await mkdir(dirname(join(dir, name)), { recursive: true });
+    await writeFile(join(dir, name), text, 'utf8');
+  }
+  return [...files.keys()];
+}
+
+/** chain.tsv: one line per position (position, record hash, digest), tab-separated. */
+export function chainText(lines: readonly ChainLine[]): string {
+  return lines.map((l) => `${l.position}\t${l.recordHash}\t${l.digest}\n`).join('');
+}
+
+/** SHA256SUMS in `sha256sum -c` form, sorted by name. */
+export function sumsText(files: ReadonlyMap<string, string>): string {
+  return [...files.keys()]
+    .filter((n) => n !== BUNDLE_FILES.sums)
+    .sort()
+    .map((n) => `${createHash('sha256').update(files.get(n)!, 'utf8').digest('hex')}  ${n}\n`)
+    .join('');
+}
+
+async function personOf(ledger: ConsentLedger, q: ExportQuery): Promise<{ emailSha256: string | null; phoneSha256: string | null }> {
+  if (q.by === 'lead') {
+    const hashes = await ledger.leadHashes(q.value);
+    if (!hashes) throw new CliError(`lead ${q.value} has no consent event in the ledger (a test lead, a submit without a consent decision, or no such lead)`);
+    return hashes;
+  }
+  // The same normalization and hash as the duplicate rule (docs/duplicates.md).
+  const hash = hashOf(q.by, q.value);
+  if (hash === undefined) throw new CliError(`--${q.by}: cannot be normalized (${q.by === 'phone' ? 'a US number of 10 digits' : 'an address with one @'})`);
+  return q.by === 'email' ? { emailSha256: hash, phoneSha256: null } : { emailSha256: null, phoneSha256: hash };
+}
+
+/** The first seal that covers a position (seals are sorted by count). */
+function sealOf(seals: readonly ConsentSeal[], position: number): ConsentSeal | null {
+  return seals.find((s) => s.count >= position) ?? null;
+}
+
+/** The chain lines of the ranges, each line once. */
+async function linesOf(ledger: ConsentLedger, ranges: ReadonlyArray<readonly [number, number]>): Promise<ChainLine[]> {
+  const merged: Array<[number, number]> = [];
+  for (const [a, b] of [...ranges].sort((x, y) => x[0] - y[0])) {
+    const last = merged[merged.length - 1];
+    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
+    else merged.push([a, b]);
+  }
+  const lines: ChainLine[] = [];
+  for (const [a, b] of merged) lines.push(...(await ledger.segment(a, b)));
+  return lines;
+}
+
+function eventOf(e: ConsentEvent, lines: ReadonlyMap<number, ChainLine>, seal: ConsentSeal | null): BundleEvent {
+  const link = e.link!;
+  const p = link.position;
+  const prev = lines.get(p - 1);
+  const next = lines.get(p + 1);
+  const personal = e.context.personal;
+  return {
+    position: p,
+    lead_id: e.leadId,
+    record_file: recordFile(p),
+    record: e.record!,
+    record_hash: link.recordHash,
+    prev_digest: link.prevDigest,
+    digest: link.digest,
+    previous: prev ? { position: prev.position, digest: prev.digest } : null,
+    next: next ? { position: next.position, record_hash: next.recordHash, digest: next.digest } : null,
+    seal: sealJson(seal),
+    context: {
+      school_name: e.context.schoolName,
+      offer_name: e.context.offerName,
+      campaign_name: e.context.campaignName,
+      affiliate_name: e.context.affiliateName,
+      program_label: e.context.programLabel,
+      contact: personal
+        ? { first_name: personal.first_name ?? null, last_name: personal.last_name ?? null, email: personal.email ?? null, phone: personal.phone ?? null }
+        : null,
+    },
+  };
+}
