@@ -7,7 +7,7 @@ import type {
   OfferType,
   QuestionType,
 } from './catalog-vocabulary';
-import { LEAD_GROUPS } from '../lead-input';
+import type { ResponseRules } from '../mapping/mapping.types';
 
 /**
  * Eligibility rules of an offer or a program (CATALOG.md). Every key is
@@ -105,7 +105,7 @@ export interface JsonDeliverySettings extends DeliveryEndpoint {
    */
   field_map?: Record<string, string>;
   /** Absent: the sandbox protocol's answer (`result`: accepted / duplicate / rejected, `id`, `reason`). */
-  response_rules?: DeliveryResponseRules;
+  response_rules?: ResponseRules;
   /**
    * The school's API answers a repeated `Idempotency-Key` with its first
    * answer and keeps one lead: a call cut by a crash is then sent again with
@@ -113,63 +113,6 @@ export interface JsonDeliverySettings extends DeliveryEndpoint {
    */
   idempotent?: boolean;
 }
-
-export type JsonScalar = string | number | boolean | null;
-
-/**
- * When a school's answer counts as one outcome. Every condition given must
- * hold: the HTTP status is one of `http_status`, and the JSON value at `path`
- * is one of `in` (or, with `exists`, is present and not null, or absent).
- * Without `http_status` a match only looks at 2xx answers.
- */
-export interface DeliveryAnswerMatch {
-  http_status?: number[];
-  path?: string;
-  in?: JsonScalar[];
-  exists?: boolean;
-}
-
-/** One match, or a list of which any one is enough. */
-export type DeliveryAnswerMatches = DeliveryAnswerMatch | DeliveryAnswerMatch[];
-
-/** Tried in the order accepted, duplicate, rejected; a 2xx answer none matches is rejected. */
-export interface DeliveryResponseRules {
-  accepted: DeliveryAnswerMatches;
-  duplicate?: DeliveryAnswerMatches;
-  rejected?: DeliveryAnswerMatches;
-  /** Where an accepted answer holds the school's id of the lead. */
-  buyer_lead_id_path?: string;
-  /** Where a duplicate or rejected answer holds the school's reason (kept for operators only). */
-  reason_path?: string;
-}
-
-/** A value (`true`), a map whose keys are not fixed (`'any-key'`), or an object with these fields. */
-export type LeadDocumentShape = true | 'any-key' | { readonly [field: string]: LeadDocumentShape };
-
-/**
- * The default lead document every school adapter builds
- * (docs/delivery-adapters.md), as far as a field_map source may name it.
- * `tracking` keys are the sender's; `answers` keys are the offer's questions.
- */
-export const LEAD_DOCUMENT_FIELDS: { readonly [field: string]: LeadDocumentShape } = {
-  lead_id: true,
-  offer: { id: true, name: true, school_name: true },
-  lead: Object.fromEntries(Object.entries(LEAD_GROUPS).map(([group, fields]) => [group, Object.fromEntries(fields.map((f) => [f, true]))])),
-  tracking: 'any-key',
-  consumer_ip: true,
-  program_id: true,
-  answers: 'any-key',
-  consent: {
-    tcpa_consent: true,
-    tcpa_text: true,
-    button_label: true,
-    consented_at: true,
-    ip: true,
-    form_cert_url: true,
-    universal_lead_cert: true,
-  },
-  submitted_at: true,
-};
 
 export interface CatalogOffer {
   id: string;
