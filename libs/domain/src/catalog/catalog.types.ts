@@ -5,6 +5,7 @@ import type {
   OfferSource,
   OfferStatus,
   OfferType,
+  PartnerAdapterName,
   QuestionType,
 } from './catalog-vocabulary';
 import type { ResponseRules } from '../mapping/mapping.types';
@@ -45,9 +46,99 @@ export interface CatalogSchool {
 export interface CatalogPartner {
   id: string;
   name: string;
-  adapter: string;
+  adapter: PartnerAdapterName;
   base_url: string;
   timeout_ms: number;
+  /** The adapter's settings (docs/partner-adapter.md); null when it has none (a sandbox partner without headers). */
+  settings: PartnerSettings | null;
+}
+
+/**
+ * How partner-adapter talks to a partner network beyond its base_url, as the
+ * catalog gives it: `headers` (both adapters; values may reference
+ * `${env:NAME}`), and for the `json` adapter the search call and how its
+ * answer is read, and the submit call and its response rules.
+ */
+export interface PartnerSettings {
+  headers?: Record<string, string>;
+  search?: PartnerSearchSettings;
+  submit?: PartnerSubmitSettings;
+}
+
+export interface PartnerSearchSettings {
+  /** Appended to base_url's path (base_url's query is kept); default `search`. */
+  path?: string;
+  /** Target in the partner's body → a source in the search document, or `=literal`. Absent: the search document as it is. */
+  field_map?: Record<string, string>;
+  /** Where the answer's offers are and how each is read. */
+  results: OfferListMapping;
+}
+
+export interface PartnerSubmitSettings {
+  /** Appended to base_url's path (base_url's query is kept); default `submit`. */
+  path?: string;
+  /** Target in the partner's body → a source in the submit document, or `=literal`. Absent: the submit document as it is. */
+  field_map?: Record<string, string>;
+  /** Absent: the sandbox protocol's answer (`result`: accepted / duplicate / rejected, `id`, `reason`). */
+  response_rules?: ResponseRules;
+}
+
+/**
+ * How a partner's search answer is read. Every value is a dotted path: `list`
+ * from the answer (`$` for an answer that is itself the list), the others from
+ * one entry of that list (or, for choices and questions, from one item of
+ * their own list).
+ */
+export interface OfferListMapping {
+  list: string;
+  /** The search id the answer echoes: when the answer has one, it must be ours. */
+  search_id?: string;
+  /** The partner's id of the offer: names one of the catalog's partner offers that were asked about. */
+  external_id: string;
+  partner_result_id: string;
+  programs: ChoiceListMapping;
+  questions?: QuestionMapping;
+  tcpa_text?: string;
+  /** `path`: an object holding the school's fields (absent or null: no school); without it the fields are the entry's. */
+  school?: { path?: string; name: string; logo_url?: string };
+  /** How long the result may be submitted: a positive integer in `unit`... */
+  expires_in?: { path: string; unit: ExpiryUnit };
+  /** ...or an ISO 8601 time. */
+  expires_at?: string;
+}
+
+export const EXPIRY_UNITS = ['seconds', 'minutes', 'hours'] as const;
+export type ExpiryUnit = (typeof EXPIRY_UNITS)[number];
+
+/** A list of `{ value, label }` (programs, a question's options); without `label` the value is the label. */
+export interface ChoiceListMapping {
+  list: string;
+  value: string;
+  label?: string;
+}
+
+export const QUESTION_PLACES = ['offer', 'program'] as const;
+
+/**
+ * A result's questions: a list on the offer entry (`under: offer`, the
+ * default), or a list on each program (`under: program`: a question one
+ * program lists as required is required when that program is chosen, and
+ * required outright when every program of the result does).
+ */
+export interface QuestionMapping {
+  list: string;
+  under?: (typeof QUESTION_PLACES)[number];
+  name: string;
+  label?: string;
+  /** Absent: `select` when the question has options, else `text`. */
+  type?: string;
+  /** The partner's type values → ours; absent: the value must be one of ours. */
+  types?: Record<string, QuestionType>;
+  /** A boolean; absent from the mapping: never required. */
+  required?: string;
+  /** A list of program values (questions under the offer only). */
+  required_when?: string;
+  options?: ChoiceListMapping;
 }
 
 export interface CatalogProgram {

@@ -7,7 +7,6 @@ import {
   OFFER_SOURCES,
   OFFER_STATUSES,
   OFFER_TYPES,
-  PARTNER_ADAPTERS,
   QUESTION_TYPES,
   RESERVED_ANSWER_NAMES,
 } from './catalog-vocabulary';
@@ -31,6 +30,7 @@ import { NO_KNOWN_REFS } from './catalog.types';
 import { childPath, isPlainObject, JsonReader, tracker } from './json-reader';
 import { readEligibility } from './validate-eligibility';
 import { readDelivery } from './validate-delivery';
+import { readPartner } from './validate-partner';
 
 export interface CatalogValidation {
   /** The validated catalog; null when there is any issue. */
@@ -137,21 +137,6 @@ function readSchool(r: JsonReader, v: unknown, path: string): CatalogSchool | un
     logo_url: o.logo_url === undefined || o.logo_url === null ? null : r.httpUrl(o.logo_url, childPath(path, 'logo_url')),
   };
   return ok() ? (out as CatalogSchool) : undefined;
-}
-
-function readPartner(r: JsonReader, v: unknown, path: string): CatalogPartner | undefined {
-  const ok = tracker(r);
-  const o = r.object(v, path, ['id', 'name', 'adapter', 'base_url', 'timeout_ms'], ['id', 'name', 'adapter', 'base_url']);
-  if (!o) return undefined;
-  const out = {
-    id: r.uuid(o.id, childPath(path, 'id')),
-    name: r.string(o.name, childPath(path, 'name'), { maxLength: NAME_MAX }),
-    adapter: r.oneOf(o.adapter, childPath(path, 'adapter'), PARTNER_ADAPTERS),
-    base_url: r.httpUrl(o.base_url, childPath(path, 'base_url')),
-    timeout_ms:
-      o.timeout_ms === undefined ? CATALOG_DEFAULTS.partnerTimeoutMs : r.integer(o.timeout_ms, childPath(path, 'timeout_ms'), 100, 120000),
-  };
-  return ok() ? (out as CatalogPartner) : undefined;
 }
 
 const OFFER_KEYS = [
