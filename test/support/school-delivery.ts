@@ -1,35 +1,14 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { MockAgent } from 'undici';
 import { mockHttpDispatcher } from './mock-http-dispatcher';
 import type { DeliverySettings } from '@lr/domain';
 import type { SchoolDelivery } from '../../apps/delivery/src/schools/school-adapter';
 
-/** A delivery as the delivery service builds it, for the school adapters' tests. */
+/** A delivery as the delivery service builds it, for the school adapters' tests: test/fixtures/school-lead.json with these settings. */
 export function sampleDelivery(settings: DeliverySettings, overrides: Partial<SchoolDelivery> = {}): SchoolDelivery {
-  return {
-    leadId: '5b1f0c7e-1f2a-4c3b-9d4e-5f6a7b8c9d0e',
-    offer: { id: '0c8a2f4e-6b1d-4e3a-8f9c-1a2b3c4d5e6f', name: 'Northfield Online Nursing', schoolName: 'Northfield University' },
-    settings,
-    lead: {
-      personal: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone: '5551234567' },
-      address: { state: 'CA', zip_code: '90210' },
-      education: { education_level: 'associate', high_school_graduation_year: '2015' },
-    },
-    tracking: { ip_address: '203.0.113.9', subid: 's-42' },
-    consumerIp: '203.0.113.9',
-    programId: 'bsn',
-    answers: { hs_grad_year: '2015' },
-    consent: {
-      tcpaConsent: true,
-      tcpaText: 'By clicking Request Info I agree that Northfield University may contact me.',
-      buttonLabel: 'Request Info',
-      consentedAt: '2026-01-05T14:03:07.000Z',
-      ip: '203.0.113.9',
-      formCertUrl: null,
-      universalLeadCert: null,
-    },
-    submittedAt: '2026-01-05T14:03:07.000Z',
-    ...overrides,
-  };
+  const lead = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'school-lead.json'), 'utf8')) as Omit<SchoolDelivery, 'settings'>;
+  return { ...lead, settings, ...overrides };
 }
 
 /** A request the stub answered, as sent. */

@@ -2,6 +2,7 @@ import { Module, Type } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { AppConfig, ConfigModule } from '@lr/config';
 import { HealthModule, MetricsModule, ObservabilityLoggerModule } from '@lr/observability';
+import { ExchangeController } from './exchange/exchange.controller';
 import { PartnerSearch } from './partners/partner-search';
 import { PartnersController } from './partners/partners.controller';
 import { IndexController } from './received/index.controller';
@@ -22,7 +23,7 @@ import { DEFAULT_SANDBOX_OPTIONS, SANDBOX_OPTIONS, SandboxOptions } from './shar
 export function sandboxModule(config: AppConfig, options: Partial<SandboxOptions> = {}): Type<unknown> {
   @Module({
     imports: [ConfigModule.forRoot(config), ObservabilityLoggerModule.forRoot(config), HealthModule.forRoot(), MetricsModule],
-    controllers: [IndexController, SchoolsController, PartnersController, ReceivedController],
+    controllers: [IndexController, SchoolsController, PartnersController, ExchangeController, ReceivedController],
     providers: [
       { provide: SANDBOX_OPTIONS, useValue: { ...DEFAULT_SANDBOX_OPTIONS, ...options } },
       { provide: APP_FILTER, useClass: InvalidParamFilter },

@@ -109,6 +109,12 @@ export interface PartnerRef {
   adapter: string;
   baseUrl: string;
   timeoutMs: number;
+  /**
+   * The adapter's settings as the catalog stores them (libs/domain
+   * PartnerSettings: headers, and the json adapter's search and submit).
+   * Absent from a previous release's messages and for a partner without any.
+   */
+  settings?: Record<string, unknown> | null;
 }
 
 /** One partner network a search asks, with its offers on the campaign that passed the search-time checks. */

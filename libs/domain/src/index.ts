@@ -4,6 +4,7 @@ export * from './ip-address';
 export * from './normalize';
 export * from './tracking-input';
 export * from './catalog';
+export * from './mapping';
 export * from './money';
 export * from './decisions';
 export * from './caps';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { DeliverySettings, JsonDeliverySettings } from '@lr/domain';
 import type { RunningSandbox } from '../../../apps/sandbox/src/sandbox-app';
 import { JsonSchoolAdapter } from '../../../apps/delivery/src/schools/json-school.adapter';
-import { leadDocument } from '../../../apps/delivery/src/schools/lead-document';
+import { schoolLeadDocument } from '../../../libs/domain/src';
 import type { SchoolDelivery } from '../../../apps/delivery/src/schools/school-adapter';
 import { deliverWithDeadline, SchoolAdapters } from '../../../apps/delivery/src/schools/school-adapters';
 import { sampleDelivery } from '../../support/school-delivery';
@@ -103,7 +103,7 @@ describe('school adapters against the sandbox school systems', () => {
     const got = await received(name);
     expect(got.total_received).toBe(1);
     expect(got.leads[0].headers['idempotency-key']).toBe(d.leadId);
-    expect(got.leads[0].body).toEqual(JSON.parse(JSON.stringify(leadDocument(d))));
+    expect(got.leads[0].body).toEqual(JSON.parse(JSON.stringify(schoolLeadDocument(d))));
   });
 
   it("reads rejected with the school's own reason (for operators) and duplicate", async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { createDataSource } from '@lr/persistence';
+import { CatalogRepository, createDataSource } from '@lr/persistence';
 import { applyCatalog } from '../../../apps/ops/src/catalog/apply-catalog';
 import { TEST_DATABASE_URL } from '../../support/test-env';
 import { dumpCatalogRows, freshCatalog, idsOf, ops, writeTemp } from './ops-test-support';
@@ -262,6 +262,30 @@ describe('ops catalog apply', () => {
       await expect(ds.query(`UPDATE offers SET offer_type = 'semi' WHERE id = $1`, [offer])).rejects.toThrow(/ck_offers_offer_type/);
       await expect(ds.query(`UPDATE offers SET delivery = NULL WHERE id = $1`, [offer])).rejects.toThrow(/ck_offers_source_shape/);
       await expect(ds.query(`INSERT INTO caps (offer_id, period, "limit") VALUES ($1, 'day', 5)`, [offer])).rejects.toThrow(/ux_caps_offer_period/);
+    });
+  });
+
+  describe('a json partner', () => {
+    it('stores its settings as given, applies twice without changes, and the running services read them with the partner', async () => {
+      const example = freshCatalog('catalog.example.json');
+      const exchange = freshCatalog('exchange-partner.json');
+      const catalog = { ...example, partners: [...example.partners, exchange] };
+      catalog.offers[1].partner_id = exchange.id;
+      const first = await applyCatalog(ds, catalog);
+      expect(first.ok).toBe(true);
+      const { id, name, adapter, base_url, timeout_ms, ...settings } = exchange;
+      const [row] = await ds.query('SELECT name, adapter, base_url, timeout_ms, settings FROM partners WHERE id = $1', [id]);
+      expect(row).toEqual({ name, adapter, base_url, timeout_ms, settings });
+      const [sandboxRow] = await ds.query('SELECT settings FROM partners WHERE id = $1', [example.partners[0].id]);
+      expect(sandboxRow).toEqual({ settings: null });
+
+      const before = await dumpCatalogRows(ds, catalog);
+      const second = await applyCatalog(ds, catalog);
+      expect(second.ok && Object.values(second.summary).every((c) => c.created + c.updated + c.removed === 0)).toBe(true);
+      expect(await dumpCatalogRows(ds, catalog)).toEqual(before);
+
+      const offers = await new CatalogRepository(ds).campaignOffers(catalog.campaigns[0].id);
+      expect(offers.find((o) => o.offerId === catalog.offers[1].id)?.partner).toEqual({ id, name, adapter, baseUrl: base_url, timeoutMs: timeout_ms, settings });
     });
   });
 

@@ -287,7 +287,7 @@ function deliveryRequest(
   const m = s.msg;
   const buyer: DeliveryBuyer =
     offer.source === 'partner'
-      ? { kind: 'partner', partner: offer.partner!, partnerResultId: s.partnerResultId ?? '' }
+      ? { kind: 'partner', partner: offer.partner!, partnerResultId: s.partnerResultId ?? '', externalId: offer.externalId }
       : { kind: 'school', schoolName: offer.schoolName, offerName: offer.name, delivery: (offer.delivery ?? {}) as Record<string, unknown> };
   return {
     leadId: m.leadId,

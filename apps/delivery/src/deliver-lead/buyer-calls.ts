@@ -98,6 +98,11 @@ export class BuyerCalls {
       lead: msg.lead,
       programId: msg.programId,
       answers: msg.answers,
+      externalId: buyer.externalId ?? null,
+      tracking: msg.tracking,
+      consumerIp: msg.consumerIp,
+      consent: msg.consent,
+      submittedAt: msg.submittedAt,
       notAfter: new Date(Date.now() + timeoutMs - PARTNER_REPLY_MARGIN_MS / 2).toISOString(),
     };
     try {
@@ -109,7 +114,7 @@ export class BuyerCalls {
         case 'accepted':
           return { outcome: 'accepted', httpStatus: null, latencyMs: 0, detail: reply.partnerLeadId ? `partner lead id ${reply.partnerLeadId}` : null };
         case 'duplicate':
-          return { outcome: 'duplicate', httpStatus: null, latencyMs: 0, detail: null };
+          return { outcome: 'duplicate', httpStatus: null, latencyMs: 0, detail: reply.detail ?? null };
         case 'rejected':
           return { outcome: 'rejected', httpStatus: null, latencyMs: 0, detail: reply.detail };
         default:

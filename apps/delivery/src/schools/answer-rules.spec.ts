@@ -1,5 +1,5 @@
-import type { DeliveryResponseRules } from '@lr/domain';
-import { capReason, MAX_BUYER_REASON, readSchoolAnswer, SANDBOX_ANSWER_RULES } from './answer-rules';
+import { SANDBOX_ANSWER_RULES, type ResponseRules } from '@lr/domain';
+import { readSchoolAnswer } from './answer-rules';
 import { SchoolHttpError, SchoolProtocolError } from './school-errors';
 import type { SchoolAnswer } from './school-http';
 
@@ -7,7 +7,7 @@ const json = (body: unknown, status = 200): SchoolAnswer => ({ status, json: bod
 const text = (status = 200): SchoolAnswer => ({ status, json: undefined, isJson: false, codes: '' });
 
 describe('readSchoolAnswer with a school\'s rules', () => {
-  const rules: DeliveryResponseRules = {
+  const rules: ResponseRules = {
     accepted: [{ path: 'status', in: ['ok', 'accepted'] }, { http_status: [201] }],
     duplicate: [{ path: 'status', in: ['duplicate'] }, { http_status: [409] }],
     rejected: { http_status: [400, 422], path: 'errors.0.code', exists: true },
@@ -30,7 +30,7 @@ describe('readSchoolAnswer with a school\'s rules', () => {
   });
 
   it('tries accepted, then duplicate, then rejected', () => {
-    const overlapping: DeliveryResponseRules = { accepted: { http_status: [200] }, duplicate: { path: 'dup', in: [true] } };
+    const overlapping: ResponseRules = { accepted: { http_status: [200] }, duplicate: { path: 'dup', in: [true] } };
     expect(readSchoolAnswer(json({ dup: true }), overlapping, false).kind).toBe('accepted');
   });
 
@@ -39,7 +39,7 @@ describe('readSchoolAnswer with a school\'s rules', () => {
   });
 
   it('compares values exactly: type and case', () => {
-    const strict: DeliveryResponseRules = { accepted: { path: 'success', in: [true, 1] } };
+    const strict: ResponseRules = { accepted: { path: 'success', in: [true, 1] } };
     expect(readSchoolAnswer(json({ success: true }), strict, false).kind).toBe('accepted');
     expect(readSchoolAnswer(json({ success: 1 }), strict, false).kind).toBe('accepted');
     expect(readSchoolAnswer(json({ success: 'true' }), strict, false).kind).toBe('rejected');
@@ -47,7 +47,7 @@ describe('readSchoolAnswer with a school\'s rules', () => {
   });
 
   it('reads exists: present and not null, or absent', () => {
-    const byId: DeliveryResponseRules = { accepted: { path: 'lead_id', exists: true }, duplicate: { path: 'error', exists: false } };
+    const byId: ResponseRules = { accepted: { path: 'lead_id', exists: true }, duplicate: { path: 'error', exists: false } };
     expect(readSchoolAnswer(json({ lead_id: 'x' }), byId, false).kind).toBe('accepted');
     expect(readSchoolAnswer(json({ lead_id: null }), byId, false).kind).toBe('duplicate');
     expect(readSchoolAnswer(json({ error: 'E' }), byId, false).kind).toBe('rejected');
@@ -99,14 +99,5 @@ describe('readSchoolAnswer with the sandbox protocol (strict)', () => {
   it('names the field, never the value, in the detail', () => {
     expect(() => read(json({ result: 'accepted', id: 42 }))).toThrow(new SchoolProtocolError("the answer's id must be a string of 1 to 200 characters"));
     expect(() => read(text())).toThrow(SchoolProtocolError);
-  });
-});
-
-describe('capReason', () => {
-  it('keeps at most 500 characters, trimmed, storable, without cutting a surrogate pair', () => {
-    expect(capReason('x'.repeat(600))).toHaveLength(MAX_BUYER_REASON);
-    expect(capReason(`${'x'.repeat(499)}😀tail`)).toBe('x'.repeat(499));
-    expect(capReason('  a\u0000b \ud800 ')).toBe('a\ufffdb \ufffd');
-    expect(capReason('   ')).toBeNull();
   });
 });

@@ -1,6 +1,5 @@
-import type { JsonDeliverySettings } from '@lr/domain';
+import { schoolLeadDocument, type JsonDeliverySettings } from '@lr/domain';
 import { JsonSchoolAdapter } from './json-school.adapter';
-import { leadDocument } from './lead-document';
 import { SchoolConfigError, SchoolHttpError } from './school-errors';
 import { httpStub, sampleDelivery } from '../../../../test/support/school-delivery';
 
@@ -74,6 +73,18 @@ describe('JsonSchoolAdapter', () => {
     const plain: JsonDeliverySettings = { adapter: 'json', url: 'https://api.northfield.example/v2/leads' };
     answer('{"result":"accepted","id":"nf-1"}');
     await expect(deliver(plain)).resolves.toEqual({ kind: 'accepted', buyerLeadId: 'nf-1' });
-    expect(sent().body).toEqual(leadDocument(sampleDelivery(plain)));
+    expect(sent().body).toEqual(schoolLeadDocument(sampleDelivery(plain)));
+  });
+
+  it.each([
+    [{ a: 'lead_id', 'a.b': 'lead_id' }],
+    [{ 'a.b': 'lead_id', a: 'lead_id' }],
+    [{ '__proto__.polluted': '=yes' }],
+    [{ 'a..b': 'lead_id' }],
+  ])('refuses field_map targets the catalog check would refuse (%j) as a SchoolConfigError, sending nothing', async (field_map) => {
+    const error = await deliver({ ...settings, field_map }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SchoolConfigError);
+    expect(http.calls).toHaveLength(0);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

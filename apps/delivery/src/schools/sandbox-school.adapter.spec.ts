@@ -1,4 +1,4 @@
-import { leadDocument } from './lead-document';
+import { schoolLeadDocument } from '@lr/domain';
 import { SandboxSchoolAdapter } from './sandbox-school.adapter';
 import { SchoolHttpError, SchoolProtocolError } from './school-errors';
 import { httpStub, sampleDelivery } from '../../../../test/support/school-delivery';
@@ -21,7 +21,7 @@ describe('SandboxSchoolAdapter', () => {
     await expect(deliver()).resolves.toEqual({ kind: 'accepted', buyerLeadId: 'northfield-0123456789ab' });
     const sent = http.sent();
     expect(sent.url).toBe(d.settings.url);
-    expect(sent.body).toEqual(leadDocument(d));
+    expect(sent.body).toEqual(schoolLeadDocument(d));
     expect(sent.headers).toMatchObject({ 'x-token': 't0k', 'idempotency-key': d.leadId });
   });
 

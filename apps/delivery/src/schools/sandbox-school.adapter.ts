@@ -1,5 +1,5 @@
-import { readSchoolAnswer, SANDBOX_ANSWER_RULES } from './answer-rules';
-import { leadDocument } from './lead-document';
+import { SANDBOX_ANSWER_RULES, schoolLeadDocument } from '@lr/domain';
+import { readSchoolAnswer } from './answer-rules';
 import type { SchoolAdapter, SchoolDelivery, SchoolOutcome } from './school-adapter';
 import type { Environment } from './school-headers';
 import { postToSchool } from './school-http';
@@ -14,7 +14,7 @@ export class SandboxSchoolAdapter implements SchoolAdapter {
   constructor(private readonly env: Environment = process.env) {}
 
   async deliver(d: SchoolDelivery, signal: AbortSignal): Promise<SchoolOutcome> {
-    const answer = await postToSchool(d, leadDocument(d), this.env, signal);
+    const answer = await postToSchool(d, schoolLeadDocument(d), this.env, signal);
     return readSchoolAnswer(answer, SANDBOX_ANSWER_RULES, true);
   }
 }

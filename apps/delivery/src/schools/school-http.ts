@@ -1,4 +1,4 @@
-import { errorCodes, HttpAbortedError, HttpBodyTooLargeError, HttpTransportError, postJsonAnswer } from '@lr/platform';
+import { HttpAbortedError, HttpBodyTooLargeError, HttpTransportError, isReadableStatus, postJsonForRules, type RulesAnswer } from '@lr/platform';
 import type { SchoolDelivery } from './school-adapter';
 import { SchoolConfigError, SchoolHttpError, SchoolProtocolError, SchoolTimeoutError } from './school-errors';
 import { Environment, schoolHeaders } from './school-headers';
@@ -7,17 +7,7 @@ import { Environment, schoolHeaders } from './school-headers';
 export const MAX_SCHOOL_ANSWER_BYTES = 64 * 1024;
 
 /** A school's answer with a status that says something about the lead: 2xx, or 4xx. */
-export interface SchoolAnswer {
-  status: number;
-  /** The body parsed; meaningful only when isJson. */
-  json: unknown;
-  isJson: boolean;
-  /** Short codes of a JSON error body (`error`, `code`, `param`), for a detail. */
-  codes: string;
-}
-
-/** 2xx and 4xx answers are read (a 4xx may be how a school says duplicate or rejected); others are failures. */
-const isReadable = (status: number) => (status >= 200 && status <= 299) || (status >= 400 && status <= 499);
+export type SchoolAnswer = RulesAnswer;
 
 /** One-word codes only: a school's error text may quote the lead. */
 const SCHOOL_CODE = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/;
@@ -32,19 +22,14 @@ const SCHOOL_CODE = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/;
 export async function postToSchool(d: SchoolDelivery, body: unknown, env: Environment, signal: AbortSignal): Promise<SchoolAnswer> {
   const url = schoolUrl(d.settings.url);
   const headers = schoolHeaders(d, env);
-  let answer;
+  let answer: RulesAnswer;
   try {
-    answer = await postJsonAnswer(url, body, { headers, signal, maxBytes: MAX_SCHOOL_ANSWER_BYTES, readsInFull: isReadable });
+    answer = await postJsonForRules(url, body, { headers, signal, maxBytes: MAX_SCHOOL_ANSWER_BYTES, codeToken: SCHOOL_CODE });
   } catch (e) {
     throw schoolError(e);
   }
-  const codes = errorCodes(answer.text, SCHOOL_CODE);
-  if (!isReadable(answer.status)) throw new SchoolHttpError(answer.status, codes);
-  try {
-    return { status: answer.status, json: JSON.parse(answer.text) as unknown, isJson: true, codes };
-  } catch {
-    return { status: answer.status, json: undefined, isJson: false, codes };
-  }
+  if (!isReadableStatus(answer.status)) throw new SchoolHttpError(answer.status, answer.codes);
+  return answer;
 }
 
 function schoolUrl(raw: string): URL {

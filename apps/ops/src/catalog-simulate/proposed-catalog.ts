@@ -30,7 +30,9 @@ export async function compareCatalogs(repo: CatalogSimulationRepository, file: C
   const dbSchools = await repo.schools(file.offers.map((o) => o.school_id));
   const dbPartners = await repo.partners(file.offers.flatMap((o) => (o.partner_id ? [o.partner_id] : [])));
   const fileSchools = new Map(file.schools.map((s) => [s.id, { name: s.name, logoUrl: s.logo_url }]));
-  const filePartners = new Map<string, PartnerRef>(file.partners.map((p) => [p.id, { id: p.id, name: p.name, adapter: p.adapter, baseUrl: p.base_url, timeoutMs: p.timeout_ms }]));
+  const filePartners = new Map<string, PartnerRef>(
+    file.partners.map((p) => [p.id, { id: p.id, name: p.name, adapter: p.adapter, baseUrl: p.base_url, timeoutMs: p.timeout_ms, ...(p.settings ? { settings: { ...p.settings } } : {}) }]),
+  );
   const schoolOf = (id: string) => fileSchools.get(id) ?? dbSchools.get(id) ?? { name: '', logoUrl: null };
   const partnerOf = (id: string | null) => (id === null ? null : (filePartners.get(id) ?? dbPartners.get(id) ?? null));
 

@@ -37,7 +37,7 @@ async function writeCatalog(repo: CatalogAdminRepository, c: Catalog): Promise<C
   await upsert('schools', c.schools.map((s) => ({ id: s.id, name: s.name, logo_url: s.logo_url })));
   await upsert(
     'partners',
-    c.partners.map((p) => ({ id: p.id, name: p.name, adapter: p.adapter, base_url: p.base_url, timeout_ms: p.timeout_ms })),
+    c.partners.map((p) => ({ id: p.id, name: p.name, adapter: p.adapter, base_url: p.base_url, timeout_ms: p.timeout_ms, settings: p.settings })),
   );
   await upsert(
     'offers',

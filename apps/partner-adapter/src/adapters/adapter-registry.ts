@@ -1,14 +1,16 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { PartnerAdapterName } from '@lr/domain';
 import type { PartnerAdapter } from './partner-adapter';
 import { UnknownAdapterError } from './partner-errors';
+import { JsonPartnerAdapter } from './json/json-partner.adapter';
 import { SandboxPartnerAdapter } from './sandbox/sandbox-adapter';
 
 /** Overrides the adapters by name (tests); the default is builtInAdapters(). */
 export const PARTNER_ADAPTERS = Symbol('PARTNER_ADAPTERS');
 
-/** The catalog's partner `adapter` names this build speaks. A new partner interface is one line here. */
-export function builtInAdapters(): Record<string, PartnerAdapter> {
-  return { sandbox: new SandboxPartnerAdapter() };
+/** The catalog's partner `adapter` names this build speaks (the catalog allows exactly these). A new partner interface is one line here. */
+export function builtInAdapters(): Record<PartnerAdapterName, PartnerAdapter> {
+  return { sandbox: new SandboxPartnerAdapter(), json: new JsonPartnerAdapter() };
 }
 
 @Injectable()

@@ -1,4 +1,4 @@
-import type { LeadPayload, PartnerOfferResult, PartnerRef } from '@lr/contracts';
+import type { ConsentDocument, LeadPayload, PartnerOfferResult, PartnerRef } from '@lr/contracts';
 
 /** What one search asks one partner: the partner's offers on the campaign, by our id and the partner's. */
 export interface PartnerSearchCall {
@@ -9,7 +9,7 @@ export interface PartnerSearchCall {
   isTest: boolean;
 }
 
-/** A chosen partner result posted to the partner (the submit issue calls this). */
+/** A chosen partner result posted to the partner. */
 export interface PartnerSubmitCall {
   searchId: string;
   partnerResultId: string;
@@ -18,13 +18,23 @@ export interface PartnerSubmitCall {
   answers: Record<string, string>;
   /** Sent as the partner's dedupe key: the same submit sent again must not be a second lead. */
   idempotencyKey: string;
+  /** The rest of the submit document (docs/partner-adapter.md); absent when a previous release's delivery asked. */
+  externalId?: string | null;
+  tracking?: Record<string, string>;
+  consumerIp?: string;
+  consent?: ConsentDocument;
+  submittedAt?: string;
 }
 
-/** How a partner took a submit. Failures (timeout, HTTP error, a body we cannot read) throw instead. */
+/**
+ * How a partner took a submit. Failures (timeout, HTTP error, a body we cannot
+ * read) throw instead. `partnerReason` is the partner's own text, for
+ * operators only.
+ */
 export type PartnerSubmitOutcome =
   | { kind: 'accepted'; partnerLeadId: string | null }
   | { kind: 'rejected'; partnerReason: string | null }
-  | { kind: 'duplicate' };
+  | { kind: 'duplicate'; partnerReason?: string | null };
 
 /**
  * One partner interface (the catalog's `adapter` name). An implementation speaks
@@ -34,7 +44,8 @@ export type PartnerSubmitOutcome =
  * - treat the partner as untrusted: validate everything it returns, and map
  *   results back to our offer ids, leaving out what was not asked,
  * - throw PartnerTimeoutError, PartnerHttpError or PartnerProtocolError
- *   (partner-errors.ts) on failure; every throw counts against the partner's breaker.
+ *   (partner-errors.ts) on failure; each counts against the partner's
+ *   breaker. PartnerConfigError (settings we cannot use) does not.
  */
 export interface PartnerAdapter {
   search(partner: PartnerRef, req: PartnerSearchCall, signal: AbortSignal): Promise<PartnerOfferResult[]>;

@@ -40,6 +40,20 @@ export class PartnerProtocolError extends PartnerCallError {
   readonly code = 'PARTNER_PROTOCOL_ERROR';
 }
 
+/**
+ * The partner's settings cannot be used (an environment variable a header
+ * names is not set, a json partner without its search mapping): nothing was
+ * sent. It is ours to fix, not the partner's, so it never counts against the
+ * partner's circuit breaker.
+ */
+export class PartnerConfigError extends PartnerCallError {
+  readonly code = 'PARTNER_CONFIG_ERROR';
+
+  constructor(problem: string) {
+    super(`partner settings: ${problem}`);
+  }
+}
+
 /** The catalog names an adapter this build does not have. Never reaches the partner or its breaker. */
 export class UnknownAdapterError extends PartnerCallError {
   readonly code = 'PARTNER_ADAPTER_UNKNOWN';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, Optional } from '@nestjs/common';
 import CircuitBreaker from 'opossum';
 import type { PartnerRef } from '@lr/contracts';
-import { PartnerCircuitOpenError } from '../adapters/partner-errors';
+import { PartnerCircuitOpenError, PartnerConfigError } from '../adapters/partner-errors';
 import { partnerMetrics } from '../partner-metrics';
 
 /** The opossum settings every partner's breaker gets. */
@@ -77,6 +77,8 @@ export class PartnerCircuitBreakers implements OnModuleDestroy {
     const breaker: Breaker = new CircuitBreaker((call: Call) => call(), {
       ...this.settings,
       timeout: false,
+      // Settings we cannot use (an unset environment variable) are ours to fix: the partner was not called.
+      errorFilter: (e: unknown) => e instanceof PartnerConfigError,
       name: partner.id,
       enableSnapshots: false,
       rollingPercentilesEnabled: false,

@@ -56,6 +56,11 @@ export class SubmitToPartner {
             programId: req.programId,
             answers: req.answers,
             idempotencyKey: req.leadId,
+            externalId: req.externalId,
+            tracking: req.tracking,
+            consumerIp: req.consumerIp,
+            consent: req.consent,
+            submittedAt: req.submittedAt,
           },
           signal,
         ),
@@ -64,7 +69,7 @@ export class SubmitToPartner {
         case 'accepted':
           return { leadId: req.leadId, outcome: 'accepted', partnerLeadId: outcome.partnerLeadId };
         case 'duplicate':
-          return { leadId: req.leadId, outcome: 'duplicate' };
+          return { leadId: req.leadId, outcome: 'duplicate', ...(outcome.partnerReason ? { detail: outcome.partnerReason } : {}) };
         case 'rejected':
           return { leadId: req.leadId, outcome: 'rejected', detail: outcome.partnerReason?.slice(0, 500) ?? null };
       }

@@ -1,4 +1,5 @@
 import { InvalidParam } from '../shared/invalid-param';
+import { idString, isObject, objectBody, optionalObject } from '../shared/body-checks';
 
 /**
  * The sandbox partner protocol (docs/sandbox.md). A partner's base_url, e.g.
@@ -78,24 +79,4 @@ export function parseSubmitRequest(body: unknown): PartnerSubmitRequest {
     throw new InvalidParam('program_id', 'body', 'program_id must be a string or null');
   }
   return o as unknown as PartnerSubmitRequest;
-}
-
-function objectBody(body: unknown): Record<string, unknown> {
-  if (!isObject(body)) throw new InvalidParam('body', 'body', 'The body must be a JSON object');
-  return body;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function idString(v: unknown, field: string): string {
-  if (typeof v !== 'string' || v.length === 0 || v.length > 200) {
-    throw new InvalidParam(field, 'body', `${field} must be a string of 1 to 200 characters`);
-  }
-  return v;
-}
-
-function optionalObject(v: unknown, field: string): void {
-  if (v !== undefined && v !== null && !isObject(v)) throw new InvalidParam(field, 'body', `${field} must be an object`);
 }

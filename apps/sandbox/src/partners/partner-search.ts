@@ -1,12 +1,38 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PendingRequests } from '../shared/pending-requests';
-import { ReceivedStore } from '../shared/received-store';
+import { ReceiptKind, ReceivedStore } from '../shared/received-store';
 import { recordedHeaders } from '../shared/request-parts';
-import { sandboxRequests } from '../shared/sandbox-metrics';
+import { SandboxEndpoint, sandboxRequests } from '../shared/sandbox-metrics';
 import type { Outcome, SandboxParams } from '../shared/sandbox-params';
 import { PartnerSearchResponse, parseSearchRequest } from './partner-protocol';
 import { matchedOffers, partnerResult } from './partner-results';
+
+/** What differs between the partner protocols' searches: how a request is read and an answer written. */
+export interface SearchProtocol {
+  kind: Extract<ReceiptKind, 'partner_search' | 'exchange_search'>;
+  endpoint: Extract<SandboxEndpoint, 'partner_search' | 'exchange_search'>;
+  /** The search id and the partner's offer ids asked, in order (InvalidParam when the body does not fit). */
+  read(body: unknown): { searchId: string; externalIds: string[] };
+  /** The 200 body for the matched offers. */
+  results(partner: string, searchId: string, externalIds: string[]): unknown;
+  /** The body of `outcome=error` (HTTP 500). */
+  errorBody: unknown;
+}
+
+/** The sandbox partner protocol's search (docs/sandbox.md, "Partner protocol"). */
+export const SANDBOX_SEARCH: SearchProtocol = {
+  kind: 'partner_search',
+  endpoint: 'partner_search',
+  read(body) {
+    const search = parseSearchRequest(body);
+    return { searchId: search.search_id, externalIds: search.offers.map((o) => o.external_id) };
+  },
+  results(partner, searchId, externalIds): PartnerSearchResponse {
+    return { search_id: searchId, results: externalIds.map((id) => partnerResult(partner, searchId, id)) };
+  },
+  errorBody: { error: 'Internal Server Error' },
+};
 
 /**
  * A partner's search: records it, waits delay_ms, then answers with results
@@ -20,9 +46,9 @@ export class PartnerSearch {
     private readonly pending: PendingRequests,
   ) {}
 
-  async answer(req: FastifyRequest, reply: FastifyReply, partner: string, params: SandboxParams, outcome: Outcome): Promise<void> {
-    const search = parseSearchRequest(req.body);
-    this.received.record('partner_search', partner, {
+  async answer(req: FastifyRequest, reply: FastifyReply, partner: string, params: SandboxParams, outcome: Outcome, protocol = SANDBOX_SEARCH): Promise<void> {
+    const search = protocol.read(req.body);
+    this.received.record(protocol.kind, partner, {
       received_at: new Date().toISOString(),
       request_id: String(req.id),
       outcome,
@@ -33,17 +59,16 @@ export class PartnerSearch {
     const held = outcome === 'timeout';
     const end = await this.pending.wait(reply.raw, held ? null : params.delayMs);
     if (end !== 'elapsed') {
-      sandboxRequests().inc({ endpoint: 'partner_search', outcome: held ? 'timeout' : end });
+      sandboxRequests().inc({ endpoint: protocol.endpoint, outcome: held ? 'timeout' : end });
       return this.pending.abandon(reply, end, held);
     }
     if (outcome === 'error') {
-      sandboxRequests().inc({ endpoint: 'partner_search', outcome });
-      void reply.code(500).send({ error: 'Internal Server Error' });
+      sandboxRequests().inc({ endpoint: protocol.endpoint, outcome });
+      void reply.code(500).send(protocol.errorBody);
       return;
     }
-    const results = matchedOffers(search.offers, params.match).map((o) => partnerResult(partner, search.search_id, o.external_id));
-    sandboxRequests().inc({ endpoint: 'partner_search', outcome: results.length > 0 ? 'results' : 'no_results' });
-    const body: PartnerSearchResponse = { search_id: search.search_id, results };
-    void reply.code(200).send(body);
+    const matched = matchedOffers(search.externalIds, params.match);
+    sandboxRequests().inc({ endpoint: protocol.endpoint, outcome: matched.length > 0 ? 'results' : 'no_results' });
+    void reply.code(200).send(protocol.results(partner, search.searchId, matched));
   }
 }

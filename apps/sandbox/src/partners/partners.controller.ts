@@ -2,11 +2,14 @@ import { Controller, Delete, Get, HttpCode, Param, Post, Req, Res } from '@nestj
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IdempotencyStore } from '../shared/idempotency-store';
 import { LeadReceiver } from '../shared/lead-receiver';
+import { forgetNetwork, networkReceipts, NetworkKinds } from '../shared/network-receipts';
 import { ReceivedStore } from '../shared/received-store';
 import { idempotencyKeyOf, systemName } from '../shared/request-parts';
 import { PARTNER_PARAMS, outcomeOverride, parseListLimit, parseSandboxParams, rawQueryOf } from '../shared/sandbox-params';
 import { parseSubmitRequest } from './partner-protocol';
 import { PartnerSearch } from './partner-search';
+
+const KINDS: NetworkKinds = { submits: 'partner_submit', searches: 'partner_search' };
 
 /**
  * A simulated partner network: `POST /partners/<name>/search` and
@@ -43,27 +46,13 @@ export class PartnersController {
   @Get('received')
   list(@Param('name') rawName: string, @Req() req: FastifyRequest) {
     const name = systemName(rawName, 'partner');
-    const limit = parseListLimit(rawQueryOf(req.url), this.received.maxPerName);
-    const submits = this.received.list('partner_submit', name, limit);
-    const searches = this.received.list('partner_search', name, limit);
-    return {
-      partner: name,
-      leads: submits.items,
-      count: submits.items.length,
-      total_received: submits.summary.total_received,
-      searches: searches.items,
-      search_count: searches.items.length,
-      search_total_received: searches.summary.total_received,
-    };
+    return { partner: name, ...networkReceipts(this.received, KINDS, name, parseListLimit(rawQueryOf(req.url), this.received.maxPerName)) };
   }
 
   @Delete('received')
   @HttpCode(200)
   clear(@Param('name') rawName: string) {
     const name = systemName(rawName, 'partner');
-    this.keys.forget(`partner_submit/${name}`);
-    const cleared = this.received.clear('partner_submit', name);
-    const searchesCleared = this.received.clear('partner_search', name);
-    return { partner: name, cleared, searches_cleared: searchesCleared };
+    return { partner: name, ...forgetNetwork(this.received, this.keys, KINDS, name) };
   }
 }

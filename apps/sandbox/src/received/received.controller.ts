@@ -21,19 +21,22 @@ export class ReceivedController {
   summary() {
     const schools: Record<string, ReceiptLogSummary> = {};
     const partners: Record<string, PartnerSummary> = {};
-    const partnerOf = (name: string) => (partners[name] ??= { ...EMPTY, search_count: 0, search_total_received: 0 });
+    const exchanges: Record<string, PartnerSummary> = {};
+    const summaryOf = (of: Record<string, PartnerSummary>, name: string) => (of[name] ??= { ...EMPTY, search_count: 0, search_total_received: 0 });
     for (const { kind, name, summary } of this.received.summaries()) {
       if (kind === 'school') schools[name] = summary;
-      else if (kind === 'partner_submit') Object.assign(partnerOf(name), summary);
+      else if (kind === 'partner_submit' || kind === 'exchange_submit') Object.assign(summaryOf(kind === 'partner_submit' ? partners : exchanges, name), summary);
       else {
-        const p = partnerOf(name);
+        const p = summaryOf(kind === 'partner_search' ? partners : exchanges, name);
         p.search_count = summary.count;
         p.search_total_received = summary.total_received;
       }
     }
-    const leadCount = [...Object.values(schools), ...Object.values(partners)].reduce((n, s) => n + s.count, 0);
-    const searchCount = Object.values(partners).reduce((n, p) => n + p.search_count, 0);
-    return { schools, partners, count: leadCount, search_count: searchCount };
+    const networks = [...Object.values(partners), ...Object.values(exchanges)];
+    const leadCount = [...Object.values(schools), ...networks].reduce((n, s) => n + s.count, 0);
+    const searchCount = networks.reduce((n, p) => n + p.search_count, 0);
+    // `exchanges` (the exchange protocol's partners) is listed once one of them has received something.
+    return { schools, partners, ...(Object.keys(exchanges).length > 0 ? { exchanges } : {}), count: leadCount, search_count: searchCount };
   }
 
   /** Forgets everything every simulated system received, and every Idempotency-Key. */

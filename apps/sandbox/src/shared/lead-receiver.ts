@@ -10,12 +10,14 @@ import type { Outcome, SandboxParams } from './sandbox-params';
 
 /** One lead (a school's) or submit (a partner's) to receive, already validated. */
 export interface IncomingLead {
-  endpoint: Extract<SandboxEndpoint, 'school_lead' | 'partner_submit'>;
-  kind: Extract<ReceiptKind, 'school' | 'partner_submit'>;
+  endpoint: Extract<SandboxEndpoint, 'school_lead' | 'partner_submit' | 'exchange_submit'>;
+  kind: Extract<ReceiptKind, 'school' | 'partner_submit' | 'exchange_submit'>;
   name: string;
   params: SandboxParams;
   outcome: Outcome;
   idempotencyKey?: string;
+  /** The protocol's answer for an outcome that answers at all; default the school protocol's (leadAnswer). */
+  answerOf?: typeof leadAnswer;
 }
 
 /**
@@ -33,6 +35,7 @@ export class LeadReceiver {
 
   async receive(req: FastifyRequest, reply: FastifyReply, lead: IncomingLead): Promise<void> {
     const scope = `${lead.kind}/${lead.name}`;
+    const answerOf = lead.answerOf ?? leadAnswer;
     let claim: KeyClaim | undefined;
     if (lead.idempotencyKey !== undefined) {
       for (;;) {
@@ -65,11 +68,11 @@ export class LeadReceiver {
         sandboxRequests().inc({ endpoint: lead.endpoint, outcome: held ? 'timeout' : end });
         // The caller went away while the lead waited out delay_ms: the school took the lead all the same (as a real
         // system goes on with a request whose client hung up), so a repeat of the key gets the answer it would have had.
-        if (end === 'client_gone' && lead.outcome !== 'timeout' && isProcessed(lead.outcome)) processed = leadAnswer(lead.outcome, lead.name, lead.params.reason);
+        if (end === 'client_gone' && lead.outcome !== 'timeout' && isProcessed(lead.outcome)) processed = answerOf(lead.outcome, lead.name, lead.params.reason);
         return this.pending.abandon(reply, end, held);
       }
       if (lead.outcome === 'timeout') return; // unreachable: a held wait never elapses
-      const answer = leadAnswer(lead.outcome, lead.name, lead.params.reason);
+      const answer = answerOf(lead.outcome, lead.name, lead.params.reason);
       if (isProcessed(lead.outcome)) processed = answer;
       sandboxRequests().inc({ endpoint: lead.endpoint, outcome: lead.outcome });
       void reply.code(answer.status).send(answer.body);

@@ -15,8 +15,8 @@ export interface Receipt {
   body: unknown;
 }
 
-/** What is recorded: a school's leads, a partner's submits, a partner's searches. */
-export type ReceiptKind = 'school' | 'partner_submit' | 'partner_search';
+/** What is recorded: a school's leads, a partner's submits and searches, an exchange partner's submits and searches. */
+export type ReceiptKind = 'school' | 'partner_submit' | 'partner_search' | 'exchange_submit' | 'exchange_search';
 
 interface ReceiptLog {
   items: Receipt[];
@@ -39,7 +39,7 @@ export class ReceivedStore {
   private readonly logs: BoundedMap<string, ReceiptLog>;
 
   constructor(@Inject(SANDBOX_OPTIONS) private readonly options: SandboxOptions) {
-    this.logs = new BoundedMap(options.maxNames * 3);
+    this.logs = new BoundedMap(options.maxNames * 5);
   }
 
   record(kind: ReceiptKind, name: string, receipt: Receipt): void {

@@ -7,4 +7,4 @@ export const sandboxRequests = () =>
 /** Requests waiting out a delay or held open by outcome=timeout. */
 export const sandboxPendingRequests = () => gauge('sandbox_pending_requests', 'Sandbox requests waiting to be answered');
 
-export type SandboxEndpoint = 'school_lead' | 'partner_search' | 'partner_submit';
+export type SandboxEndpoint = 'school_lead' | 'partner_search' | 'partner_submit' | 'exchange_search' | 'exchange_submit';

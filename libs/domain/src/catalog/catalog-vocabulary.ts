@@ -26,8 +26,13 @@ export const DEFAULT_CAP_TIMEZONE = 'America/New_York';
 export const QUESTION_TYPES = ['select', 'text', 'number'] as const;
 export type QuestionType = (typeof QUESTION_TYPES)[number];
 
-/** How the partner-adapter talks to a partner network (one adapter per partner interface). */
-export const PARTNER_ADAPTERS = ['sandbox'] as const;
+/**
+ * How the partner-adapter talks to a partner network: the sandbox partner
+ * protocol, or generic JSON with a field map, a mapping of the answer and
+ * response rules (docs/partner-adapter.md).
+ */
+export const PARTNER_ADAPTERS = ['sandbox', 'json'] as const;
+export type PartnerAdapterName = (typeof PARTNER_ADAPTERS)[number];
 
 /** How delivery talks to a school's system: the sandbox school protocol, or generic JSON with field mapping. */
 export const DELIVERY_ADAPTERS = ['sandbox', 'json'] as const;

@@ -5,9 +5,10 @@ import type {
   OfferSource,
   OfferStatus,
   OfferType,
+  PartnerAdapterName,
   QuestionType,
 } from './catalog-vocabulary';
-import { LEAD_GROUPS } from '../lead-input';
+import type { ResponseRules } from '../mapping/mapping.types';
 
 /**
  * Eligibility rules of an offer or a program (CATALOG.md). Every key is
@@ -45,9 +46,99 @@ export interface CatalogSchool {
 export interface CatalogPartner {
   id: string;
   name: string;
-  adapter: string;
+  adapter: PartnerAdapterName;
   base_url: string;
   timeout_ms: number;
+  /** The adapter's settings (docs/partner-adapter.md); null when it has none (a sandbox partner without headers). */
+  settings: PartnerSettings | null;
+}
+
+/**
+ * How partner-adapter talks to a partner network beyond its base_url, as the
+ * catalog gives it: `headers` (both adapters; values may reference
+ * `${env:NAME}`), and for the `json` adapter the search call and how its
+ * answer is read, and the submit call and its response rules.
+ */
+export interface PartnerSettings {
+  headers?: Record<string, string>;
+  search?: PartnerSearchSettings;
+  submit?: PartnerSubmitSettings;
+}
+
+export interface PartnerSearchSettings {
+  /** Appended to base_url's path (base_url's query is kept); default `search`. */
+  path?: string;
+  /** Target in the partner's body → a source in the search document, or `=literal`. Absent: the search document as it is. */
+  field_map?: Record<string, string>;
+  /** Where the answer's offers are and how each is read. */
+  results: OfferListMapping;
+}
+
+export interface PartnerSubmitSettings {
+  /** Appended to base_url's path (base_url's query is kept); default `submit`. */
+  path?: string;
+  /** Target in the partner's body → a source in the submit document, or `=literal`. Absent: the submit document as it is. */
+  field_map?: Record<string, string>;
+  /** Absent: the sandbox protocol's answer (`result`: accepted / duplicate / rejected, `id`, `reason`). */
+  response_rules?: ResponseRules;
+}
+
+/**
+ * How a partner's search answer is read. Every value is a dotted path: `list`
+ * from the answer (`$` for an answer that is itself the list), the others from
+ * one entry of that list (or, for choices and questions, from one item of
+ * their own list).
+ */
+export interface OfferListMapping {
+  list: string;
+  /** The search id the answer echoes: when the answer has one, it must be ours. */
+  search_id?: string;
+  /** The partner's id of the offer: names one of the catalog's partner offers that were asked about. */
+  external_id: string;
+  partner_result_id: string;
+  programs: ChoiceListMapping;
+  questions?: QuestionMapping;
+  tcpa_text?: string;
+  /** `path`: an object holding the school's fields (absent or null: no school); without it the fields are the entry's. */
+  school?: { path?: string; name: string; logo_url?: string };
+  /** How long the result may be submitted: a positive integer in `unit`... */
+  expires_in?: { path: string; unit: ExpiryUnit };
+  /** ...or an ISO 8601 time. */
+  expires_at?: string;
+}
+
+export const EXPIRY_UNITS = ['seconds', 'minutes', 'hours'] as const;
+export type ExpiryUnit = (typeof EXPIRY_UNITS)[number];
+
+/** A list of `{ value, label }` (programs, a question's options); without `label` the value is the label. */
+export interface ChoiceListMapping {
+  list: string;
+  value: string;
+  label?: string;
+}
+
+export const QUESTION_PLACES = ['offer', 'program'] as const;
+
+/**
+ * A result's questions: a list on the offer entry (`under: offer`, the
+ * default), or a list on each program (`under: program`: a question one
+ * program lists as required is required when that program is chosen, and
+ * required outright when every program of the result does).
+ */
+export interface QuestionMapping {
+  list: string;
+  under?: (typeof QUESTION_PLACES)[number];
+  name: string;
+  label?: string;
+  /** Absent: `select` when the question has options, else `text`. */
+  type?: string;
+  /** The partner's type values → ours; absent: the value must be one of ours. */
+  types?: Record<string, QuestionType>;
+  /** A boolean; absent from the mapping: never required. */
+  required?: string;
+  /** A list of program values (questions under the offer only). */
+  required_when?: string;
+  options?: ChoiceListMapping;
 }
 
 export interface CatalogProgram {
@@ -105,7 +196,7 @@ export interface JsonDeliverySettings extends DeliveryEndpoint {
    */
   field_map?: Record<string, string>;
   /** Absent: the sandbox protocol's answer (`result`: accepted / duplicate / rejected, `id`, `reason`). */
-  response_rules?: DeliveryResponseRules;
+  response_rules?: ResponseRules;
   /**
    * The school's API answers a repeated `Idempotency-Key` with its first
    * answer and keeps one lead: a call cut by a crash is then sent again with
@@ -113,63 +204,6 @@ export interface JsonDeliverySettings extends DeliveryEndpoint {
    */
   idempotent?: boolean;
 }
-
-export type JsonScalar = string | number | boolean | null;
-
-/**
- * When a school's answer counts as one outcome. Every condition given must
- * hold: the HTTP status is one of `http_status`, and the JSON value at `path`
- * is one of `in` (or, with `exists`, is present and not null, or absent).
- * Without `http_status` a match only looks at 2xx answers.
- */
-export interface DeliveryAnswerMatch {
-  http_status?: number[];
-  path?: string;
-  in?: JsonScalar[];
-  exists?: boolean;
-}
-
-/** One match, or a list of which any one is enough. */
-export type DeliveryAnswerMatches = DeliveryAnswerMatch | DeliveryAnswerMatch[];
-
-/** Tried in the order accepted, duplicate, rejected; a 2xx answer none matches is rejected. */
-export interface DeliveryResponseRules {
-  accepted: DeliveryAnswerMatches;
-  duplicate?: DeliveryAnswerMatches;
-  rejected?: DeliveryAnswerMatches;
-  /** Where an accepted answer holds the school's id of the lead. */
-  buyer_lead_id_path?: string;
-  /** Where a duplicate or rejected answer holds the school's reason (kept for operators only). */
-  reason_path?: string;
-}
-
-/** A value (`true`), a map whose keys are not fixed (`'any-key'`), or an object with these fields. */
-export type LeadDocumentShape = true | 'any-key' | { readonly [field: string]: LeadDocumentShape };
-
-/**
- * The default lead document every school adapter builds
- * (docs/delivery-adapters.md), as far as a field_map source may name it.
- * `tracking` keys are the sender's; `answers` keys are the offer's questions.
- */
-export const LEAD_DOCUMENT_FIELDS: { readonly [field: string]: LeadDocumentShape } = {
-  lead_id: true,
-  offer: { id: true, name: true, school_name: true },
-  lead: Object.fromEntries(Object.entries(LEAD_GROUPS).map(([group, fields]) => [group, Object.fromEntries(fields.map((f) => [f, true]))])),
-  tracking: 'any-key',
-  consumer_ip: true,
-  program_id: true,
-  answers: 'any-key',
-  consent: {
-    tcpa_consent: true,
-    tcpa_text: true,
-    button_label: true,
-    consented_at: true,
-    ip: true,
-    form_cert_url: true,
-    universal_lead_cert: true,
-  },
-  submitted_at: true,
-};
 
 export interface CatalogOffer {
   id: string;

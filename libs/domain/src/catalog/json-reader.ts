@@ -27,6 +27,12 @@ function describe(v: unknown): string {
   return `${typeof v} ${String(v)}`;
 }
 
+/** Reports whether every read since the call succeeded (no issue was added to `r`). */
+export function tracker(r: JsonReader): () => boolean {
+  const before = r.issues.length;
+  return () => r.issues.length === before;
+}
+
 /**
  * Reads untrusted JSON while collecting every problem with its JSON path, so a
  * whole file is checked in one pass and each error says where it is. A value

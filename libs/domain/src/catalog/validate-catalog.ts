@@ -4,11 +4,9 @@ import {
   CAP_PERIODS,
   CATALOG_DEFAULTS,
   DEFAULT_CAP_TIMEZONE,
-  DELIVERY_ADAPTERS,
   OFFER_SOURCES,
   OFFER_STATUSES,
   OFFER_TYPES,
-  PARTNER_ADAPTERS,
   QUESTION_TYPES,
   RESERVED_ANSWER_NAMES,
 } from './catalog-vocabulary';
@@ -24,17 +22,15 @@ import type {
   CatalogProgram,
   CatalogQuestion,
   CatalogSchool,
-  DeliveryAnswerMatch,
-  DeliveryResponseRules,
   DeliverySettings,
-  JsonScalar,
   KnownCatalogRefs,
-  LeadDocumentShape,
   QuestionOption,
 } from './catalog.types';
-import { LEAD_DOCUMENT_FIELDS, NO_KNOWN_REFS } from './catalog.types';
-import { childPath, isPlainObject, JsonReader } from './json-reader';
+import { NO_KNOWN_REFS } from './catalog.types';
+import { childPath, isPlainObject, JsonReader, tracker } from './json-reader';
 import { readEligibility } from './validate-eligibility';
+import { readDelivery } from './validate-delivery';
+import { readPartner } from './validate-partner';
 
 export interface CatalogValidation {
   /** The validated catalog; null when there is any issue. */
@@ -118,12 +114,6 @@ function idsOf(r: JsonReader, list: Array<Entry<unknown>>, section: Section): Ma
   return seen;
 }
 
-/** Reads a value and reports whether every read so far in this entry succeeded. */
-function tracker(r: JsonReader) {
-  const before = r.issues.length;
-  return () => r.issues.length === before;
-}
-
 function readAffiliate(r: JsonReader, v: unknown, path: string): CatalogAffiliate | undefined {
   const ok = tracker(r);
   const o = r.object(v, path, ['id', 'name', 'status', 'dupe_check'], ['id', 'name', 'status']);
@@ -147,21 +137,6 @@ function readSchool(r: JsonReader, v: unknown, path: string): CatalogSchool | un
     logo_url: o.logo_url === undefined || o.logo_url === null ? null : r.httpUrl(o.logo_url, childPath(path, 'logo_url')),
   };
   return ok() ? (out as CatalogSchool) : undefined;
-}
-
-function readPartner(r: JsonReader, v: unknown, path: string): CatalogPartner | undefined {
-  const ok = tracker(r);
-  const o = r.object(v, path, ['id', 'name', 'adapter', 'base_url', 'timeout_ms'], ['id', 'name', 'adapter', 'base_url']);
-  if (!o) return undefined;
-  const out = {
-    id: r.uuid(o.id, childPath(path, 'id')),
-    name: r.string(o.name, childPath(path, 'name'), { maxLength: NAME_MAX }),
-    adapter: r.oneOf(o.adapter, childPath(path, 'adapter'), PARTNER_ADAPTERS),
-    base_url: r.httpUrl(o.base_url, childPath(path, 'base_url')),
-    timeout_ms:
-      o.timeout_ms === undefined ? CATALOG_DEFAULTS.partnerTimeoutMs : r.integer(o.timeout_ms, childPath(path, 'timeout_ms'), 100, 120000),
-  };
-  return ok() ? (out as CatalogPartner) : undefined;
 }
 
 const OFFER_KEYS = [
@@ -355,173 +330,6 @@ function readCaps(r: JsonReader, v: unknown, path: string): CatalogCap[] | undef
       timezone: o.timezone === undefined ? DEFAULT_CAP_TIMEZONE : r.timezone(o.timezone, childPath(ip, 'timezone')),
     } as CatalogCap;
   });
-}
-
-/** Keys each delivery adapter reads: the sandbox protocol is fixed, so only the json adapter maps fields and reads rules. */
-const DELIVERY_KEYS = {
-  sandbox: ['adapter', 'url', 'timeout_ms', 'headers'],
-  json: ['adapter', 'url', 'timeout_ms', 'headers', 'field_map', 'response_rules', 'idempotent'],
-} as const;
-
-function readDelivery(r: JsonReader, v: unknown, path: string, questions: string[] | undefined): DeliverySettings | undefined {
-  const ok = tracker(r);
-  const o = r.object(v, path, DELIVERY_KEYS.json, ['adapter', 'url']);
-  if (!o) return undefined;
-  const p = (k: string) => childPath(path, k);
-  const adapter = r.oneOf(o.adapter, p('adapter'), DELIVERY_ADAPTERS);
-  if (adapter === 'sandbox') {
-    for (const key of DELIVERY_KEYS.json) {
-      if (o[key] !== undefined && !(DELIVERY_KEYS.sandbox as readonly string[]).includes(key)) {
-        r.fail(p(key), 'only the json adapter reads it (the sandbox school protocol is fixed)');
-      }
-    }
-  }
-  const out: Record<string, unknown> = { adapter, url: r.httpUrl(o.url, p('url')) };
-  if (o.timeout_ms !== undefined) out.timeout_ms = r.integer(o.timeout_ms, p('timeout_ms'), 100, 120000);
-  if (o.headers !== undefined) out.headers = readDeliveryHeaders(r, o.headers, p('headers'));
-  if (adapter === 'json' && o.field_map !== undefined) out.field_map = readFieldMap(r, o.field_map, p('field_map'), questions);
-  if (adapter === 'json' && o.response_rules !== undefined) out.response_rules = readResponseRules(r, o.response_rules, p('response_rules'));
-  if (adapter === 'json' && o.idempotent !== undefined) out.idempotent = r.boolean(o.idempotent, p('idempotent'));
-  return ok() ? (out as unknown as DeliverySettings) : undefined;
-}
-
-const HEADER_NAME_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
-/** Headers the adapter sets itself: the body is JSON, and Idempotency-Key is always the lead id. */
-const ADAPTER_HEADERS = ['content-type', 'content-length', 'host', 'connection', 'transfer-encoding', 'idempotency-key'];
-const ENV_REF_RE = /\$\{env:[A-Za-z_][A-Za-z0-9_]{0,99}\}/g;
-
-function readDeliveryHeaders(r: JsonReader, v: unknown, path: string): Record<string, string> | undefined {
-  const ok = tracker(r);
-  const headers = r.stringMap(v, path);
-  if (!headers) return undefined;
-  const seen = new Map<string, string>();
-  for (const [name, value] of Object.entries(headers)) {
-    const at = childPath(path, name);
-    const lower = name.toLowerCase();
-    if (!HEADER_NAME_RE.test(name)) r.fail(at, "must be an HTTP header name (letters, digits and !#$%&'*+.^_`|~-)");
-    else if (ADAPTER_HEADERS.includes(lower)) r.fail(at, 'is set by the adapter and cannot be configured');
-    else if (seen.has(lower)) r.fail(at, `repeats header ${seen.get(lower)} (header names are case-insensitive)`);
-    seen.set(lower, name);
-    if (!/^[\t\x20-\x7e]*$/.test(value)) r.fail(at, 'must be printable ASCII (no line breaks or control characters)');
-    else if (value.replace(ENV_REF_RE, '').includes('${')) {
-      r.fail(at, 'has a "${" that is not an environment reference ${env:NAME} (NAME: letters, digits and _)');
-    }
-  }
-  return ok() ? headers : undefined;
-}
-
-const MAX_FIELD_MAP_ENTRIES = 200;
-const MAX_PATH_DEPTH = 10;
-/** Keys that would reach an object's prototype when the school's body is built. */
-const UNSAFE_KEYS = ['__proto__', 'constructor', 'prototype'];
-
-/** A dotted path (`contact.email`, `errors.0.message`): 1 to 10 non-empty segments of at most 100 characters. */
-function readDottedPath(r: JsonReader, v: unknown, path: string): string | undefined {
-  const s = r.string(v, path, { maxLength: 1000 });
-  if (s === undefined) return undefined;
-  const segments = s.split('.');
-  if (segments.length > MAX_PATH_DEPTH) return r.fail(path, `must be a dotted path of at most ${MAX_PATH_DEPTH} parts`);
-  if (segments.some((x) => x === '' || x.length > 100)) return r.fail(path, `must be a dotted path of non-empty parts of at most 100 characters, got ${JSON.stringify(s)}`);
-  const unsafe = segments.find((x) => UNSAFE_KEYS.includes(x));
-  if (unsafe) return r.fail(path, `must not use ${unsafe} as a key`);
-  return s;
-}
-
-function readFieldMap(r: JsonReader, v: unknown, path: string, questions: string[] | undefined): Record<string, string> | undefined {
-  if (!isPlainObject(v)) return r.fail(path, 'must be an object of target path (in the school\'s body) to source');
-  const entries = Object.entries(v);
-  if (entries.length === 0) return r.fail(path, 'must not be empty (leave field_map out to send the default lead document)');
-  if (entries.length > MAX_FIELD_MAP_ENTRIES) return r.fail(path, `must have at most ${MAX_FIELD_MAP_ENTRIES} entries`);
-  const ok = tracker(r);
-  const out: Record<string, string> = {};
-  const targets: string[] = [];
-  for (const [target, rawSource] of entries) {
-    const at = childPath(path, target);
-    if (readDottedPath(r, target, at) !== undefined) {
-      const clash = targets.find((t) => t.startsWith(`${target}.`) || target.startsWith(`${t}.`));
-      if (clash) r.fail(at, `conflicts with target ${JSON.stringify(clash)}: one value cannot also hold fields`);
-      targets.push(target);
-    }
-    const source = r.string(rawSource, at, { maxLength: 2000 });
-    if (source !== undefined && checkFieldSource(r, source, at, questions)) out[target] = source;
-  }
-  return ok() ? out : undefined;
-}
-
-const LEAD_DOCUMENT_KEY_RE = /^[A-Za-z0-9_-]{1,100}$/;
-
-/** A literal `=text`, or a path in the default lead document (LEAD_DOCUMENT_FIELDS). */
-function checkFieldSource(r: JsonReader, source: string, at: string, questions: string[] | undefined): boolean {
-  if (source.startsWith('=')) return true;
-  const invalid = (why: string) => r.fail(at, `invalid source ${JSON.stringify(source)}: ${why} (a literal is written =text)`) ?? false;
-  const segments = source.split('.');
-  let shape: LeadDocumentShape = LEAD_DOCUMENT_FIELDS;
-  for (const [i, segment] of segments.entries()) {
-    const parent = segments.slice(0, i).join('.') || 'the lead document';
-    if (shape === true) return invalid(`${parent} is a value and has no fields`);
-    if (shape === 'any-key') {
-      if (i < segments.length - 1) return invalid(`${parent}.${segment} is a value and has no fields`);
-      if (!LEAD_DOCUMENT_KEY_RE.test(segment)) return invalid(`${JSON.stringify(segment)} is not a key of ${parent}`);
-      if (parent === 'answers' && questions && !questions.includes(segment)) {
-        return invalid(`${JSON.stringify(segment)} is not among this offer's form_fields (${questions.join(', ') || 'none'})`);
-      }
-      return true;
-    }
-    if (!Object.hasOwn(shape, segment)) return invalid(`${parent} has no field ${JSON.stringify(segment)} (fields: ${Object.keys(shape).join(', ')})`);
-    shape = shape[segment];
-  }
-  return true;
-}
-
-const OUTCOME_RULES = ['accepted', 'duplicate', 'rejected'] as const;
-const RULE_PATHS = ['buyer_lead_id_path', 'reason_path'] as const;
-
-function readResponseRules(r: JsonReader, v: unknown, path: string): DeliveryResponseRules | undefined {
-  const o = r.object(v, path, [...OUTCOME_RULES, ...RULE_PATHS], ['accepted']);
-  if (!o) return undefined;
-  const ok = tracker(r);
-  const out: Record<string, unknown> = {};
-  for (const key of OUTCOME_RULES) {
-    if (o[key] === undefined) continue;
-    const at = childPath(path, key);
-    if (!Array.isArray(o[key])) out[key] = readAnswerMatch(r, o[key], at);
-    else if (o[key].length === 0) r.fail(at, 'must not be empty');
-    else out[key] = o[key].map((m: unknown, i: number) => readAnswerMatch(r, m, childPath(at, i)));
-  }
-  for (const key of RULE_PATHS) {
-    if (o[key] !== undefined) out[key] = readDottedPath(r, o[key], childPath(path, key));
-  }
-  return ok() ? (out as unknown as DeliveryResponseRules) : undefined;
-}
-
-function readAnswerMatch(r: JsonReader, v: unknown, path: string): DeliveryAnswerMatch | undefined {
-  const o = r.object(v, path, ['http_status', 'path', 'in', 'exists'], []);
-  if (!o) return undefined;
-  const p = (k: string) => childPath(path, k);
-  const ok = tracker(r);
-  if (o.http_status === undefined && o.path === undefined) r.fail(path, 'must name http_status, path or both');
-  if (o.path !== undefined && (o.in === undefined) === (o.exists === undefined)) r.fail(path, 'a path needs exactly one of in or exists');
-  if (o.path === undefined && (o.in !== undefined || o.exists !== undefined)) r.fail(path, 'in and exists need a path');
-  const out: DeliveryAnswerMatch = {};
-  if (o.http_status !== undefined) {
-    const statuses = r.array(o.http_status, p('http_status'), { nonEmpty: true });
-    // A 5xx is always a failure of the school's system, and a 3xx is refused: only 2xx and 4xx answers are read.
-    if (statuses) out.http_status = statuses.map((x, i) => r.integer(x, childPath(p('http_status'), i), 200, 499) as number);
-  }
-  if (o.path !== undefined) out.path = readDottedPath(r, o.path, p('path'));
-  if (o.in !== undefined) {
-    const values = r.array(o.in, p('in'), { nonEmpty: true });
-    if (values && values.length > 50) r.fail(p('in'), 'must have at most 50 values');
-    else if (values) out.in = values.map((x, i) => readJsonScalar(r, x, childPath(p('in'), i)) as JsonScalar);
-  }
-  if (o.exists !== undefined) out.exists = r.boolean(o.exists, p('exists'));
-  return ok() ? out : undefined;
-}
-
-function readJsonScalar(r: JsonReader, v: unknown, path: string): JsonScalar | undefined {
-  if (v === null || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) return v;
-  if (typeof v === 'string' && v.length <= 200) return v;
-  return r.fail(path, 'must be a string (at most 200 characters), a number, a boolean or null');
 }
 
 function readCampaign(r: JsonReader, v: unknown, path: string): CatalogCampaign | undefined {

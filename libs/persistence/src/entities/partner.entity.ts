@@ -10,6 +10,8 @@ export class Partner {
   @Column('text') adapter: string;
   @Column('text', { name: 'base_url' }) baseUrl: string;
   @Column('integer', { name: 'timeout_ms', default: 10000 }) timeoutMs: number;
+  /** The adapter's settings (libs/domain PartnerSettings); null when it has none. */
+  @Column('jsonb', { nullable: true }) settings: Record<string, unknown> | null;
   @Column({ ...TIMESTAMP_NOW, name: 'created_at' }) createdAt: Date;
   @Column({ ...TIMESTAMP_NOW, name: 'updated_at' }) updatedAt: Date;
 }

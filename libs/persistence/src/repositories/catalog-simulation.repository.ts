@@ -127,11 +127,11 @@ export class CatalogSimulationRepository {
   }
 
   async partners(ids: readonly string[]): Promise<Map<string, PartnerRef>> {
-    const rows: Array<{ id: string; name: string; adapter: string; base_url: string; timeout_ms: number }> = await this.em.query(
-      `SELECT id, name, adapter, base_url, timeout_ms FROM partners WHERE id = ANY($1::uuid[])`,
+    const rows: Array<{ id: string; name: string; adapter: string; base_url: string; timeout_ms: number; settings: Record<string, unknown> | null }> = await this.em.query(
+      `SELECT id, name, adapter, base_url, timeout_ms, settings FROM partners WHERE id = ANY($1::uuid[])`,
       [ids],
     );
-    return new Map(rows.map((r) => [r.id, { id: r.id, name: r.name, adapter: r.adapter, baseUrl: r.base_url, timeoutMs: r.timeout_ms }]));
+    return new Map(rows.map((r) => [r.id, { id: r.id, name: r.name, adapter: r.adapter, baseUrl: r.base_url, timeoutMs: r.timeout_ms, ...(r.settings ? { settings: r.settings } : {}) }]));
   }
 
   /** The oldest of the newest `n` searches in scope (where `--last n` starts); null when there are fewer. */

@@ -50,6 +50,7 @@ interface OfferRow {
   adapter: string | null;
   base_url: string | null;
   timeout_ms: number | null;
+  partner_settings: Record<string, unknown> | null;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -71,7 +72,7 @@ const OFFER_SELECT = `SELECT o.id AS offer_id, o.name, o.school_id, s.name AS sc
               COALESCE((SELECT json_agg(json_build_object('campaign_id', c.campaign_id, 'period', c.period, 'limit', c."limit", 'timezone', c.timezone))
                           FROM caps c WHERE c.offer_id = o.id AND (c.campaign_id IS NULL OR c.campaign_id = co.campaign_id)), '[]') AS caps,
               co.payout, co.program_payouts, o.external_id,
-              p.id AS partner_id, p.name AS partner_name, p.adapter, p.base_url, p.timeout_ms`;
+              p.id AS partner_id, p.name AS partner_name, p.adapter, p.base_url, p.timeout_ms, p.settings AS partner_settings`;
 
 const CAMPAIGN_OFFERS = statement(`${OFFER_SELECT}
          FROM campaign_offers co
@@ -180,6 +181,13 @@ function toCampaignOffer(campaignId: string, r: OfferRow): CampaignOffer {
     partner:
       r.partner_id === null
         ? null
-        : { id: r.partner_id, name: r.partner_name!, adapter: r.adapter!, baseUrl: r.base_url!, timeoutMs: r.timeout_ms! },
+        : {
+            id: r.partner_id,
+            name: r.partner_name!,
+            adapter: r.adapter!,
+            baseUrl: r.base_url!,
+            timeoutMs: r.timeout_ms!,
+            ...(r.partner_settings ? { settings: r.partner_settings } : {}),
+          },
   };
 }

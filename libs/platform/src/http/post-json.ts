@@ -197,6 +197,39 @@ function allNeverConnected(errors: unknown): boolean {
   );
 }
 
+/** 2xx and 4xx answers may say something about a lead (a 4xx is how many systems say duplicate or rejected); others are failures. */
+export function isReadableStatus(status: number): boolean {
+  return (status >= 200 && status <= 299) || (status >= 400 && status <= 499);
+}
+
+/** An answer for response rules to read (libs/domain readByRules), with the short codes of its body for a failure's detail. */
+export interface RulesAnswer {
+  status: number;
+  /** The body parsed; meaningful only when isJson. */
+  json: unknown;
+  isJson: boolean;
+  /** Short codes of a JSON error body (`error`, `code`, `param`): see errorCodes. */
+  codes: string;
+}
+
+/**
+ * postJsonAnswer for a buyer (a school's system, a partner's submit) whose
+ * answer response rules read: 2xx and 4xx bodies are read in full (up to
+ * `maxBytes`) and parsed when they are JSON; any other status comes back with
+ * only its codes, for the caller to report (isReadableStatus tells which).
+ * Throws what postJsonAnswer throws.
+ */
+export async function postJsonForRules(url: URL, body: unknown, opts: Omit<JsonPostOptions, 'readsInFull'> & { codeToken?: RegExp }): Promise<RulesAnswer> {
+  const answer = await postJsonAnswer(url, body, { ...opts, readsInFull: isReadableStatus });
+  const codes = errorCodes(answer.text, opts.codeToken);
+  if (!isReadableStatus(answer.status)) return { status: answer.status, json: undefined, isJson: false, codes };
+  try {
+    return { status: answer.status, json: JSON.parse(answer.text) as unknown, isJson: true, codes };
+  } catch {
+    return { status: answer.status, json: undefined, isJson: false, codes };
+  }
+}
+
 /** Fields of a JSON error body worth naming (e.g. the sandbox's INVALID_PARAM and its param). */
 const ERROR_FIELDS = ['error', 'code', 'param'];
 /** Codes and names only: free text could echo the lead, and a summary is logged and stored. */

@@ -1,4 +1,5 @@
-import { errorCodes, HttpAbortedError, HttpBodyTooLargeError, HttpTransportError, postJsonAnswer } from '@lr/platform';
+import { errorCodes, HttpAbortedError, HttpBodyTooLargeError, HttpTransportError, isReadableStatus, postJsonAnswer, postJsonForRules } from '@lr/platform';
+import type { RulesAnswer } from '@lr/platform';
 import { PartnerHttpError, PartnerProtocolError, PartnerTimeoutError } from '../partner-errors';
 
 /** The most a partner may send back: a partner is untrusted, and a body is held in memory. */
@@ -31,6 +32,22 @@ export async function postJson(url: URL, body: unknown, opts: PostJsonOptions): 
   } catch {
     throw new PartnerProtocolError('the response body is not JSON');
   }
+}
+
+/**
+ * POSTs a submit whose answer response rules read: a 2xx or 4xx answer is
+ * returned (a 4xx is how many partners say duplicate or rejected); any other
+ * status throws PartnerHttpError, and failures map as for postJson.
+ */
+export async function postJsonForAnswer(url: URL, body: unknown, opts: PostJsonOptions): Promise<RulesAnswer> {
+  let answer: RulesAnswer;
+  try {
+    answer = await postJsonForRules(url, body, { headers: opts.headers, signal: opts.signal, maxBytes: opts.maxBytes ?? MAX_RESPONSE_BYTES });
+  } catch (e) {
+    throw partnerError(e);
+  }
+  if (!isReadableStatus(answer.status)) throw new PartnerHttpError(answer.status, answer.codes);
+  return answer;
 }
 
 function partnerError(e: unknown): unknown {

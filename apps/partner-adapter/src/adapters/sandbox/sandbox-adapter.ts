@@ -1,21 +1,25 @@
 import { Logger } from '@nestjs/common';
 import type { PartnerOfferResult, PartnerRef } from '@lr/contracts';
+import type { Environment } from '@lr/domain';
 import { postJson } from '../http/post-json';
+import { endpoint, partnerHeaders } from '../http/partner-request';
+import { reportDropped } from '../offer-list/dropped-results';
 import type { PartnerAdapter, PartnerSearchCall, PartnerSubmitCall, PartnerSubmitOutcome } from '../partner-adapter';
-import { partnerMetrics } from '../../partner-metrics';
-import { DroppedResult, parseSearchAnswer } from './search-answer';
+import { parseSearchAnswer } from './search-answer';
 import { parseSubmitAnswer } from './submit-answer';
 
-/** How many dropped entries one log line names (the counts cover all). */
-const LOGGED_DROPS = 5;
+export { endpoint } from '../http/partner-request';
 
 /**
  * The sandbox partner protocol (docs/sandbox.md, "Partner protocol"): POST
- * `<base_url path>/search` and `/submit` with the base_url's query string.
- * Real partner networks that speak the same protocol can use it too.
+ * `<base_url path>/search` and `/submit` with the base_url's query string,
+ * and the catalog's `headers` when it gives any. Real partner networks that
+ * speak the same protocol can use it too.
  */
 export class SandboxPartnerAdapter implements PartnerAdapter {
   private readonly log = new Logger(SandboxPartnerAdapter.name);
+
+  constructor(private readonly env: Environment = process.env) {}
 
   async search(partner: PartnerRef, req: PartnerSearchCall, signal: AbortSignal): Promise<PartnerOfferResult[]> {
     const externalIds = [...new Set(req.offers.map((o) => o.externalId))];
@@ -28,10 +32,10 @@ export class SandboxPartnerAdapter implements PartnerAdapter {
         tracking: req.tracking,
         is_test: req.isTest,
       },
-      { signal },
+      { signal, headers: partnerHeaders(partner, this.env) },
     );
     const answer = parseSearchAnswer(body, req.searchId, req.offers);
-    if (answer.dropped.length > 0) this.reportDropped(partner, req.searchId, answer.dropped);
+    reportDropped(this.log, partner, req.searchId, answer.dropped);
     return answer.results;
   }
 
@@ -45,31 +49,8 @@ export class SandboxPartnerAdapter implements PartnerAdapter {
         program_id: req.programId,
         answers: req.answers,
       },
-      { signal, headers: { 'idempotency-key': req.idempotencyKey } },
+      { signal, headers: partnerHeaders(partner, this.env, { 'idempotency-key': req.idempotencyKey }) },
     );
     return parseSubmitAnswer(body);
   }
-
-  private reportDropped(partner: PartnerRef, searchId: string, dropped: DroppedResult[]): void {
-    const byReason: Record<string, number> = {};
-    for (const d of dropped) {
-      byReason[d.reason] = (byReason[d.reason] ?? 0) + 1;
-      partnerMetrics.resultsDropped.inc({ partner: partner.name, reason: d.reason });
-    }
-    this.log.warn({
-      msg: 'partner answer: result entries dropped',
-      partner: partner.name,
-      partner_id: partner.id,
-      search_id: searchId,
-      dropped: byReason,
-      examples: dropped.slice(0, LOGGED_DROPS).map((d) => ({ index: d.index, reason: d.reason, external_id: d.externalId, problem: d.problem })),
-    });
-  }
-}
-
-/** `http://host/partners/alpha?delay_ms=5` → `http://host/partners/alpha/search?delay_ms=5`. */
-export function endpoint(baseUrl: string, operation: 'search' | 'submit'): URL {
-  const url = new URL(baseUrl);
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}/${operation}`;
-  return url;
 }

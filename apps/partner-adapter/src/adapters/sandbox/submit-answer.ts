@@ -1,6 +1,6 @@
 import { PartnerProtocolError } from '../partner-errors';
 import type { PartnerSubmitOutcome } from '../partner-adapter';
-import { InvalidPartnerValue, isObject, nullableText } from './answer-checks';
+import { InvalidPartnerValue, isObject, nullableText } from '../offer-list/answer-checks';
 
 /**
  * Reads a partner's submit answer: `{ "result": "accepted", "id" }`,

@@ -1,3 +1,5 @@
+import { isStorable } from '@lr/domain';
+
 /**
  * Small checks for reading an untrusted partner body. Each throws
  * InvalidPartnerValue naming the JSON path, so one bad result entry can be
@@ -22,18 +24,12 @@ export function object(v: unknown, path: string): Record<string, unknown> {
   return v;
 }
 
-/**
- * NUL and unpaired surrogates parse as JSON but PostgreSQL refuses them in
- * jsonb, where the orchestrator stores results: such a value would fail the
- * whole answer there, again on every retry.
- */
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
 export function text(v: unknown, path: string, max: number, min = 1): string {
   if (typeof v !== 'string' || v.length < min || v.length > max) {
     throw new InvalidPartnerValue(path, `must be a string of ${min} to ${max} characters`);
   }
-  if (UNSTORABLE.test(v)) throw new InvalidPartnerValue(path, 'holds a NUL character or broken Unicode');
+  // The orchestrator stores results in jsonb, which refuses these: such a value would fail the whole answer there, on every retry.
+  if (!isStorable(v)) throw new InvalidPartnerValue(path, 'holds a NUL character or broken Unicode');
   return v;
 }
 
@@ -47,18 +43,6 @@ export function list(v: unknown, path: string, min: number, max: number): unknow
     throw new InvalidPartnerValue(path, `must be an array of ${min} to ${max} items`);
   }
   return v;
-}
-
-/** `[{ value, label }]`, values distinct (a program or an answer is picked by its value). */
-export function choices(v: unknown, path: string, min: number, max: number): Array<{ value: string; label: string }> {
-  const seen = new Set<string>();
-  return list(v, path, min, max).map((item, i) => {
-    const o = object(item, `${path}[${i}]`);
-    const value = text(o.value, `${path}[${i}].value`, 200);
-    if (seen.has(value)) throw new InvalidPartnerValue(`${path}[${i}].value`, 'repeats an earlier value');
-    seen.add(value);
-    return { value, label: text(o.label, `${path}[${i}].label`, 500) };
-  });
 }
 
 /** A positive integer, or null when the key is null or absent. */
