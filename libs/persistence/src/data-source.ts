@@ -49,6 +49,8 @@ export function dataSourceOptions(s: DataSourceSettings): DataSourceOptions {
       query_timeout: timeout * 4,
       statement_timeout: timeout * 4,
       idleTimeoutMillis: 30000,
+      // A connection is replaced after an hour: the statements it prepared for past days' partitions (perDay) go with it.
+      maxLifetimeSeconds: 3600,
       keepAlive: true,
       ...(s.genericPlans ? { options: '-c plan_cache_mode=force_generic_plan' } : {}),
     },

@@ -48,3 +48,40 @@ export function idDay(id: string): string {
   const ms = parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
   return Number.isFinite(ms) ? dayOf(new Date(ms)) : LEGACY_DAY;
 }
+
+/** The partitions of one day named in a statement's text (perDay). */
+export interface DayPartitions {
+  /** `DATE 'YYYY-MM-DD'`: the day itself. */
+  readonly day: string;
+  /** `<alias>.part_day IN (<the day>, <kept>)`: where a search of that day is, or its rows. */
+  days(alias: string): string;
+}
+
+/** How many days' statements a perDay statement keeps made (today's, yesterday's, and a few more for late partner answers). */
+const DAYS_KEPT = 4;
+
+/**
+ * A statement whose text names the day partitions of the search it is about,
+ * made once per day (`make` receives the day; the caller passes idDay(id)).
+ * Why in the text and not a parameter: the services plan their statements
+ * once, generically, and a generic plan prunes partitions only when it
+ * runs, after PostgreSQL has locked every partition of every table it
+ * names (about 200 locks for a lookup by id with a month of day
+ * partitions, most of them past the fast path, so that concurrent searches
+ * queue on the lock manager). A day in the text is pruned when the
+ * statement is planned: it locks the day's partition and the kept one.
+ */
+export function perDay<S>(make: (on: DayPartitions) => S): (day: string) => S {
+  const made = new Map<string, S>();
+  return (day: string): S => {
+    let s = made.get(day);
+    if (s === undefined) {
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) throw new Error(`not a day: ${day}`);
+      const literal = `DATE '${day}'`;
+      s = make({ day: literal, days: (alias) => `${alias}.part_day IN (${literal}, DATE '${KEPT_DAY}')` });
+      made.set(day, s);
+      if (made.size > DAYS_KEPT) made.delete(made.keys().next().value as string);
+    }
+    return s;
+  };
+}

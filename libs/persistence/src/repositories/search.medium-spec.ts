@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { newLeadId } from '@lr/domain';
 import type { DataSource } from 'typeorm';
 import { mediumDataSource } from '../../../../test/support/medium';
@@ -49,6 +50,13 @@ describe('SearchRepository storage (medium)', () => {
     expect(Object.fromEntries(story!.offerChecks.map((c) => [c.offer_id, c.decision]))).toEqual(
       Object.fromEntries([...stored.results.entries()].map(([offerId, r]) => [offerId, { shown: true, result_id: r.resultId }])),
     );
+  });
+
+  it('names the same day for an id in node (idDay) as PostgreSQL stores it in (lr_id_day)', async () => {
+    const at = [Date.parse('2026-11-26T00:00:00.000Z'), Date.parse('2026-11-26T23:59:59.999Z'), Date.parse('2024-02-29T12:00:00Z'), Date.now()];
+    const ids = [...at.map((t) => newLeadId(t)), randomUUID(), '00000000-0000-7000-8000-000000000000'];
+    const rows: Array<{ id: string; day: string }> = await ds.query(`SELECT id::text, lr_id_day(id)::text AS day FROM unnest($1::uuid[]) AS id`, [ids]);
+    expect(rows.map((r) => r.day)).toEqual(ids.map(idDay));
   });
 
   it('keeps one template per distinct entry of a day, however many searches show it', async () => {

@@ -6,7 +6,7 @@ import { inTransaction, poolOf, run, statement } from '../queries/sql';
 import { LAST_SALES_TO_PERSON, lastSalesOf } from './dedupe-index.repository';
 import { CAP_USAGE, capUsageOf, LIVE_SALES, liveSalesOf, slotParams } from './sale-facts';
 import { SEARCH_META_COLUMNS, SearchMetaRow, searchMetaOf } from './search-meta';
-import { idDay, searchDays } from '../partitions/partition-days';
+import { DayPartitions, idDay, perDay } from '../partitions/partition-days';
 import { SHOWN } from './shown-results';
 import type { NewResult, ResultTemplateRow } from './stored-result';
 
@@ -102,18 +102,18 @@ function templatesJson(templates: readonly ResultTemplateRow[]): string {
   return `[${rows.join(',')}]`;
 }
 
-/** INSERT of templates into the day partition of the search in `searchIdSql`, from a JSON array parameter (templatesJson). */
-const TEMPLATES_INSERT = (searchIdSql: string, rowsParam: string, where: string) =>
+/** INSERT of templates into the search's day partition (`day`: its DATE literal), from a JSON array parameter (templatesJson). */
+const TEMPLATES_INSERT = (day: string, rowsParam: string, where: string) =>
   `INSERT INTO result_templates (part_day, digest, offer_id, payout, body)
-   SELECT lr_id_day(${searchIdSql}), x.digest, x.offer_id, x.payout, x.body
+   SELECT ${day}, x.digest, x.offer_id, x.payout, x.body
      FROM jsonb_to_recordset(${rowsParam}::jsonb) AS x(digest uuid, offer_id uuid, payout numeric, body text) ${where}
    ON CONFLICT DO NOTHING`;
 
-/** How many of the templates in `digestsParam` the day partition of the search lacks, besides those `insertedCte` wrote. */
-const MISSING_TEMPLATES = (searchIdSql: string, digestsParam: string, insertedCte: string) =>
+/** How many of the templates in `digestsParam` the search's day partition lacks, besides those `insertedCte` wrote. */
+const MISSING_TEMPLATES = (day: string, digestsParam: string, insertedCte: string) =>
   `(SELECT count(*) FROM unnest(${digestsParam}::uuid[]) AS d(digest)
      WHERE d.digest NOT IN (SELECT digest FROM ${insertedCte})
-       AND NOT EXISTS (SELECT 1 FROM result_templates t WHERE t.part_day = lr_id_day(${searchIdSql}) AND t.digest = d.digest))::int`;
+       AND NOT EXISTS (SELECT 1 FROM result_templates t WHERE t.part_day = ${day} AND t.digest = d.digest))::int`;
 
 /** What the read of partners' answers needs: the search, the answering partners' calls, the answers' offers and their cap slots now. */
 export interface AnswerContextQuery {
@@ -191,8 +191,13 @@ function savedMeta(r: SearchMetaRow | undefined, change: AnswerWrite['change']):
 /** How many templates a process remembers as stored before it starts again (a day's distinct templates are far fewer). */
 const KNOWN_TEMPLATES_MAX = 50_000;
 
-/** Statements of this repository (prepared per connection: queries/sql.ts). */
-const STORE_SEARCH = statement(`WITH search AS (
+/**
+ * Statements of this repository (prepared per connection: queries/sql.ts),
+ * each made per day: the text names the search's day partitions (perDay).
+ * A search is written to the partition of lr_id_day(id); idDay(id), which
+ * names it in the text, is the same day (a medium test compares them).
+ */
+const STORE_SEARCH = perDay((on) => statement(`WITH search AS (
          INSERT INTO searches (id, part_day, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
                                tcpa_consent, form_cert_url, universal_lead_cert, created_at, closes_at, processing_done_at,
                                state_version, offer_decisions, result_order, result_templates, result_expires, result_partner, person_keys)
@@ -200,7 +205,7 @@ const STORE_SEARCH = statement(`WITH search AS (
          ON CONFLICT DO NOTHING
          RETURNING id
        ), templates AS (
-         ${TEMPLATES_INSERT('$1', '$22', 'WHERE EXISTS (SELECT 1 FROM search)')}
+         ${TEMPLATES_INSERT(on.day, '$22', 'WHERE EXISTS (SELECT 1 FROM search)')}
          RETURNING digest
        ), calls AS (
          INSERT INTO search_partner_calls (search_id, partner_id, part_day, offer_ids, status)
@@ -209,22 +214,25 @@ const STORE_SEARCH = statement(`WITH search AS (
           WHERE EXISTS (SELECT 1 FROM search)
          RETURNING 1
        )
-       SELECT (SELECT count(*) FROM search)::int AS stored, ${MISSING_TEMPLATES('$1', '$19', 'templates')} AS missing`);
+       SELECT (SELECT count(*) FROM search)::int AS stored, ${MISSING_TEMPLATES(on.day, '$19', 'templates')} AS missing`));
 
 /** Templates a search's results need that its day partition lacks (STORE_SEARCH answered some missing). */
-const STORE_TEMPLATES = statement(`${TEMPLATES_INSERT('$1', '$2', '')}`);
+const STORE_TEMPLATES = perDay((on) => statement(`${TEMPLATES_INSERT(on.day, '$1', '')}`));
 
 /** The search's row lock a partner answer's merge holds from its read to its write (mergeAnswer). */
-const LOCK_SEARCH = statement(`SELECT 1 FROM searches s WHERE s.id = $1 AND ${searchDays('s', '$1')} FOR NO KEY UPDATE`);
+const LOCK_SEARCH = perDay((on) => statement(`SELECT 1 FROM searches s WHERE s.id = $1 AND ${on.days('s')} FOR NO KEY UPDATE`));
 
-const SEARCH_EXISTS = statement(`SELECT 1 FROM searches s WHERE s.id = $1 AND ${searchDays('s', '$1')}`);
+const SEARCH_EXISTS = perDay((on) => statement(`SELECT 1 FROM searches s WHERE s.id = $1 AND ${on.days('s')}`));
 
-const SEARCH_CAMPAIGN = statement(`SELECT s.campaign_id FROM searches s WHERE s.id = $1 AND ${searchDays('s', '$1')}`);
+const SEARCH_CAMPAIGN = perDay((on) => statement(`SELECT s.campaign_id FROM searches s WHERE s.id = $1 AND ${on.days('s')}`));
 
-const PENDING_PARTNER_CALLS = statement(`SELECT c.partner_id, c.offer_ids FROM search_partner_calls c
-        WHERE c.search_id = $1 AND ${searchDays('c', '$1')} AND c.status = 'pending'`);
+const PENDING_PARTNER_CALLS = perDay((on) => statement(`SELECT c.partner_id, c.offer_ids FROM search_partner_calls c
+        WHERE c.search_id = $1 AND ${on.days('c')} AND c.status = 'pending'`));
 
-const MERGE_CONTEXT = statement(`SELECT s.campaign_id, s.is_test, s.closes_at, s.lead, s.state_version, to_json(s.result_order) AS result_order, s.person_keys IS NOT NULL AS has_person_keys,
+/** The search's results with their templates (SHOWN), the templates' partitions named too. */
+const shownOn = (on: DayPartitions) => `${SHOWN('s')} AND ${on.days('t')}`;
+
+const MERGE_CONTEXT = perDay((on) => statement(`SELECT s.campaign_id, s.is_test, s.closes_at, s.lead, s.state_version, to_json(s.result_order) AS result_order, s.person_keys IS NOT NULL AS has_person_keys,
               c.calls, c.pending,
               CASE WHEN c.pending THEN (SELECT json_agg(x) FROM (${LIVE_SALES('s.id')}) x) END AS live_sales,
               CASE WHEN c.pending THEN (SELECT json_agg(x) FROM (${CAP_USAGE('$4', '$5', '$6')}) x) END AS cap_usage,
@@ -235,24 +243,24 @@ const MERGE_CONTEXT = statement(`SELECT s.campaign_id, s.is_test, s.closes_at, s
               CASE WHEN c.pending THEN (
                 SELECT json_agg(json_build_object('id', u.id, 'offer_id', t.offer_id, 'school_id', o.school_id, 'priority', o.priority,
                                                   'source', o.source, 'name', o.name, 'payout', t.payout))
-                  FROM ${SHOWN('s')} JOIN offers o ON o.id = t.offer_id) END AS shown
+                  FROM ${shownOn(on)} JOIN offers o ON o.id = t.offer_id) END AS shown
          FROM searches s
          CROSS JOIN LATERAL (
            SELECT json_agg(json_build_object('partner_id', c.partner_id, 'offer_ids', c.offer_ids, 'pending', c.status = 'pending')) AS calls,
                   bool_or(c.status = 'pending') AS pending
              FROM search_partner_calls c
-            WHERE c.search_id = s.id AND c.part_day = s.part_day AND c.partner_id = ANY($2::uuid[])) c
-        WHERE s.id = $1 AND ${searchDays('s', '$1')} AND c.calls IS NOT NULL`);
+            WHERE c.search_id = s.id AND c.part_day = s.part_day AND ${on.days('c')} AND c.partner_id = ANY($2::uuid[])) c
+        WHERE s.id = $1 AND ${on.days('s')} AND c.calls IS NOT NULL`));
 
-const SEARCH_ANSWER = statement(`SELECT ${SEARCH_META_COLUMNS}, s.result_order,
-              ARRAY(SELECT lr_result_entry(u.id, t.body, u.expires_at) FROM ${SHOWN('s')} ORDER BY u.n) AS entries
-         FROM searches s WHERE s.id = $1 AND ${searchDays('s', '$1')}`);
+const SEARCH_ANSWER = perDay((on) => statement(`SELECT ${SEARCH_META_COLUMNS}, s.result_order,
+              ARRAY(SELECT lr_result_entry(u.id, t.body, u.expires_at) FROM ${shownOn(on)} ORDER BY u.n) AS entries
+         FROM searches s WHERE s.id = $1 AND ${on.days('s')}`));
 
-const RESULT_REF = statement(`SELECT u.id, s.id AS search_id, s.campaign_id, s.affiliate_id, t.offer_id
-         FROM searches s CROSS JOIN LATERAL ${SHOWN('s')}
-        WHERE s.id = $2 AND ${searchDays('s', '$2')} AND u.id = $1`);
+const RESULT_REF = perDay((on) => statement(`SELECT u.id, s.id AS search_id, s.campaign_id, s.affiliate_id, t.offer_id
+         FROM searches s CROSS JOIN LATERAL ${shownOn(on)}
+        WHERE s.id = $2 AND ${on.days('s')} AND u.id = $1`));
 
-const MERGE_ANSWER = statement(`WITH answer AS (
+const MERGE_ANSWER = perDay((on) => statement(`WITH answer AS (
          SELECT * FROM jsonb_to_recordset($5::jsonb) AS a(partner_id uuid, outcome text, latency_ms int, result_count int, detail text)
        ), search AS (
          UPDATE searches s
@@ -268,24 +276,24 @@ const MERGE_ANSWER = statement(`WITH answer AS (
                 processing_done_at = CASE
                   WHEN s.processing_done_at IS NULL
                    AND NOT EXISTS (SELECT 1 FROM search_partner_calls c
-                                    WHERE c.search_id = s.id AND c.part_day = s.part_day AND c.status = 'pending'
+                                    WHERE c.search_id = s.id AND c.part_day = s.part_day AND ${on.days('c')} AND c.status = 'pending'
                                       AND c.partner_id NOT IN (SELECT partner_id FROM answer))
                   THEN now() ELSE s.processing_done_at END
-          WHERE s.id = $1 AND ${searchDays('s', '$1')} AND s.state_version = $2
+          WHERE s.id = $1 AND ${on.days('s')} AND s.state_version = $2
             AND EXISTS (SELECT 1 FROM search_partner_calls c JOIN answer a ON a.partner_id = c.partner_id
-                         WHERE c.search_id = $1 AND ${searchDays('c', '$1')} AND c.status = 'pending')
+                         WHERE c.search_id = $1 AND ${on.days('c')} AND c.status = 'pending')
           RETURNING ${SEARCH_META_COLUMNS}
        ), answered AS (
          UPDATE search_partner_calls c
             SET status = a.outcome, answered_at = now(), latency_ms = a.latency_ms, result_count = a.result_count, detail = a.detail
            FROM answer a
-          WHERE c.search_id = $1 AND ${searchDays('c', '$1')} AND c.partner_id = a.partner_id AND c.status = 'pending' AND EXISTS (SELECT 1 FROM search)
+          WHERE c.search_id = $1 AND ${on.days('c')} AND c.partner_id = a.partner_id AND c.status = 'pending' AND EXISTS (SELECT 1 FROM search)
           RETURNING 1
        ), templates AS (
-         ${TEMPLATES_INSERT('$1', '$10', 'WHERE EXISTS (SELECT 1 FROM search)')}
+         ${TEMPLATES_INSERT(on.day, '$10', 'WHERE EXISTS (SELECT 1 FROM search)')}
          RETURNING digest
        )
-       SELECT *, ${MISSING_TEMPLATES('$1', '$7', 'templates')} AS missing FROM search`);
+       SELECT *, ${MISSING_TEMPLATES(on.day, '$7', 'templates')} AS missing FROM search`));
 
 /**
  * Searches (`searches`, `results`, `search_partner_calls`): a search with its
@@ -313,7 +321,7 @@ export class SearchRepository {
   private async settleTemplates(searchId: string, results: readonly NewResult[], missing: number): Promise<void> {
     if (missing > 0) {
       this.known.clear();
-      await run(this.db, STORE_TEMPLATES, [searchId, templatesJson(results.map((r) => r.template))]);
+      await run(this.db, STORE_TEMPLATES(idDay(searchId)), [templatesJson(results.map((r) => r.template))]);
       return;
     }
     if (this.known.size > KNOWN_TEMPLATES_MAX) this.known.clear();
@@ -330,7 +338,7 @@ export class SearchRepository {
    */
   async store(s: NewSearch): Promise<boolean> {
     const results = resultColumns(s.results);
-    const rows: Array<{ stored: number; missing: number }> = await run(this.db, STORE_SEARCH, [
+    const rows: Array<{ stored: number; missing: number }> = await run(this.db, STORE_SEARCH(idDay(s.id)), [
       s.id, s.affiliateId, s.campaignId, s.apiKeyId, s.isTest, JSON.stringify(s.lead), JSON.stringify(s.tracking), s.consumerIp, s.ipSource,
       s.tcpaConsent, s.formCertUrl, s.universalLeadCert, s.createdAt, s.closesAt, s.partnerCalls.length === 0 ? s.createdAt : null,
       storedDecisions(s.decisions), results.ids, JSON.stringify(s.personKeys),
@@ -342,19 +350,19 @@ export class SearchRepository {
   }
 
   async exists(searchId: string): Promise<boolean> {
-    const rows: unknown[] = await run(this.db, SEARCH_EXISTS, [searchId]);
+    const rows: unknown[] = await run(this.db, SEARCH_EXISTS(idDay(searchId)), [searchId]);
     return rows.length > 0;
   }
 
   /** The campaign of a search; undefined when there is no such search. */
   async campaignOf(searchId: string): Promise<string | undefined> {
-    const rows: Array<{ campaign_id: string }> = await run(this.db, SEARCH_CAMPAIGN, [searchId]);
+    const rows: Array<{ campaign_id: string }> = await run(this.db, SEARCH_CAMPAIGN(idDay(searchId)), [searchId]);
     return rows[0]?.campaign_id;
   }
 
   /** The partner calls of a search still waiting for an answer (a redelivered request re-sends them). */
   async pendingPartnerCalls(searchId: string): Promise<Array<{ partnerId: string; offerIds: string[] }>> {
-    const rows: Array<{ partner_id: string; offer_ids: string[] }> = await run(this.db, PENDING_PARTNER_CALLS, [searchId]);
+    const rows: Array<{ partner_id: string; offer_ids: string[] }> = await run(this.db, PENDING_PARTNER_CALLS(idDay(searchId)), [searchId]);
     return rows.map((r) => ({ partnerId: r.partner_id, offerIds: r.offer_ids }));
   }
 
@@ -368,7 +376,7 @@ export class SearchRepository {
    * the partners.
    */
   async partnerAnswerContext(q: AnswerContextQuery): Promise<PartnerAnswerContext | undefined> {
-    return answerContextOf((await run<AnswerContextRow>(this.db, MERGE_CONTEXT, answerContextParams(q)))[0]);
+    return answerContextOf((await run<AnswerContextRow>(this.db, MERGE_CONTEXT(idDay(q.searchId)), answerContextParams(q)))[0]);
   }
 
   /**
@@ -385,7 +393,7 @@ export class SearchRepository {
    */
   async saveAnswer(searchId: string, version: number, answers: AnswerWrite['answers'], change: AnswerWrite['change']): Promise<SearchMeta | undefined> {
     const params = answerParams(searchId, version, answers, change, this.unknownTemplates(searchId, change.added));
-    const rows: Array<SearchMetaRow & { missing: number }> = await run(this.db, MERGE_ANSWER, params);
+    const rows: Array<SearchMetaRow & { missing: number }> = await run(this.db, MERGE_ANSWER(idDay(searchId)), params);
     if (rows[0]) await this.settleTemplates(searchId, change.added, rows[0].missing);
     return savedMeta(rows[0], change);
   }
@@ -408,13 +416,13 @@ export class SearchRepository {
     if (!(this.db instanceof DataSource)) throw new Error('mergeAnswer opens its own transaction: the repository must be built on a DataSource');
     return inTransaction(poolOf(this.db), async (tx) => {
       const search = answerContextOf(
-        (await tx.begin<AnswerContextRow>(await tx.execute(LOCK_SEARCH, [q.searchId]), await tx.execute(MERGE_CONTEXT, answerContextParams(q))))[0],
+        (await tx.begin<AnswerContextRow>(await tx.execute(LOCK_SEARCH(idDay(q.searchId)), [q.searchId]), await tx.execute(MERGE_CONTEXT(idDay(q.searchId)), answerContextParams(q))))[0],
       );
       if (!search) return { kind: 'unknown' } as const;
       const write = await merge(search);
       if (!write) return { kind: 'unchanged', search } as const;
       const params = answerParams(q.searchId, search.version, write.answers, write.change, this.unknownTemplates(q.searchId, write.change.added));
-      const row = (await tx.commit<SearchMetaRow & { missing: number }>(await tx.execute(MERGE_ANSWER, params)))[0];
+      const row = (await tx.commit<SearchMetaRow & { missing: number }>(await tx.execute(MERGE_ANSWER(idDay(q.searchId)), params)))[0];
       if (row) await this.settleTemplates(q.searchId, write.change.added, row.missing);
       const meta = savedMeta(row, write.change);
       return meta ? ({ kind: 'saved', meta } as const) : ({ kind: 'moved' } as const);
@@ -427,7 +435,7 @@ export class SearchRepository {
    * what a redelivered request answers from). Undefined when there is no such search.
    */
   async state(searchId: string): Promise<{ meta: SearchMeta; entries: Buffer[] } | undefined> {
-    const rows: Array<SearchMetaRow & { result_order: string[]; entries: string[] | null }> = await run(this.db, SEARCH_ANSWER, [searchId]);
+    const rows: Array<SearchMetaRow & { result_order: string[]; entries: string[] | null }> = await run(this.db, SEARCH_ANSWER(idDay(searchId)), [searchId]);
     const r = rows[0];
     if (!r) return undefined;
     const entries = (r.entries ?? []).map((e) => Buffer.from(e));
@@ -436,7 +444,7 @@ export class SearchRepository {
 
   /** The result a submit names on the search it names, with the search's affiliate (ownership and campaign checks); null when unknown. */
   async resultOwner(resultId: string, searchId: string): Promise<{ id: string; searchId: string; campaignId: string; affiliateId: string; offerId: string } | null> {
-    const rows: Array<{ id: string; search_id: string; campaign_id: string; affiliate_id: string; offer_id: string }> = await run(this.db, RESULT_REF, [resultId, searchId]);
+    const rows: Array<{ id: string; search_id: string; campaign_id: string; affiliate_id: string; offer_id: string }> = await run(this.db, RESULT_REF(idDay(searchId)), [resultId, searchId]);
     const r = rows[0];
     return r ? { id: r.id, searchId: r.search_id, campaignId: r.campaign_id, affiliateId: r.affiliate_id, offerId: r.offer_id } : null;
   }
