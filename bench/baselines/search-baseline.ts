@@ -34,7 +34,7 @@ function main(): void {
   const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
   const redis = new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX });
   const store = new SearchStateStore(redis);
-  const templates = template.map((e) => newResult({ resultId: e.svc_result_id, entry: e, expiresAt: new Date(), partnerData: null }, e.campaign_id ?? '').template);
+  const templates = template.map((e) => newResult({ resultId: e.svc_result_id, entry: e, expiresAt: new Date(), partnerData: null }).template);
   const ready = pool
     .query(SEARCH_BASELINE_SCHEMA)
     .then(() =>

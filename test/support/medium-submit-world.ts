@@ -147,7 +147,7 @@ export async function storeSearch(
     closesAt: new Date(at.getTime() + 30_000),
     personKeys: testMode(isTest).personKeys(lead),
     decisions: Object.fromEntries([...results.values()].map((r) => [r.offerId, { shown: true, result_id: r.resultId }])),
-    results: [...results.values()].map((r) => newResult(r, world.campaignId)),
+    results: [...results.values()].map((r) => newResult(r)),
     partnerCalls: [],
   });
   if (!stored) throw new Error('search not stored');

@@ -24,10 +24,12 @@ export async function appendResults(db: Queries, searchId: string, results: read
   if (results.length === 0) return;
   const stored = results.map((r) => {
     const { svc_result_id: _id, expires_at: _expires, ...shown } = r.entry ?? {};
-    const n = newResult(
-      { resultId: r.id, entry: { svc_result_id: r.id, ...shown, offer: { ...(shown.offer as object), id: r.offerId }, expires_at: r.expiresAt.toISOString() } as never, expiresAt: r.expiresAt, partnerData: null },
-      '',
-    );
+    const n = newResult({
+      resultId: r.id,
+      entry: { svc_result_id: r.id, ...shown, offer: { ...(shown.offer as object), id: r.offerId }, expires_at: r.expiresAt.toISOString() } as never,
+      expiresAt: r.expiresAt,
+      partnerData: null,
+    });
     return { ...n, partner: r.partnerData ?? null };
   });
   await db.query(

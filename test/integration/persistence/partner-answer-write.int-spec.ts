@@ -64,7 +64,7 @@ describe('partner answer write (optimistic, one statement)', () => {
     };
     const c = partnerResult(catalog.get(ids.offers[i])!, r, new Date());
     // The row as the merge hands it to the repository: the entry serialized once.
-    const added: NewResult[] = [newResult(c, ids.campaign)];
+    const added: NewResult[] = [newResult(c)];
     return {
       call: { partnerId: ids.partners[i], outcome: 'answered', latencyMs: 5, resultCount: 1, detail: null },
       change: { order: [...order, c.resultId], decisions: { [ids.offers[i]]: { shown: true, result_id: c.resultId } }, added },

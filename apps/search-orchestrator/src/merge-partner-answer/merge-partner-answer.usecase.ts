@@ -95,7 +95,7 @@ export class MergePartnerAnswer {
           // Every offer the call asked about gets its outcome (it was `partner_asked`): what the merge decided, else why nothing came.
           for (const offerId of asked) list.decisions[offerId] ??= unanswered(answer, open);
         }
-        added = list.added.map((c): NewResult => newResult(c, search.campaignId));
+        added = list.added.map((c): NewResult => newResult(c));
         return {
           answers: taken.map((a) => ({ partnerId: a.partnerId, outcome: a.outcome, latencyMs: Math.round(a.latencyMs), resultCount: a.results.length, detail: a.detail ?? null })),
           change: { order: list.order, decisions: list.decisions, added },

@@ -51,7 +51,7 @@ export class StartSearch {
     const verdicts = await this.judge(msg, offers, now);
     stage('checks');
     const plan = planSearch(offers, verdicts, testMode(msg.isTest), now);
-    const results = plan.shown.map((c): NewResult => newResult(c, msg.campaignId));
+    const results = plan.shown.map((c): NewResult => newResult(c));
     stage('plan');
 
     const closesAt = this.closesAt(msg);

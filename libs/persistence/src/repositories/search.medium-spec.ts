@@ -75,7 +75,7 @@ describe('SearchRepository storage (medium)', () => {
         id, affiliateId: world.affiliateId, campaignId: world.campaignId, apiKeyId: world.apiKeyId, isTest: false, lead: freshPerson(), tracking: {},
         consumerIp: '73.12.44.10', ipSource: 'consumer', tcpaConsent: null, formCertUrl: null, universalLeadCert: null,
         createdAt: new Date(), closesAt: new Date(Date.now() + 45_000), personKeys: [], decisions: {},
-        results: [...results.values()].map((c) => newResult({ ...c, resultId: newLeadId() }, world.campaignId)), partnerCalls: [],
+        results: [...results.values()].map((c) => newResult({ ...c, resultId: newLeadId() })), partnerCalls: [],
       });
       expect(stored).toBe(true);
     };

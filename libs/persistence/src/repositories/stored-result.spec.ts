@@ -16,7 +16,7 @@ describe('stored results', () => {
   it('rebuild the entry byte for byte from the template, the id and the expiry', () => {
     const expiresAt = new Date('2026-11-26T10:15:00.123Z');
     const e = entry('3f0a2b9e-8d1c-4e5f-a6b7-c8d9e0f1a2b3', expiresAt.toISOString());
-    const r = newResult({ resultId: e.svc_result_id, entry: e, expiresAt, partnerData: null }, e.campaign_id!);
+    const r = newResult({ resultId: e.svc_result_id, entry: e, expiresAt, partnerData: null });
     expect(r.entryJson.toString('utf8')).toBe(JSON.stringify(e));
     expect(r.template.body).not.toContain(e.svc_result_id);
     expect(r.template.body).not.toContain('expires_at');
@@ -25,8 +25,8 @@ describe('stored results', () => {
   });
 
   it('share one template between results that show the same thing', () => {
-    const a = newResult({ resultId: 'a1', entry: entry('a1', '2026-11-26T10:00:00.000Z'), expiresAt: new Date('2026-11-26T10:00:00.000Z'), partnerData: null }, 'c');
-    const b = newResult({ resultId: 'b2', entry: entry('b2', '2026-11-26T11:00:00.000Z'), expiresAt: new Date('2026-11-26T11:00:00.000Z'), partnerData: null }, 'c');
+    const a = newResult({ resultId: 'a1', entry: entry('a1', '2026-11-26T10:00:00.000Z'), expiresAt: new Date('2026-11-26T10:00:00.000Z'), partnerData: null });
+    const b = newResult({ resultId: 'b2', entry: entry('b2', '2026-11-26T11:00:00.000Z'), expiresAt: new Date('2026-11-26T11:00:00.000Z'), partnerData: null });
     expect(a.template).toEqual(b.template);
   });
 

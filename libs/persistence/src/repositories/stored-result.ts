@@ -18,7 +18,6 @@ export interface ResultTemplateRow {
 export interface NewResult {
   id: string;
   offerId: string;
-  campaignId: string;
   entryJson: Buffer;
   template: ResultTemplateRow;
   partnerData: { partnerId: string; partnerResultId: string; externalId: string } | null;
@@ -39,14 +38,13 @@ export interface ResultToStore {
  * exactly as `lr_result_entry` rebuilds it in PostgreSQL, so Redis, the
  * answer and a read from PostgreSQL give the same bytes.
  */
-export function newResult(r: ResultToStore, campaignId: string): NewResult {
+export function newResult(r: ResultToStore): NewResult {
   const { svc_result_id: _id, expires_at: _expires, ...shown } = r.entry;
   const body = JSON.stringify(shown);
   const offerId = r.entry.offer.id;
   return {
     id: r.resultId,
     offerId,
-    campaignId,
     entryJson: Buffer.from(entryText(r.resultId, body, r.expiresAt)),
     template: { digest: templateDigest(body), offerId, payout: r.entry.payout === undefined ? null : String(r.entry.payout), body },
     partnerData: r.partnerData,
