@@ -138,6 +138,12 @@ describe('Prometheus queries of the dashboard and the alert rules (e2e)', () => 
     });
     // The traffic after the first scrapes, so the counters' rates see it.
     await traffic();
+    const trafficDone = Date.now();
+    // A rate needs two samples taken after the traffic: every target scraped at least twice since.
+    await until('every app scraped twice since the traffic', async () => {
+      const since = await instantQuery(prometheus!.url, `count_over_time(up{job="lead-router"}[${Date.now() - trafficDone}ms]) >= 2`);
+      return since.length === APPS.length || `${since.length} of ${APPS.length} scraped twice`;
+    });
     await until('the submit and the partner call to be scraped, and every recording rule evaluated on them', async () => {
       for (const q of ['gateway_submits_total{code="ACCEPTED"}', 'partner_calls_total', 'gateway_error_answers_total', ...records.map((r) => r.record)]) {
         if ((await instantQuery(prometheus!.url, q)).length === 0) return `${q}: no series yet`;

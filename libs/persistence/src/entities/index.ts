@@ -12,6 +12,7 @@ import { DeliveryAttempt } from './delivery-attempt.entity';
 import { IdempotencyKey } from './idempotency-key.entity';
 import { Lead } from './lead.entity';
 import { Offer } from './offer.entity';
+import { OptOut, RevocationNotice, Suppression, SuppressionAudit } from './opt-out.entity';
 import { Partner } from './partner.entity';
 import { ProcessedMessage } from './processed-message.entity';
 import { Program } from './program.entity';
@@ -24,6 +25,10 @@ import { SearchPartnerCall } from './search-partner-call.entity';
 
 export {
   IdempotencyKey,
+  OptOut,
+  Suppression,
+  SuppressionAudit,
+  RevocationNotice,
   Affiliate,
   ApiKey,
   Campaign,
@@ -78,4 +83,8 @@ export const ENTITIES = [
   DedupeKey,
   DeliveryAttempt,
   IdempotencyKey,
+  OptOut,
+  Suppression,
+  SuppressionAudit,
+  RevocationNotice,
 ];

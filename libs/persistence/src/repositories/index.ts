@@ -18,3 +18,4 @@ export * from './partitions.repository';
 export * from './stored-result';
 export * from './lead-explain.repository';
 export * from './catalog-simulation.repository';
+export * from './opt-outs.repository';

@@ -1,0 +1,62 @@
+import type { Lead } from '../lead-input';
+import { DedupeKey, HashedKey, hashOf } from '../normalize/dedupe-keys';
+
+/**
+ * Opt-outs (docs/opt-outs.md). A consumer who says "stop" is suppressed by
+ * the hashes of their normalized email and phone, the very normalization and
+ * hashing of the duplicate keys (affiliate-api.md, "Normalization before
+ * hashing"), so a request by hashed phone suppresses a search that wrote the
+ * phone another way. Name, ZIP and date of birth never suppress: too many
+ * people share them.
+ */
+export const OPT_OUT_KEY_TYPES = ['email', 'phone'] as const;
+export type OptOutKeyType = (typeof OPT_OUT_KEY_TYPES)[number];
+export interface OptOutKey extends DedupeKey {
+  type: OptOutKeyType;
+}
+
+/** Who recorded an opt-out: an affiliate over the API, an operator (`optout add`/`import`), or a deletion request (`person delete`). */
+export const OPT_OUT_SOURCES = ['affiliate', 'operator', 'deletion'] as const;
+export type OptOutSource = (typeof OPT_OUT_SOURCES)[number];
+
+/** The suppression keys of raw contact values; a value that cannot be normalized (an email without @, a nine-digit phone) gives none. */
+export function optOutKeysOf(raw: { email?: string; phone?: string }): OptOutKey[] {
+  return optOutKeysFromHashes({ email: hashIf('email', raw.email), phone: hashIf('phone', raw.phone) });
+}
+
+/** The suppression keys of per-field hashes (lower-case SHA-256 hex of the normalized forms). */
+export function optOutKeysFromHashes(h: Partial<Record<OptOutKeyType, string>>): OptOutKey[] {
+  return OPT_OUT_KEY_TYPES.flatMap((type) => (h[type] ? [{ type, hash: h[type]!.toLowerCase() }] : []));
+}
+
+/** The keys a lead is checked against: its email and phone, in test mode too (a suppressed person's data is not processed at all). */
+export function leadOptOutKeys(lead: Lead): OptOutKey[] {
+  return optOutKeysOf({ email: lead.personal?.email, phone: lead.personal?.phone });
+}
+
+function hashIf(key: HashedKey, value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : hashOf(key, value);
+}
+
+/**
+ * Revocations must be honoured within ten business days: a buyer's notice is
+ * due ten business days (Monday to Friday, in UTC) after the request was
+ * received. Public holidays are not skipped, so the deadline is never later
+ * than the one the rule sets.
+ */
+export const REVOCATION_BUSINESS_DAYS = 10;
+
+export function revocationDueAt(receivedAt: Date, businessDays = REVOCATION_BUSINESS_DAYS): Date {
+  const due = new Date(receivedAt.getTime());
+  let left = businessDays;
+  while (left > 0) {
+    due.setUTCDate(due.getUTCDate() + 1);
+    const day = due.getUTCDay();
+    if (day !== 0 && day !== 6) left--;
+  }
+  return due;
+}
+
+/** A notice not acknowledged by its due time is overdue. */
+export const isOverdue = (notice: { dueAt: Date; acknowledgedAt: Date | null }, now: Date): boolean =>
+  notice.acknowledgedAt === null && notice.dueAt.getTime() < now.getTime();

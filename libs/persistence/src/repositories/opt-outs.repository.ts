@@ -1,0 +1,322 @@
+import type { OptOutKey, OptOutSource } from '@lr/domain';
+import { DataSource } from 'typeorm';
+import type { Queryable } from '../queries/queryable';
+import { run, statement } from '../queries/sql';
+
+/**
+ * Opt-outs, suppressions and revocation notices (docs/opt-outs.md). The
+ * searches' and submits' check reads `suppressions` inside the sale facts
+ * (SUPPRESSED, embedded there); everything else is here.
+ */
+
+/** Whether any of the keys given as two parallel array parameters is suppressed now (embedded in the sale facts). */
+export const SUPPRESSED = (types: string, hashes: string) =>
+  `EXISTS (SELECT 1 FROM suppressions sp JOIN unnest(${types}::text[], ${hashes}::char(64)[]) AS k(key_type, key_hash)
+             ON sp.key_type = k.key_type AND sp.key_hash = k.key_hash)`;
+
+/**
+ * The buyers that accepted a lead of the person (keys $1, $2), as notices of
+ * opt-out $3 due at $4: one per lead, whoever recorded the opt-out first
+ * (ux_revocation_notices_lead_id), so a second opt-out of the same person,
+ * concurrent or later, adds none. A partner offer's buyer is its partner
+ * network, an own offer's its school. Leads are found through the dedupe
+ * index, which holds every live sale's keys for as long as the lead is kept.
+ */
+const NOTICES_OF = (keys: string, optOut: string, dueAt: string) =>
+  `INSERT INTO revocation_notices (id, opt_out_id, lead_id, offer_id, buyer_kind, buyer_id, due_at)
+   SELECT gen_random_uuid(), ${optOut}, s.lead_id, s.offer_id,
+          CASE WHEN o.source = 'partner' THEN 'partner' ELSE 'school' END, COALESCE(o.partner_id, s.school_id), ${dueAt}
+     FROM (SELECT DISTINCT d.lead_id FROM (${keys}) AS k(key_type, key_hash)
+             JOIN dedupe_keys d ON d.key_type = k.key_type AND d.key_hash = k.key_hash::char(64)) AS p
+     JOIN sales s ON s.lead_id = p.lead_id AND s.status = 'accepted'
+     JOIN offers o ON o.id = s.offer_id
+   ON CONFLICT (lead_id) DO NOTHING
+   RETURNING id`;
+
+/** An opt-out in one statement: the request, its suppressions (a key already suppressed stays with its first request), their audit, the notices. */
+const RECORD = statement(`
+  WITH request AS (
+    INSERT INTO opt_outs (id, received_at, due_at, source, affiliate_id, api_key_id, reference, email_sha256, phone_sha256)
+    VALUES ($1, $2, $10, $3, $4, $5, $6,
+            (SELECT h FROM unnest($7::text[], $8::char(64)[]) AS k(t, h) WHERE t = 'email'),
+            (SELECT h FROM unnest($7::text[], $8::char(64)[]) AS k(t, h) WHERE t = 'phone'))
+    RETURNING id
+  ), suppressed AS (
+    INSERT INTO suppressions (key_type, key_hash, opt_out_id)
+    SELECT k.key_type, k.key_hash, $1 FROM unnest($7::text[], $8::char(64)[]) AS k(key_type, key_hash)
+    ON CONFLICT (key_type, key_hash) DO NOTHING
+    RETURNING key_type, key_hash
+  ), audited AS (
+    INSERT INTO suppression_audit (action, key_type, key_hash, opt_out_id, actor)
+    SELECT 'suppress', key_type, key_hash, $1, $9 FROM suppressed
+  ), notices AS (${NOTICES_OF('SELECT * FROM unnest($7::text[], $8::char(64)[])', '$1', '$10')})
+  SELECT (SELECT count(*) FROM request)::int AS recorded, (SELECT count(*) FROM suppressed)::int AS suppressed, (SELECT count(*) FROM notices)::int AS notices`);
+
+/**
+ * Leads accepted after their person was suppressed (a sale reserved just
+ * before the opt-out and accepted after it): their notices, under the
+ * suppression's request. Only suppressions of the last day are looked at: a
+ * reservation is never older than that.
+ */
+const LATE_NOTICES = statement(`
+  WITH recent AS (
+    SELECT sp.key_type, sp.key_hash, sp.opt_out_id, o.due_at FROM suppressions sp JOIN opt_outs o ON o.id = sp.opt_out_id
+     WHERE sp.suppressed_at > now() - interval '1 day'
+  ), late AS (
+    SELECT DISTINCT ON (s.lead_id) s.lead_id, s.offer_id, s.school_id, r.opt_out_id, r.due_at
+      FROM recent r
+      JOIN dedupe_keys d ON d.key_type = r.key_type AND d.key_hash = r.key_hash
+      JOIN sales s ON s.lead_id = d.lead_id AND s.status = 'accepted'
+     WHERE NOT EXISTS (SELECT 1 FROM revocation_notices n WHERE n.lead_id = s.lead_id)
+  )
+  INSERT INTO revocation_notices (id, opt_out_id, lead_id, offer_id, buyer_kind, buyer_id, due_at)
+  SELECT gen_random_uuid(), l.opt_out_id, l.lead_id, l.offer_id,
+         CASE WHEN o.source = 'partner' THEN 'partner' ELSE 'school' END, COALESCE(o.partner_id, l.school_id), l.due_at
+    FROM late l JOIN offers o ON o.id = l.offer_id
+  ON CONFLICT (lead_id) DO NOTHING
+  RETURNING id`);
+
+const UNQUEUED = statement(`SELECT id FROM revocation_notices WHERE queued_at IS NULL ORDER BY created_at LIMIT $1`);
+const MARK_QUEUED = statement(`UPDATE revocation_notices SET queued_at = now() WHERE id = ANY($1::uuid[]) AND queued_at IS NULL`);
+
+/**
+ * Claims a notice for one send: not acknowledged, and nobody else sending it
+ * (`sending_until` passed: a sender killed mid-send gives it up then).
+ */
+const CLAIM = statement(`
+  WITH claimed AS (
+    UPDATE revocation_notices SET attempts = attempts + 1, sending_until = now() + make_interval(secs => $2::double precision / 1000)
+     WHERE id = $1 AND acknowledged_at IS NULL AND (sending_until IS NULL OR sending_until < now())
+    RETURNING id, opt_out_id, lead_id, offer_id, buyer_kind, buyer_id, due_at, attempts
+  )
+  SELECT 'claimed' AS state, c.id, c.lead_id, c.offer_id, c.buyer_kind, c.buyer_id, c.due_at, c.attempts, r.received_at,
+         o.delivery, p.adapter AS partner_adapter, p.base_url AS partner_base_url, p.settings AS partner_settings
+    FROM claimed c JOIN opt_outs r ON r.id = c.opt_out_id JOIN offers o ON o.id = c.offer_id LEFT JOIN partners p ON p.id = o.partner_id
+  UNION ALL
+  SELECT CASE WHEN n.acknowledged_at IS NOT NULL THEN 'acknowledged' ELSE 'busy' END, n.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+    FROM revocation_notices n WHERE n.id = $1 AND NOT EXISTS (SELECT 1 FROM claimed)`);
+
+const ACKNOWLEDGE = statement(`
+  UPDATE revocation_notices SET acknowledged_at = COALESCE(acknowledged_at, now()), receipt = COALESCE(receipt, $2::jsonb), sending_until = NULL, last_error = NULL
+   WHERE id = $1 RETURNING acknowledged_at`);
+const FAILED = statement(`UPDATE revocation_notices SET last_error = $2, sending_until = NULL WHERE id = $1 AND acknowledged_at IS NULL`);
+
+const OPEN_NOTICES = statement(`
+  SELECT n.id, n.lead_id, n.offer_id, n.buyer_kind, n.buyer_id, COALESCE(sc.name, pa.name) AS buyer_name, r.received_at, n.due_at,
+         n.queued_at, n.attempts, n.last_error, n.acknowledged_at
+    FROM revocation_notices n
+    JOIN opt_outs r ON r.id = n.opt_out_id
+    LEFT JOIN schools sc ON n.buyer_kind = 'school' AND sc.id = n.buyer_id
+    LEFT JOIN partners pa ON n.buyer_kind = 'partner' AND pa.id = n.buyer_id
+   WHERE n.acknowledged_at IS NULL AND ($1::timestamptz IS NULL OR n.due_at < $1)
+   ORDER BY n.due_at, n.id
+   LIMIT $2`);
+
+const COUNTS = statement(`
+  SELECT count(*) FILTER (WHERE acknowledged_at IS NULL)::int AS open,
+         count(*) FILTER (WHERE acknowledged_at IS NULL AND due_at < now())::int AS overdue
+    FROM revocation_notices WHERE acknowledged_at IS NULL`);
+
+const LIFT = statement(`
+  WITH lifted AS (
+    DELETE FROM suppressions sp USING unnest($1::text[], $2::char(64)[]) AS k(key_type, key_hash)
+     WHERE sp.key_type = k.key_type AND sp.key_hash = k.key_hash
+    RETURNING sp.key_type, sp.key_hash, sp.opt_out_id
+  ), audited AS (
+    INSERT INTO suppression_audit (action, key_type, key_hash, opt_out_id, actor, reason)
+    SELECT 'lift', key_type, key_hash, opt_out_id, $3, $4 FROM lifted
+  )
+  SELECT key_type FROM lifted`);
+
+const SUPPRESSED_KEYS = statement(`
+  SELECT k.key_type FROM unnest($1::text[], $2::char(64)[]) AS k(key_type, key_hash)
+   WHERE EXISTS (SELECT 1 FROM suppressions sp WHERE sp.key_type = k.key_type AND sp.key_hash = k.key_hash)`);
+
+export interface NewOptOut {
+  id: string;
+  receivedAt: Date;
+  source: OptOutSource;
+  affiliateId: string | null;
+  apiKeyId: string | null;
+  /** The operator's reference (a ticket, a file and line); never contact data. */
+  reference: string | null;
+  keys: readonly OptOutKey[];
+  /** Who recorded it, for the audit: `affiliate:<uuid>`, `operator`, `import:<file>:<line>`. */
+  actor: string;
+  /** The notices' deadline (libs/domain revocationDueAt of receivedAt), kept on the request for notices found later. */
+  dueAt: Date;
+}
+
+export interface RecordedOptOut {
+  /** Keys newly suppressed by this request (0 when the person was already suppressed). */
+  suppressed: number;
+  /** Revocation notices created for buyers that accepted the person's leads. */
+  notices: number;
+}
+
+/** A notice claimed for sending, with what its buyer's adapter needs. */
+export interface ClaimedNotice {
+  id: string;
+  leadId: string;
+  offerId: string;
+  buyerKind: 'school' | 'partner';
+  buyerId: string;
+  receivedAt: Date;
+  dueAt: Date;
+  attempts: number;
+  /** The own offer's delivery settings (a school), or the partner's adapter, base URL and settings. */
+  delivery: Record<string, unknown> | null;
+  partner: { adapter: string; baseUrl: string; settings: Record<string, unknown> | null } | null;
+}
+
+export type NoticeClaim = { state: 'claimed'; notice: ClaimedNotice } | { state: 'acknowledged' | 'busy' | 'unknown' };
+
+export interface OpenNotice {
+  id: string;
+  leadId: string;
+  offerId: string;
+  buyerKind: 'school' | 'partner';
+  buyerId: string;
+  buyerName: string | null;
+  receivedAt: Date;
+  dueAt: Date;
+  queuedAt: Date | null;
+  attempts: number;
+  lastError: string | null;
+}
+
+export class OptOuts {
+  constructor(private readonly db: Queryable) {}
+
+  static fromDataSource(ds: DataSource): OptOuts {
+    return new OptOuts(ds);
+  }
+
+  /** Stores an opt-out: from this statement's commit on, searches and submits of the person are suppressed, and its notices wait in the outbox. */
+  async record(o: NewOptOut): Promise<RecordedOptOut> {
+    const [r] = await run<{ suppressed: number; notices: number }>(this.db, RECORD, [
+      o.id,
+      o.receivedAt,
+      o.source,
+      o.affiliateId,
+      o.apiKeyId,
+      o.reference,
+      o.keys.map((k) => k.type),
+      o.keys.map((k) => k.hash),
+      o.actor,
+      o.dueAt,
+    ]);
+    return { suppressed: r.suppressed, notices: r.notices };
+  }
+
+  /** Which of the keys are suppressed now (for `optout check` and `optout lift`). */
+  async suppressedKeys(keys: readonly OptOutKey[]): Promise<string[]> {
+    return (await run<{ key_type: string }>(this.db, SUPPRESSED_KEYS, [keys.map((k) => k.type), keys.map((k) => k.hash)])).map((r) => r.key_type);
+  }
+
+  /** Lifts the suppression of the keys (an operator's decision, audited with its reason); answers the key types lifted. */
+  async lift(keys: readonly OptOutKey[], actor: string, reason: string): Promise<string[]> {
+    return (await run<{ key_type: string }>(this.db, LIFT, [keys.map((k) => k.type), keys.map((k) => k.hash), actor, reason])).map((r) => r.key_type);
+  }
+
+  /** Notices for leads accepted after their person's suppression, due when its request's are. */
+  async addLateNotices(): Promise<number> {
+    return (await run(this.db, LATE_NOTICES)).length;
+  }
+
+  /** Notices not yet handed to RabbitMQ, oldest first. */
+  async unqueued(limit: number): Promise<string[]> {
+    return (await run<{ id: string }>(this.db, UNQUEUED, [limit])).map((r) => r.id);
+  }
+
+  async markQueued(ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await run(this.db, MARK_QUEUED, [ids]);
+  }
+
+  /** Claims a notice for a send of at most `holdMs`. */
+  async claim(id: string, holdMs: number): Promise<NoticeClaim> {
+    const [r] = await run<ClaimRow>(this.db, CLAIM, [id, holdMs]);
+    if (!r) return { state: 'unknown' };
+    if (r.state !== 'claimed') return { state: r.state };
+    return {
+      state: 'claimed',
+      notice: {
+        id: r.id,
+        leadId: r.lead_id!,
+        offerId: r.offer_id!,
+        buyerKind: r.buyer_kind!,
+        buyerId: r.buyer_id!,
+        receivedAt: new Date(r.received_at!),
+        dueAt: new Date(r.due_at!),
+        attempts: r.attempts!,
+        delivery: r.delivery,
+        partner: r.partner_adapter ? { adapter: r.partner_adapter, baseUrl: r.partner_base_url!, settings: r.partner_settings } : null,
+      },
+    };
+  }
+
+  /** The buyer's receipt: the notice is acknowledged (a second receipt keeps the first). */
+  async acknowledge(id: string, receipt: Record<string, unknown>): Promise<Date | null> {
+    const [r] = await run<{ acknowledged_at: Date }>(this.db, ACKNOWLEDGE, [id, receipt]);
+    return r ? new Date(r.acknowledged_at) : null;
+  }
+
+  /** A failed send: its error (our words only) for `optout status`, and the notice free for the next try. */
+  async failed(id: string, error: string): Promise<void> {
+    await run(this.db, FAILED, [id, error.slice(0, 500)]);
+  }
+
+  /** Notices not acknowledged (with `overdueAt`: only those due before it), by due time. */
+  async open(overdueAt: Date | null, limit: number): Promise<OpenNotice[]> {
+    const rows = await run<OpenRow>(this.db, OPEN_NOTICES, [overdueAt, limit]);
+    return rows.map((r) => ({
+      id: r.id,
+      leadId: r.lead_id,
+      offerId: r.offer_id,
+      buyerKind: r.buyer_kind,
+      buyerId: r.buyer_id,
+      buyerName: r.buyer_name,
+      receivedAt: new Date(r.received_at),
+      dueAt: new Date(r.due_at),
+      queuedAt: r.queued_at ? new Date(r.queued_at) : null,
+      attempts: r.attempts,
+      lastError: r.last_error,
+    }));
+  }
+
+  /** Open and overdue notices now (the gauges). */
+  async counts(): Promise<{ open: number; overdue: number }> {
+    const [r] = await run<{ open: number; overdue: number }>(this.db, COUNTS);
+    return r;
+  }
+}
+
+interface ClaimRow {
+  state: 'claimed' | 'acknowledged' | 'busy';
+  id: string;
+  lead_id: string | null;
+  offer_id: string | null;
+  buyer_kind: 'school' | 'partner' | null;
+  buyer_id: string | null;
+  due_at: string | null;
+  attempts: number | null;
+  received_at: string | null;
+  delivery: Record<string, unknown> | null;
+  partner_adapter: string | null;
+  partner_base_url: string | null;
+  partner_settings: Record<string, unknown> | null;
+}
+
+interface OpenRow {
+  id: string;
+  lead_id: string;
+  offer_id: string;
+  buyer_kind: 'school' | 'partner';
+  buyer_id: string;
+  buyer_name: string | null;
+  received_at: string;
+  due_at: string;
+  queued_at: string | null;
+  attempts: number;
+  last_error: string | null;
+}
