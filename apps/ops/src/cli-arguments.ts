@@ -24,3 +24,9 @@ export function limitArgument(value: string): number {
   if (!/^[1-9]\d{0,6}$/.test(value)) throw new InvalidArgumentError('must be a whole number from 1 to 9999999');
   return Number(value);
 }
+
+/** `--reference TICKET-1234`: an operator's reference kept with a request (opt_outs.reference holds at most 200 characters). */
+export function referenceArgument(value: string): string {
+  if (value.trim() === '' || value.length > 200) throw new InvalidArgumentError('must be 1 to 200 characters');
+  return value;
+}

@@ -1,4 +1,4 @@
-import Redis from 'ioredis';
+import { withShortLivedRedis } from './redis-client';
 
 /**
  * Where the operator CLI announces a changed API key (revoked) so every
@@ -10,12 +10,5 @@ export const apiKeyEventsChannel = (keyPrefix: string): string => `${keyPrefix}a
 
 /** Announces a changed key (its id), or "*" for every key. Resolves with the number of gateways that heard it. */
 export async function announceKeyChange(redisUrl: string, keyPrefix: string, keyId: string, timeoutMs = 2000): Promise<number> {
-  const client = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: timeoutMs, commandTimeout: timeoutMs, retryStrategy: () => null });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return await client.publish(apiKeyEventsChannel(keyPrefix), keyId);
-  } finally {
-    client.disconnect();
-  }
+  return withShortLivedRedis(redisUrl, { timeoutMs }, (client) => client.publish(apiKeyEventsChannel(keyPrefix), keyId));
 }

@@ -35,3 +35,28 @@ export function redisReadiness(client: Redis) {
     },
   };
 }
+
+/**
+ * One connection for one operator command: connected now, one try per
+ * command, no reconnection, always closed after `work`. A Redis that cannot
+ * be reached fails the command within `timeoutMs`.
+ */
+export async function withShortLivedRedis<T>(url: string, opts: { keyPrefix?: string; timeoutMs: number }, work: (client: Redis) => Promise<T>): Promise<T> {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    keyPrefix: opts.keyPrefix,
+    maxRetriesPerRequest: 0,
+    connectTimeout: opts.timeoutMs,
+    commandTimeout: opts.timeoutMs,
+    retryStrategy: () => null,
+    // CLIENT SETINFO fails on a Redis before 7.2, and its failed command keeps a commandTimeout timer that holds the process open that long.
+    disableClientInfo: true,
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return await work(client);
+  } finally {
+    client.disconnect();
+  }
+}

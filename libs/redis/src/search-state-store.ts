@@ -76,6 +76,16 @@ export class SearchStateStore {
     return decodeSearch(await this.redis.hgetallBuffer(key));
   }
 
+  /** Deletes these searches' states (a person's, erased: docs/deletion.md); answers how many there were. */
+  async forget(keys: readonly string[]): Promise<number> {
+    return keys.length === 0 ? 0 : this.redis.del(...keys);
+  }
+
+  /** How many of these searches' states Redis holds (what forget would delete). */
+  async held(keys: readonly string[]): Promise<number> {
+    return keys.length === 0 ? 0 : this.redis.exists(...keys);
+  }
+
   /** Queues a read of `key` on `pipeline` (see TokenBucket.queueTake); the function decodes its reply. */
   static queueRead(pipeline: ChainableCommander, key: string): Queued<CachedSearch | undefined> {
     pipeline.hgetallBuffer(key);

@@ -19,3 +19,4 @@ export * from './stored-result';
 export * from './lead-explain.repository';
 export * from './catalog-simulation.repository';
 export * from './opt-outs.repository';
+export * from './person-erasure.repository';
