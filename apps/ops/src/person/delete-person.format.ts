@@ -45,10 +45,10 @@ export function deletionLines(r: DeletionReport): string[] {
   lines.push(`${r.dryRun ? 'Would erase' : 'Erased'} (rows changed):`, ...formatTable([{ header: 'PLACE' }, { header: 'COUNT', align: 'right' }, { header: 'NOTE' }], rows, '  '));
   if (r.searches.ids.length > 0) lines.push(`searches ${would}erased: ${r.searches.ids.join(', ')}`);
   if (r.leads.ids.length > 0) lines.push(`leads ${would}erased: ${r.leads.ids.join(', ')}`);
-  lines.push(
-    '',
-    `Kept under a legal obligation: the consent evidence of ${formatCount(ev.kept)} lead${ev.kept === 1 ? '' : 's'}, whole (the consent record: ${ev.keptFields.join(', ')}).`,
-  );
+  lines.push('');
+  if (ev.kept > 0) {
+    lines.push(`Kept under a legal obligation: the consent evidence of ${formatCount(ev.kept)} lead${ev.kept === 1 ? '' : 's'}, whole (the consent record: ${ev.keptFields.join(', ')}).`);
+  }
   if (nothingErased(r)) lines.push(`Nothing new to erase: no record of the person holds contact data${r.redisKeys === null ? ' in PostgreSQL' : ''}.`);
   lines.push(`Kept: ${KEPT} (docs/deletion.md).`);
   if (r.redisError) lines.push(`Redis could not be reached (${r.redisError}): the search states hold no contact data and expire within 24 h.`);
