@@ -1,1 +1,2 @@
 export * from './opt-outs';
+export * from './revocation-notice';
