@@ -4,7 +4,6 @@ import { IsObject, ValidateNested } from 'class-validator';
 import { IsSha256Hex, SHA256_HEX, WhenSent } from '../http/dto-checks';
 import type { OptOutKeyType } from '@lr/domain';
 
-
 /** The hashed email and phone, normalized as for the duplicate pre-check (affiliate-api.md, "Normalization before hashing"). */
 @ApiSchema({ name: 'OptOutHashedKeys', description: 'A hashed key wins over the same raw key. Unknown keys are ignored.' })
 export class OptOutHashedKeysDto {
