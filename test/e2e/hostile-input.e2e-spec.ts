@@ -58,8 +58,10 @@ function settings(numRuns: number): fc.Parameters<unknown> {
 const SEARCH = '/api/v1/engine/search';
 const LEADS = '/api/v1/engine/leads';
 const DUPE = '/api/v1/engine/dupe-check';
+const OPT_OUT = '/api/v1/engine/opt-outs';
 const BODY_LIMIT = 256 * 1024;
 const DUPE_LIMIT = 16 * 1024;
+const OPT_OUT_LIMIT = 16 * 1024;
 
 describe('hostile input (e2e, property-based)', () => {
   const env = testEnv(uniqueSuffix());
@@ -118,7 +120,7 @@ describe('hostile input (e2e, property-based)', () => {
       },
       env,
     );
-    const roomy = ['--limit', 'search=100000/100000', '--limit', 'results=100000/100000', '--limit', 'leads=100000/100000', '--limit', 'dupe-check=100000/100000'];
+    const roomy = ['--limit', 'search=100000/100000', '--limit', 'results=100000/100000', '--limit', 'leads=100000/100000', '--limit', 'dupe-check=100000/100000', '--limit', 'opt-outs=100000/100000'];
     keyH = issueKey(ids.affH, env, roomy).key;
     keyO = issueKey(ids.affO, env, roomy).key;
     await Promise.all([startApp('checks', env), startApp('search-orchestrator', env), startApp('delivery', env)]);
@@ -385,12 +387,73 @@ describe('hostile input (e2e, property-based)', () => {
     );
   });
 
+  /** After an opt-out answered 200: exactly one request stored, each new suppression audited, nothing else written or queued. */
+  async function expectOneOptOutStored(context: string): Promise<void> {
+    const now = await state.snapshot();
+    const grew = Object.fromEntries(Object.keys(now).map((k) => [k, now[k] - baseline[k]]).filter(([, d]) => d !== 0));
+    const { opt_outs, suppressions = 0, suppression_audit = 0, ...others } = grew;
+    expect([context, opt_outs, others, suppression_audit]).toEqual([context, 1, {}, suppressions]);
+    expect(suppressions).toBeLessThanOrEqual(2);
+    baseline = now;
+  }
+
+  it('opt-outs: any mix of raw, hashed, malformed and mistyped fields is recorded once with the one answer, or refused as it must with nothing stored', async () => {
+    type Field = { value: Json; usable: 'yes' | 'no'; unstorable: boolean } | undefined;
+    const field = (usable: fc.Arbitrary<string>): fc.Arbitrary<Field> =>
+      fc.oneof(
+        { arbitrary: fc.constant<Field>(undefined), weight: 6 },
+        { arbitrary: usable.map((value): Field => ({ value, usable: 'yes', unstorable: false })), weight: 3 },
+        { arbitrary: fc.oneof(notString, fc.constantFrom('', '   ', 'no-at-sign', '555-01')).map((value): Field => ({ value, usable: 'no', unstorable: false })), weight: 3 },
+        // Refused at the front door like on every endpoint, naming the field (never stored raw here anyway).
+        { arbitrary: unstorableText.map((value): Field => ({ value, usable: 'no', unstorable: true })), weight: 1 },
+      );
+    const hex = fc.stringMatching(/^[0-9a-fA-F]{64}$/);
+    const model = fc.record({
+      email: field(fc.stringMatching(/^[a-z0-9]{1,12}$/).map((l) => `${l}@example.com`)),
+      phone: field(fc.integer({ min: 2_000_000, max: 9_999_999 }).map((n) => `(512) ${String(n).slice(0, 3)}-${String(n).slice(3)}`)),
+      hashed: fc.oneof(
+        { arbitrary: fc.constant<{ value: Json; valid: boolean; keys: number } | undefined>(undefined), weight: 3 },
+        fc.dictionary(fc.constantFrom('email', 'phone'), hex, { minKeys: 1, maxKeys: 2 }).map((value) => ({ value, valid: true, keys: Object.keys(value).length })),
+        fc.dictionary(extraKey, safeJson, { maxKeys: 2 }).map((value) => ({ value, valid: true, keys: 0 })),
+        fc.tuple(fc.constantFrom('email', 'phone'), fc.oneof(notString, text(63), hex.map((h) => `${h}0`))).map(([k, v]) => ({ value: { [k]: v } as Json, valid: false, keys: 0 })),
+        fc.oneof(notObject, fc.constant(null)).map((value) => ({ value, valid: false, keys: 0 })),
+      ),
+      extra: extras(2),
+    });
+    await fc.assert(
+      fc.asyncProperty(model, async (m) => {
+        const body: Body = { ...m.extra };
+        if (m.email) body.email = m.email.value;
+        if (m.phone) body.phone = m.phone.value;
+        if (m.hashed) body.hashed = m.hashed.value;
+        const res = await sendJson(OPT_OUT, body);
+        const context = JSON.stringify(body).slice(0, 300);
+        const given = (['email', 'phone'] as const).flatMap((k) => (m[k] ? [[k, m[k]!] as const] : []));
+        const usable = given.some(([, f]) => f.usable === 'yes') || (m.hashed?.valid === true && m.hashed.keys > 0);
+        if (given.some(([, f]) => f.unstorable)) {
+          expectRefusal(answerOf(res), [{ status: 400, code: 'INVALID_FIELD', fields: given.filter(([, f]) => f.unstorable).map(([k]) => k) }], context);
+        } else if (m.hashed && !m.hashed.valid) {
+          expectRefusal(answerOf(res), [{ status: 400, code: 'INVALID_FIELD', fields: ['hashed', 'hashed.email', 'hashed.phone'] }], context);
+        } else if (usable) {
+          count(answerOf(res));
+          expect([context, res.status, res.body]).toEqual([context, 200, { code: 'OK', status: 'accepted', reason: 'OK', success: true, retryable: false, opt_out_id: expect.any(String) }]);
+          return expectOneOptOutStored(context);
+        } else {
+          expectRefusal(answerOf(res), [{ status: 400, code: 'MALFORMED_REQUEST' }], context);
+        }
+        await expectNothingStored(context);
+      }),
+      settings(150),
+    );
+  });
+
   it('every POST endpoint: bodies that are no request at all (truncated, not an object, too deep, prototype pollution, not UTF-8, empty) are 400 MALFORMED_REQUEST (413 over the limit); nothing stored', async () => {
     const endpoints = [
       { path: SEARCH, json: JSON.stringify(search()), limit: BODY_LIMIT },
       { path: LEADS, json: JSON.stringify(resultSubmit()), limit: BODY_LIMIT },
       { path: LEADS, json: JSON.stringify(directPost()), limit: BODY_LIMIT },
       { path: DUPE, json: JSON.stringify(dupeCheck()), limit: DUPE_LIMIT },
+      { path: OPT_OUT, json: JSON.stringify(dupeCheck()), limit: OPT_OUT_LIMIT },
     ];
     const arb = fc.constantFrom(...endpoints).chain((e) => wholeBodyBreak(e.json).map((b) => ({ e, b })));
     await fc.assert(
@@ -410,10 +473,15 @@ describe('hostile input (e2e, property-based)', () => {
       fc.dictionary(fc.string({ unit: 'binary', maxLength: 20 }), fc.jsonValue({ maxDepth: 3, stringUnit: 'binary' }), { maxKeys: 8 }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(SEARCH, LEADS, DUPE), value, async (path, v) => {
+      fc.asyncProperty(fc.constantFrom(SEARCH, LEADS, DUPE, OPT_OUT), value, async (path, v) => {
         const json = JSON.stringify(v) ?? 'null';
         const res = await sendBytes(path, Buffer.from(json, 'utf8'));
         const context = `${path} ${json.slice(0, 300)}`;
+        if (path === OPT_OUT && res.status === 200) {
+          count(answerOf(res));
+          expect([context, res.body]).toEqual([context, { code: 'OK', status: 'accepted', reason: 'OK', success: true, retryable: false, opt_out_id: expect.any(String) }]);
+          return expectOneOptOutStored(context);
+        }
         if (path === DUPE && res.status === 200) {
           count(answerOf(res));
           expect([context, res.body]).toEqual([context, { code: 'OK', status: 'accepted', reason: 'OK', success: true, duplicate_likely: expect.any(Boolean), retryable: false }]);
@@ -435,6 +503,7 @@ describe('hostile input (e2e, property-based)', () => {
         { path: SEARCH, limit: BODY_LIMIT, body: () => ({ ...search(), svc_campaign_id: undefined }), refusal: { status: 400, code: 'REQUIRED_FIELD_MISSING', fields: ['svc_campaign_id'] } },
         { path: LEADS, limit: BODY_LIMIT, body: () => ({ ...directPost(), svc_affiliate_id: undefined }), refusal: { status: 400, code: 'REQUIRED_FIELD_MISSING', fields: ['svc_affiliate_id'] } },
         { path: DUPE, limit: DUPE_LIMIT, body: () => ({ email: '' }), refusal: { status: 400, code: 'MALFORMED_REQUEST' } },
+        { path: OPT_OUT, limit: OPT_OUT_LIMIT, body: () => ({ email: '' }), refusal: { status: 400, code: 'MALFORMED_REQUEST' } },
       ),
       delta: fc.integer({ min: -2048, max: 2048 }),
       unit: fc.constantFrom('x', 'é', '€', '😀', '\u200b'),
@@ -498,7 +567,7 @@ describe('hostile input (e2e, property-based)', () => {
 
   it('wrong methods on every route: 405 MALFORMED_REQUEST with Allow, with or without a key or a body; unknown methods 400', async () => {
     const routes: Array<[string, string]> = [
-      [SEARCH, 'POST'], [LEADS, 'POST'], [DUPE, 'POST'], [`/api/v1/engine/results/${randomUUID()}`, 'GET'], [`/api/v1/engine/leads/${randomUUID()}`, 'GET'],
+      [SEARCH, 'POST'], [LEADS, 'POST'], [DUPE, 'POST'], [OPT_OUT, 'POST'], [`/api/v1/engine/results/${randomUUID()}`, 'GET'], [`/api/v1/engine/leads/${randomUUID()}`, 'GET'],
     ];
     const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PROPFIND', 'SEARCH', 'LOCK', 'PURGE', 'REPORT', 'TRACE', 'CONNECT', 'FOO', 'get'];
     const arb = fc.record({
@@ -539,14 +608,15 @@ describe('hostile input (e2e, property-based)', () => {
       fc.string({ unit: 'grapheme-ascii', maxLength: 60 }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(SEARCH, LEADS, DUPE), contentType, async (path, type) => {
-        const body = path === DUPE ? { email: '' } : { ...search(), svc_affiliate_id: undefined, svc_campaign_id: undefined };
+      fc.asyncProperty(fc.constantFrom(SEARCH, LEADS, DUPE, OPT_OUT), contentType, async (path, type) => {
+        const byKey = path === DUPE || path === OPT_OUT;
+        const body = byKey ? { email: '' } : { ...search(), svc_affiliate_id: undefined, svc_campaign_id: undefined };
         const res = await sendBytes(path, Buffer.from(JSON.stringify(body)), type);
         const context = `${path} Content-Type: ${JSON.stringify(type)}`;
         const media = type.split(';')[0].trim().toLowerCase();
         const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type)?.[1]?.toLowerCase();
         const mustBe415 = media !== 'application/json' || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8');
-        const read: Refusal = path === DUPE ? { status: 400, code: 'MALFORMED_REQUEST' } : { status: 400, code: 'REQUIRED_FIELD_MISSING' };
+        const read: Refusal = byKey ? { status: 400, code: 'MALFORMED_REQUEST' } : { status: 400, code: 'REQUIRED_FIELD_MISSING' };
         expectRefusal(answerOf(res), mustBe415 ? [{ status: 415, code: 'MALFORMED_REQUEST' }] : [read, { status: 415, code: 'MALFORMED_REQUEST' }], context);
         await expectNothingStored(context);
       }),
@@ -563,7 +633,7 @@ describe('hostile input (e2e, property-based)', () => {
       fc.constantFrom('', 'Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'Token x', 'Bearer lr_', 'Bearer a b', 'Bearer\tx', `Bearer ${keyH}x`, `Bearer x${keyH}`),
     );
     const arb = fc.record({
-      path: fc.constantFrom(SEARCH, LEADS, DUPE, `/api/v1/engine/results/${randomUUID()}`, `/api/v1/engine/leads/${randomUUID()}`),
+      path: fc.constantFrom(SEARCH, LEADS, DUPE, OPT_OUT, `/api/v1/engine/results/${randomUUID()}`, `/api/v1/engine/leads/${randomUUID()}`),
       header: fc.constantFrom('Authorization', 'X-API-Key', 'authorization', 'X-Api-Key'),
       value: headerValue,
     });

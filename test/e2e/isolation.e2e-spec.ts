@@ -370,4 +370,26 @@ describe('isolation between affiliates (e2e)', () => {
       }
     });
   });
+  // Last: it suppresses A's person for the rest of the file.
+  describe('opt-outs: another affiliate learns nothing', () => {
+    it("B's opt-out of the person A sold answers exactly what it answers for a stranger, twice over; nothing of A's, no price", async () => {
+      const optOut = (body: Record<string, unknown>) => rec('opt-out', 'POST', '/api/v1/engine/opt-outs', { key: keyB, body });
+      const answers = [
+        await optOut({ email: personA.personal.email }),
+        await optOut({ email: person().personal.email }),
+        await optOut({ phone: personA.personal.phone, email: personA.personal.email }),
+      ];
+      const ids = new Set<string>();
+      for (const [i, res] of answers.entries()) {
+        const label = `opt-out ${i}`;
+        const { opt_out_id, ...rest } = res.body as { opt_out_id: string };
+        ids.add(opt_out_id);
+        const headerNames = (h: Headers) => [...h.keys()].sort();
+        expect([label, res.status, rest, headerNames(res.headers)]).toEqual([label, 200, { code: 'OK', status: 'accepted', reason: 'OK', success: true, retryable: false }, headerNames(answers[0].headers)]);
+        expectNothingOfA(res, label);
+        expectNoPrice(res.text);
+      }
+      expect(ids.size).toBe(3);
+    });
+  });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getMetadataStorage } from 'class-validator';
 import { REFUSAL, SUBMIT } from '../../libs/domain/src';
+import { OptOutRequestDto } from '../../apps/gateway/src/opt-outs/opt-out-request.dto';
 import { DupeCheckRequestDto } from '../../apps/gateway/src/pre-check/dupe-check-request.dto';
 import { LeadsRequestDto } from '../../apps/gateway/src/submit-lead/leads-request.dto';
 import { SearchRequestDto } from '../../apps/gateway/src/start-search/search-request.dto';
@@ -71,6 +72,15 @@ const CONTRACT: ContractEndpoint[] = [
     errors: [401, 403, 404, 429, 500, 503],
     answer: 'SubmitAnswer',
   },
+  // Not in the contract (docs/opt-outs.md): a consumer's request to stop, recorded for every affiliate.
+  {
+    method: 'post',
+    path: '/api/v1/engine/opt-outs',
+    success: [200],
+    errors: [400, 401, 403, 405, 413, 429, 503],
+    answer: 'OptOutAnswer',
+    request: { dto: OptOutRequestDto, required: [] },
+  },
 ];
 
 /** Fields of the contract's answer tables. */
@@ -87,6 +97,7 @@ const ANSWER_FIELDS: Record<string, string[]> = {
   FormFieldOption: ['value', 'label'],
   SubmitAnswer: ['code', 'status', 'reason', 'source', 'success', 'accepted', 'retryable', 'svc_lead_id', 'payout', 'message', 'disposition'],
   DupeCheckAnswer: ['code', 'status', 'reason', 'success', 'retryable', 'duplicate_likely'],
+  OptOutAnswer: ['code', 'status', 'reason', 'success', 'retryable', 'opt_out_id'],
   ErrorEnvelope: ['code', 'status', 'reason', 'retryable', 'retry_after_seconds', 'error'],
   DupeCheckNotAvailable: ['error'],
 };

@@ -14,10 +14,10 @@ import { TEST_AMQP_URL, TEST_DATABASE_URL } from './test-env';
  * requests fetch() will not send (duplicated or malformed headers).
  */
 
-/** Every table a search, a submit or a message handler writes rows into. */
+/** Every table a search, a submit, an opt-out or a message handler writes rows into. */
 const WRITTEN_TABLES = [
   'searches', 'results', 'result_templates', 'search_partner_calls', 'leads', 'sales', 'dedupe_keys', 'consent_evidence', 'delivery_attempts', 'cap_usage',
-  'processed_messages',
+  'processed_messages', 'opt_outs', 'suppressions', 'suppression_audit', 'revocation_notices',
 ] as const;
 
 /**

@@ -216,6 +216,7 @@ export interface SchoolRequest {
  *   /reject    200 {result: rejected, reason}
  *   /duplicate 200 {result: duplicate, reason}
  *   /fail      500
+ *   /revocations 200 (a revocation notice received); /revocations-ignored 503
  * `?delay=<ms>` answers that much later. Every request is recorded when it
  * arrives (before the answer), by its Idempotency-Key.
  */
@@ -249,6 +250,10 @@ export async function fakeSchool(): Promise<{
           return json(200, { result: 'duplicate', reason: 'we have this person' });
         case '/fail':
           return json(500, { error: 'internal' });
+        case '/revocations':
+          return json(200, { result: 'received' });
+        case '/revocations-ignored':
+          return json(503, { error: 'unavailable' });
         default:
           return json(404, { error: 'no_route' });
       }

@@ -13,6 +13,8 @@ import { ApiKeyGuard } from './auth/api-key.guard';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { PreCheckHandler } from './pre-check/pre-check.handler';
 import { PreCheck } from './pre-check/pre-check.usecase';
+import { OptOutsHandler } from './opt-outs/opt-outs.handler';
+import { RecordOptOut } from './opt-outs/record-opt-out.usecase';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { Dependencies, DependenciesModule } from './http/dependencies';
 import { SubmitLeadHandler } from './submit-lead/submit-lead.handler';
@@ -48,7 +50,7 @@ export class GatewayModule {
             [postgresReadiness(ds), redisReadiness(redis), amqpReadiness(amqp)].map((c) => deps.readiness(c)),
         }),
       ],
-      controllers: [StartSearchHandler, PollResultsHandler, SubmitLeadHandler, LeadStatusHandler, PreCheckHandler],
+      controllers: [StartSearchHandler, PollResultsHandler, SubmitLeadHandler, LeadStatusHandler, PreCheckHandler, OptOutsHandler],
       providers: [
         CatalogChanges,
         ApiKeyCache,
@@ -59,6 +61,7 @@ export class GatewayModule {
         PendingLeads,
         StartSearch,
         PreCheck,
+        RecordOptOut,
         SubmitLead,
         LeadStatus,
         IdempotentRequests,

@@ -1,6 +1,7 @@
 import { loadConfig } from '@lr/config';
 import { startHttpApp } from '@lr/observability';
 import { DUPE_CHECK_BODY_LIMIT, DUPE_CHECK_PATH } from './pre-check/pre-check.handler';
+import { OPT_OUTS_BODY_LIMIT, OPT_OUTS_PATH } from './opt-outs/opt-outs.handler';
 import { GatewayModule } from './gateway.module';
 import { answerClientError, answerConnect, answerFrameworkError } from './http/client-errors';
 import { installJsonBodyParser } from './http/json-body';
@@ -25,9 +26,10 @@ async function main(): Promise<void> {
       fastify.server.on('connect', answerConnect);
       // Polls skip Nest's router, through the same guards, handler and error filter (results/poll-fast-path.ts).
       installPollFastPath(app);
-      // The pre-check's own limit (contract: body at most 16 KB), set on its route before Nest registers it.
+      // The pre-check's own limit (contract: body at most 16 KB), and the opt-out intake's, set on their routes before Nest registers them.
       fastify.addHook('onRoute', (route) => {
         if (route.url === DUPE_CHECK_PATH) route.bodyLimit = DUPE_CHECK_BODY_LIMIT;
+        if (route.url === OPT_OUTS_PATH) route.bodyLimit = OPT_OUTS_BODY_LIMIT;
       });
       // The contract as OpenAPI 3: /docs (Swagger UI) and /docs-json, open to anyone (docs/openapi.md).
       serveOpenApi(app, GatewayModule);

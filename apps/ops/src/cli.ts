@@ -7,6 +7,7 @@ import { registerDeliveriesCommands } from './commands/deliveries.command';
 import { registerDlqCommands } from './commands/dlq.command';
 import { registerKeysCommands } from './commands/keys.command';
 import { registerLeadCommands } from './commands/lead.command';
+import { registerOptOutCommands } from './commands/opt-out.command';
 import { registerPersonCommands } from './commands/person.command';
 import { registerReportCommands } from './commands/report.command';
 import { registerRetentionCommands } from './commands/retention.command';
@@ -15,7 +16,7 @@ import { CliContext } from './context';
 import { CliIo, processIo } from './io';
 
 /** Each command group registers itself; a new group is one file in commands/ and one line here. */
-const COMMAND_GROUPS = [registerDbCommands, registerCatalogCommands, registerKeysCommands, registerLeadCommands, registerReportCommands, registerDlqCommands, registerDeliveriesCommands, registerRetentionCommands, registerStorageCommands, registerConsentCommands, registerPersonCommands];
+const COMMAND_GROUPS = [registerDbCommands, registerCatalogCommands, registerKeysCommands, registerLeadCommands, registerReportCommands, registerDlqCommands, registerDeliveriesCommands, registerRetentionCommands, registerStorageCommands, registerConsentCommands, registerOptOutCommands, registerPersonCommands];
 
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('ops')

@@ -7,6 +7,8 @@ import { PartnerSearch } from './partners/partner-search';
 import { PartnersController } from './partners/partners.controller';
 import { IndexController } from './received/index.controller';
 import { ReceivedController } from './received/received.controller';
+import { RevocationsController } from './revocations/revocations.controller';
+import { RevocationStore } from './revocations/revocation-store';
 import { SchoolsController } from './schools/schools.controller';
 import { IdempotencyStore } from './shared/idempotency-store';
 import { InvalidParamFilter } from './shared/invalid-param.filter';
@@ -23,7 +25,7 @@ import { DEFAULT_SANDBOX_OPTIONS, SANDBOX_OPTIONS, SandboxOptions } from './shar
 export function sandboxModule(config: AppConfig, options: Partial<SandboxOptions> = {}): Type<unknown> {
   @Module({
     imports: [ConfigModule.forRoot(config), ObservabilityLoggerModule.forRoot(config), HealthModule.forRoot(), MetricsModule],
-    controllers: [IndexController, SchoolsController, PartnersController, ExchangeController, ReceivedController],
+    controllers: [IndexController, SchoolsController, PartnersController, ExchangeController, ReceivedController, RevocationsController],
     providers: [
       { provide: SANDBOX_OPTIONS, useValue: { ...DEFAULT_SANDBOX_OPTIONS, ...options } },
       { provide: APP_FILTER, useClass: InvalidParamFilter },
@@ -32,6 +34,7 @@ export function sandboxModule(config: AppConfig, options: Partial<SandboxOptions
       PendingRequests,
       LeadReceiver,
       PartnerSearch,
+      RevocationStore,
     ],
   })
   class SandboxModule {}

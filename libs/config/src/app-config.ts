@@ -56,6 +56,8 @@ export interface AppConfig {
   apiKeyCacheMs: number;
   /** Days the retention run keeps searches and handled-message records (docs/runbooks/retention.md). */
   retention: { searchDays: number; messageDays: number };
+  /** How long one revocation notice's send may take (ms); its claim holds it a second longer. */
+  revocationSendTimeoutMs: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

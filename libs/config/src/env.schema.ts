@@ -124,4 +124,12 @@ export class EnvironmentVariables {
    */
   @Transform(toInt) @IsInt() @Min(2) @Max(3650)
   RETENTION_MESSAGE_DAYS = 30;
+
+  /**
+   * How long one revocation notice's send may take (docs/opt-outs.md). Its
+   * claim holds the notice a little longer: a sender that dies mid-send gives
+   * the notice up then, and the delivery service's relay sends it again.
+   */
+  @Transform(toInt) @IsInt() @Min(500) @Max(120000)
+  REVOCATION_SEND_TIMEOUT_MS = 10000;
 }

@@ -49,5 +49,6 @@ export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): 
     catalogCacheMs: parsed.CATALOG_CACHE_MS,
     apiKeyCacheMs: parsed.API_KEY_CACHE_MS,
     retention: { searchDays: parsed.RETENTION_SEARCH_DAYS, messageDays: parsed.RETENTION_MESSAGE_DAYS },
+    revocationSendTimeoutMs: parsed.REVOCATION_SEND_TIMEOUT_MS,
   });
 }

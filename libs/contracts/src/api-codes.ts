@@ -43,8 +43,8 @@ export interface ApiEnvelope {
   [extra: string]: unknown;
 }
 
-/** The four endpoints of the contract, named as the operator CLI names them (`--limit search=60/10`). */
-export const ENDPOINTS = ['search', 'results', 'leads', 'dupe-check'] as const;
+/** The contract's four endpoints and the additive opt-out intake, named as the operator CLI names them (`--limit search=60/10`). */
+export const ENDPOINTS = ['search', 'results', 'leads', 'dupe-check', 'opt-outs'] as const;
 export type EndpointName = (typeof ENDPOINTS)[number];
 
 export interface RateLimit {
@@ -58,6 +58,8 @@ export const DEFAULT_RATE_LIMITS: Record<EndpointName, RateLimit> = {
   results: { perMinute: 600, burst: 600 },
   leads: { perMinute: 120, burst: 120 },
   'dupe-check': { perMinute: 30, burst: 10 },
+  // Not in the contract's table (an additive endpoint): a consumer's "stop" arrives one at a time, or in a batch an affiliate replays.
+  'opt-outs': { perMinute: 120, burst: 60 },
 };
 
 export const MAX_ACCEPTED_SUBMISSIONS = 3;

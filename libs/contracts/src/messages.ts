@@ -48,6 +48,12 @@ export const MESSAGE_TYPES = {
    * deploy is lost (docs/runbooks/deploy.md). Remove in the next release.
    */
   LegacySubmitRequested: 'submit.requested.v1',
+  /**
+   * delivery (its outbox relay) -> delivery (command): send one revocation
+   * notice to its buyer (docs/opt-outs.md). Idempotent: the notice's row is
+   * claimed before the call and acknowledged by the buyer's answer.
+   */
+  RevocationRequested: 'revocation.requested.v1',
 } as const;
 export type MessageType = (typeof MESSAGE_TYPES)[keyof typeof MESSAGE_TYPES];
 
@@ -100,7 +106,8 @@ export type OfferRefusal =
   | 'cap_reached'
   | 'duplicate'
   | 'sale_closed'
-  | 'school_sold_exclusive';
+  | 'school_sold_exclusive'
+  | 'opted_out';
 
 /** The partner as the catalog configures it, snapshotted into the request. */
 export interface PartnerRef {
@@ -197,4 +204,9 @@ export interface PartnerSearchAnsweredV1 {
   results: PartnerOfferResult[];
   /** Short operator-facing description of a failure (never shown to affiliates). */
   detail?: string;
+}
+
+/** A revocation notice to send (its row in revocation_notices holds the rest). */
+export interface RevocationRequestedV1 {
+  noticeId: string;
 }

@@ -276,7 +276,7 @@ describe('dupe-check queries', () => {
       await sold(p, offerId, ago);
       const offerName = Object.keys(ids).find((k) => ids[k as keyof typeof ids] === offerId)!;
       for (const keys of [leadDedupeKeys(p), keysOf(p, 'phone'), leadDedupeKeys(person())]) {
-        const facts = await ledger.saleFacts({ groupId: null, slots: [], keys, offerIds: [offerId] });
+        const facts = await ledger.saleFacts({ groupId: null, slots: [], keys, offerIds: [offerId], optOutKeys: [] });
         const submit = offersSoldToPerson(facts.lastSales, [{ offerId, windowDays: windows[offerName] }], new Date());
         expect([offerName, ago, await soldToOffer(keys, offerId)]).toEqual([offerName, ago, submit.has(offerId)]);
       }
@@ -336,7 +336,7 @@ describe('dupe-check queries', () => {
     const offerIds = offersA.map((o) => o.offerId);
     const keys = leadDedupeKeys(p);
 
-    const facts = await ledger.saleFacts({ groupId: searchId, slots: slotsOf(offersA, now), keys, offerIds });
+    const facts = await ledger.saleFacts({ groupId: searchId, slots: slotsOf(offersA, now), keys, offerIds, optOutKeys: [] });
     const fullCaps = fullOf(offersA, facts, now);
     const alreadySold = offersSoldToPerson(facts.lastSales, windowsOf(offersA), now);
     expect(fullCaps).toEqual(new Set([ids.short]));
@@ -348,7 +348,7 @@ describe('dupe-check queries', () => {
     );
     // The same answers as the reads the submit path makes one offer at a time, and as the pre-check's dedupe index.
     for (const o of offersA) {
-      const one = await ledger.saleFacts({ groupId: searchId, slots: slotsOf([o], now), keys, offerIds: [o.offerId] });
+      const one = await ledger.saleFacts({ groupId: searchId, slots: slotsOf([o], now), keys, offerIds: [o.offerId], optOutKeys: [] });
       expect([o.offerId, fullOf([o], one, now).has(o.offerId), offersSoldToPerson(one.lastSales, windowsOf([o]), now).has(o.offerId), one.liveSales]).toEqual([
         o.offerId, fullCaps.has(o.offerId), alreadySold.has(o.offerId), facts.liveSales,
       ]);
@@ -358,10 +358,10 @@ describe('dupe-check queries', () => {
 
     // No keys (a test search) skips the person check; no group (a search not stored yet) is an unsold lead.
     const offersB = await catalog.campaignOffers(ids.campaignB);
-    const unstored = await ledger.saleFacts({ groupId: null, slots: slotsOf(offersB, now), keys: [], offerIds: offersB.map((o) => o.offerId) });
+    const unstored = await ledger.saleFacts({ groupId: null, slots: slotsOf(offersB, now), keys: [], offerIds: offersB.map((o) => o.offerId), optOutKeys: [] });
     expect([fullOf(offersB, unstored, now), unstored.lastSales, unstored.liveSales]).toEqual([new Set([ids.shared]), new Map(), []]);
     // Nothing to check and no group: nothing found. (No round trip at all is now the caller's: a search with no candidate offers reads no facts.)
-    expect(await ledger.saleFacts({ groupId: null, slots: [], keys, offerIds: [] })).toEqual({ liveSales: [], capUsage: new Map(), lastSales: new Map() });
+    expect(await ledger.saleFacts({ groupId: null, slots: [], keys, offerIds: [], optOutKeys: [] })).toEqual({ liveSales: [], capUsage: new Map(), lastSales: new Map() });
   });
 
   it('SearchRepository.partnerAnswerContext: a partner answer reads the same facts with the search, by its stored person keys and the offers\' windows', async () => {
@@ -397,7 +397,7 @@ describe('dupe-check queries', () => {
 
     const searchId = await store(keys);
     const ctx = await context(searchId);
-    const facts = await ledger.saleFacts({ groupId: searchId, slots, keys, offerIds });
+    const facts = await ledger.saleFacts({ groupId: searchId, slots, keys, offerIds, optOutKeys: [] });
     expect(ctx).toEqual(expect.objectContaining({ campaignId: ids.campaignA, isTest: false, version: 3, pending: true, shown: [], lead: p }));
     expect(ctx!.calls.map((c) => [c.partnerId, c.pending])).toEqual([[partner, true]]);
     expect(ctx!.calls[0].offerIds.sort()).toEqual([ids.shared, ids.short].sort());

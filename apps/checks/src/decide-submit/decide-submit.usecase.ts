@@ -11,6 +11,7 @@ import {
   Decision,
   decimalText,
   Lead,
+  leadOptOutKeys,
   mergeLead,
   preCheckSubmit,
   REFUSAL,
@@ -118,7 +119,7 @@ export class DecideSubmit {
 
     if (sale.mode.holdsInsteadOfSelling) {
       const caps = capsAt(offer.caps, now);
-      const facts = await this.ledger.saleFacts({ groupId: sale.groupId, slots: caps.map((c) => c.slot), keys: [], offerIds: [offer.offerId] });
+      const facts = await this.ledger.saleFacts({ groupId: sale.groupId, slots: caps.map((c) => c.slot), keys: [], offerIds: [offer.offerId], optOutKeys: leadOptOutKeys(sale.lead) });
       return this.refuse(sale, saleDecision(offer, facts, sale.mode, now) ?? SUBMIT.testLeadHeld, programId, answers);
     }
 
@@ -127,7 +128,7 @@ export class DecideSubmit {
     let sold: Lead = sale.lead;
     const lockedKeys = sale.mode.personKeys(sale.lead);
     const result = await this.ledger.reserve(
-      { leadId: msg.leadId, groupId: sale.groupId, offerId: offer.offerId, keys: lockedKeys, caps, searchId: msg.searchId },
+      { leadId: msg.leadId, groupId: sale.groupId, offerId: offer.offerId, keys: lockedKeys, optOutKeys: leadOptOutKeys(sale.lead), caps, searchId: msg.searchId },
       (facts): ReservationPlan => {
         // What the group holds now decides: another submit of the lead may have changed its data since it was read.
         const lead = msg.kind === 'result_submit' && facts.groupLead ? mergeLead(facts.groupLead, msg.lead as Lead | null) : sale.lead;

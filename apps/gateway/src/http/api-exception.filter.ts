@@ -8,7 +8,7 @@ import { REFUSAL } from '@lr/domain';
 
 /** The contract's routes and their one method: any other method answers 405 (not 404). */
 export function allowedMethods(path: string): string | undefined {
-  if (/^\/api\/v1\/engine\/(search|leads|dupe-check)$/.test(path)) return 'POST';
+  if (/^\/api\/v1\/engine\/(search|leads|dupe-check|opt-outs)$/.test(path)) return 'POST';
   if (/^\/api\/v1\/engine\/(results|leads)\/[^/]+$/.test(path)) return 'GET';
   return undefined;
 }

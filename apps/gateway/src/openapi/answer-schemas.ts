@@ -12,6 +12,7 @@ import {
   ResultProgram,
 } from '@lr/contracts';
 import type { DupeCheckAnswer } from '../pre-check/pre-check.usecase';
+import type { OptOutAnswer } from '../opt-outs/record-opt-out.usecase';
 import type { FieldProblem } from '../http/validation';
 import { DUPE_CHECK_NOT_AVAILABLE, OFFER_TYPES, OfferType, OK, SUBMIT, type SubmitAnswerBody, type SubmitDisposition } from '@lr/domain';
 import type { SearchAnswer } from '../poll-results/search-envelope';
@@ -170,6 +171,16 @@ export class DupeCheckAnswerSchema implements DupeCheckAnswer {
   @ApiProperty({ enum: [true] }) success: true;
   @ApiProperty() duplicate_likely: boolean;
   @ApiProperty({ enum: [false] }) retryable: false;
+}
+
+@ApiSchema({ name: 'OptOutAnswer', description: 'The same for every request: it says nothing about what the service knew of the person.' })
+export class OptOutAnswerSchema implements OptOutAnswer {
+  @ApiProperty({ enum: [OK.code] }) code: 'OK';
+  @ApiProperty({ enum: [OK.status] }) status: 'accepted';
+  @ApiProperty({ enum: [OK.reason] }) reason: 'OK';
+  @ApiProperty({ enum: [true] }) success: true;
+  @ApiProperty({ enum: [false] }) retryable: false;
+  @ApiProperty({ format: 'uuid', description: 'This request, for later questions to the service operator.' }) opt_out_id: string;
 }
 
 @ApiSchema({ name: 'DupeCheckNotAvailable', description: 'The contract’s one plain body: the pre-check is not available on the account.' })

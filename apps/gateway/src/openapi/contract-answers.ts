@@ -11,7 +11,7 @@ export const API_KEY_SCHEME = 'api-key';
 /** The one tag of the document's operations. */
 export const AFFILIATE_API_TAG = 'Affiliate API';
 
-export type ContractOperation = 'search' | 'results' | 'leads' | 'lead-status' | 'dupe-check';
+export type ContractOperation = 'search' | 'results' | 'leads' | 'lead-status' | 'dupe-check' | 'opt-outs';
 
 /** One error status of an endpoint: the codes its envelope carries, and the contract's condition. */
 export interface ContractError {
@@ -112,6 +112,18 @@ export const CONTRACT_ERRORS: Record<ContractOperation, Record<number, ContractE
     429: RATE_LIMITED,
     503: UNAVAILABLE,
   },
+  'opt-outs': {
+    400: {
+      codes: ['MALFORMED_REQUEST', 'INVALID_FIELD'],
+      text: '`MALFORMED_REQUEST`: no usable email or phone (or a body that is empty, not JSON or not a JSON object); `INVALID_FIELD`: `hashed` not an object, or a `hashed` value not a SHA-256 hex.',
+    },
+    401: AUTH,
+    403: forbidden(`the key is not permitted (${PAUSED})`),
+    405: { codes: ['MALFORMED_REQUEST'], text: '`MALFORMED_REQUEST`: use POST (header `Allow: POST`).' },
+    413: { codes: ['MALFORMED_REQUEST'], text: '`MALFORMED_REQUEST`: body over 16 KB.' },
+    429: RATE_LIMITED,
+    503: UNAVAILABLE,
+  },
 };
 
 /** Refusals of the front door on any endpoint that the contract does not name per endpoint (docs/decisions.md). */
@@ -122,7 +134,7 @@ const FRONT_DOOR: Array<[number, string, 'any' | 'body']> = [
   [500, '`INTERNAL_ERROR` with a `request_id`', 'any'],
 ];
 
-const HAS_BODY: Record<ContractOperation, boolean> = { search: true, results: false, leads: true, 'lead-status': false, 'dupe-check': true };
+const HAS_BODY: Record<ContractOperation, boolean> = { search: true, results: false, leads: true, 'lead-status': false, 'dupe-check': true, 'opt-outs': true };
 
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } };
 

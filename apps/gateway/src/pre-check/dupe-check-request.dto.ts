@@ -1,15 +1,11 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsObject, IsUUID, Matches, ValidateIf, ValidateNested } from 'class-validator';
+import { IsObject, IsUUID, ValidateNested } from 'class-validator';
+import { IsSha256Hex, SHA256_HEX, WhenSent } from '../http/dto-checks';
 import type { HashedKey } from '@lr/domain';
 
-/** Checked only when sent (a null is refused like any other wrong value). */
-const WhenSent = () => ValidateIf((_o: object, v: unknown) => v !== undefined);
-
-const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 const hex = (normalized: string) =>
   ({ type: String, pattern: SHA256_HEX.source, description: `Lower-case hex SHA-256 of ${normalized}, UTF-8 encoded.` }) as const;
-const IsSha256Hex = () => Matches(SHA256_HEX, { message: '$property must be a lower-case hex SHA-256' });
 
 /** The contract's `hashed` object: each value the SHA-256 of the key's normalized form (affiliate-api.md, "Normalization before hashing"). */
 @ApiSchema({ name: 'DupeCheckHashedKeys', description: 'A hashed key wins over the same raw key. Unknown keys are ignored.' })

@@ -5,6 +5,7 @@ import {
   capsAt,
   eligibilityVerdict,
   Lead,
+  leadOptOutKeys,
   OfferVerdict,
   ownRankKeys,
   ProgramCheck,
@@ -116,7 +117,7 @@ function factPlan(rows: LeadExplainRows): { query: ExplainFactsQuery; personOf: 
     const times = [s.created_at, ...rows.partnerCalls.flatMap((c) => (c.answered_at ? [c.answered_at] : []))].map((t) => new Date(t));
     for (const o of offers) for (const t of times) slots.push(...capsAt(o.caps, t).map((c) => c.slot));
     personOf.set('search', persons.length);
-    persons.push({ keys: s.person_keys ?? testMode(s.is_test).personKeys(s.lead), offerIds: offers.map((o) => o.offerId), before: times });
+    persons.push({ keys: s.person_keys ?? testMode(s.is_test).personKeys(s.lead), offerIds: offers.map((o) => o.offerId), before: times, optOutKeys: leadOptOutKeys(s.lead) });
   }
   for (const sub of rows.submits) {
     const offer = rows.offers.get(sub.campaign_id)?.find((o) => o.offerId === sub.offer_id);
@@ -124,7 +125,7 @@ function factPlan(rows: LeadExplainRows): { query: ExplainFactsQuery; personOf: 
     const at = new Date(sub.created_at);
     slots.push(...capsAt(offer.caps, at).map((c) => c.slot));
     personOf.set(sub.id, persons.length);
-    persons.push({ keys: testMode(sub.is_test).personKeys(sub.lead), offerIds: [offer.offerId], before: [at] });
+    persons.push({ keys: testMode(sub.is_test).personKeys(sub.lead), offerIds: [offer.offerId], before: [at], optOutKeys: leadOptOutKeys(sub.lead) });
   }
   return { query: { slots, persons }, personOf };
 }
@@ -146,6 +147,7 @@ class Context {
       liveSales: this.rows.sales.filter((s) => liveAt(s, at)),
       lastSales: (index === undefined ? undefined : this.facts.lastSalesBefore[index]?.get(at.toISOString())) ?? new Map(),
       capUsage: this.facts.capUsage,
+      suppressed: index !== undefined && (this.facts.suppressedSince[index]?.getTime() ?? Infinity) <= at.getTime(),
     };
   }
 }

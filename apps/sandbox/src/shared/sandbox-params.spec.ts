@@ -12,7 +12,7 @@ const refusal = (fn: () => unknown) => {
 
 describe('sandbox params', () => {
   it('default to an immediate accept of every offer', () => {
-    expect(parseSandboxParams('', PARTNER_PARAMS)).toEqual({ outcome: 'accept', delayMs: 0, match: 'all' });
+    expect(parseSandboxParams('', PARTNER_PARAMS)).toEqual({ outcome: 'accept', delayMs: 0, match: 'all', revocation: 'acknowledge' });
   });
 
   it('read a partner base_url query', () => {
@@ -21,7 +21,14 @@ describe('sandbox params', () => {
       delayMs: 3000,
       match: 'some',
       reason: 'Not a fit',
+      revocation: 'acknowledge',
     });
+  });
+
+  it('read how revocation notices are answered, for schools and partners', () => {
+    expect(parseSandboxParams('outcome=accept&revocation=ignore', SCHOOL_PARAMS).revocation).toBe('ignore');
+    expect(parseSandboxParams('revocation=acknowledge', PARTNER_PARAMS).revocation).toBe('acknowledge');
+    expect(refusal(() => parseSandboxParams('revocation=later', SCHOOL_PARAMS))).toEqual({ param: 'revocation', in: 'query' });
   });
 
   it('refuse unknown, repeated and malformed parameters by name', () => {

@@ -6,6 +6,10 @@ export type Outcome = (typeof OUTCOMES)[number];
 export const MATCHES = ['all', 'none', 'some'] as const;
 export type Match = (typeof MATCHES)[number];
 
+/** How the system answers a revocation notice (docs/sandbox.md): acknowledge it (200), or never (503, recorded all the same). */
+export const REVOCATION_ANSWERS = ['acknowledge', 'ignore'] as const;
+export type RevocationAnswer = (typeof REVOCATION_ANSWERS)[number];
+
 export const MAX_DELAY_MS = 300_000;
 export const MAX_REASON_LENGTH = 500;
 
@@ -16,15 +20,16 @@ export interface SandboxParams {
   /** The school's own rejection text (outcome=reject); absent: a default text. */
   reason?: string;
   match: Match;
+  revocation: RevocationAnswer;
 }
 
-export type ParamName = 'outcome' | 'delay_ms' | 'reason' | 'match';
+export type ParamName = 'outcome' | 'delay_ms' | 'reason' | 'match' | 'revocation';
 
-export const SCHOOL_PARAMS: readonly ParamName[] = ['outcome', 'delay_ms', 'reason'];
+export const SCHOOL_PARAMS: readonly ParamName[] = ['outcome', 'delay_ms', 'reason', 'revocation'];
 /** A partner's base_url query is appended to both /search and /submit, so both take the same set. */
-export const PARTNER_PARAMS: readonly ParamName[] = ['outcome', 'delay_ms', 'reason', 'match'];
+export const PARTNER_PARAMS: readonly ParamName[] = ['outcome', 'delay_ms', 'reason', 'match', 'revocation'];
 
-const DEFAULTS: SandboxParams = { outcome: 'accept', delayMs: 0, match: 'all' };
+const DEFAULTS: SandboxParams = { outcome: 'accept', delayMs: 0, match: 'all', revocation: 'acknowledge' };
 
 /**
  * Reads a raw query string strictly: unknown, repeated or malformed parameters
@@ -48,6 +53,9 @@ export function parseSandboxParams(rawQuery: string, allowed: readonly ParamName
         break;
       case 'match':
         params.match = oneOf(value, MATCHES, 'match', 'query');
+        break;
+      case 'revocation':
+        params.revocation = oneOf(value, REVOCATION_ANSWERS, 'revocation', 'query');
         break;
     }
   }

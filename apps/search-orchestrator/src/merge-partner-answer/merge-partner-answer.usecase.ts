@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { PartnerAnswer, PartnerSearchAnsweredV1, PartnerSearchAnsweredV2 } from '@lr/contracts';
-import { CampaignOffer, capsAt, eligibilityVerdict, Lead, mergeResults, notOnCampaign, OfferVerdict, partnerResult, ResultCandidate, SaleFacts, saleVerdict, testMode } from '@lr/domain';
+import { CampaignOffer, capsAt, eligibilityVerdict, Lead, leadOptOutKeys, mergeResults, notOnCampaign, OfferVerdict, partnerResult, ResultCandidate, SaleFacts, saleVerdict, testMode } from '@lr/domain';
 import { counter } from '@lr/observability';
 import { AnswerWrite, NewResult, newResult, OfferDecision, PartnerAnswerContext, SaleLedger, SearchRepository, ShownResult } from '@lr/persistence';
 import { CampaignCatalog, SearchStatePublisher } from '@lr/platform';
@@ -165,7 +165,7 @@ export class MergePartnerAnswer {
   private async judge(search: PartnerAnswerContext, byId: ReadonlyMap<string, CampaignOffer>, offerIds: readonly string[], now: Date): Promise<Map<string, OfferVerdict>> {
     const lead = search.lead;
     const mode = testMode(search.isTest);
-    const facts: SaleFacts = { ...search.facts, lastSales: search.facts.lastSales ?? (await this.lastSalesOfOldSearch(lead, offerIds)) };
+    const facts: SaleFacts = search.facts.lastSales !== null ? { ...search.facts, lastSales: search.facts.lastSales } : await this.factsOfOldSearch(search, lead, offerIds);
     return new Map(
       offerIds.map((id): [string, OfferVerdict] => {
         const offer = byId.get(id);
@@ -176,8 +176,9 @@ export class MergePartnerAnswer {
     );
   }
 
-  /** A live search stored before its person keys were kept: the keys from its lead. */
-  private async lastSalesOfOldSearch(lead: Lead, offerIds: readonly string[]): Promise<SaleFacts['lastSales']> {
-    return (await this.ledger.saleFacts({ groupId: null, slots: [], keys: testMode(false).personKeys(lead), offerIds })).lastSales;
+  /** A live search stored before its person keys were kept: the person's facts from its lead. */
+  private async factsOfOldSearch(search: PartnerAnswerContext, lead: Lead, offerIds: readonly string[]): Promise<SaleFacts> {
+    const person = await this.ledger.saleFacts({ groupId: null, slots: [], keys: testMode(false).personKeys(lead), offerIds, optOutKeys: leadOptOutKeys(lead) });
+    return { ...search.facts, lastSales: person.lastSales, suppressed: person.suppressed };
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { PartnerSearchRequestedV2, SearchMeta, SearchRequestedV1, searchAnswerBody } from '@lr/contracts';
-import { CampaignOffer, capsAt, eligibilityVerdict, Lead, OfferVerdict, saleVerdict, testMode } from '@lr/domain';
+import { CampaignOffer, capsAt, eligibilityVerdict, Lead, leadOptOutKeys, OfferVerdict, saleVerdict, testMode } from '@lr/domain';
 import { counter, histogram } from '@lr/observability';
 import { NewResult, newResult, SaleLedger, SearchRepository } from '@lr/persistence';
 import { CampaignCatalog, SearchStatePublisher } from '@lr/platform';
@@ -105,6 +105,7 @@ export class StartSearch {
       slots: candidates.flatMap((o) => capsAt(o.caps, now).map((c) => c.slot)),
       keys: mode.personKeys(lead),
       offerIds: candidates.map((o) => o.offerId),
+      optOutKeys: leadOptOutKeys(lead),
     });
     return offers.map((o, i) => (eligible[i].qualifies ? saleVerdict(o, facts, mode, now) ?? eligible[i] : eligible[i]));
   }

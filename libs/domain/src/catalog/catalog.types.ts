@@ -203,6 +203,12 @@ export interface JsonDeliverySettings extends DeliveryEndpoint {
    * the same key (docs/delivery-adapters.md). Default false.
    */
   idempotent?: boolean;
+  /**
+   * Where revocation notices go (docs/opt-outs.md): POSTed with the delivery's
+   * headers. Absent: the school's notices wait in `optout status` for an
+   * operator to send by other means.
+   */
+  revocation_url?: string;
 }
 
 export interface CatalogOffer {

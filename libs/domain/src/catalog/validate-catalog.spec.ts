@@ -254,7 +254,7 @@ describe('validateCatalog', () => {
         'offers[0].delivery.url: must be an http(s) URL, got the string "ftp://x.example"',
       ]);
       expect(messages(withDelivery({ adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/a/leads', field_map: { a: 'lead_id' }, retries: 2 }))).toEqual([
-        'offers[0].delivery.retries: unknown key (allowed: adapter, url, timeout_ms, headers, field_map, response_rules, idempotent)',
+        'offers[0].delivery.retries: unknown key (allowed: adapter, url, timeout_ms, headers, field_map, response_rules, idempotent, revocation_url)',
         'offers[0].delivery.field_map: only the json adapter reads it (the sandbox school protocol is fixed)',
       ]);
       expect(messages(withDelivery(json({ timeout_ms: '8000' })))).toEqual(['offers[0].delivery.timeout_ms: must be an integer, got the string "8000"']);
@@ -267,6 +267,16 @@ describe('validateCatalog', () => {
       expect(messages(withDelivery(json({ idempotent: 'yes' })))).toEqual([expect.stringMatching(/^offers\[0\]\.delivery\.idempotent: must be a boolean/)]);
       expect(messages(withDelivery({ adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/a/leads', idempotent: true }))).toEqual([
         'offers[0].delivery.idempotent: only the json adapter reads it (the sandbox school protocol is fixed)',
+      ]);
+    });
+
+    it('reads revocation_url on a json delivery, an http(s) URL; the sandbox adapter derives its own', () => {
+      const { catalog, issues } = validateCatalog(withDelivery(json({ revocation_url: 'https://api.school.example/revocations' })));
+      expect(issues).toEqual([]);
+      expect(catalog!.offers[0].delivery).toMatchObject({ adapter: 'json', revocation_url: 'https://api.school.example/revocations' });
+      expect(messages(withDelivery(json({ revocation_url: 'ftp://x.example' })))).toEqual([expect.stringMatching(/^offers\[0\]\.delivery\.revocation_url: must be an http\(s\) URL/)]);
+      expect(messages(withDelivery({ adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/a/leads', revocation_url: 'http://x.example/r' }))).toEqual([
+        'offers[0].delivery.revocation_url: only the json adapter reads it (the sandbox school protocol is fixed)',
       ]);
     });
 

@@ -7,7 +7,7 @@ import { readFieldMap, readHeaders, readResponseRules } from './validate-mapping
 /** Keys each delivery adapter reads: the sandbox protocol is fixed, so only the json adapter maps fields and reads rules. */
 const DELIVERY_KEYS = {
   sandbox: ['adapter', 'url', 'timeout_ms', 'headers'],
-  json: ['adapter', 'url', 'timeout_ms', 'headers', 'field_map', 'response_rules', 'idempotent'],
+  json: ['adapter', 'url', 'timeout_ms', 'headers', 'field_map', 'response_rules', 'idempotent', 'revocation_url'],
 } as const;
 
 /** An own offer's `delivery` (docs/delivery-adapters.md); `questions`: the offer's question names, for `answers.<name>` sources. */
@@ -33,5 +33,6 @@ export function readDelivery(r: JsonReader, v: unknown, path: string, questions:
   }
   if (adapter === 'json' && o.response_rules !== undefined) out.response_rules = readResponseRules(r, o.response_rules, p('response_rules'));
   if (adapter === 'json' && o.idempotent !== undefined) out.idempotent = r.boolean(o.idempotent, p('idempotent'));
+  if (adapter === 'json' && o.revocation_url !== undefined) out.revocation_url = r.httpUrl(o.revocation_url, p('revocation_url'));
   return ok() ? (out as unknown as DeliverySettings) : undefined;
 }

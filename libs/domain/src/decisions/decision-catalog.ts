@@ -168,6 +168,8 @@ export const REFUSAL = {
   badText: (field: string) => d(400, 'INVALID_FIELD', 'invalid', `${field} must be text without NUL characters or unpaired surrogates`, { field }),
   /** Duplicate pre-check: "400 (MALFORMED_REQUEST: no usable lead field". */
   noUsableLeadField: d(400, 'MALFORMED_REQUEST', 'invalid', 'No usable lead field'),
+  /** Opt-outs: an email or a phone, raw (normalizable) or hashed, is needed to suppress anyone. */
+  noUsableContactField: d(400, 'MALFORMED_REQUEST', 'invalid', 'No usable email or phone'),
   /** Malformed requests the contract does not name (docs/decisions.md). */
   bodyEmpty: d(400, 'MALFORMED_REQUEST', 'invalid', 'Request body is empty'),
   bodyNotObject: d(400, 'MALFORMED_REQUEST', 'invalid', 'Request body must be a JSON object'),

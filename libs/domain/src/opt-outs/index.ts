@@ -1,2 +1,3 @@
 export * from './opt-outs';
 export * from './erasure';
+export * from './revocation-notice';

@@ -60,3 +60,22 @@ export function revocationDueAt(receivedAt: Date, businessDays = REVOCATION_BUSI
 /** A notice not acknowledged by its due time is overdue. */
 export const isOverdue = (notice: { dueAt: Date; acknowledgedAt: Date | null }, now: Date): boolean =>
   notice.acknowledgedAt === null && notice.dueAt.getTime() < now.getTime();
+
+/** An opt-out as recorded: who and when, the person's keys, and when the buyers' notices are due. */
+export interface OptOutRecord {
+  id: string;
+  receivedAt: Date;
+  dueAt: Date;
+  source: OptOutSource;
+  affiliateId: string | null;
+  apiKeyId: string | null;
+  reference: string | null;
+  keys: OptOutKey[];
+  actor: string;
+}
+
+/** The record of an opt-out received at `receivedAt`: its notices are due ten business days later. */
+export function optOutRecord(r: Omit<OptOutRecord, 'dueAt'>): OptOutRecord {
+  if (r.keys.length === 0) throw new Error('an opt-out needs an email or a phone key');
+  return { ...r, dueAt: revocationDueAt(r.receivedAt) };
+}

@@ -3,7 +3,7 @@ import type { CampaignOffer } from '../catalog/campaign-offer';
 import { SUBMIT } from '../decisions/decision-catalog';
 import { payoutTerms } from '../payouts/payouts';
 import { testMode } from '../test-mode/test-mode';
-import { eligibilityVerdict, notOnCampaign, qualify, SaleFacts, saleVerdict, submitDecisionOf } from './qualify';
+import { eligibilityVerdict, notOnCampaign, qualify, Refused, SaleFacts, saleVerdict, submitDecisionOf } from './qualify';
 
 const NOW = new Date('2026-11-25T15:00:00Z');
 const offer = (over: Partial<CampaignOffer> = {}): CampaignOffer => ({
@@ -35,7 +35,7 @@ const offer = (over: Partial<CampaignOffer> = {}): CampaignOffer => ({
   ...over,
 });
 const lead = { address: { state: 'TX' }, education: { education_level: 'associate' } };
-const none: SaleFacts = { liveSales: [], lastSales: new Map(), capUsage: new Map() };
+const none: SaleFacts = { liveSales: [], lastSales: new Map(), capUsage: new Map(), suppressed: false };
 const live = testMode(false);
 
 describe('qualify: one decision for search and submit, own offers and partner results', () => {
@@ -59,9 +59,11 @@ describe('qualify: one decision for search and submit, own offers and partner re
       liveSales: [{ offerId: 'x', schoolId: 's1', offerType: 'exclusive' }],
       lastSales: new Map([['o1', new Date(NOW.getTime() - 86_400_000)]]),
       capUsage: new Map([[slotKey(day.slot), 2]]),
+      suppressed: false,
     };
-    expect(qualify(offer({ status: 'paused' }), lead, everything, live, NOW, { kind: 'catalog' })).toMatchObject({ refusal: 'offer_inactive' });
-    expect(qualify(offer(), { address: { state: 'NV' } }, everything, live, NOW, { kind: 'catalog' })).toMatchObject({ refusal: 'not_eligible' });
+    expect(qualify(offer({ status: 'paused' }), lead, { ...everything, suppressed: true }, live, NOW, { kind: 'catalog' })).toMatchObject({ refusal: 'offer_inactive' });
+    expect(qualify(offer(), { address: { state: 'NV' } }, { ...everything, suppressed: true }, live, NOW, { kind: 'catalog' })).toMatchObject({ refusal: 'not_eligible' });
+    expect(qualify(offer(), lead, { ...everything, suppressed: true }, live, NOW, { kind: 'catalog' })).toEqual({ offerId: 'o1', qualifies: false, refusal: 'opted_out', facts: { kind: 'opted_out' } });
     expect(qualify(offer(), lead, everything, live, NOW, { kind: 'catalog' })).toMatchObject({ refusal: 'school_sold_exclusive' });
     expect(qualify(offer(), lead, { ...everything, liveSales: [] }, live, NOW, { kind: 'catalog' })).toMatchObject({ refusal: 'duplicate' });
     expect(qualify(offer(), lead, { ...everything, liveSales: [], lastSales: new Map() }, live, NOW, { kind: 'catalog' })).toEqual({
@@ -70,6 +72,13 @@ describe('qualify: one decision for search and submit, own offers and partner re
       refusal: 'cap_reached',
       facts: { kind: 'cap', cap: day, used: 2 },
     });
+  });
+
+  it('refuses an opted-out person in test mode too, and a submit answers the plain NOT_ELIGIBLE', () => {
+    const optedOut = qualify(offer(), lead, { ...none, suppressed: true }, testMode(true), NOW, { kind: 'catalog' });
+    expect(optedOut).toMatchObject({ qualifies: false, refusal: 'opted_out' });
+    expect(submitDecisionOf(optedOut as Refused)).toEqual(SUBMIT.notEligible);
+    expect(SUBMIT.notEligible.reason).toBe('Not eligible');
   });
 
   it('gives the facts each refusal was decided on', () => {

@@ -17,9 +17,10 @@ import { checkEligibility, EligibilityFailure, ProgramCheck, qualifyOffer } from
  * buyer receives the lead"). In order, the first that fails decides:
  *   1. the offer is active on the campaign;
  *   2. eligibility: the offer's rules, then its programs' (qualify/eligibility.ts);
- *   3. the lead's sale state: offer types and max_accepted_submissions (sales/sale-rules.ts);
- *   4. the person already sold to the offer within its window (duplicates/, live leads only: test-mode/);
- *   5. a cap of the offer already full in its period (caps/).
+ *   3. the person has not opted out (opt-outs/: their email or phone is not suppressed, in every mode);
+ *   4. the lead's sale state: offer types and max_accepted_submissions (sales/sale-rules.ts);
+ *   5. the person already sold to the offer within its window (duplicates/, live leads only: test-mode/);
+ *   6. a cap of the offer already full in its period (caps/).
  */
 export type OfferVerdict = Qualified | Refused;
 export interface Qualified {
@@ -48,7 +49,8 @@ export type RefusalFacts =
   | { kind: 'programs'; programs: ProgramCheck[] }
   | ({ kind: 'sale' } & SaleRefusalFacts)
   | { kind: 'duplicate'; soldAt: Date; windowDays: number }
-  | { kind: 'cap'; cap: CapAt; used: number };
+  | { kind: 'cap'; cap: CapAt; used: number }
+  | { kind: 'opted_out' };
 
 /** What PostgreSQL says now about a lead group, the person and the offers' caps (read by the repositories). */
 export interface SaleFacts {
@@ -58,6 +60,8 @@ export interface SaleFacts {
   lastSales: LastSales;
   /** Sales counted in each cap slot now. */
   capUsage: CapUsage;
+  /** The person opted out (their email or phone is suppressed now: opt-outs/). */
+  suppressed: boolean;
 }
 
 /** Which programs are judged: every catalog program (a search's own offer), none (a partner supplies them), or the one chosen on a submit. */
@@ -95,11 +99,12 @@ export function eligibilityVerdict(offer: CampaignOffer, lead: Lead, now: Date, 
   return { offerId: offer.offerId, qualifies: true, programs: programs.kind === 'partner' ? null : [] };
 }
 
-/** The refusals saleVerdict gives (steps 3 to 5): decided on the sale facts of their moment, not on the lead and the catalog alone. */
-export const SALE_REFUSALS: ReadonlySet<OfferRefusal> = new Set<OfferRefusal>(['sale_closed', 'school_sold_exclusive', 'duplicate', 'cap_reached']);
+/** The refusals saleVerdict gives (steps 3 to 6): decided on the sale facts of their moment, not on the lead and the catalog alone. */
+export const SALE_REFUSALS: ReadonlySet<OfferRefusal> = new Set<OfferRefusal>(['opted_out', 'sale_closed', 'school_sold_exclusive', 'duplicate', 'cap_reached']);
 
-/** Steps 3 to 5: whether one more sale of this lead to this offer is allowed now. Null when it is. */
+/** Steps 3 to 6: whether one more sale of this lead to this offer is allowed now. Null when it is. */
 export function saleVerdict(offer: CampaignOffer, facts: SaleFacts, mode: TestMode, now: Date): Refused | null {
+  if (facts.suppressed) return refused(offer.offerId, 'opted_out', undefined, { kind: 'opted_out' });
   const sale = saleCheck(facts.liveSales, { offerId: offer.offerId, schoolId: offer.schoolId, offerType: offer.offerType });
   if (sale) return refused(offer.offerId, sale.refusal === 'school_sold_exclusive' ? 'school_sold_exclusive' : 'sale_closed', sale.refusal, { kind: 'sale', ...sale });
   const soldAt = facts.lastSales.get(offer.offerId);
@@ -126,6 +131,8 @@ export function submitDecisionOf(verdict: Refused): Decision {
       return SUBMIT.offerUnavailable;
     case 'not_eligible':
     case 'no_eligible_program':
+    // An opted-out person is refused with the plain eligibility answer: it says nothing of who recorded the opt-out.
+    case 'opted_out':
       return SUBMIT.notEligible;
     case 'duplicate':
       return SUBMIT.duplicateOffer;

@@ -1,4 +1,4 @@
-import type { CampaignOffer, CapSlot, DedupeKey, Lead, LiveSale } from '@lr/domain';
+import type { CampaignOffer, CapSlot, DedupeKey, Lead, LiveSale, OptOutKey } from '@lr/domain';
 import { DataSource, EntityManager } from 'typeorm';
 import { searchDays } from '../partitions/partition-days';
 import { CatalogRepository } from './catalog.repository';
@@ -84,13 +84,15 @@ export interface LeadExplainRows {
 export interface ExplainFactsQuery {
   slots: readonly CapSlot[];
   /** For each person (the search's, each submit's lead): their last sales of `offerIds` strictly before each of `before`. */
-  persons: ReadonlyArray<{ keys: readonly DedupeKey[]; offerIds: string[]; before: Date[] }>;
+  persons: ReadonlyArray<{ keys: readonly DedupeKey[]; offerIds: string[]; before: Date[]; optOutKeys: readonly OptOutKey[] }>;
 }
 
 export interface ExplainFacts {
   capUsage: Map<string, number>;
   /** Per person of the query (same order): by `before` time (ISO), then offer id. */
   lastSalesBefore: Array<Map<string, Map<string, Date>>>;
+  /** Per person: since when their email or phone is suppressed (as the suppressions are now), or null. */
+  suppressedSince: Array<Date | null>;
 }
 
 export class LeadExplainRepository {
@@ -137,7 +139,14 @@ export class LeadExplainRepository {
 async function factsOf(em: EntityManager, q: ExplainFactsQuery): Promise<ExplainFacts> {
   const usage: Parameters<typeof capUsageOf>[0] = await em.query(CAP_USAGE('$1', '$2', '$3'), slotParams(q.slots));
   const lastSalesBefore: ExplainFacts['lastSalesBefore'] = [];
+  const suppressedSince: ExplainFacts['suppressedSince'] = [];
   for (const person of q.persons) {
+    const [since]: Array<{ at: Date | null }> = await em.query(
+      `SELECT min(sp.suppressed_at) AS at FROM suppressions sp JOIN unnest($1::text[], $2::char(64)[]) AS k(key_type, key_hash)
+          ON sp.key_type = k.key_type AND sp.key_hash = k.key_hash`,
+      keyParams(person.optOutKeys),
+    );
+    suppressedSince.push(since?.at ? new Date(since.at) : null);
     const byTime = new Map<string, Map<string, Date>>();
     lastSalesBefore.push(byTime);
     if (person.keys.length === 0 || person.before.length === 0) continue;
@@ -154,7 +163,7 @@ async function factsOf(em: EntityManager, q: ExplainFactsQuery): Promise<Explain
       byTime.set(key, byOffer);
     }
   }
-  return { capUsage: capUsageOf(usage), lastSalesBefore };
+  return { capUsage: capUsageOf(usage), lastSalesBefore, suppressedSince };
 }
 
 async function searchOf(em: EntityManager, searchId: string): Promise<ExplainSearchRow | null> {

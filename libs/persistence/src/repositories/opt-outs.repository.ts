@@ -1,5 +1,4 @@
-import type { OptOutKey, OptOutSource } from '@lr/domain';
-import { DataSource } from 'typeorm';
+import type { OptOutKey, OptOutRecord } from '@lr/domain';
 import type { Queryable } from '../queries/queryable';
 import { run, statement } from '../queries/sql';
 
@@ -9,10 +8,15 @@ import { run, statement } from '../queries/sql';
  * (SUPPRESSED, embedded there); everything else is here.
  */
 
-/** Whether any of the keys given as two parallel array parameters is suppressed now (embedded in the sale facts). */
-export const SUPPRESSED = (types: string, hashes: string) =>
-  `EXISTS (SELECT 1 FROM suppressions sp JOIN unnest(${types}::text[], ${hashes}::char(64)[]) AS k(key_type, key_hash)
-             ON sp.key_type = k.key_type AND sp.key_hash = k.key_hash)`;
+/**
+ * Whether any of the person's keys is suppressed now (embedded in the sale
+ * facts): `keys` is a relation of (key_type, key_hash), as for the dedupe
+ * index (KEYS_FROM_PARAMS, or a search's stored keys); only email and phone
+ * keys can match.
+ */
+export const SUPPRESSED = (keys: string) =>
+  `EXISTS (SELECT 1 FROM (${keys}) AS k(key_type, key_hash)
+             JOIN suppressions sp ON sp.key_type = k.key_type AND sp.key_hash = k.key_hash::char(64))`;
 
 /**
  * The buyers that accepted a lead of the person (keys $1, $2), as notices of
@@ -76,6 +80,12 @@ const LATE_NOTICES = statement(`
   ON CONFLICT (lead_id) DO NOTHING
   RETURNING id`);
 
+/** Notices whose sender died mid-send (its hold lapsed, nothing booked): queued again. */
+const ABANDONED = statement(`
+  UPDATE revocation_notices SET sending_until = NULL, queued_at = NULL
+   WHERE acknowledged_at IS NULL AND sending_until < now()
+  RETURNING id`);
+
 const UNQUEUED = statement(`SELECT id FROM revocation_notices WHERE queued_at IS NULL ORDER BY created_at LIMIT $1`);
 const MARK_QUEUED = statement(`UPDATE revocation_notices SET queued_at = now() WHERE id = ANY($1::uuid[]) AND queued_at IS NULL`);
 
@@ -132,20 +142,13 @@ const SUPPRESSED_KEYS = statement(`
   SELECT k.key_type FROM unnest($1::text[], $2::char(64)[]) AS k(key_type, key_hash)
    WHERE EXISTS (SELECT 1 FROM suppressions sp WHERE sp.key_type = k.key_type AND sp.key_hash = k.key_hash)`);
 
-export interface NewOptOut {
-  id: string;
-  receivedAt: Date;
-  source: OptOutSource;
-  affiliateId: string | null;
-  apiKeyId: string | null;
-  /** The operator's reference (a ticket, a file and line); never contact data. */
-  reference: string | null;
-  keys: readonly OptOutKey[];
-  /** Who recorded it, for the audit: `affiliate:<uuid>`, `operator`, `import:<file>:<line>`. */
-  actor: string;
-  /** The notices' deadline (libs/domain revocationDueAt of receivedAt), kept on the request for notices found later. */
-  dueAt: Date;
-}
+/**
+ * An opt-out to store (libs/domain optOutRecord): `reference` is the
+ * operator's (a ticket, a file and line), never contact data; `actor` names
+ * who recorded it for the audit (`affiliate:<uuid>`, `operator`, ...);
+ * `dueAt` is kept on the request for notices found later.
+ */
+export type NewOptOut = OptOutRecord;
 
 export interface RecordedOptOut {
   /** Keys newly suppressed by this request (0 when the person was already suppressed). */
@@ -188,10 +191,6 @@ export interface OpenNotice {
 export class OptOuts {
   constructor(private readonly db: Queryable) {}
 
-  static fromDataSource(ds: DataSource): OptOuts {
-    return new OptOuts(ds);
-  }
-
   /** Stores an opt-out: from this statement's commit on, searches and submits of the person are suppressed, and its notices wait in the outbox. */
   async record(o: NewOptOut): Promise<RecordedOptOut> {
     const [r] = await run<{ suppressed: number; notices: number }>(this.db, RECORD, [
@@ -222,6 +221,11 @@ export class OptOuts {
   /** Notices for leads accepted after their person's suppression, due when its request's are. */
   async addLateNotices(): Promise<number> {
     return (await run(this.db, LATE_NOTICES)).length;
+  }
+
+  /** Notices a dead sender held: queued again (answers how many). */
+  async requeueAbandoned(): Promise<number> {
+    return (await run(this.db, ABANDONED)).length;
   }
 
   /** Notices not yet handed to RabbitMQ, oldest first. */

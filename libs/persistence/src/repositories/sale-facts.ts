@@ -28,6 +28,7 @@ export interface FactsRow {
   live_sales: Array<{ offer_id: string; school_id: string; offer_type: LiveSale['offerType'] }> | null;
   cap_usage: Array<{ scope: string; period: CapSlot['period']; period_start: string; used: number }> | null;
   last_sales: Array<{ offer_id: string; last_sold_at: string }> | null;
+  suppressed: boolean;
 }
 
 export function factsOf(r: FactsRow): SaleFacts {
@@ -35,6 +36,7 @@ export function factsOf(r: FactsRow): SaleFacts {
     liveSales: liveSalesOf(r.live_sales),
     capUsage: capUsageOf(r.cap_usage),
     lastSales: lastSalesOf(r.last_sales),
+    suppressed: r.suppressed,
   };
 }
 

@@ -1,11 +1,12 @@
 import type { SearchMeta } from '@lr/contracts';
-import { BuyerOutcome, CapAt, CapSlot, Cents, ConsentEvidence, ConsentLedgerEntry, DedupeKey, Decision, decimalText, Lead, LiveSale, SaleFacts, SUBMIT } from '@lr/domain';
+import { BuyerOutcome, CapAt, CapSlot, Cents, ConsentEvidence, ConsentLedgerEntry, DedupeKey, Decision, decimalText, Lead, LiveSale, OptOutKey, SaleFacts, SUBMIT } from '@lr/domain';
 import { DataSource } from 'typeorm';
 import { searchDays } from '../partitions/partition-days';
 import type { Queryable } from '../queries/queryable';
 import { Connection, inTransaction, literal, poolOf, run, statement } from '../queries/sql';
 import { CONSENT_APPEND, CONSENT_INSERT, consentParams, ledgerParams } from './consent-evidence.repository';
 import { KEYS_FROM_PARAMS, keyParams, LAST_SALES_TO_PERSON } from './dedupe-index.repository';
+import { SUPPRESSED } from './opt-outs.repository';
 import { LEAD_INSERT, leadParams, NewLead, STORED_LEAD_COLUMNS, StoredLead, StoredLeadRow, storedLeadOf } from './lead.repository';
 import { CAP_USAGE, FactsRow, factsOf, LIVE_SALES, slotParams } from './sale-facts';
 import { SEARCH_META_COLUMNS, SearchMetaRow, searchMetaOf } from './search-meta';
@@ -26,17 +27,22 @@ import { SEARCH_META_COLUMNS, SearchMetaRow, searchMetaOf } from './search-meta'
  *   - `ux_sales_live_group_offer`: at most one live sale per lead group and offer.
  */
 
-/** The select list that reads SaleFacts: live sales of $1 (null: none), cap usage of $2-$4, the person's ($5, $6) last sales of offers $7. */
-const SALE_FACTS_SELECT = `
+/**
+ * The select list that reads SaleFacts: live sales of $1 (null: none), cap
+ * usage of $2-$4, the person's ($5, $6) last sales of offers $7, and whether
+ * the person's contact keys (two array parameters, `optOut`) are suppressed.
+ */
+const saleFactsSelect = (optOut: [string, string]) => `
   (SELECT json_agg(x) FROM (${LIVE_SALES('$1::uuid')}) x) AS live_sales,
   (SELECT json_agg(x) FROM (${CAP_USAGE('$2', '$3', '$4')}) x) AS cap_usage,
-  (SELECT json_agg(x) FROM (${LAST_SALES_TO_PERSON(KEYS_FROM_PARAMS('$5', '$6'), 'd.offer_id = ANY($7::uuid[])')}) x) AS last_sales`;
+  (SELECT json_agg(x) FROM (${LAST_SALES_TO_PERSON(KEYS_FROM_PARAMS('$5', '$6'), 'd.offer_id = ANY($7::uuid[])')}) x) AS last_sales,
+  ${SUPPRESSED(KEYS_FROM_PARAMS(...optOut))} AS suppressed`;
 
-const SALE_FACTS = statement(`SELECT ${SALE_FACTS_SELECT}`);
+const SALE_FACTS = statement(`SELECT ${saleFactsSelect(['$8', '$9'])}`);
 
 /** The sale facts under the reservation's locks, with the group's lead and this submit's own row. */
 const LOCKED_FACTS = statement(
-  `SELECT ${SALE_FACTS_SELECT},
+  `SELECT ${saleFactsSelect(['$10', '$11'])},
           (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $8) x) AS own,
           COALESCE((SELECT s.lead FROM searches s WHERE s.id = $9 AND ${searchDays('s', '$9')}), (SELECT g.lead FROM leads g WHERE g.id = $1 AND $9::uuid IS NULL)) AS group_lead,
           COALESCE((SELECT s.submitted_at IS NOT NULL FROM searches s WHERE s.id = $9 AND ${searchDays('s', '$9')}), EXISTS (SELECT 1 FROM leads g WHERE g.id = $1 AND $9::uuid IS NULL)) AS submitted`,
@@ -154,6 +160,19 @@ export interface SaleFactsQuery {
   /** The person's keys (none when the person check does not run). */
   keys: readonly DedupeKey[];
   offerIds: readonly string[];
+  /** The person's contact keys, checked against the suppressions in every mode (libs/domain leadOptOutKeys). */
+  optOutKeys: readonly OptOutKey[];
+}
+
+/** What a reservation locks and reads: the lead, its group and offer, the person's keys (duplicates, and contact keys for suppression), the caps, its search. */
+export interface ReservationQuery {
+  leadId: string;
+  groupId: string;
+  offerId: string;
+  keys: readonly DedupeKey[];
+  optOutKeys: readonly OptOutKey[];
+  caps: readonly CapAt[];
+  searchId: string | null;
 }
 
 /** What a sale writes when the rules allow it. */
@@ -229,6 +248,7 @@ export class SaleLedger {
       ...slotParams(q.slots),
       ...keyParams(q.keys),
       q.offerIds,
+      ...keyParams(q.optOutKeys),
     ]);
     return factsOf(rows[0]);
   }
@@ -247,7 +267,7 @@ export class SaleLedger {
    *    rolls it all back as CAP_REACHED.
    */
   async reserve(
-    q: { leadId: string; groupId: string; offerId: string; keys: readonly DedupeKey[]; caps: readonly CapAt[]; searchId: string | null },
+    q: ReservationQuery,
     plan: (facts: LockedFacts) => ReservationPlan,
   ): Promise<ReservationResult> {
     try {
@@ -355,8 +375,8 @@ const LOCK = statement(locksOn('$1::text[]'));
 type LockedFactsRow = FactsRow & { group_lead: Lead | null; submitted: boolean; own: StoredLeadRow | null };
 
 /** LOCKED_FACTS' parameters: the group, the caps' slots, the person's keys, the offer, this submit, its search. */
-function lockedFactsParams(q: { leadId: string; groupId: string; offerId: string; caps: readonly CapAt[]; searchId: string | null }, keys: readonly DedupeKey[]): unknown[] {
-  return [q.groupId, ...slotParams(q.caps.map((c) => c.slot)), ...keyParams(keys), [q.offerId], q.leadId, q.searchId];
+function lockedFactsParams(q: ReservationQuery, keys: readonly DedupeKey[]): unknown[] {
+  return [q.groupId, ...slotParams(q.caps.map((c) => c.slot)), ...keyParams(keys), [q.offerId], q.leadId, q.searchId, ...keyParams(q.optOutKeys)];
 }
 
 function lockedFactsOf(rows: LockedFactsRow[]): LockedFacts {

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import type { Queryable } from '../queries/queryable';
 import { inTransaction, poolOf, run, statement } from '../queries/sql';
 import { LAST_SALES_TO_PERSON, lastSalesOf } from './dedupe-index.repository';
+import { SUPPRESSED } from './opt-outs.repository';
 import { CAP_USAGE, capUsageOf, LIVE_SALES, liveSalesOf, slotParams } from './sale-facts';
 import { SEARCH_META_COLUMNS, SearchMetaRow, searchMetaOf } from './search-meta';
 import { DayPartitions, idDay, perDay } from '../partitions/partition-days';
@@ -139,6 +140,7 @@ type AnswerContextRow = {
   calls: Array<{ partner_id: string; offer_ids: string[]; pending: boolean }>;
   pending: boolean;
   has_person_keys: boolean;
+  suppressed: boolean | null;
   live_sales: Parameters<typeof liveSalesOf>[0];
   cap_usage: Parameters<typeof capUsageOf>[0];
   last_sales: Parameters<typeof lastSalesOf>[0];
@@ -173,6 +175,7 @@ function answerContextOf(r: AnswerContextRow | undefined): PartnerAnswerContext 
       liveSales: liveSalesOf(r.live_sales),
       capUsage: capUsageOf(r.cap_usage),
       lastSales: r.has_person_keys || r.is_test ? lastSalesOf(r.last_sales) : null,
+      suppressed: r.suppressed === true,
     },
   };
 }
@@ -232,14 +235,15 @@ const PENDING_PARTNER_CALLS = perDay((on) => statement(`SELECT c.partner_id, c.o
 /** The search's results with their templates (SHOWN), the templates' partitions named too. */
 const shownOn = (on: DayPartitions) => `${SHOWN('s')} AND ${on.days('t')}`;
 
+/** A search's stored person keys (live searches; null for test searches) as a relation of (key_type, key_hash). */
+const STORED_PERSON_KEYS = 'SELECT p.type, p.hash FROM jsonb_to_recordset(s.person_keys) AS p(type text, hash text)';
+
 const MERGE_CONTEXT = perDay((on) => statement(`SELECT s.campaign_id, s.is_test, s.closes_at, s.lead, s.state_version, to_json(s.result_order) AS result_order, s.person_keys IS NOT NULL AS has_person_keys,
               c.calls, c.pending,
               CASE WHEN c.pending THEN (SELECT json_agg(x) FROM (${LIVE_SALES('s.id')}) x) END AS live_sales,
               CASE WHEN c.pending THEN (SELECT json_agg(x) FROM (${CAP_USAGE('$4', '$5', '$6')}) x) END AS cap_usage,
-              CASE WHEN c.pending THEN (SELECT json_agg(x) FROM (${LAST_SALES_TO_PERSON(
-                'SELECT p.type, p.hash FROM jsonb_to_recordset(s.person_keys) AS p(type text, hash text)',
-                'd.offer_id = ANY($3::uuid[])',
-              )}) x) END AS last_sales,
+              CASE WHEN c.pending THEN (SELECT json_agg(x) FROM (${LAST_SALES_TO_PERSON(STORED_PERSON_KEYS, 'd.offer_id = ANY($3::uuid[])')}) x) END AS last_sales,
+              c.pending AND ${SUPPRESSED(STORED_PERSON_KEYS)} AS suppressed,
               CASE WHEN c.pending THEN (
                 SELECT json_agg(json_build_object('id', u.id, 'offer_id', t.offer_id, 'school_id', o.school_id, 'priority', o.priority,
                                                   'source', o.source, 'name', o.name, 'payout', t.payout))

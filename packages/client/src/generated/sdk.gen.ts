@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { DupeCheckData, DupeCheckErrors, DupeCheckResponses, GetLeadStatusData, GetLeadStatusErrors, GetLeadStatusResponses, PollResultsData, PollResultsErrors, PollResultsResponses, SearchData, SearchErrors, SearchResponses, SubmitLeadData, SubmitLeadErrors, SubmitLeadResponses } from './types.gen';
+import type { DupeCheckData, DupeCheckErrors, DupeCheckResponses, GetLeadStatusData, GetLeadStatusErrors, GetLeadStatusResponses, OptOutData, OptOutErrors, OptOutResponses, PollResultsData, PollResultsErrors, PollResultsResponses, SearchData, SearchErrors, SearchResponses, SubmitLeadData, SubmitLeadErrors, SubmitLeadResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -78,6 +78,21 @@ export const getLeadStatus = <ThrowOnError extends boolean = false>(options: Opt
 export const dupeCheck = <ThrowOnError extends boolean = false>(options: Options<DupeCheckData, ThrowOnError>) => (options.client ?? client).post<DupeCheckResponses, DupeCheckErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
     url: '/api/v1/engine/dupe-check',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Record that a consumer asked to stop: no affiliate sells them again, and their buyers are told
+ *
+ * Server to server only. From the answer on, searches of the person show no results and their submits and direct posts are refused `NOT_ELIGIBLE`, whichever affiliate sends them; every school and partner network that accepted a lead of theirs gets a revocation notice within ten business days. The answer is the same whatever the service knew of the person. Body at most 16 KB.
+ */
+export const optOut = <ThrowOnError extends boolean = false>(options: Options<OptOutData, ThrowOnError>) => (options.client ?? client).post<OptOutResponses, OptOutErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/api/v1/engine/opt-outs',
     ...options,
     headers: {
         'Content-Type': 'application/json',

@@ -633,6 +633,50 @@ export type DupeCheckNotAvailable = {
     error: 'dupe_check_not_available';
 };
 
+/**
+ * The same for every request: it says nothing about what the service knew of the person.
+ */
+export type OptOutAnswer = {
+    code: 'OK';
+    status: 'accepted';
+    reason: 'OK';
+    success: true;
+    retryable: false;
+    /**
+     * This request, for later questions to the service operator.
+     */
+    opt_out_id: string;
+};
+
+/**
+ * A hashed key wins over the same raw key. Unknown keys are ignored.
+ */
+export type OptOutHashedKeys = {
+    /**
+     * Lower-case hex SHA-256 of the normalized email (as for dupe-check).
+     */
+    email?: string;
+    /**
+     * Lower-case hex SHA-256 of the 10 US digits of the phone.
+     */
+    phone?: string;
+};
+
+/**
+ * The person who asked to stop: an email or a phone, raw or hashed (at least one usable). Body at most 16 KB. Extra properties are allowed.
+ */
+export type OptOutRequest = {
+    /**
+     * Raw email; normalized and hashed as for dupe-check, never stored raw.
+     */
+    email?: string;
+    /**
+     * Raw US phone; normalized to its 10 digits and hashed, never stored raw.
+     */
+    phone?: string;
+    hashed?: OptOutHashedKeys;
+};
+
 export type SearchData = {
     body: SearchRequest;
     headers?: {
@@ -1064,3 +1108,86 @@ export type DupeCheckResponses = {
 };
 
 export type DupeCheckResponse = DupeCheckResponses[keyof DupeCheckResponses];
+
+export type OptOutData = {
+    body: OptOutRequest;
+    path?: never;
+    query?: never;
+    url: '/api/v1/engine/opt-outs';
+};
+
+export type OptOutErrors = {
+    /**
+     * `MALFORMED_REQUEST`: no usable email or phone (or a body that is empty, not JSON or not a JSON object); `INVALID_FIELD`: `hashed` not an object, or a `hashed` value not a SHA-256 hex.
+     */
+    400: ErrorEnvelope & {
+        code: 'MALFORMED_REQUEST' | 'INVALID_FIELD';
+        status: 'invalid';
+        retryable: false;
+    };
+    /**
+     * `AUTH_REQUIRED` (no key sent, reason `Missing API key`) or `AUTH_INVALID` (key unknown, revoked or expired, reason `Invalid API key`). Not retryable as is.
+     */
+    401: ErrorEnvelope & {
+        code: 'AUTH_REQUIRED' | 'AUTH_INVALID';
+        status: 'invalid';
+        retryable: false;
+    };
+    /**
+     * `FORBIDDEN`: the key is not permitted (the key’s account is paused (`error` `affiliate_paused`)).
+     */
+    403: ErrorEnvelope & {
+        code: 'FORBIDDEN';
+        status: 'invalid';
+        retryable: false;
+    };
+    /**
+     * `MALFORMED_REQUEST`: use POST (header `Allow: POST`).
+     */
+    405: ErrorEnvelope & {
+        code: 'MALFORMED_REQUEST';
+        status: 'invalid';
+        retryable: false;
+    };
+    /**
+     * `MALFORMED_REQUEST`: body over 16 KB.
+     */
+    413: ErrorEnvelope & {
+        code: 'MALFORMED_REQUEST';
+        status: 'invalid';
+        retryable: false;
+    };
+    /**
+     * `RATE_LIMITED`, status `failed`, reason `Too many requests`, `retryable` true, `retry_after_seconds`; header `Retry-After` in seconds. Limits are per key and per endpoint.
+     */
+    429: ErrorEnvelope & {
+        code: 'RATE_LIMITED';
+        status: 'failed';
+        retryable: true;
+        retry_after_seconds: number;
+    };
+    /**
+     * `UNAVAILABLE`, status `failed`: a dependency is down or too slow; `retryable` true, retry after `Retry-After` seconds.
+     */
+    503: ErrorEnvelope & {
+        code: 'UNAVAILABLE';
+        status: 'failed';
+        retryable: true;
+        retry_after_seconds: number;
+    };
+    /**
+     * Refusals not named by the contract for this endpoint, in the same envelope: 415 (`Content-Type` not `application/json`: `MALFORMED_REQUEST`); 500 (`INTERNAL_ERROR` with a `request_id`).
+     */
+    default: ErrorEnvelope;
+};
+
+export type OptOutError = OptOutErrors[keyof OptOutErrors];
+
+export type OptOutResponses = {
+    /**
+     * `code` `OK`, `status` `accepted`, `opt_out_id`: the request is stored.
+     */
+    200: OptOutAnswer;
+};
+
+export type OptOutResponse = OptOutResponses[keyof OptOutResponses];

@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import type Redis from 'ioredis';
+import type { DataSource } from 'typeorm';
+import { Lead, optOutKeysOf, optOutRecord, OptOutRecord } from '@lr/domain';
+import { LeadRepository, OptOuts, SaleLedger } from '@lr/persistence';
+import { SearchStatePublisher } from '@lr/platform';
+import { mediumDataSource, mediumRedis } from '../../../../test/support/medium';
+import { decideSubmit, fakeSchool, freshPerson, resultSubmit, storeSearch, submitWorld, SubmitWorld } from '../../../../test/support/medium-submit-world';
+import { BuyerCalls } from '../deliver-lead/buyer-calls';
+import { DeliverLead } from '../deliver-lead/deliver-lead.usecase';
+import { NoticeNotAcknowledgedError, SendRevocation } from './send-revocation.usecase';
+
+/**
+ * Opt-outs end to end below the broker (medium tier: real PostgreSQL and
+ * Redis, schools on 127.0.0.1): the suppression the checks decide on, the
+ * notices an opt-out writes for every buyer that accepted the person, and
+ * their sending, acknowledging and retrying.
+ */
+
+let ds: DataSource;
+let redis: Redis;
+let school: Awaited<ReturnType<typeof fakeSchool>>;
+let delivery: DeliverLead;
+let optOuts: OptOuts;
+let send: SendRevocation;
+
+beforeAll(async () => {
+  ds = await mediumDataSource(16);
+  redis = mediumRedis();
+  school = await fakeSchool();
+  delivery = new DeliverLead(new SaleLedger(ds), new LeadRepository(ds), new BuyerCalls(undefined as never), new SearchStatePublisher(ds, redis));
+  optOuts = new OptOuts(ds);
+  send = new SendRevocation(optOuts, { revocationSendTimeoutMs: 2_000 });
+});
+
+afterAll(async () => {
+  await school?.close();
+  redis?.disconnect();
+  await ds?.destroy();
+});
+
+/** Two shared offers of two schools, delivered by the json adapter to the fake school, revocations to `revocationPath`. */
+function twoSchools(revocationPath: string | null): Promise<SubmitWorld> {
+  const delivery = { adapter: 'json', url: school.url('/accept'), timeout_ms: 1000, ...(revocationPath ? { revocation_url: school.url(revocationPath) } : {}) };
+  return submitWorld(ds, [{ delivery }, { delivery }]);
+}
+
+/** The person sold to every offer of the world (one search, one submit per offer): the accepted lead ids. */
+async function soldToEveryOffer(world: SubmitWorld, person: Lead): Promise<string[]> {
+  const search = await storeSearch(world, person);
+  const leads: string[] = [];
+  for (const offerId of world.offerIds) {
+    const outcome = await decideSubmit(ds).run(resultSubmit(world, search, offerId));
+    if (!('deliver' in outcome)) throw new Error(`not reserved: ${JSON.stringify(outcome.answer)}`);
+    const answer = await delivery.run(outcome.deliver);
+    if (answer.kind !== 'decision' || answer.decision.code !== 'ACCEPTED') throw new Error(`not accepted: ${JSON.stringify(answer)}`);
+    leads.push(outcome.deliver.leadId);
+  }
+  return leads;
+}
+
+const optOut = (raw: { email?: string; phone?: string }, receivedAt = new Date()): OptOutRecord =>
+  optOutRecord({ id: randomUUID(), receivedAt, source: 'operator', affiliateId: null, apiKeyId: null, reference: null, keys: optOutKeysOf(raw), actor: 'operator' });
+
+async function noticesOf(leadIds: string[]) {
+  return (await ds.query('SELECT * FROM revocation_notices WHERE lead_id = ANY($1::uuid[]) ORDER BY created_at', [leadIds])) as Array<Record<string, any>>;
+}
+
+/** The phone written another way: what the affiliate's or operator's request may carry. */
+const reformatted = (phone: string) => `+1 (${phone.slice(0, 3)}) ${phone.slice(3, 6)}-${phone.slice(6)}`;
+
+describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
+  it('a person sold to two schools: concurrent opt-outs by phone and email write exactly one notice per buyer, due ten business days on', async () => {
+    const world = await twoSchools('/revocations');
+    const person = freshPerson();
+    const leads = await soldToEveryOffer(world, person);
+    const receivedAt = new Date('2026-11-26T12:00:00Z');
+
+    const results = await Promise.all([
+      optOuts.record(optOut({ phone: reformatted(person.personal!.phone!) }, receivedAt)),
+      optOuts.record(optOut({ email: person.personal!.email!.toUpperCase() }, receivedAt)),
+      optOuts.record(optOut({ phone: person.personal!.phone!, email: person.personal!.email! }, receivedAt)),
+    ]);
+
+    expect(results.reduce((n, r) => n + r.notices, 0)).toBe(2);
+    expect(results.reduce((n, r) => n + r.suppressed, 0)).toBe(2); // phone and email, each suppressed once
+    const notices = await noticesOf(leads);
+    expect(notices.map((n) => n.lead_id).sort()).toEqual([...leads].sort());
+    expect(new Set(notices.map((n) => n.buyer_id)).size).toBe(2);
+    expect(notices.every((n) => n.buyer_kind === 'school' && new Date(n.due_at).toISOString() === '2026-12-10T12:00:00.000Z')).toBe(true);
+    // A later opt-out of the same person adds none.
+    expect((await optOuts.record(optOut({ phone: person.personal!.phone! }))).notices).toBe(0);
+    expect(await noticesOf(leads)).toHaveLength(2);
+  });
+
+  it('a suppressed person is refused NOT_ELIGIBLE `Not eligible` at submit, for any affiliate; lifting it (audited) sells again', async () => {
+    const world = await twoSchools('/revocations');
+    const other = await twoSchools('/revocations');
+    const person = freshPerson();
+    await optOuts.record(optOut({ phone: reformatted(person.personal!.phone!) }));
+
+    for (const w of [world, other]) {
+      const search = await storeSearch(w, person);
+      const outcome = await decideSubmit(ds).run(resultSubmit(w, search, w.offerIds[0]));
+      expect('answer' in outcome && outcome.answer).toMatchObject({ kind: 'decision', decision: { code: 'NOT_ELIGIBLE', reason: 'Not eligible', status: 'rejected' } });
+    }
+
+    expect(await optOuts.lift(optOutKeysOf({ phone: person.personal!.phone! }), 'operator', 'asked by mistake')).toEqual(['phone']);
+    const audit: Array<{ action: string; reason: string | null }> = await ds.query(
+      `SELECT action, reason FROM suppression_audit WHERE key_hash = $1 ORDER BY id`,
+      [optOutKeysOf({ phone: person.personal!.phone! })[0].hash],
+    );
+    expect(audit).toEqual([{ action: 'suppress', reason: null }, { action: 'lift', reason: 'asked by mistake' }]);
+    const search = await storeSearch(world, person);
+    expect(await decideSubmit(ds).run(resultSubmit(world, search, world.offerIds[0]))).toHaveProperty('deliver');
+  });
+
+  it('sending: the buyer gets the notice once with its id as Idempotency-Key and no contact data; a second message sends nothing', async () => {
+    const world = await twoSchools('/revocations');
+    const person = freshPerson();
+    const [lead] = await soldToEveryOffer(world, person);
+    await optOuts.record(optOut({ email: person.personal!.email! }));
+    const [notice] = await noticesOf([lead]);
+
+    await send.run({ noticeId: notice.id });
+    await send.run({ noticeId: notice.id });
+
+    const sent = school.received.filter((r) => r.idempotencyKey === notice.id);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ path: '/revocations', body: { type: 'consent_revoked', notice_id: notice.id, lead_id: lead, offer_id: world.offerIds[0] } });
+    const body = JSON.stringify(sent[0].body);
+    for (const value of [person.personal!.email!, person.personal!.phone!, person.personal!.last_name!]) expect(body).not.toContain(value);
+    const [after] = await noticesOf([lead]);
+    expect(after.acknowledged_at).not.toBeNull();
+    expect(after.receipt).toMatchObject({ http_status: 200, by: 'buyer' });
+    expect(after.attempts).toBe(1);
+  });
+
+  it('a buyer that never acknowledges: each try fails (to be retried, then dead-lettered), the notice stays open and is overdue past its deadline', async () => {
+    const world = await twoSchools('/revocations-ignored');
+    const person = freshPerson();
+    const [lead] = await soldToEveryOffer(world, person);
+    await optOuts.record(optOut({ email: person.personal!.email! }, new Date('2026-10-01T09:00:00Z')));
+    const [notice] = await noticesOf([lead]);
+
+    await expect(send.run({ noticeId: notice.id })).rejects.toBeInstanceOf(NoticeNotAcknowledgedError);
+    await expect(send.run({ noticeId: notice.id })).rejects.toThrow('HTTP 503');
+    const [after] = await noticesOf([lead]);
+    expect(after).toMatchObject({ acknowledged_at: null, attempts: 2, last_error: 'HTTP 503', sending_until: null });
+    const overdue = await optOuts.open(new Date(), 10_000);
+    expect(overdue.find((n) => n.id === notice.id)).toMatchObject({ leadId: lead, buyerKind: 'school', attempts: 2, lastError: 'HTTP 503' });
+  });
+
+  it('a notice held by another sender is left to it, and queued again once its hold lapses; one whose buyer has no channel waits for an operator', async () => {
+    const world = await twoSchools(null);
+    const person = freshPerson();
+    const [lead] = await soldToEveryOffer(world, person);
+    await optOuts.record(optOut({ email: person.personal!.email! }));
+    const [notice] = await noticesOf([lead]);
+
+    await optOuts.markQueued([notice.id]);
+    expect(await optOuts.claim(notice.id, 60_000)).toMatchObject({ state: 'claimed' });
+    await send.run({ noticeId: notice.id });
+    expect((await noticesOf([lead]))[0]).toMatchObject({ attempts: 1, last_error: null });
+    expect(await optOuts.requeueAbandoned()).toBe(0);
+    await ds.query('UPDATE revocation_notices SET sending_until = now() - interval \'1 second\' WHERE id = $1', [notice.id]);
+    expect(await optOuts.requeueAbandoned()).toBeGreaterThanOrEqual(1);
+    expect(await optOuts.unqueued(10_000)).toContain(notice.id);
+
+    await send.run({ noticeId: notice.id });
+    const [after] = await noticesOf([lead]);
+    expect(after.acknowledged_at).toBeNull();
+    expect(after.last_error).toMatch(/^no revocation channel configured/);
+    expect(await optOuts.acknowledge(notice.id, { by: 'operator', reference: 'emailed the school' })).toBeInstanceOf(Date);
+    expect((await noticesOf([lead]))[0].receipt).toMatchObject({ by: 'operator', reference: 'emailed the school' });
+  });
+
+  it('a lead accepted after its person opted out (reserved just before) gets its notice from the relay, once', async () => {
+    const world = await twoSchools('/revocations');
+    const person = freshPerson();
+    const search = await storeSearch(world, person);
+    const outcome = await decideSubmit(ds).run(resultSubmit(world, search, world.offerIds[0]));
+    if (!('deliver' in outcome)) throw new Error('not reserved');
+    expect((await optOuts.record(optOut({ phone: person.personal!.phone! }))).notices).toBe(0);
+    await delivery.run(outcome.deliver);
+
+    expect(await optOuts.addLateNotices()).toBeGreaterThanOrEqual(1);
+    expect(await optOuts.addLateNotices()).toBe(0);
+    expect(await noticesOf([outcome.deliver.leadId])).toHaveLength(1);
+    const unqueued = await optOuts.unqueued(10_000);
+    expect(unqueued).toContain((await noticesOf([outcome.deliver.leadId]))[0].id);
+    await optOuts.markQueued(unqueued);
+    expect(await optOuts.unqueued(10_000)).toEqual([]);
+  });
+});

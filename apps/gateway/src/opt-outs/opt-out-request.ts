@@ -1,0 +1,26 @@
+import { OPT_OUT_KEY_TYPES, OptOutKey, OptOutKeyType, optOutKeysFromHashes, optOutKeysOf, REFUSAL } from '@lr/domain';
+import { ApiError } from '../http/api-error';
+import { checkDto, requireObjectBody, throwIfProblems } from '../http/validation';
+import { OptOutRequestDto } from './opt-out-request.dto';
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
+
+/**
+ * Reads an opt-out body into the person's suppression keys, or throws the
+ * contract's 400: INVALID_FIELD naming `hashed` (or one of its keys) when it
+ * is not an object of SHA-256 hex values; MALFORMED_REQUEST when neither an
+ * email nor a phone is usable. Raw values are normalized and hashed by the
+ * duplicate keys' own functions; a hashed key wins over the same raw key.
+ */
+export function parseOptOutRequest(body: unknown): OptOutKey[] {
+  const { dto, problems } = checkDto(OptOutRequestDto, requireObjectBody(body));
+  throwIfProblems(problems);
+  const raw = new Map(optOutKeysOf({ email: text(dto.email), phone: text(dto.phone) }).map((k) => [k.type, k.hash]));
+  const hashed = new Map(optOutKeysFromHashes({ email: dto.hashed?.email, phone: dto.hashed?.phone }).map((k) => [k.type, k.hash]));
+  const keys = OPT_OUT_KEY_TYPES.flatMap((type: OptOutKeyType) => {
+    const hash = hashed.get(type) ?? raw.get(type);
+    return hash ? [{ type, hash }] : [];
+  });
+  if (keys.length === 0) throw ApiError.malformed(REFUSAL.noUsableContactField);
+  return keys;
+}

@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { OK, optOutRecord } from '@lr/domain';
+import { counter } from '@lr/observability';
+import { OptOuts } from '@lr/persistence';
+import type { Principal } from '../auth/principal';
+import { Dependencies } from '../http/dependencies';
+import { parseOptOutRequest } from './opt-out-request';
+
+/**
+ * The answer: the same for every request (a person already suppressed, one
+ * never seen, one sold by another affiliate), so it tells the caller nothing
+ * about anyone; `opt_out_id` names this request for later questions.
+ */
+export interface OptOutAnswer {
+  code: 'OK';
+  status: 'accepted';
+  reason: 'OK';
+  success: true;
+  retryable: false;
+  opt_out_id: string;
+}
+
+const received = counter('gateway_opt_outs_total', 'Opt-out requests recorded over the API');
+
+/**
+ * An affiliate's opt-out (POST /api/v1/engine/opt-outs, docs/opt-outs.md):
+ * the person's email and phone keys are suppressed for every affiliate from
+ * this statement's commit on, and every buyer that accepted a lead of theirs
+ * gets a revocation notice (relayed by the delivery service).
+ */
+@Injectable()
+export class RecordOptOut {
+  constructor(
+    private readonly optOuts: OptOuts,
+    private readonly deps: Dependencies,
+  ) {}
+
+  async run(principal: Principal, body: unknown, now = new Date()): Promise<OptOutAnswer> {
+    const keys = parseOptOutRequest(body);
+    const record = optOutRecord({
+      id: randomUUID(),
+      receivedAt: now,
+      source: 'affiliate',
+      affiliateId: principal.affiliateId,
+      apiKeyId: principal.keyId,
+      reference: null,
+      keys,
+      actor: `affiliate:${principal.affiliateId}`,
+    });
+    await this.deps.call('postgres', () => this.optOuts.record(record));
+    received.inc();
+    return { code: OK.code as 'OK', status: OK.status as 'accepted', reason: OK.reason as 'OK', success: true, retryable: false, opt_out_id: record.id };
+  }
+}

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { Command } from 'commander';
+import { isOverdue, optOutRecord } from '@lr/domain';
+import { OpenNotice, OptOuts } from '@lr/persistence';
+import { instantArgument, limitArgument, uuidArgument } from '../cli-arguments';
+import { CliError, EXIT } from '../cli-error';
+import { CliContext } from '../context';
+import { countProgress } from '../count-progress';
+import { withDatabase } from '../database';
+import { ImportFileError, importOptOuts } from '../opt-outs/opt-out-import';
+import { optOutKeysOfArguments, PersonArguments } from '../opt-outs/opt-out-keys';
+import { formatTable } from '../text-table';
+
+interface PersonOptions extends PersonArguments {
+  json?: boolean;
+}
+
+/** The options that name a person, on every command that takes one. */
+function personOptions(cmd: Command): Command {
+  return cmd
+    .option('--email <email>', "the person's email (normalized as for duplicates; never stored raw)")
+    .option('--phone <phone>', "the person's phone (its ten US digits)")
+    .option('--hashed-email <sha256>', 'the SHA-256 of the normalized email')
+    .option('--hashed-phone <sha256>', 'the SHA-256 of the normalized phone');
+}
+
+function keysOf(opts: PersonArguments) {
+  const keys = optOutKeysOfArguments(opts);
+  if ('error' in keys) throw new CliError(keys.error, EXIT.usage);
+  return keys.keys;
+}
+
+/**
+ * `optout add | import | status | lift | acknowledge` (docs/opt-outs.md,
+ * docs/runbooks/opt-outs.md): opt-outs that reach the operator, the
+ * revocation notices still waiting for their buyer, lifting a suppression
+ * (audited) and recording a notice sent by other means.
+ */
+export function registerOptOutCommands(program: Command, ctx: CliContext): void {
+  const optout = program.command('optout').description('opt-outs: suppress a person for every affiliate, and tell the buyers that have their leads');
+
+  personOptions(optout.command('add').description('record an opt-out that reached the operator'))
+    .option('--received-at <iso>', 'when the consumer asked (default now): the buyers have ten business days from then', instantArgument)
+    .option('--reference <text>', "the request's reference (a ticket); never contact data")
+    .option('--json', 'print JSON')
+    .action(async (opts: PersonOptions & { receivedAt?: Date; reference?: string }) => {
+      const keys = keysOf(opts);
+      const now = new Date();
+      if (opts.receivedAt && opts.receivedAt.getTime() > now.getTime()) throw new CliError('--received-at is in the future', EXIT.usage);
+      if (opts.reference !== undefined && opts.reference.length > 200) throw new CliError('--reference is longer than 200 characters', EXIT.usage);
+      const record = optOutRecord({ id: randomUUID(), receivedAt: opts.receivedAt ?? now, source: 'operator', affiliateId: null, apiKeyId: null, reference: opts.reference ?? null, keys, actor: 'operator' });
+      const r = await withDatabase(ctx.databaseUrl(), (ds) => new OptOuts(ds).record(record));
+      const out = { opt_out_id: record.id, keys: keys.map((k) => k.type), newly_suppressed: r.suppressed, notices: r.notices, due_at: record.dueAt.toISOString() };
+      ctx.io.out(
+        opts.json
+          ? JSON.stringify(out, null, 2)
+          : `opt-out ${record.id} recorded: ${keys.map((k) => k.type).join(' and ')} suppressed (${r.suppressed} newly); ${r.notices} revocation notice${r.notices === 1 ? '' : 's'} due by ${out.due_at}`,
+      );
+    });
+
+  optout
+    .command('import <csv>')
+    .description(`record one opt-out per line of a CSV file with a header (columns: email, phone, hashed_email, hashed_phone, received_at, reference)`)
+    .option('--json', 'print JSON')
+    .action(async (file: string, opts: { json?: boolean }) => {
+      const progress = countProgress(ctx.io, { bar: 'opt-outs {bar} {value}/{total} lines', line: (d, t) => `opt-outs: ${d}/${t} lines` });
+      const report = await withDatabase(ctx.databaseUrl(), (ds) => importOptOuts(file, new OptOuts(ds), new Date(), (d, t) => progress.update(d, t)))
+        .catch((e: unknown) => {
+          if (e instanceof ImportFileError) throw new CliError(e.message);
+          if ((e as NodeJS.ErrnoException)?.code === 'ENOENT') throw new CliError(`${file}: no such file`);
+          if ((e as { code?: string })?.code?.startsWith('CSV_')) throw new CliError(`${file}: not a CSV file this import reads: ${(e as Error).message}`);
+          throw e;
+        })
+        .finally(() => progress.stop());
+      const errors = report.filter((l) => l.outcome === 'error');
+      const recorded = report.length - errors.length;
+      const notices = report.reduce((n, l) => n + (l.notices ?? 0), 0);
+      if (opts.json) ctx.io.out(JSON.stringify({ recorded, errors: errors.length, notices, lines: report }, null, 2));
+      else {
+        ctx.io.out([`${recorded} opt-outs recorded, ${errors.length} lines refused, ${notices} revocation notices`, ...errors.map((l) => `line ${l.line}: ${l.error}`)].join('\n'));
+      }
+      if (errors.length > 0) throw new CliError(`${errors.length} of ${report.length} lines were not recorded (listed above); fix them and import those lines again`);
+    });
+
+  optout
+    .command('status')
+    .description('revocation notices their buyer has not acknowledged, by due time')
+    .option('--overdue', 'only those past their ten-business-day deadline')
+    .option('--limit <n>', 'at most this many (default 100)', limitArgument, 100)
+    .option('--json', 'print JSON')
+    .action(async (opts: { overdue?: boolean; limit: number; json?: boolean }) => {
+      const now = new Date();
+      const notices = await withDatabase(ctx.databaseUrl(), (ds) => new OptOuts(ds).open(opts.overdue ? now : null, opts.limit));
+      if (opts.json) {
+        ctx.io.out(JSON.stringify(notices.map((n) => noticeJson(n, now)), null, 2));
+        return;
+      }
+      if (notices.length === 0) {
+        ctx.io.out(opts.overdue ? 'no overdue revocation notices' : 'every revocation notice is acknowledged');
+        return;
+      }
+      const rows = notices.map((n) => [n.id, n.buyerKind, n.buyerName ?? n.buyerId, n.leadId, n.dueAt.toISOString(), isOverdue({ dueAt: n.dueAt, acknowledgedAt: null }, now) ? 'OVERDUE' : 'open', String(n.attempts), n.lastError ?? (n.queuedAt ? 'sending' : 'queued')]);
+      ctx.io.out(formatTable([{ header: 'NOTICE' }, { header: 'BUYER' }, { header: 'NAME' }, { header: 'LEAD' }, { header: 'DUE' }, { header: 'STATE' }, { header: 'TRIES', align: 'right' }, { header: 'LAST' }], rows).join('\n'));
+    });
+
+  personOptions(optout.command('lift').description('lift the suppression of a person (audited): they may be sold again'))
+    .requiredOption('--reason <text>', 'why (kept in the audit)')
+    .option('--json', 'print JSON')
+    .action(async (opts: PersonOptions & { reason: string }) => {
+      const keys = keysOf(opts);
+      if (opts.reason.trim() === '' || opts.reason.length > 500) throw new CliError('--reason must be 1 to 500 characters', EXIT.usage);
+      const lifted = await withDatabase(ctx.databaseUrl(), (ds) => new OptOuts(ds).lift(keys, 'operator', opts.reason));
+      if (opts.json) ctx.io.out(JSON.stringify({ lifted }, null, 2));
+      else ctx.io.out(lifted.length > 0 ? `suppression lifted: ${lifted.join(' and ')}` : 'nothing to lift: these keys are not suppressed');
+    });
+
+  optout
+    .command('acknowledge')
+    .argument('<notice_id>', 'the notice (optout status lists them)', uuidArgument)
+    .description('record that a notice reached its buyer by other means (a buyer with no revocation channel)')
+    .requiredOption('--reference <text>', "what shows it (the buyer's confirmation)")
+    .action(async (noticeId: string, opts: { reference: string }) => {
+      if (opts.reference.trim() === '' || opts.reference.length > 200) throw new CliError('--reference must be 1 to 200 characters', EXIT.usage);
+      const at = await withDatabase(ctx.databaseUrl(), (ds) => new OptOuts(ds).acknowledge(noticeId, { by: 'operator', reference: opts.reference, at: new Date().toISOString() }));
+      if (!at) throw new CliError(`no revocation notice ${noticeId}`);
+      ctx.io.out(`notice ${noticeId} acknowledged at ${at.toISOString()}`);
+    });
+}
+
+function noticeJson(n: OpenNotice, now: Date) {
+  return {
+    notice_id: n.id,
+    buyer_kind: n.buyerKind,
+    buyer_id: n.buyerId,
+    buyer_name: n.buyerName,
+    lead_id: n.leadId,
+    offer_id: n.offerId,
+    received_at: n.receivedAt.toISOString(),
+    due_at: n.dueAt.toISOString(),
+    overdue: isOverdue({ dueAt: n.dueAt, acknowledgedAt: null }, now),
+    attempts: n.attempts,
+    last_error: n.lastError,
+    queued: n.queuedAt !== null,
+  };
+}

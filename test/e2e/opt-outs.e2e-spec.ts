@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { hashOf } from '../../libs/domain/src';
+import { ownOffer } from '../support/catalog-builder';
+import { call } from '../support/http';
+import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
+import { applyCatalog, issueKey, runOps } from '../support/ops';
+import { person, Person, SubmitClient } from '../support/submit-flow';
+import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
+
+/**
+ * Opt-outs over HTTP on the whole system (docs/opt-outs.md): the affiliate
+ * intake, suppression for every affiliate whatever the phone's format,
+ * revocation notices to each school and partner network that accepted the
+ * person (once each, also when delivery is killed mid-send), and the
+ * operator's overdue list.
+ */
+describe('opt-outs (e2e)', () => {
+  const suffix = uniqueSuffix();
+  // A short send deadline, so a notice held by a killed delivery lapses within the test.
+  const env = testEnv(suffix, { REVOCATION_SEND_TIMEOUT_MS: '2500' });
+  const id = () => randomUUID();
+  const ids = {
+    affA: id(), affB: id(), s1: id(), s2: id(), slow: id(), deaf: id(), pSchool: id(), partner: id(),
+    o1: id(), o2: id(), oSlow: id(), oDeaf: id(), oPartner: id(), campA: id(), campB: id(), campSlow: id(), campDeaf: id(),
+  };
+  const names = { s1: `oo-s1-${suffix}`, s2: `oo-s2-${suffix}`, slow: `oo-slow-${suffix}`, deaf: `oo-deaf-${suffix}`, partner: `oo-p-${suffix}` };
+  const apps: Partial<Record<string, RunningApp>> = {};
+  let a: SubmitClient;
+  let b: SubmitClient;
+  let db: Client;
+
+  const schoolUrl = (name: string, query = 'outcome=accept') => `${apps.sandbox!.url}/schools/${name}/leads?${query}`;
+  const revocationsOf = async (kind: 'schools' | 'partners', name: string) =>
+    ((await (await fetch(`${apps.sandbox!.url}/${kind}/${name}/revocations`)).json()) as { revocations: Array<{ notice_id: string; lead_id: string; deliveries: number; acknowledged: boolean }> }).revocations;
+
+  async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const v = await probe();
+      if (v !== undefined) return v;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  /** Searches on `campaignId` and submits every result shown; answers the accepted lead ids by offer. */
+  async function sellToEveryResult(client: SubmitClient, campaignId: string, who: Person): Promise<Map<string, string>> {
+    const { searchId, results } = await client.searchDone(campaignId, who);
+    const sold = new Map<string, string>();
+    for (const [offerId, r] of results) {
+      const answers = Object.fromEntries((r.form_fields as Array<{ name: string; options?: Array<{ value: string }> }>).map((f) => [f.name, f.options?.[0]?.value ?? 'yes']));
+      const res = await client.submit(campaignId, searchId, r.svc_result_id, { ...(r.programs[0] ? { program_id: r.programs[0].value } : {}), ...answers });
+      expect({ offerId, code: res.body.code }).toEqual({ offerId, code: 'ACCEPTED' });
+      sold.set(offerId, res.body.svc_lead_id);
+    }
+    return sold;
+  }
+
+  const optOutApi = (client: SubmitClient, body: unknown) => call(apps.gateway!.url, 'POST', '/api/v1/engine/opt-outs', { key: client.key, body });
+
+  beforeAll(async () => {
+    apps.sandbox = await startApp('sandbox', env, 'live');
+    const partnerBase = `${apps.sandbox.url}/partners/${names.partner}?match=all&outcome=accept`;
+    applyCatalog(
+      {
+        affiliates: [
+          { id: ids.affA, name: 'Opt-out A', status: 'active', dupe_check: false },
+          { id: ids.affB, name: 'Opt-out B', status: 'active', dupe_check: false },
+        ],
+        schools: [ids.s1, ids.s2, ids.slow, ids.deaf, ids.pSchool].map((sid, i) => ({ id: sid, name: `Opt-out School ${i} ${suffix}`, logo_url: null })),
+        partners: [{ id: ids.partner, name: names.partner, adapter: 'sandbox', base_url: partnerBase, timeout_ms: 4000 }],
+        offers: [
+          ownOffer(ids.o1, ids.s1, 'Offer one', schoolUrl(names.s1)),
+          ownOffer(ids.o2, ids.s2, 'Offer two', schoolUrl(names.s2)),
+          // Its school answers leads and notices 1.5 s late: delivery is killed while a notice is on its way.
+          ownOffer(ids.oSlow, ids.slow, 'Slow offer', { adapter: 'sandbox', url: schoolUrl(names.slow, 'outcome=accept&delay_ms=1500'), timeout_ms: 4000 }),
+          ownOffer(ids.oDeaf, ids.deaf, 'Deaf offer', schoolUrl(names.deaf, 'outcome=accept&revocation=ignore')),
+          { id: ids.oPartner, name: 'Partner offer', school_id: ids.pSchool, source: 'partner', partner_id: ids.partner, external_id: `ext-${suffix}`, offer_type: 'shared', status: 'active', result_ttl_seconds: 900 },
+        ],
+        campaigns: [
+          { id: ids.campA, affiliate_id: ids.affA, name: 'A', status: 'active', offers: [{ offer_id: ids.o1, payout: 20 }, { offer_id: ids.o2, payout: 15 }, { offer_id: ids.oPartner, payout: 10 }] },
+          { id: ids.campB, affiliate_id: ids.affB, name: 'B', status: 'active', offers: [{ offer_id: ids.o1, payout: 18 }, { offer_id: ids.o2, payout: 12 }] },
+          { id: ids.campSlow, affiliate_id: ids.affA, name: 'Slow', status: 'active', offers: [{ offer_id: ids.oSlow, payout: 5 }] },
+          { id: ids.campDeaf, affiliate_id: ids.affB, name: 'Deaf', status: 'active', offers: [{ offer_id: ids.oDeaf, payout: 5 }] },
+        ],
+      },
+      env,
+    );
+    for (const app of ['checks', 'partner-adapter', 'search-orchestrator', 'delivery'] as const) apps[app] = await startApp(app, env);
+    apps.gateway = await startApp('gateway', env);
+    a = new SubmitClient(apps.gateway.url, issueKey(ids.affA, env).key, ids.affA);
+    b = new SubmitClient(apps.gateway.url, issueKey(ids.affB, env).key, ids.affB);
+    db = new Client({ connectionString: TEST_DATABASE_URL });
+    await db.connect();
+  }, 120_000);
+
+  afterAll(async () => {
+    await db?.end();
+    await stopAppsAndTopology(env);
+  });
+
+  it('an opt-out by hashed phone suppresses a person whose search used another format of the phone, for every affiliate, and each school and partner that accepted them gets exactly one notice', async () => {
+    const ada = person();
+    const sold = await sellToEveryResult(a, ids.campA, ada);
+    expect([...sold.keys()].sort()).toEqual([ids.o1, ids.o2, ids.oPartner].sort());
+
+    // Another affiliate's request, by the hash of the normalized phone only.
+    const res = await optOutApi(b, { hashed: { phone: hashOf('phone', ada.personal.phone) } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ code: 'OK', status: 'accepted', reason: 'OK', success: true, retryable: false, opt_out_id: expect.any(String) });
+
+    const p = ada.personal.phone;
+    const reformatted = { ...ada, personal: { ...ada.personal, phone: `+1 (${p.slice(0, 3)}) ${p.slice(3, 6)}-${p.slice(6)}` } };
+    for (const [client, campaign] of [[a, ids.campA], [b, ids.campB]] as const) {
+      const search = await client.searchDone(campaign, reformatted);
+      expect({ campaign, offers: search.body.offers, done: search.body.processing_done }).toEqual({ campaign, offers: [], done: true });
+    }
+    const direct = await b.directPost(ids.campB, ids.o1, reformatted);
+    expect(direct.body).toMatchObject({ code: 'NOT_ELIGIBLE', status: 'rejected', reason: 'Not eligible' });
+
+    for (const [kind, name, offerId] of [['schools', names.s1, ids.o1], ['schools', names.s2, ids.o2], ['partners', names.partner, ids.oPartner]] as const) {
+      const notices = await until(`a notice at ${name}`, async () => {
+        const n = await revocationsOf(kind, name);
+        return n.some((x) => x.acknowledged) ? n : undefined;
+      });
+      expect(notices.map((n) => n.lead_id)).toEqual([sold.get(offerId)]);
+    }
+    const stored = await db.query('SELECT buyer_kind, acknowledged_at IS NOT NULL AS acknowledged FROM revocation_notices WHERE lead_id = ANY($1::uuid[])', [[...sold.values()]]);
+    expect(stored.rows.map((r) => `${r.buyer_kind}:${r.acknowledged}`).sort()).toEqual(['partner:true', 'school:true', 'school:true']);
+  });
+
+  it('a notice on its way when delivery is killed reaches its school once, after the restart', async () => {
+    const bo = person();
+    const sold = await sellToEveryResult(a, ids.campSlow, bo);
+    const leadId = sold.get(ids.oSlow)!;
+    expect((await optOutApi(a, { email: bo.personal.email })).status).toBe(200);
+
+    // The school answers 1.5 s late: kill delivery while the notice's call is under way.
+    await until('the notice being sent', async () => ((await db.query('SELECT attempts FROM revocation_notices WHERE lead_id = $1', [leadId])).rows[0]?.attempts >= 1 ? true : undefined));
+    await apps.delivery!.kill();
+    apps.delivery = await startApp('delivery', env);
+
+    const row = await until('the notice acknowledged', async () => {
+      const r = (await db.query('SELECT attempts, acknowledged_at FROM revocation_notices WHERE lead_id = $1', [leadId])).rows[0];
+      return r?.acknowledged_at ? r : undefined;
+    }, 30_000);
+    expect(row.attempts).toBeGreaterThanOrEqual(2);
+    const notices = await revocationsOf('schools', names.slow);
+    expect(notices.map((n) => n.lead_id)).toEqual([leadId]);
+    expect(notices[0].acknowledged).toBe(true);
+  });
+
+  it('the overdue list shows a notice whose buyer never acknowledges', async () => {
+    const cy = person();
+    const sold = await sellToEveryResult(b, ids.campDeaf, cy);
+    const added = runOps(['optout', 'add', '--phone', cy.personal.phone, '--received-at', '2026-10-01T09:00:00Z', '--reference', 'letter 42', '--json'], env);
+    expect(added.code).toBe(0);
+    expect(JSON.parse(added.stdout)).toMatchObject({ notices: 1, due_at: '2026-10-15T09:00:00.000Z' });
+    const overdue = await until('the overdue list to show the refused notice', async () => {
+      const status = runOps(['optout', 'status', '--overdue', '--json'], env);
+      expect(status.code).toBe(0);
+      const n = (JSON.parse(status.stdout) as Array<Record<string, unknown>>).find((x) => x.lead_id === sold.get(ids.oDeaf));
+      return n?.last_error === 'HTTP 503' ? n : undefined;
+    });
+    expect(overdue).toMatchObject({ buyer_kind: 'school', buyer_id: ids.deaf, overdue: true, due_at: '2026-10-15T09:00:00.000Z' });
+    expect(overdue.attempts).toBeGreaterThanOrEqual(1);
+    expect((await revocationsOf('schools', names.deaf)).length).toBe(1);
+    expect((await revocationsOf('schools', names.deaf)).every((n) => !n.acknowledged)).toBe(true);
+  });
+});
