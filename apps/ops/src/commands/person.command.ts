@@ -6,16 +6,32 @@ import { referenceArgument } from '../cli-arguments';
 import { CliError, EXIT } from '../cli-error';
 import { CliContext } from '../context';
 import { withDatabase } from '../database';
+import { optOutKeysOfArguments, PersonArguments } from '../opt-outs/opt-out-keys';
 import { deletePerson, SearchStates } from '../person/delete-person';
 import { deletionJson, deletionLines } from '../person/delete-person.format';
 import { deleteProgress } from '../person/delete-progress';
-import { PersonOptions, personIdentifiers } from '../person/person-identifiers';
 
 /** Scanning a month of search partitions and the leads the consent ledger does not hold may take minutes on a large database. */
 const LONG_STATEMENTS = { statementTimeoutMs: 10 * 60_000 };
 const REDIS_TIMEOUT_MS = 5000;
 
-const repeatable = (value: string, previous: string[] = []) => [...previous, value];
+/** Every value of an option given more than once (commander would keep the last): checked in the action, whose errors never repeat a value. */
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/**
+ * The person named by the options: a deletion request is recorded as one
+ * opt-out, which holds one email and one phone, so an option given twice is
+ * refused rather than one of its values dropped.
+ */
+function personOf(opts: { [K in keyof PersonArguments]?: string[] }): PersonArguments {
+  const one: PersonArguments = {};
+  for (const [option, key] of [['--email', 'email'], ['--phone', 'phone'], ['--hashed-email', 'hashedEmail'], ['--hashed-phone', 'hashedPhone']] as const) {
+    const values = opts[key] ?? [];
+    if (values.length > 1) throw new CliError(`${option} given ${values.length} times: one per request (run the command once per email or phone)`, EXIT.usage);
+    if (values.length === 1) one[key] = values[0];
+  }
+  return one;
+}
 
 /**
  * `person delete` (docs/deletion.md, docs/runbooks/deletion-request.md): a
@@ -29,16 +45,18 @@ export function registerPersonCommands(program: Command, ctx: CliContext): void 
   person
     .command('delete')
     .description("erase a person's contact data everywhere it is stored, keep a hashed suppression entry; safe to repeat")
-    .option('--email <email>', "the person's email (normalized and hashed as for duplicates)", repeatable)
-    .option('--phone <phone>', "the person's phone (10 US digits, any punctuation, optional +1)", repeatable)
-    .option('--hashed-email <sha256hex>', 'the SHA-256 of the normalized email', repeatable)
-    .option('--hashed-phone <sha256hex>', 'the SHA-256 of the 10 digits of the phone', repeatable)
+    .option('--email <email>', "the person's email (normalized and hashed as for duplicates)", collect)
+    .option('--phone <phone>', "the person's phone (10 US digits, any punctuation, optional +1)", collect)
+    .option('--hashed-email <sha256hex>', 'the SHA-256 of the normalized email', collect)
+    .option('--hashed-phone <sha256hex>', 'the SHA-256 of the 10 digits of the phone', collect)
     .option('--reference <text>', 'a reference of the request (a ticket number; never contact data), kept with it', referenceArgument)
     .option('--dry-run', 'count what would be erased, and change nothing')
     .option('--json', 'print JSON')
-    .action(async (opts: PersonOptions & { reference?: string; dryRun?: boolean; json?: boolean }) => {
-      const person = personIdentifiers(opts);
+    .action(async (opts: { [K in keyof PersonArguments]?: string[] } & { reference?: string; dryRun?: boolean; json?: boolean }) => {
+      const named = personOf(opts);
+      const person = optOutKeysOfArguments(named);
       if ('error' in person) throw new CliError(person.error, EXIT.usage);
+      const typed = { emails: named.email === undefined ? [] : [named.email], phones: named.phone === undefined ? [] : [named.phone] };
       const { url, keyPrefix } = ctx.redis();
       const states: SearchStates = {
         forget: (ids, dryRun) =>
@@ -54,7 +72,7 @@ export function registerPersonCommands(program: Command, ctx: CliContext): void 
         (ds) =>
           deletePerson(
             { erasure: new PersonErasure(ds), partitions: new PartitionStore(ds), optOuts: new OptOuts(ds), states, onProgress: (d, t) => progress.update(d, t) },
-            { ...person, reference: opts.reference ?? null, dryRun: opts.dryRun === true, now: new Date() },
+            { keys: person.keys, typed, reference: opts.reference ?? null, dryRun: opts.dryRun === true, now: new Date() },
           ),
         LONG_STATEMENTS,
       ).finally(() => progress.stop());

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { CONSENT_RECORD_FIELDS, contactValuesOf, holdsPerson, Lead, revocationDueAt } from '@lr/domain';
+import { CONSENT_RECORD_FIELDS, contactValuesOf, holdsPerson, Lead, OptOutKey, optOutRecord } from '@lr/domain';
 import { KEPT_DAY, LEGACY_DAY, OptOuts, PartitionStore, PersonErasure } from '@lr/persistence';
 import { erasedLead, erasedSearch, EvidenceOutcome } from './erase-records';
-import type { PersonIdentifiers } from './person-identifiers';
 
 /** The search states of Redis (the hot copies polls read), by search id. */
 export interface SearchStates {
@@ -19,7 +18,11 @@ export interface DeletePersonDeps {
   onProgress?: (done: number, total: number) => void;
 }
 
-export interface DeletePersonRequest extends PersonIdentifiers {
+export interface DeletePersonRequest {
+  /** The person's keys (libs/domain opt-outs: the duplicate keys' email and phone hashes). */
+  keys: OptOutKey[];
+  /** The raw values the operator typed, if any: looked for in free text too. */
+  typed: { emails: string[]; phones: string[] };
   /** The operator's reference (a ticket); never contact data. */
   reference: string | null;
   dryRun: boolean;
@@ -166,19 +169,9 @@ async function recordRequest(deps: DeletePersonDeps, req: DeletePersonRequest): 
   const earlier = await deps.erasure.deletionRequest(req.keys);
   if (earlier) return { id: earlier.id, receivedAt: earlier.receivedAt.toISOString(), recordedNow: false, suppressed: 0, notices: 0 };
   if (req.dryRun) return { id: null, receivedAt: null, recordedNow: false, suppressed: 0, notices: 0 };
-  const id = randomUUID();
-  const recorded = await deps.optOuts.record({
-    id,
-    receivedAt: req.now,
-    source: 'deletion',
-    affiliateId: null,
-    apiKeyId: null,
-    reference: req.reference,
-    keys: req.keys,
-    actor: 'operator',
-    dueAt: revocationDueAt(req.now),
-  });
-  return { id, receivedAt: req.now.toISOString(), recordedNow: true, suppressed: recorded.suppressed, notices: recorded.notices };
+  const record = optOutRecord({ id: randomUUID(), receivedAt: req.now, source: 'deletion', affiliateId: null, apiKeyId: null, reference: req.reference, keys: req.keys, actor: 'operator' });
+  const recorded = await deps.optOuts.record(record);
+  return { id: record.id, receivedAt: req.now.toISOString(), recordedNow: true, suppressed: recorded.suppressed, notices: recorded.notices };
 }
 
 /** A search partition's day as its rows carry it (`kept` and `legacy` have days of their own). */
