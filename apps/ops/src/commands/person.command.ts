@@ -59,12 +59,14 @@ export function registerPersonCommands(program: Command, ctx: CliContext): void 
       const typed = { emails: named.email === undefined ? [] : [named.email], phones: named.phone === undefined ? [] : [named.phone] };
       const { url, keyPrefix } = ctx.redis();
       const states: SearchStates = {
-        forget: (ids, dryRun) =>
-          withShortLivedRedis(url, { keyPrefix, timeoutMs: REDIS_TIMEOUT_MS }, (client) => {
-            const store = new SearchStateStore(client);
-            const keys = ids.map(searchStateKey);
-            return dryRun ? store.held(keys) : store.forget(keys);
-          }),
+        forget: async (ids, dryRun) =>
+          ids.length === 0
+            ? 0
+            : withShortLivedRedis(url, { keyPrefix, timeoutMs: REDIS_TIMEOUT_MS }, (client) => {
+                const store = new SearchStateStore(client);
+                const keys = ids.map(searchStateKey);
+                return dryRun ? store.held(keys) : store.forget(keys);
+              }),
       };
       const progress = deleteProgress(ctx.io);
       const report = await withDatabase(
