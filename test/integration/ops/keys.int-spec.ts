@@ -77,7 +77,7 @@ describe('ops keys', () => {
   it.each([
     [['--affiliate', randomUUID()], /unknown affiliate/],
     [['--affiliate', 'acme'], /--affiliate "acme": must be a UUID/],
-    [['--limit', 'polls=1/1'], /unknown endpoint "polls" \(endpoints: search, results, leads, dupe-check\)/],
+    [['--limit', 'polls=1/1'], /unknown endpoint "polls" \(endpoints: search, results, leads, dupe-check, opt-outs\)/],
     [['--limit', 'search=60'], /expected <endpoint>=<per-minute>\/<burst>/],
     [['--limit', 'search=0/10'], /between 1 and/],
     [['--limit', 'search=60/10', '--limit', 'search=30/5'], /limited twice/],
