@@ -21,3 +21,4 @@ export * from './submit';
 export * from './idempotency';
 export * from './ids/lead-ids';
 export * from './retention';
+export * from './returns';

@@ -11,6 +11,7 @@ import { DedupeKey } from './dedupe-key.entity';
 import { DeliveryAttempt } from './delivery-attempt.entity';
 import { IdempotencyKey } from './idempotency-key.entity';
 import { Lead } from './lead.entity';
+import { LeadReturn } from './lead-return.entity';
 import { Offer } from './offer.entity';
 import { Partner } from './partner.entity';
 import { ProcessedMessage } from './processed-message.entity';
@@ -36,6 +37,7 @@ export {
   DedupeKey,
   DeliveryAttempt,
   Lead,
+  LeadReturn,
   Offer,
   Partner,
   ProcessedMessage,
@@ -78,4 +80,5 @@ export const ENTITIES = [
   DedupeKey,
   DeliveryAttempt,
   IdempotencyKey,
+  LeadReturn,
 ];

@@ -18,3 +18,5 @@ export * from './partitions.repository';
 export * from './stored-result';
 export * from './lead-explain.repository';
 export * from './catalog-simulation.repository';
+export * from './lead-returns.repository';
+export * from './account-statement.repository';
