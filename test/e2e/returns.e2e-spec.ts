@@ -5,6 +5,7 @@ import { call, HttpAnswer } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey, issueSchoolKey, runOps } from '../support/ops';
 import { person, SubmitClient } from '../support/submit-flow';
+import { TcpProxy } from '../support/tcp-proxy';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
 
 const RETURNS = '/api/v1/buyer/returns';
@@ -16,7 +17,8 @@ const RETURNS = '/api/v1/buyer/returns';
  * status and statement show the reversal, the statement's totals exact and
  * equal to ops report's), the refusals in the contract's envelope, two
  * concurrent returns with one effect, a cap slot given back letting exactly
- * one more submit through, and another school's key learning nothing.
+ * one more submit through, another school's key learning nothing, and 503
+ * while PostgreSQL is away from a gateway (a second one, behind a TCP proxy).
  * Leads are direct posts of fresh people (no search needed).
  */
 describe('returns and statements (e2e)', () => {
@@ -31,6 +33,8 @@ describe('returns and statements (e2e)', () => {
   let schoolKey: string;
   let otherSchoolKey: string;
   let db: Client;
+  /** A second gateway reaches PostgreSQL through this proxy, so the last test can take PostgreSQL away from it. */
+  const postgres = new TcpProxy(5432);
 
   beforeAll(async () => {
     sandbox = await startApp('sandbox', env, 'live');
@@ -66,6 +70,7 @@ describe('returns and statements (e2e)', () => {
 
   afterAll(async () => {
     await stopAppsAndTopology(env);
+    await postgres.close();
     await db?.end();
   });
 
@@ -168,5 +173,24 @@ describe('returns and statements (e2e)', () => {
     expect(other.body).toEqual(none.body);
     expect(await returnRows(lead)).toEqual([]);
     expect((await giveBack(lead)).status).toBe(200);
+  });
+
+  it('PostgreSQL down: 503 UNAVAILABLE, retryable, nothing booked; the same return succeeds once it is back', async () => {
+    const lead = await sold();
+    await postgres.start();
+    const proxied = await startApp('gateway', { ...env, DATABASE_URL: TEST_DATABASE_URL.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${postgres.port}`) });
+    const giveBackVia = () => call(proxied.url, 'POST', RETURNS, { key: schoolKey, body: { svc_lead_id: lead, reason: 'wrong_number' } });
+    await postgres.cut();
+    try {
+      const down = await giveBackVia();
+      expect([down.status, down.body.code, down.body.retryable, down.headers.get('retry-after')]).toEqual([503, 'UNAVAILABLE', true, '1']);
+      expect(down.ms).toBeLessThan(2500);
+    } finally {
+      await postgres.restore();
+    }
+    expect(await returnRows(lead)).toEqual([]);
+    let back = await giveBackVia();
+    for (let i = 0; back.status === 503 && i < 50; i += 1) back = await new Promise<HttpAnswer>((r) => setTimeout(() => r(giveBackVia()), 100));
+    expect([back.status, back.body.svc_lead_id]).toEqual([200, lead]);
   });
 });
