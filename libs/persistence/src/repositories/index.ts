@@ -19,3 +19,5 @@ export * from './stored-result';
 export * from './lead-explain.repository';
 export * from './catalog-simulation.repository';
 export * from './opt-outs.repository';
+export * from './lead-returns.repository';
+export * from './account-statement.repository';
