@@ -5,9 +5,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { applyCatalog } from '../apps/ops/src/catalog/apply-catalog';
 import { CampaignOffer, eligibilityVerdict, Lead, ownRankKeys, searchOutcome } from '../libs/domain/src';
-import { CatalogRepository, createDataSource } from '../libs/persistence/src';
-import { migrateDatabase } from '../libs/persistence/src/migrate';
-import { adminSql } from './support/admin-sql';
+import { CatalogRepository } from '../libs/persistence/src';
+import { benchDatabaseUrl, dropBenchDatabase, freshBenchDatabase } from './support/bench-database';
 import { ROOT } from './support/app-process';
 import { benchCatalog } from './support/bench-catalog';
 import { benchLog as log, runBench } from './support/bench-main';
@@ -28,7 +27,7 @@ const SEARCHES = Number(process.env.SIMULATE_SEARCHES ?? 100_000);
 const PROFILES = 400;
 const SEED_BATCH = 20_000;
 const DATABASE_NAME = 'leadrouter_bench_simulate';
-const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE_NAME}`;
+const DATABASE_URL = benchDatabaseUrl(DATABASE_NAME);
 
 
 const STATES = ['TX', 'CA', 'FL', 'NY', 'NV', 'AZ'];
@@ -59,10 +58,7 @@ function decisionsOf(offers: readonly CampaignOffer[], lead: Lead, i: number, at
 }
 
 async function main(): Promise<void> {
-  await adminSql(`DROP DATABASE IF EXISTS ${DATABASE_NAME} WITH (FORCE)`);
-  await migrateDatabase(DATABASE_URL);
-  const ds = createDataSource({ url: DATABASE_URL, poolSize: 2, timeoutMs: 600_000 });
-  await ds.initialize();
+  const ds = await freshBenchDatabase(DATABASE_NAME);
   const dir = mkdtempSync(join(tmpdir(), 'lr-bench-simulate-'));
   try {
     const { catalog, affiliateId, campaignId } = benchCatalog('http://127.0.0.1:4100');
@@ -156,5 +152,5 @@ async function main(): Promise<void> {
 }
 
 runBench(main, async () => {
-  await adminSql(`DROP DATABASE IF EXISTS ${DATABASE_NAME} WITH (FORCE)`).catch(() => undefined);
+  await dropBenchDatabase(DATABASE_NAME).catch(() => undefined);
 });

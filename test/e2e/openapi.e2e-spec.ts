@@ -6,6 +6,7 @@ import { OptOutRequestDto } from '../../apps/gateway/src/opt-outs/opt-out-reques
 import { DupeCheckRequestDto } from '../../apps/gateway/src/pre-check/dupe-check-request.dto';
 import { LeadsRequestDto } from '../../apps/gateway/src/submit-lead/leads-request.dto';
 import { SearchRequestDto } from '../../apps/gateway/src/start-search/search-request.dto';
+import { ReturnRequestDto } from '../../apps/gateway/src/return-lead/return-request.dto';
 import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { testEnv, uniqueSuffix } from '../support/test-env';
@@ -64,13 +65,22 @@ const CONTRACT: ContractEndpoint[] = [
     answer: 'DupeCheckAnswer',
     request: { dto: DupeCheckRequestDto, required: [] },
   },
-  // Not in the contract (docs/submit.md): the decision of a submit, answered like a poll.
+  // Not in the contract (docs/submit.md): the decision of a submit, answered like a poll, and its return (docs/returns.md).
   {
     method: 'get',
     path: '/api/v1/engine/leads/{svc_lead_id}',
     success: [200],
     errors: [401, 403, 404, 429, 500, 503],
-    answer: 'SubmitAnswer',
+    answer: 'LeadStatusAnswer',
+  },
+  // The buyer API (docs/returns.md): a school returns a lead it bought, in the contract's envelope and error style.
+  {
+    method: 'post',
+    path: '/api/v1/buyer/returns',
+    success: [200],
+    errors: [400, 401, 403, 404, 409, 413, 429, 500, 503],
+    answer: 'ReturnAnswer',
+    request: { dto: ReturnRequestDto, required: ['svc_lead_id', 'reason'] },
   },
   // Not in the contract (docs/opt-outs.md): a consumer's request to stop, recorded for every affiliate.
   {
@@ -96,6 +106,9 @@ const ANSWER_FIELDS: Record<string, string[]> = {
   FormField: ['name', 'label', 'type', 'required', 'required_when', 'options'],
   FormFieldOption: ['value', 'label'],
   SubmitAnswer: ['code', 'status', 'reason', 'source', 'success', 'accepted', 'retryable', 'svc_lead_id', 'payout', 'message', 'disposition'],
+  LeadStatusAnswer: ['code', 'status', 'reason', 'success', 'accepted', 'retryable', 'svc_lead_id', 'payout', 'message', 'disposition', 'returned'],
+  ReturnAnswer: ['code', 'status', 'reason', 'success', 'retryable', 'svc_lead_id', 'returned'],
+  LeadReturn: ['at', 'reason'],
   DupeCheckAnswer: ['code', 'status', 'reason', 'success', 'retryable', 'duplicate_likely'],
   OptOutAnswer: ['code', 'status', 'reason', 'success', 'retryable', 'opt_out_id'],
   ErrorEnvelope: ['code', 'status', 'reason', 'retryable', 'retry_after_seconds', 'error'],
@@ -332,6 +345,7 @@ describe('OpenAPI document of the affiliate API (e2e)', () => {
     const nullable: Array<[string, string]> = [
       ['SubmitDisposition', 'decided_at'], ['SubmitDisposition', 'search_lead_id'], ['ResultEntry', 'campaign_id'], ['ResultEntry', 'expires_at'],
       ['ResultOffer', 'is_exclusive'], ['ResultOffer', 'tcpa_text'], ['ResultSchool', 'logo_url'], ['FormField', 'label'],
+      ['LeadStatusAnswer', 'returned'], ['ReturnRequest', 'note'],
     ];
     for (const [name, field] of nullable) expect([name, field, schema(name).properties[field].nullable]).toEqual([name, field, true]);
   });

@@ -25,7 +25,16 @@ export function applyCatalog(catalog: unknown, env: Record<string, string>): voi
 }
 
 export function issueKey(affiliateId: string, env: Record<string, string>, extra: string[] = []): { id: string; key: string } {
-  const r = runOps(['keys', 'issue', '--affiliate', affiliateId, ...extra], env);
+  return issued(['--affiliate', affiliateId, ...extra], env);
+}
+
+/** A school's key to the buyer API (docs/returns.md). */
+export function issueSchoolKey(schoolId: string, env: Record<string, string>, extra: string[] = []): { id: string; key: string } {
+  return issued(['--school', schoolId, ...extra], env);
+}
+
+function issued(args: string[], env: Record<string, string>): { id: string; key: string } {
+  const r = runOps(['keys', 'issue', ...args], env);
   if (r.code !== 0) throw new Error(`keys issue failed (${r.code}): ${r.stderr}`);
   return JSON.parse(r.stdout) as { id: string; key: string };
 }

@@ -9,7 +9,7 @@ import { DatabaseModule, postgresReadiness, REDIS_CLIENT, RedisModule, Repositor
 import { redisReadiness, TokenBucket } from '@lr/redis';
 import { ApiKeyCache } from './auth/api-key-cache';
 import { CatalogChanges } from './auth/catalog-changes';
-import { ApiKeyGuard } from './auth/api-key.guard';
+import { ApiKeyGuard, BuyerKeyGuard } from './auth/api-key.guard';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { PreCheckHandler } from './pre-check/pre-check.handler';
 import { PreCheck } from './pre-check/pre-check.usecase';
@@ -28,6 +28,8 @@ import { SearchStore } from './poll-results/search-store';
 import { StartSearchHandler } from './start-search/start-search.handler';
 import { StartSearch } from './start-search/start-search.usecase';
 import { IdempotentRequests } from './idempotency/idempotent-requests';
+import { ReturnLeadHandler } from './return-lead/return-lead.handler';
+import { ReturnLead } from './return-lead/return-lead.usecase';
 
 @Module({})
 export class GatewayModule {
@@ -50,11 +52,12 @@ export class GatewayModule {
             [postgresReadiness(ds), redisReadiness(redis), amqpReadiness(amqp)].map((c) => deps.readiness(c)),
         }),
       ],
-      controllers: [StartSearchHandler, PollResultsHandler, SubmitLeadHandler, LeadStatusHandler, PreCheckHandler, OptOutsHandler],
+      controllers: [StartSearchHandler, PollResultsHandler, SubmitLeadHandler, LeadStatusHandler, PreCheckHandler, OptOutsHandler, ReturnLeadHandler],
       providers: [
         CatalogChanges,
         ApiKeyCache,
         ApiKeyGuard,
+        BuyerKeyGuard,
         RateLimitGuard,
         SearchStore,
         CampaignOwners,
@@ -64,6 +67,7 @@ export class GatewayModule {
         RecordOptOut,
         SubmitLead,
         LeadStatus,
+        ReturnLead,
         IdempotentRequests,
         { provide: TokenBucket, inject: [REDIS_CLIENT], useFactory: (redis: Redis) => new TokenBucket(redis) },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },

@@ -7,8 +7,12 @@ import { answerClientError, answerConnect, answerFrameworkError } from './http/c
 import { installJsonBodyParser } from './http/json-body';
 import { serveOpenApi } from './openapi/setup';
 import { installPollFastPath } from './poll-results/poll-fast-path';
+import { BUYER_RETURNS_BODY_LIMIT, BUYER_RETURNS_PATH } from './return-lead/return-lead.handler';
 
-/** The only public HTTP surface: the affiliate API of ../shared/spec/affiliate-api.md. */
+/** Routes with a body limit of their own (the contract: the pre-check's 16 KB; the opt-out intake's, docs/opt-outs.md; the buyer API's returns, docs/returns.md). */
+const BODY_LIMITS: Record<string, number> = { [DUPE_CHECK_PATH]: DUPE_CHECK_BODY_LIMIT, [OPT_OUTS_PATH]: OPT_OUTS_BODY_LIMIT, [BUYER_RETURNS_PATH]: BUYER_RETURNS_BODY_LIMIT };
+
+/** The only public HTTP surface: the affiliate API of ../shared/spec/affiliate-api.md, and the buyer API of docs/returns.md. */
 async function main(): Promise<void> {
   const config = loadConfig('gateway');
   await startHttpApp(GatewayModule.forRoot(config), config, {
@@ -26,10 +30,10 @@ async function main(): Promise<void> {
       fastify.server.on('connect', answerConnect);
       // Polls skip Nest's router, through the same guards, handler and error filter (results/poll-fast-path.ts).
       installPollFastPath(app);
-      // The pre-check's own limit (contract: body at most 16 KB), and the opt-out intake's, set on their routes before Nest registers them.
+      // The pre-check's own limit (contract: body at most 16 KB), the opt-out intake's and the returns', set on their routes before Nest registers them.
       fastify.addHook('onRoute', (route) => {
-        if (route.url === DUPE_CHECK_PATH) route.bodyLimit = DUPE_CHECK_BODY_LIMIT;
-        if (route.url === OPT_OUTS_PATH) route.bodyLimit = OPT_OUTS_BODY_LIMIT;
+        const limit = BODY_LIMITS[route.url];
+        if (limit !== undefined) route.bodyLimit = limit;
       });
       // The contract as OpenAPI 3: /docs (Swagger UI) and /docs-json, open to anyone (docs/openapi.md).
       serveOpenApi(app, GatewayModule);

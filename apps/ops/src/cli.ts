@@ -11,12 +11,14 @@ import { registerOptOutCommands } from './commands/opt-out.command';
 import { registerPersonCommands } from './commands/person.command';
 import { registerReportCommands } from './commands/report.command';
 import { registerRetentionCommands } from './commands/retention.command';
+import { registerReturnsCommands } from './commands/returns.command';
+import { registerStatementCommands } from './commands/statement.command';
 import { registerStorageCommands } from './commands/storage.command';
 import { CliContext } from './context';
 import { CliIo, processIo } from './io';
 
 /** Each command group registers itself; a new group is one file in commands/ and one line here. */
-const COMMAND_GROUPS = [registerDbCommands, registerCatalogCommands, registerKeysCommands, registerLeadCommands, registerReportCommands, registerDlqCommands, registerDeliveriesCommands, registerRetentionCommands, registerStorageCommands, registerConsentCommands, registerOptOutCommands, registerPersonCommands];
+const COMMAND_GROUPS = [registerDbCommands, registerCatalogCommands, registerKeysCommands, registerLeadCommands, registerReportCommands, registerDlqCommands, registerDeliveriesCommands, registerRetentionCommands, registerStorageCommands, registerConsentCommands, registerOptOutCommands, registerReturnsCommands, registerStatementCommands, registerPersonCommands];
 
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('ops')

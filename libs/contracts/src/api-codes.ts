@@ -27,6 +27,8 @@ export const API_CODES = [
   'RATE_LIMITED',
   'INTERNAL_ERROR',
   'UNAVAILABLE',
+  'ALREADY_RETURNED',
+  'RETURN_WINDOW_CLOSED',
 ] as const;
 export type ApiCode = (typeof API_CODES)[number];
 
@@ -43,8 +45,13 @@ export interface ApiEnvelope {
   [extra: string]: unknown;
 }
 
-/** The contract's four endpoints and the additive opt-out intake, named as the operator CLI names them (`--limit search=60/10`). */
-export const ENDPOINTS = ['search', 'results', 'leads', 'dupe-check', 'opt-outs'] as const;
+/**
+ * The endpoints with a rate-limit budget, named as the operator CLI names them
+ * (`--limit search=60/10`): the contract's four and the additive opt-out
+ * intake, called with an affiliate's key, and the buyer API's `returns`,
+ * called with a school's key (docs/returns.md).
+ */
+export const ENDPOINTS = ['search', 'results', 'leads', 'dupe-check', 'opt-outs', 'returns'] as const;
 export type EndpointName = (typeof ENDPOINTS)[number];
 
 export interface RateLimit {
@@ -52,7 +59,7 @@ export interface RateLimit {
   burst: number;
 }
 
-/** The contract's Limits table. A key may override any of these (api_keys.limits). */
+/** The contract's Limits table, and the buyer API's. A key may override any of these (api_keys.limits). */
 export const DEFAULT_RATE_LIMITS: Record<EndpointName, RateLimit> = {
   search: { perMinute: 60, burst: 10 },
   results: { perMinute: 600, burst: 600 },
@@ -60,6 +67,11 @@ export const DEFAULT_RATE_LIMITS: Record<EndpointName, RateLimit> = {
   'dupe-check': { perMinute: 30, burst: 10 },
   // Not in the contract's table (an additive endpoint): a consumer's "stop" arrives one at a time, or in a batch an affiliate replays.
   'opt-outs': { perMinute: 120, burst: 60 },
+  returns: { perMinute: 60, burst: 20 },
 };
+
+/** The endpoints each kind of key may call: an affiliate's the contract's and the opt-out intake, a school's the buyer API's. */
+export const AFFILIATE_ENDPOINTS: readonly EndpointName[] = ['search', 'results', 'leads', 'dupe-check', 'opt-outs'];
+export const BUYER_ENDPOINTS: readonly EndpointName[] = ['returns'];
 
 export const MAX_ACCEPTED_SUBMISSIONS = 3;

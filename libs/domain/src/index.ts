@@ -22,3 +22,4 @@ export * from './idempotency';
 export * from './ids/lead-ids';
 export * from './retention';
 export * from './opt-outs';
+export * from './returns';

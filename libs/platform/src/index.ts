@@ -6,3 +6,4 @@ export * from './campaign-catalog';
 export * from './http/post-json';
 export * from './search-state.publisher';
 export * from './consent-chainer';
+export * from './return-lead';

@@ -54,7 +54,7 @@ describe('ops keys', () => {
     expect(JSON.stringify(rows[0])).not.toContain(issued.key.slice(8));
 
     const found = await new ApiKeyRepository(ds).findByHash(sha256(issued.key));
-    expect(found).toEqual({ id: issued.id, affiliateId, affiliateStatus: 'active', expiresAt: null, revokedAt: null, limits: {} });
+    expect(found).toEqual({ id: issued.id, affiliateId, schoolId: null, affiliateStatus: 'active', expiresAt: null, revokedAt: null, limits: {} });
   });
 
   it('issue parses --limit (repeatable) and --expires-at', async () => {
@@ -77,7 +77,7 @@ describe('ops keys', () => {
   it.each([
     [['--affiliate', randomUUID()], /unknown affiliate/],
     [['--affiliate', 'acme'], /--affiliate "acme": must be a UUID/],
-    [['--limit', 'polls=1/1'], /unknown endpoint "polls" \(endpoints: search, results, leads, dupe-check\)/],
+    [['--limit', 'polls=1/1'], /unknown endpoint "polls" \(endpoints: search, results, leads, dupe-check, opt-outs\)/],
     [['--limit', 'search=60'], /expected <endpoint>=<per-minute>\/<burst>/],
     [['--limit', 'search=0/10'], /between 1 and/],
     [['--limit', 'search=60/10', '--limit', 'search=30/5'], /limited twice/],
@@ -98,6 +98,49 @@ describe('ops keys', () => {
     const run = await ops('keys', 'issue');
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/required option '--affiliate <uuid>' not specified/);
+  });
+
+  describe("a school's key (the buyer API: docs/returns.md)", () => {
+    let schoolId: string;
+    beforeAll(async () => {
+      schoolId = randomUUID();
+      expect((await applyCatalog(ds, { schools: [{ id: schoolId, name: 'Keys school' }] })).ok).toBe(true);
+    });
+
+    it('issue --school stores a key of the school (no affiliate) with its own endpoint\'s limit; list --school shows it', async () => {
+      const run = await ops('keys', 'issue', '--school', schoolId, '--limit', 'returns=120/30');
+      expect([run.code, run.stderr]).toEqual([0, '']);
+      const issued = JSON.parse(run.stdout);
+      expect(Object.keys(issued)).toEqual(['id', 'key']);
+      expect(await new ApiKeyRepository(ds).findByHash(sha256(issued.key))).toEqual({
+        id: issued.id, affiliateId: null, schoolId, affiliateStatus: null, expiresAt: null, revokedAt: null, limits: { returns: { perMinute: 120, burst: 30 } },
+      });
+      const listed = await ops('keys', 'list', '--school', schoolId);
+      expect(JSON.parse(listed.stdout)).toEqual({
+        id: issued.id, school_id: schoolId, prefix: issued.key.slice(0, 8), state: 'active', created_at: expect.any(String), expires_at: null, revoked_at: null,
+        limits: { returns: { per_minute: 120, burst: 30 } },
+      });
+    });
+
+    it.each([
+      [['--school', randomUUID()], 1, /unknown school/],
+      [['--school', 'northfield'], 1, /--school "northfield": must be a UUID/],
+      [['--limit', 'search=1/1'], 1, /unknown endpoint "search" \(endpoints: returns\)/],
+      [['--affiliate', randomUUID()], 2, /cannot be used together/],
+    ])('issue refuses %j, issuing nothing', async (args, code, message) => {
+      const argv = args[0] === '--school' ? args : ['--school', schoolId, ...args];
+      const before = await ds.query('SELECT count(*)::int AS n FROM api_keys WHERE school_id = $1', [schoolId]);
+      const run = await ops('keys', 'issue', ...argv);
+      expect([run.code, run.stdout]).toEqual([code, '']);
+      expect(run.stderr).toMatch(message);
+      expect(await ds.query('SELECT count(*)::int AS n FROM api_keys WHERE school_id = $1', [schoolId])).toEqual(before);
+    });
+
+    it("an affiliate's key takes no limit of the buyer API", async () => {
+      const run = await ops('keys', 'issue', '--affiliate', keylessAffiliateId, '--limit', 'returns=1/1');
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/unknown endpoint "returns" \(endpoints: search, results, leads, dupe-check, opt-outs\)/);
+    });
   });
 
   it('revoke sets revoked_at once; the key is then found revoked', async () => {
@@ -160,7 +203,7 @@ describe('ops keys', () => {
       expect(run.stdout).not.toContain(k.key);
       expect(run.stdout).not.toContain(sha256(k.key));
     }
-    expect(await listApiKeys(ds, owner, new Date('2033-01-01T00:00:00Z'))).toEqual([
+    expect(await listApiKeys(ds, { affiliateId: owner }, new Date('2033-01-01T00:00:00Z'))).toEqual([
       expect.objectContaining({ id: a.id, state: 'active' }),
       expect.objectContaining({ id: b.id, state: 'revoked' }),
     ]);

@@ -12,12 +12,14 @@ import {
   leadDedupeKeys,
   leadHashes,
   offersSoldToPerson,
+  optOutKeysOf,
+  optOutRecord,
   type SaleFacts,
   sha256Hex,
   slotKey,
   soldWithinWindow,
 } from '@lr/domain';
-import { CatalogRepository, createDataSource, DedupeIndex, type PreCheckScope, SaleLedger, SearchRepository } from '@lr/persistence';
+import { CatalogRepository, createDataSource, DedupeIndex, OptOuts, type PreCheckScope, SaleLedger, SearchRepository } from '@lr/persistence';
 import { appendResults } from '../../support/stored-results';
 import { TEST_DATABASE_URL } from '../../support/test-env';
 
@@ -361,7 +363,7 @@ describe('dupe-check queries', () => {
     const unstored = await ledger.saleFacts({ groupId: null, slots: slotsOf(offersB, now), keys: [], offerIds: offersB.map((o) => o.offerId), optOutKeys: [] });
     expect([fullOf(offersB, unstored, now), unstored.lastSales, unstored.liveSales]).toEqual([new Set([ids.shared]), new Map(), []]);
     // Nothing to check and no group: nothing found. (No round trip at all is now the caller's: a search with no candidate offers reads no facts.)
-    expect(await ledger.saleFacts({ groupId: null, slots: [], keys, offerIds: [], optOutKeys: [] })).toEqual({ liveSales: [], capUsage: new Map(), lastSales: new Map() });
+    expect(await ledger.saleFacts({ groupId: null, slots: [], keys, offerIds: [], optOutKeys: [] })).toEqual({ liveSales: [], capUsage: new Map(), lastSales: new Map(), suppressed: false });
   });
 
   it('SearchRepository.partnerAnswerContext: a partner answer reads the same facts with the search, by its stored person keys and the offers\' windows', async () => {
@@ -413,7 +415,14 @@ describe('dupe-check queries', () => {
     // A call that took its answer reads no facts (not even the caps' usage a pending call reads); an unknown call reads nothing.
     expect(ctx!.facts.capUsage.get(slotKey(sharedSlot))).toBe(3);
     const answered = await context(await store(keys, 'answered'));
-    expect([answered!.pending, answered!.shown, answered!.facts]).toEqual([false, [], { liveSales: [], capUsage: new Map(), lastSales: new Map() }]);
+    expect([answered!.pending, answered!.shown, answered!.facts]).toEqual([false, [], { liveSales: [], capUsage: new Map(), lastSales: new Map(), suppressed: false }]);
     expect(await context(searchId, randomUUID())).toBeUndefined();
+
+    // Once the person opts out (by their phone), a pending answer reads them suppressed, as the sale facts do.
+    expect(ctx!.facts.suppressed).toBe(false);
+    const phone = optOutKeysOf({ phone: p.personal!.phone });
+    await new OptOuts(ds).record(optOutRecord({ id: randomUUID(), receivedAt: now, source: 'operator', affiliateId: null, apiKeyId: null, reference: null, keys: phone, actor: 'operator' }));
+    expect((await context(searchId))!.facts.suppressed).toBe(true);
+    expect((await ledger.saleFacts({ groupId: null, slots: [], keys: [], offerIds: [], optOutKeys: optOutKeysOf({ phone: `+1 ${p.personal!.phone}` }) })).suppressed).toBe(true);
   });
 });

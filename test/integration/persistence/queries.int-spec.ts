@@ -35,6 +35,7 @@ describe('persistence queries', () => {
     expect(await new ApiKeyRepository(ds).findByHash(hashApiKey(rawKey))).toEqual({
       id: keyId,
       affiliateId,
+      schoolId: null,
       affiliateStatus: 'active',
       expiresAt: new Date('2040-01-01T00:00:00Z'),
       revokedAt: null,

@@ -3,6 +3,7 @@ import { MESSAGE_TYPES, RevocationRequestedV1 } from '@lr/contracts';
 import { AmqpConnection } from '@lr/messaging';
 import { gauge, PeriodicReading } from '@lr/observability';
 import { OptOuts } from '@lr/persistence';
+import { OPT_OUT_SOURCES } from '@lr/domain';
 
 /** How often each delivery replica relays new notices: the outbox's partial index is empty between opt-outs. */
 export const REVOCATION_RELAY_INTERVAL_MS = 2_000;
@@ -11,6 +12,7 @@ const BATCH = 200;
 const GAUGE_EVERY = Math.round(15_000 / REVOCATION_RELAY_INTERVAL_MS);
 
 const open = gauge('delivery_revocation_notices_open', 'Revocation notices not yet acknowledged by their buyer, read from PostgreSQL every 15 s');
+const recorded = gauge('delivery_opt_outs_recorded_last_day', 'Opt-outs recorded in the last 24 hours, by source (affiliate, operator, deletion), read every 15 s', ['source']);
 const overdue = gauge('delivery_revocation_notices_overdue', 'Revocation notices past their ten-business-day deadline and not acknowledged, read every 15 s');
 
 /**
@@ -61,6 +63,7 @@ export class RevocationRelay implements OnApplicationBootstrap, OnModuleDestroy 
       const counts = await this.optOuts.counts();
       open.set(counts.open);
       overdue.set(counts.overdue);
+      for (const source of OPT_OUT_SOURCES) recorded.set({ source }, counts.recordedLastDay[source] ?? 0);
     }
     const late = await this.optOuts.addLateNotices();
     if (late > 0) this.log.log({ msg: 'revocation notices added for leads accepted after an opt-out', notices: late });

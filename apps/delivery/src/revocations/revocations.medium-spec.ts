@@ -149,6 +149,11 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
     expect(after).toMatchObject({ acknowledged_at: null, attempts: 2, last_error: 'HTTP 503', sending_until: null });
     const overdue = await optOuts.open(new Date(), 10_000);
     expect(overdue.find((n) => n.id === notice.id)).toMatchObject({ leadId: lead, buyerKind: 'school', attempts: 2, lastError: 'HTTP 503' });
+    const counts = await optOuts.counts();
+    expect(counts.overdue).toBeGreaterThanOrEqual(1);
+    expect(counts.open).toBeGreaterThanOrEqual(counts.overdue);
+    expect(counts.recordedLastDay.operator).toBeGreaterThanOrEqual(1);
+    expect(counts.recordedLastDay.affiliate).toBeUndefined();
   });
 
   it('a notice held by another sender is left to it, and queued again once its hold lapses; one whose buyer has no channel waits for an operator', async () => {

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { hashApiKey } from '@lr/persistence';
+import { ApiKeyRecord, hashApiKey } from '@lr/persistence';
 import { ApiError } from '../http/api-error';
 import { ApiKeyCache } from './api-key-cache';
 import { REFUSAL } from '@lr/domain';
@@ -34,24 +34,51 @@ export function presentedKeys(rawHeaders: string[]): { keys: string[]; sent: boo
  * Authentication (contract: Authentication). Keys are stored only as SHA-256
  * hashes; an unknown, revoked or expired key is AUTH_INVALID, and so are two
  * different keys on one request. Checked on every call (keys are cached for a
- * second, and a revocation clears them at once: see ApiKeyCache).
+ * second, and a revocation clears them at once: see ApiKeyCache). Returns the
+ * key; whose it must be is the guard's.
  */
+async function authenticate(ctx: ExecutionContext, keys: ApiKeyCache): Promise<{ req: FastifyRequest; key: ApiKeyRecord }> {
+  const req = ctx.switchToHttp().getRequest<FastifyRequest>();
+  const { keys: presented, sent } = presentedKeys(req.raw.rawHeaders);
+  if (presented.length === 0) throw sent ? ApiError.authInvalid() : ApiError.authRequired();
+  // Two different keys: which one is meant is a guess, and guessing is how a request passes as someone else.
+  if (presented.length > 1) throw ApiError.of(REFUSAL.severalKeys);
+  const raw = presented[0];
+  if (raw.length > 256) throw ApiError.authInvalid();
+  const key = await keys.find(hashApiKey(raw));
+  if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) throw ApiError.authInvalid();
+  return { req, key };
+}
+
+/** A guard of one API: authenticates the key, then admits it when it is of the API's kind (else 403 key_not_permitted). */
 @Injectable()
-export class ApiKeyGuard implements CanActivate {
+abstract class KeyGuard implements CanActivate {
   constructor(private readonly keys: ApiKeyCache) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
-    const req = ctx.switchToHttp().getRequest<FastifyRequest>();
-    const { keys, sent } = presentedKeys(req.raw.rawHeaders);
-    if (keys.length === 0) throw sent ? ApiError.authInvalid() : ApiError.authRequired();
-    // Two different keys: which one is meant is a guess, and guessing is how a request passes as someone else.
-    if (keys.length > 1) throw ApiError.of(REFUSAL.severalKeys);
-    const raw = keys[0];
-    if (raw.length > 256) throw ApiError.authInvalid();
-    const key = await this.keys.find(hashApiKey(raw));
-    if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) throw ApiError.authInvalid();
+    const { req, key } = await authenticate(ctx, this.keys);
+    this.admit(req, key);
+    return true;
+  }
+
+  protected abstract admit(req: FastifyRequest, key: ApiKeyRecord): void;
+}
+
+/** The affiliate API's guard: an affiliate's key, its account active. A school's key is not permitted here (403). */
+@Injectable()
+export class ApiKeyGuard extends KeyGuard {
+  protected admit(req: FastifyRequest, key: ApiKeyRecord): void {
+    if (key.affiliateId === null) throw ApiError.forbidden(REFUSAL.keyNotPermitted);
     if (key.affiliateStatus !== 'active') throw ApiError.forbidden(REFUSAL.affiliatePaused);
     req.principal = { keyId: key.id, affiliateId: key.affiliateId, limits: key.limits ?? {} };
-    return true;
+  }
+}
+
+/** The buyer API's guard (docs/returns.md): a school's key. An affiliate's key is not permitted here (403). */
+@Injectable()
+export class BuyerKeyGuard extends KeyGuard {
+  protected admit(req: FastifyRequest, key: ApiKeyRecord): void {
+    if (key.schoolId === null) throw ApiError.forbidden(REFUSAL.keyNotPermitted);
+    req.buyer = { keyId: key.id, schoolId: key.schoolId, limits: key.limits ?? {} };
   }
 }

@@ -7,8 +7,16 @@ export interface Principal {
   limits: Partial<Record<EndpointName, RateLimit>>;
 }
 
+/** Who is calling the buyer API (docs/returns.md): the API key and the school it belongs to (set by BuyerKeyGuard). */
+export interface BuyerPrincipal {
+  keyId: string;
+  schoolId: string;
+  limits: Partial<Record<EndpointName, RateLimit>>;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
+    buyer?: BuyerPrincipal;
   }
 }

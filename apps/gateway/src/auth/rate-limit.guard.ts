@@ -36,7 +36,7 @@ export function readAlongValue<T>(req: FastifyRequest): T | undefined {
 }
 
 /**
- * The contract's per-key, per-endpoint budget (Limits). Runs after ApiKeyGuard;
+ * The contract's per-key, per-endpoint budget (Limits). Runs after ApiKeyGuard (or BuyerKeyGuard);
  * every authenticated call counts, test calls and refused ones included.
  */
 @Injectable()
@@ -51,9 +51,10 @@ export class RateLimitGuard implements CanActivate {
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const endpoint = this.reflector.get<EndpointName | undefined>(ENDPOINT_KEY, ctx.getHandler());
     const req = ctx.switchToHttp().getRequest<FastifyRequest>();
-    if (!endpoint || !req.principal) return true;
-    const limit = req.principal.limits[endpoint] ?? DEFAULT_RATE_LIMITS[endpoint];
-    const bucketKey = `${req.principal.keyId}:${endpoint}`;
+    const caller = req.principal ?? req.buyer;
+    if (!endpoint || !caller) return true;
+    const limit = caller.limits[endpoint] ?? DEFAULT_RATE_LIMITS[endpoint];
+    const bucketKey = `${caller.keyId}:${endpoint}`;
     const readAlong = this.reflector.get<ReadAlong<unknown> | undefined>(READ_ALONG_KEY, ctx.getHandler());
     const decision = readAlong
       ? await this.deps.call('redis', async () => {

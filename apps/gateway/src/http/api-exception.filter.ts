@@ -6,9 +6,9 @@ import { ApiError } from './api-error';
 import { DependencyFailure } from './dependencies';
 import { REFUSAL } from '@lr/domain';
 
-/** The contract's routes and their one method: any other method answers 405 (not 404). */
+/** The contract's routes (and the buyer API's) and their one method: any other method answers 405 (not 404). */
 export function allowedMethods(path: string): string | undefined {
-  if (/^\/api\/v1\/engine\/(search|leads|dupe-check|opt-outs)$/.test(path)) return 'POST';
+  if (/^\/api\/v1\/engine\/(search|leads|dupe-check|opt-outs)$/.test(path) || path === '/api/v1/buyer/returns') return 'POST';
   if (/^\/api\/v1\/engine\/(results|leads)\/[^/]+$/.test(path)) return 'GET';
   return undefined;
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { pendingDecision, REFUSAL, submitAnswer, SubmitAnswerBody } from '@lr/domain';
+import { leadStatusAnswer, LeadStatusBody, pendingDecision, REFUSAL } from '@lr/domain';
 import { decisionOf, LeadRepository } from '@lr/persistence';
 import type { Principal } from '../auth/principal';
 import { ApiError } from '../http/api-error';
@@ -11,7 +11,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * The current decision of a submit, in the submit answer's shape (an addition
  * to the contract): the stored lead, or, for a submit answered PENDING that
- * is not stored yet, PENDING. Another affiliate's lead is as unknown as a
+ * is not stored yet, PENDING; with `returned`, the school's return of the
+ * lead or null (docs/returns.md). Another affiliate's lead is as unknown as a
  * missing one (404).
  */
 @Injectable()
@@ -22,14 +23,14 @@ export class LeadStatus {
     private readonly pendingLeads: PendingLeads,
   ) {}
 
-  async run(principal: Principal, id: string): Promise<SubmitAnswerBody> {
+  async run(principal: Principal, id: string): Promise<LeadStatusBody> {
     if (!UUID.test(id)) throw ApiError.of(REFUSAL.leadNotFound);
     const leadId = id.toLowerCase();
-    const lead = await this.deps.call('postgres', () => this.leads.find(leadId));
-    if (lead && lead.affiliateId === principal.affiliateId) return submitAnswer(decisionOf(lead)).body;
+    const found = await this.deps.call('postgres', () => this.leads.findWithReturn(leadId));
+    if (found && found.lead.affiliateId === principal.affiliateId) return leadStatusAnswer(decisionOf(found.lead), found.returned);
     // Answered PENDING, and not stored yet: it is pending, not unknown.
-    const pending = !lead ? await this.pendingLeads.find(leadId, principal.affiliateId) : undefined;
-    if (pending) return submitAnswer(pendingDecision(pending.leadId, pending.offerId, pending.resultId, pending.searchId, pending.isTest)).body;
+    const pending = !found ? await this.pendingLeads.find(leadId, principal.affiliateId) : undefined;
+    if (pending) return leadStatusAnswer(pendingDecision(pending.leadId, pending.offerId, pending.resultId, pending.searchId, pending.isTest), null);
     throw ApiError.of(REFUSAL.leadNotFound);
   }
 }

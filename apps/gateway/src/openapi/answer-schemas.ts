@@ -14,7 +14,18 @@ import {
 import type { DupeCheckAnswer } from '../pre-check/pre-check.usecase';
 import type { OptOutAnswer } from '../opt-outs/record-opt-out.usecase';
 import type { FieldProblem } from '../http/validation';
-import { DUPE_CHECK_NOT_AVAILABLE, OFFER_TYPES, OfferType, OK, SUBMIT, type SubmitAnswerBody, type SubmitDisposition } from '@lr/domain';
+import {
+  DUPE_CHECK_NOT_AVAILABLE,
+  type LeadStatusBody,
+  OFFER_TYPES,
+  OfferType,
+  OK,
+  RETURNED,
+  type ReturnAnswerBody,
+  SUBMIT,
+  type SubmitAnswerBody,
+  type SubmitDisposition,
+} from '@lr/domain';
 import type { SearchAnswer } from '../poll-results/search-envelope';
 import { ERROR_CODES, ERROR_DETAILS, SUBMIT_CODES, type SubmitCode } from './catalog-codes';
 import { ApiSchemaWith } from './schema-keywords';
@@ -161,6 +172,31 @@ export class SubmitAnswerSchema implements SubmitAnswerBody {
   @ApiProperty({ type: SubmitDispositionSchema }) disposition: SubmitDispositionSchema;
   @ApiPropertyOptional({ enum: [false], description: 'Test leads only.' }) submitted?: false;
   @ApiPropertyOptional({ enum: [true], description: 'Test leads only.' }) test_lead?: true;
+}
+
+@ApiSchema({ name: 'LeadReturn', description: 'A return of the lead by the school that bought it (docs/returns.md).' })
+class LeadReturnSchema {
+  @ApiProperty({ format: 'date-time', description: 'When the return was booked.' }) at: string;
+  @ApiProperty({ example: 'wrong_number', description: 'The school’s reason code, one of the offer’s.' }) reason: string;
+}
+
+@ApiSchema({
+  name: 'LeadStatusAnswer',
+  description: 'The submit answer as it stands, and `returned`: the school’s return of the lead, or null when it was not returned.',
+})
+export class LeadStatusAnswerSchema extends SubmitAnswerSchema implements LeadStatusBody {
+  @ApiProperty({ type: LeadReturnSchema, nullable: true, description: 'Null while the lead is not returned.' }) returned: LeadReturnSchema | null;
+}
+
+@ApiSchema({ name: 'ReturnAnswer', description: 'The return was booked: the payout and the price of the lead are reversed.' })
+export class ReturnAnswerSchema implements ReturnAnswerBody {
+  @ApiProperty({ enum: [RETURNED.code] }) code: 'OK';
+  @ApiProperty({ enum: [RETURNED.status] }) status: 'accepted';
+  @ApiProperty({ example: RETURNED.reason, description: 'Short sentence-case explanation.' }) reason: string;
+  @ApiProperty({ enum: [true] }) success: true;
+  @ApiProperty({ enum: [false] }) retryable: false;
+  @ApiProperty({ format: 'uuid', description: 'The lead returned.' }) svc_lead_id: string;
+  @ApiProperty({ type: LeadReturnSchema }) returned: LeadReturnSchema;
 }
 
 @ApiSchema({ name: 'DupeCheckAnswer', description: 'True means a submit would very likely be refused as `DUPLICATE`; false is no promise.' })

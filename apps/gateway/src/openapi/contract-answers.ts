@@ -8,10 +8,11 @@ import type { SchemaObject } from './lead-schemas';
 /** The security schemes of the contract's Authentication section, as named in the document. */
 export const BEARER_SCHEME = 'bearer';
 export const API_KEY_SCHEME = 'api-key';
-/** The one tag of the document's operations. */
+/** The tags of the document's operations: the contract's affiliate API, and the buyer API of schools (docs/returns.md). */
 export const AFFILIATE_API_TAG = 'Affiliate API';
+export const BUYER_API_TAG = 'Buyer API';
 
-export type ContractOperation = 'search' | 'results' | 'leads' | 'lead-status' | 'dupe-check' | 'opt-outs';
+export type ContractOperation = 'search' | 'results' | 'leads' | 'lead-status' | 'dupe-check' | 'opt-outs' | 'returns';
 
 /** One error status of an endpoint: the codes its envelope carries, and the contract's condition. */
 export interface ContractError {
@@ -40,6 +41,7 @@ const UNAVAILABLE: ContractError = {
 };
 const forbidden = (condition: string): ContractError => ({ codes: ['FORBIDDEN'], text: `\`FORBIDDEN\`: ${condition}.` });
 const PAUSED = 'the key’s account is paused (`error` `affiliate_paused`)';
+const SCHOOL_KEY = 'the key is a school’s, for the buyer API (`error` `key_not_permitted`)';
 
 /**
  * The error statuses each endpoint answers, with their codes and condition, as
@@ -57,14 +59,14 @@ export const CONTRACT_ERRORS: Record<ContractOperation, Record<number, ContractE
       text: "`REQUIRED_FIELD_MISSING` or `INVALID_FIELD` (the field is named in `field` and `reason`; every problem under `errors`); `NOT_FOUND` when the campaign is not active or not the caller's; `MALFORMED_REQUEST` for a body that is empty, not JSON or not a JSON object.",
     },
     401: AUTH,
-    403: forbidden(`\`svc_affiliate_id\` is not the key's affiliate (\`error\` \`affiliate_mismatch\`), the lead was already submitted, or ${PAUSED}`),
+    403: forbidden(`\`svc_affiliate_id\` is not the key's affiliate (\`error\` \`affiliate_mismatch\`), the lead was already submitted, ${PAUSED}, or ${SCHOOL_KEY}`),
     429: RATE_LIMITED,
     500: INTERNAL,
     503: UNAVAILABLE,
   },
   results: {
     401: AUTH,
-    403: forbidden(`campaign or offer not the caller's (\`error\` \`campaign_not_owned\`), or ${PAUSED}`),
+    403: forbidden(`campaign or offer not the caller's (\`error\` \`campaign_not_owned\`), ${PAUSED}, or ${SCHOOL_KEY}`),
     404: { codes: ['NOT_FOUND'], text: '`NOT_FOUND`: no search with that id belongs to the key.' },
     429: RATE_LIMITED,
     500: INTERNAL,
@@ -77,7 +79,7 @@ export const CONTRACT_ERRORS: Record<ContractOperation, Record<number, ContractE
     },
     401: AUTH,
     403: forbidden(
-      `campaign or offer not the caller's, affiliate id not the key's (\`error\` \`affiliate_mismatch\`), campaign not one of the result's (\`error\` \`result_campaign_mismatch\`), the lead was already submitted, or ${PAUSED}`,
+      `campaign or offer not the caller's, affiliate id not the key's (\`error\` \`affiliate_mismatch\`), campaign not one of the result's (\`error\` \`result_campaign_mismatch\`), the lead was already submitted, ${PAUSED}, or ${SCHOOL_KEY}`,
     ),
     404: {
       codes: ['NOT_FOUND'],
@@ -93,7 +95,7 @@ export const CONTRACT_ERRORS: Record<ContractOperation, Record<number, ContractE
   },
   'lead-status': {
     401: AUTH,
-    403: forbidden(PAUSED),
+    403: forbidden(`${PAUSED}, or ${SCHOOL_KEY}`),
     404: { codes: ['NOT_FOUND'], text: '`NOT_FOUND`: no lead with that id belongs to the key.' },
     429: { codes: RATE_LIMITED.codes, text: `${RATE_LIMITED.text} Counts toward the leads endpoint's budget.` },
     500: INTERNAL,
@@ -105,7 +107,7 @@ export const CONTRACT_ERRORS: Record<ContractOperation, Record<number, ContractE
       text: '`MALFORMED_REQUEST`: no usable lead field (or a body that is empty, not JSON or not a JSON object); `INVALID_FIELD`: `offer_id` not a UUID (or a `hashed` value not a SHA-256 hex).',
     },
     401: AUTH,
-    403: forbidden(`the offer is not the caller's, or the key is not permitted (${PAUSED})`),
+    403: forbidden(`the offer is not the caller's, or the key is not permitted (${PAUSED}; ${SCHOOL_KEY})`),
     404: { plain: true, text: 'The pre-check is not available on the account. The body is a plain object with `error`, not the envelope.' },
     405: { codes: ['MALFORMED_REQUEST'], text: '`MALFORMED_REQUEST`: use POST (header `Allow: POST`).' },
     413: { codes: ['MALFORMED_REQUEST'], text: '`MALFORMED_REQUEST`: body over 16 KB.' },
@@ -118,10 +120,27 @@ export const CONTRACT_ERRORS: Record<ContractOperation, Record<number, ContractE
       text: '`MALFORMED_REQUEST`: no usable email or phone (or a body that is empty, not JSON or not a JSON object); `INVALID_FIELD`: `hashed` not an object, or a `hashed` value not a SHA-256 hex.',
     },
     401: AUTH,
-    403: forbidden(`the key is not permitted (${PAUSED})`),
+    403: forbidden(`the key is not permitted (${PAUSED}; ${SCHOOL_KEY})`),
     405: { codes: ['MALFORMED_REQUEST'], text: '`MALFORMED_REQUEST`: use POST (header `Allow: POST`).' },
     413: { codes: ['MALFORMED_REQUEST'], text: '`MALFORMED_REQUEST`: body over 16 KB.' },
     429: RATE_LIMITED,
+    503: UNAVAILABLE,
+  },
+  returns: {
+    400: {
+      codes: ['REQUIRED_FIELD_MISSING', 'INVALID_FIELD', 'MALFORMED_REQUEST'],
+      text: "`REQUIRED_FIELD_MISSING` or `INVALID_FIELD` (the field is named in `field` and `reason`: `svc_lead_id`, `reason`, `note`; a reason code that is not one of the offer's names `reason`); `MALFORMED_REQUEST` for a body that is empty, not JSON or not a JSON object.",
+    },
+    401: AUTH,
+    403: forbidden('the key is an affiliate’s, not a school’s (`error` `key_not_permitted`)'),
+    404: { codes: ['NOT_FOUND'], text: '`NOT_FOUND`: a lead the school did not buy (never received, another school’s, not accepted): no hint whose it is.' },
+    409: {
+      codes: ['ALREADY_RETURNED', 'RETURN_WINDOW_CLOSED'],
+      text: '`ALREADY_RETURNED`: the lead was returned before (a return has one effect); `RETURN_WINDOW_CLOSED`: the offer’s return window has passed, or the offer takes no returns (`error` `no_return_policy`).',
+    },
+    413: { codes: ['MALFORMED_REQUEST'], text: '`MALFORMED_REQUEST`: body over 16 KB.' },
+    429: { codes: RATE_LIMITED.codes, text: `${RATE_LIMITED.text} The buyer API's own budget (\`returns\`).` },
+    500: INTERNAL,
     503: UNAVAILABLE,
   },
 };
@@ -134,7 +153,7 @@ const FRONT_DOOR: Array<[number, string, 'any' | 'body']> = [
   [500, '`INTERNAL_ERROR` with a `request_id`', 'any'],
 ];
 
-const HAS_BODY: Record<ContractOperation, boolean> = { search: true, results: false, leads: true, 'lead-status': false, 'dupe-check': true, 'opt-outs': true };
+const HAS_BODY: Record<ContractOperation, boolean> = { search: true, results: false, leads: true, 'lead-status': false, 'dupe-check': true, 'opt-outs': true, returns: true };
 
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } };
 
@@ -216,4 +235,9 @@ export function ContractAnswers(op: ContractOperation, success: SuccessAnswers):
 /** An affiliate API controller: tagged, and secured by the API key in either header (contract: Authentication). */
 export function AffiliateApi(): ClassDecorator {
   return applyDecorators(ApiTags(AFFILIATE_API_TAG), ApiBearerAuth(BEARER_SCHEME), ApiSecurity(API_KEY_SCHEME));
+}
+
+/** A buyer API controller (docs/returns.md): tagged, and secured by a school's API key in either header, as the affiliate API. */
+export function BuyerApi(): ClassDecorator {
+  return applyDecorators(ApiTags(BUYER_API_TAG), ApiBearerAuth(BEARER_SCHEME), ApiSecurity(API_KEY_SCHEME));
 }

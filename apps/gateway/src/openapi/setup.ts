@@ -1,8 +1,8 @@
 import type { Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { DEFAULT_RATE_LIMITS, ENDPOINTS } from '@lr/contracts';
-import { AFFILIATE_API_TAG, API_KEY_SCHEME, BEARER_SCHEME } from './contract-answers';
+import { AFFILIATE_ENDPOINTS, BUYER_ENDPOINTS, DEFAULT_RATE_LIMITS, EndpointName } from '@lr/contracts';
+import { AFFILIATE_API_TAG, API_KEY_SCHEME, BEARER_SCHEME, BUYER_API_TAG } from './contract-answers';
 import { domainSchemas } from './lead-schemas';
 import { withSchemaKeywords } from './schema-keywords';
 
@@ -24,7 +24,7 @@ const LOCAL_SERVER = {
   description: 'A gateway on this machine (npm run start:all). Elsewhere, the base address your service operator gives you.',
 };
 
-const LIMITS = ENDPOINTS.map((e) => `| ${e} | ${DEFAULT_RATE_LIMITS[e].perMinute} | ${DEFAULT_RATE_LIMITS[e].burst} |`).join('\n');
+const limits = (endpoints: readonly EndpointName[]) => endpoints.map((e) => `| ${e} | ${DEFAULT_RATE_LIMITS[e].perMinute} | ${DEFAULT_RATE_LIMITS[e].burst} |`).join('\n');
 
 const DESCRIPTION = `Lead search, result polling, result submission, direct lead posting and the optional duplicate pre-check.
 Server to server: JSON in, JSON out, UTF-8; requests send \`Content-Type: application/json\`.
@@ -43,7 +43,15 @@ clients ignore keys they do not use. A \`PENDING\` submit answer is not final.
 
 | endpoint | per minute | burst |
 | --- | --- | --- |
-${LIMITS}`;
+${limits(AFFILIATE_ENDPOINTS)}
+
+**Buyer API.** A school that bought a lead returns it with \`POST /api/v1/buyer/returns\`, with an API key issued to the school
+(an affiliate's key is not permitted there, nor a school's on the affiliate API), within the offer's return window and with one
+of the offer's reason codes. Its own budget per key:
+
+| endpoint | per minute | burst |
+| --- | --- | --- |
+${limits(BUYER_ENDPOINTS)}`;
 
 /**
  * The affiliate API as an OpenAPI 3 document, generated from the gateway's
@@ -58,6 +66,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication, rootModule: Ty
     .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
     .addServer(LOCAL_SERVER.url, LOCAL_SERVER.description)
     .addTag(AFFILIATE_API_TAG, 'Search, results, submit, direct post and the duplicate pre-check, with an API key.')
+    .addTag(BUYER_API_TAG, 'Returns of bad leads by the schools that bought them, with a school’s API key.')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: '`Authorization: Bearer <API_KEY>`' }, BEARER_SCHEME)
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: '`X-API-Key: <API_KEY>`' }, API_KEY_SCHEME)
     .build();

@@ -57,6 +57,7 @@ async function writeCatalog(repo: CatalogAdminRepository, c: Catalog): Promise<C
       duplicate_window_days: o.duplicate_window_days,
       eligibility: o.eligibility,
       delivery: o.delivery,
+      returns: o.returns,
     })),
   );
   for (const o of c.offers) {

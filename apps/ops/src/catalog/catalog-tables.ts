@@ -24,8 +24,9 @@ export const TABLES = {
       'duplicate_window_days',
       'eligibility',
       'delivery',
+      'returns',
     ],
-    json: ['eligibility', 'delivery'],
+    json: ['eligibility', 'delivery', 'returns'],
     money: ['price'],
   },
   programs: {

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { EndpointName, RateLimit } from '@lr/contracts';
-import { ApiKeyRepository, CatalogRepository, hashApiKey, isUuid, limitsToStored, Queryable } from '@lr/persistence';
+import { ApiKeyRepository, CatalogRepository, hashApiKey, isUuid, KeyOwner, limitsToStored, Queryable } from '@lr/persistence';
 import { CliError } from '../cli-error';
 import { generateApiKey, keyPrefix } from './api-key-format';
 
 export interface IssueKeyInput {
-  affiliateId: string;
+  /** An affiliate's key (the contract's endpoints)... */
+  affiliateId?: string;
+  /** ...or a school's (the buyer API: docs/returns.md); exactly one of the two. */
+  schoolId?: string;
   expiresAt?: Date | null;
   limits?: Partial<Record<EndpointName, RateLimit>>;
 }
@@ -16,9 +19,9 @@ export interface IssuedKey {
   key: string;
 }
 
-/** Issues a key for an existing affiliate; only its SHA-256 is stored. */
+/** Issues a key for an existing affiliate or school; only its SHA-256 is stored. */
 export async function issueApiKey(db: Queryable, input: IssueKeyInput, now: Date = new Date()): Promise<IssuedKey> {
-  await requireAffiliate(db, input.affiliateId);
+  const owner = await requireOwner(db, ownerOf(input));
   if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
     throw new CliError(`--expires-at ${input.expiresAt.toISOString()}: must be in the future`);
   }
@@ -26,7 +29,7 @@ export async function issueApiKey(db: Queryable, input: IssueKeyInput, now: Date
   const key = generateApiKey();
   await new ApiKeyRepository(db).insert({
     id,
-    affiliateId: input.affiliateId.toLowerCase(),
+    owner,
     keyHash: hashApiKey(key),
     prefix: keyPrefix(key),
     expiresAt: input.expiresAt ?? null,
@@ -50,25 +53,23 @@ export async function revokeApiKey(db: Queryable, keyId: string): Promise<Revoke
   return { id: revoked.id, revoked_at: revoked.revokedAt.toISOString(), newly_revoked: revoked.newlyRevoked };
 }
 
-export interface KeyListing {
-  id: string;
-  affiliate_id: string;
+/** A key as `keys list` prints it: its owner as `affiliate_id` or `school_id`. */
+export type KeyListing = ({ id: string; affiliate_id: string } | { id: string; school_id: string }) & {
   prefix: string;
   state: 'active' | 'expired' | 'revoked';
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
-  /** Overrides per endpoint; endpoints not listed use the contract's defaults. */
+  /** Overrides per endpoint; endpoints not listed use the defaults. */
   limits: Record<string, { per_minute: number; burst: number }>;
-}
+};
 
-/** The affiliate's keys, oldest first; never the hash or the key. */
-export async function listApiKeys(db: Queryable, affiliateId: string, now: Date = new Date()): Promise<KeyListing[]> {
-  await requireAffiliate(db, affiliateId);
-  const rows = await new ApiKeyRepository(db).ofAffiliate(affiliateId);
+/** The affiliate's or the school's keys, oldest first; never the hash or the key. */
+export async function listApiKeys(db: Queryable, owner: KeyOwner, now: Date = new Date()): Promise<KeyListing[]> {
+  await requireOwner(db, owner);
+  const rows = await new ApiKeyRepository(db).ofOwner(owner);
   return rows.map((r) => ({
-    id: r.id,
-    affiliate_id: r.affiliateId,
+    ...(r.affiliateId !== null ? { id: r.id, affiliate_id: r.affiliateId } : { id: r.id, school_id: r.schoolId as string }),
     prefix: r.prefix,
     state: r.revokedAt ? 'revoked' : r.expiresAt && r.expiresAt.getTime() <= now.getTime() ? 'expired' : 'active',
     created_at: r.createdAt.toISOString(),
@@ -78,9 +79,26 @@ export async function listApiKeys(db: Queryable, affiliateId: string, now: Date 
   }));
 }
 
-async function requireAffiliate(db: Queryable, affiliateId: string): Promise<void> {
-  if (!isUuid(affiliateId)) throw new CliError(`--affiliate ${JSON.stringify(affiliateId)}: must be a UUID`);
-  if (!(await new CatalogRepository(db).affiliate(affiliateId))) {
-    throw new CliError(`unknown affiliate ${affiliateId}: apply a catalog that defines it first (npm run ops -- catalog apply <file>)`);
+function ownerOf(input: { affiliateId?: string; schoolId?: string }): KeyOwner {
+  if (input.affiliateId !== undefined && input.schoolId !== undefined) throw new CliError('a key is an affiliate\'s or a school\'s: give --affiliate or --school, not both');
+  if (input.schoolId !== undefined) return { schoolId: input.schoolId };
+  if (input.affiliateId !== undefined) return { affiliateId: input.affiliateId };
+  throw new CliError('name the key\'s owner: --affiliate <uuid> or --school <uuid>');
+}
+
+/** The owner, lower-cased, when it exists in the catalog. */
+async function requireOwner(db: Queryable, owner: KeyOwner): Promise<KeyOwner> {
+  const catalog = new CatalogRepository(db);
+  if ('affiliateId' in owner) {
+    if (!isUuid(owner.affiliateId)) throw new CliError(`--affiliate ${JSON.stringify(owner.affiliateId)}: must be a UUID`);
+    if (!(await catalog.affiliate(owner.affiliateId))) {
+      throw new CliError(`unknown affiliate ${owner.affiliateId}: apply a catalog that defines it first (npm run ops -- catalog apply <file>)`);
+    }
+    return { affiliateId: owner.affiliateId.toLowerCase() };
   }
+  if (!isUuid(owner.schoolId)) throw new CliError(`--school ${JSON.stringify(owner.schoolId)}: must be a UUID`);
+  if (!(await catalog.school(owner.schoolId))) {
+    throw new CliError(`unknown school ${owner.schoolId}: apply a catalog that defines it first (npm run ops -- catalog apply <file>)`);
+  }
+  return { schoolId: owner.schoolId.toLowerCase() };
 }

@@ -1,12 +1,16 @@
-import { ENDPOINTS, EndpointName, RateLimit } from '@lr/contracts';
+import { AFFILIATE_ENDPOINTS, EndpointName, RateLimit } from '@lr/contracts';
 import { CliError } from '../cli-error';
 import { parseIsoInstant } from '../iso-instant';
 
 const LIMIT_RE = /^([a-z-]+)=(\d+)\/(\d+)$/;
 const MAX_RATE = 1_000_000;
 
-/** `--limit search=120/20` (repeatable) → per-endpoint overrides; every bad spec is reported. */
-export function parseLimitSpecs(specs: readonly string[]): Partial<Record<EndpointName, RateLimit>> {
+/**
+ * `--limit search=120/20` (repeatable) → per-endpoint overrides; every bad spec
+ * is reported. `endpoints`: those the key may call (an affiliate's the
+ * contract's four, a school's `returns`).
+ */
+export function parseLimitSpecs(specs: readonly string[], endpoints: readonly EndpointName[] = AFFILIATE_ENDPOINTS): Partial<Record<EndpointName, RateLimit>> {
   const limits: Partial<Record<EndpointName, RateLimit>> = {};
   const problems: string[] = [];
   for (const spec of specs) {
@@ -16,8 +20,8 @@ export function parseLimitSpecs(specs: readonly string[]): Partial<Record<Endpoi
       continue;
     }
     const [, endpoint, perMinuteText, burstText] = m;
-    if (!(ENDPOINTS as readonly string[]).includes(endpoint)) {
-      problems.push(`--limit ${JSON.stringify(spec)}: unknown endpoint ${JSON.stringify(endpoint)} (endpoints: ${ENDPOINTS.join(', ')})`);
+    if (!(endpoints as readonly string[]).includes(endpoint)) {
+      problems.push(`--limit ${JSON.stringify(spec)}: unknown endpoint ${JSON.stringify(endpoint)} (endpoints: ${endpoints.join(', ')})`);
       continue;
     }
     const perMinute = Number(perMinuteText);

@@ -135,6 +135,16 @@ function formatSubmit(sub: SubmitPart, asked: boolean): string[] {
       out.push(f('cap slot', `${slot.scope} ${slot.period} from ${slot.period_start} (${now})${sale.status === 'released' ? ', given back' : ''}`));
     }
   }
+  const x = sub.return;
+  if (x) {
+    const slots = x.cap_slots_freed.length === 0 ? 'no cap slot given back' : `${x.cap_slots_freed.length} cap slot${x.cap_slots_freed.length === 1 ? '' : 's'} given back`;
+    out.push(
+      f('returned', `${x.returned_at} by the school (${x.source}), reason ${x.reason}; payout reversed ${money(x.payout_reversal)}, price reversed ${money(x.price_reversal)}; ${slots}`),
+    );
+    if (x.note) out.push(f('  note', x.note));
+  } else if (sale?.status === 'accepted') {
+    out.push(f('returned', 'no'));
+  }
   out.push(f('dedupe keys', sub.dedupe_keys.length > 0 ? sub.dedupe_keys.join(', ') : 'none held'));
   if (sub.delivery_attempts.length === 0) {
     out.push(f('delivery', 'no attempt (never sent to the buyer)'));

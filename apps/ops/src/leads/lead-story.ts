@@ -6,6 +6,7 @@ import {
   StoryOfferCheckRow,
   StoryPartnerCallRow,
   StoryResultRow,
+  StoryReturnRow,
   StorySaleRow,
   StorySearchRow,
   StorySubmitRow,
@@ -16,7 +17,7 @@ import { contactScrubber, maskLead, MaskedLead, scrubStrings } from './contact-m
  * Everything stored about one lead, for `ops lead show` (docs/operator-cli.md):
  * its search (or first direct post), the results shown and why other offers
  * were not, the partner networks asked, and every submit of its lead group
- * with consent evidence, sale, cap slots, dedupe keys and delivery attempts.
+ * with consent evidence, sale, cap slots, its return, dedupe keys and delivery attempts.
  * Contact data is masked here, before anything is printed.
  */
 export interface LeadStory {
@@ -124,6 +125,8 @@ export interface SubmitPart {
   lead: MaskedLead | null;
   consent: ConsentPart | null;
   sale: SalePart | null;
+  /** The school's return of the lead (docs/returns.md); null when it was not returned. */
+  return: ReturnPart | null;
   /** Types of the dedupe keys this submit holds (written with a live sale, dropped on release). */
   dedupe_keys: string[];
   delivery_attempts: AttemptPart[];
@@ -149,6 +152,20 @@ export interface SalePart {
   created_at: string;
   updated_at: string;
   cap_slots: CapSlotPart[];
+}
+
+export interface ReturnPart {
+  returned_at: string;
+  reason: string;
+  /** `api` (the buyer API) or `import` (ops returns import). */
+  source: string;
+  /** The school's note (operators only), masked like all free text. */
+  note: string | null;
+  /** The reversal entries: the affiliate's payout and the school's price taken back (zero or negative); null where nothing was booked. */
+  payout_reversal: number | null;
+  price_reversal: number | null;
+  /** The cap slots the return gave back (none when the offer's policy does not refund the cap). */
+  cap_slots_freed: Array<{ scope: string; period: string; period_start: string }>;
 }
 
 export interface CapSlotPart {
@@ -194,6 +211,7 @@ export async function loadLeadStory(ds: DataSource, id: string): Promise<LeadSto
       submitPart(r, {
         consent: rows.consents.find((c) => c.lead_id === r.id),
         sale: rows.sales.find((s) => s.lead_id === r.id),
+        returned: rows.returns.find((x) => x.lead_id === r.id),
         attempts: rows.attempts.filter((a) => a.lead_id === r.id),
         dedupe: rows.dedupeKeys.find((d) => d.lead_id === r.id)?.key_types ?? [],
       }),
@@ -278,9 +296,9 @@ function offerCheckPart(r: StoryOfferCheckRow): OfferCheckPart {
 
 function submitPart(
   r: StorySubmitRow,
-  linked: { consent?: StoryConsentRow; sale?: StorySaleRow; attempts: StoryAttemptRow[]; dedupe: string[] },
+  linked: { consent?: StoryConsentRow; sale?: StorySaleRow; returned?: StoryReturnRow; attempts: StoryAttemptRow[]; dedupe: string[] },
 ): SubmitPart {
-  const { consent: c, sale: s } = linked;
+  const { consent: c, sale: s, returned: x } = linked;
   return {
     id: r.id,
     kind: r.kind,
@@ -335,6 +353,17 @@ function submitPart(
             used_now: x.used_now,
             limit: x.limit,
           })),
+        }
+      : null,
+    return: x
+      ? {
+          returned_at: iso(x.returned_at),
+          reason: x.reason,
+          source: x.source,
+          note: x.note,
+          payout_reversal: money(x.payout_reversal),
+          price_reversal: money(x.price_reversal),
+          cap_slots_freed: x.cap_slots.map((slot) => ({ scope: slot.scope, period: slot.period, period_start: iso(slot.period_start) })),
         }
       : null,
     dedupe_keys: linked.dedupe,

@@ -211,6 +211,17 @@ export interface JsonDeliverySettings extends DeliveryEndpoint {
   revocation_url?: string;
 }
 
+/**
+ * An own offer's return policy as the catalog file gives it (docs/returns.md);
+ * stored as is (`offers.returns`). An offer without one takes no returns.
+ */
+export interface CatalogReturnPolicy {
+  window_days: number;
+  reasons: string[];
+  /** Default false. */
+  refunds_cap: boolean;
+}
+
 export interface CatalogOffer {
   id: string;
   name: string;
@@ -230,6 +241,8 @@ export interface CatalogOffer {
   form_fields: CatalogQuestion[];
   caps: CatalogCap[];
   delivery: DeliverySettings | null;
+  /** Null: the offer takes no returns. */
+  returns: CatalogReturnPolicy | null;
 }
 
 export interface CatalogCampaignOffer {

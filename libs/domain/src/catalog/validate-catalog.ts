@@ -31,6 +31,7 @@ import { childPath, isPlainObject, JsonReader, tracker } from './json-reader';
 import { readEligibility } from './validate-eligibility';
 import { readDelivery } from './validate-delivery';
 import { readPartner } from './validate-partner';
+import { readReturns } from './validate-returns';
 
 export interface CatalogValidation {
   /** The validated catalog; null when there is any issue. */
@@ -158,6 +159,7 @@ const OFFER_KEYS = [
   'eligibility',
   'caps',
   'delivery',
+  'returns',
 ] as const;
 
 /** Keys a partner offer must not have: the partner supplies them in its answer (CATALOG.md). */
@@ -175,6 +177,7 @@ function readOffer(r: JsonReader, v: unknown, path: string): CatalogOffer | unde
     }
     if (o.partner_id === undefined) r.fail(p('partner_id'), 'is required on a partner offer');
     if (o.external_id === undefined) r.fail(p('external_id'), "is required on a partner offer (the partner's id of the offer)");
+    if (o.returns !== undefined) r.fail(p('returns'), "not allowed on a partner offer (the partner network bought the lead, not the school: its returns are the partner's business)");
   }
   if (source === 'own') {
     if (o.partner_id !== undefined) r.fail(p('partner_id'), 'only a partner offer has a partner_id');
@@ -209,6 +212,7 @@ function readOffer(r: JsonReader, v: unknown, path: string): CatalogOffer | unde
     form_fields: source === 'partner' ? [] : readQuestions(r, o.form_fields, p('form_fields'), programs ? programValues : undefined),
     caps: readCaps(r, o.caps, p('caps')),
     delivery: null as DeliverySettings | null | undefined,
+    returns: source === 'own' && o.returns !== undefined && o.returns !== null ? readReturns(r, o.returns, p('returns')) : null,
   };
   if (source === 'own' && o.delivery !== undefined) {
     // Read last, so field_map sources can be checked against this offer's questions (unless those are broken).

@@ -121,6 +121,9 @@ export function storedDecision(row: { code: string | null; reason: string | null
 /** Successful answers of search, results and the duplicate pre-check. */
 export const OK = d(200, 'OK', 'accepted', 'OK');
 
+/** The buyer API's answer to a return it booked (docs/returns.md). */
+export const RETURNED = d(200, 'OK', 'accepted', 'Lead returned');
+
 /**
  * Refusals with their HTTP status (affiliate-api.md, "Authentication",
  * "Errors", and docs/decisions.md for those the contract does not name).
@@ -138,6 +141,8 @@ export const REFUSAL = {
   affiliateMismatch: d(403, 'FORBIDDEN', 'invalid', 'Not permitted', { error: 'affiliate_mismatch' }),
   /** 403: a paused affiliate's keys are valid but may not call. */
   affiliatePaused: d(403, 'FORBIDDEN', 'invalid', 'Not permitted', { error: 'affiliate_paused' }),
+  /** 403: "the request is not allowed for the key": an affiliate's key on the buyer API, or a school's key on the affiliate API. */
+  keyNotPermitted: d(403, 'FORBIDDEN', 'invalid', 'Not permitted', { error: 'key_not_permitted' }),
   /** 403 on results: "campaign or offer not the caller's". */
   campaignNotOwned: d(403, 'FORBIDDEN', 'invalid', 'Not permitted', { error: 'campaign_not_owned' }),
   /** 403 on leads: "campaign not one of the result's (error result_campaign_mismatch)". */
@@ -154,6 +159,16 @@ export const REFUSAL = {
   leadNotFound: d(404, 'NOT_FOUND', 'invalid', 'Lead not found'),
   /** 404 on leads: a direct post's `svc_lead_id` unknown to the key. */
   originLeadNotFound: d(404, 'NOT_FOUND', 'invalid', 'Lead not found', { field: 'svc_lead_id' }),
+  /** 404 on buyer returns: a lead the school did not buy (never received, another school's, not accepted): nothing says whose it is. */
+  returnLeadNotFound: d(404, 'NOT_FOUND', 'invalid', 'Lead not found', { field: 'svc_lead_id' }),
+  /** 409 on buyer returns: the lead was returned before; a return has one effect (docs/returns.md). */
+  alreadyReturned: d(409, 'ALREADY_RETURNED', 'rejected', 'Lead already returned', { field: 'svc_lead_id' }),
+  /** 409 on buyer returns: the offer's return window has passed since the sale was accepted. */
+  returnWindowClosed: d(409, 'RETURN_WINDOW_CLOSED', 'rejected', 'Return window closed', { field: 'svc_lead_id' }),
+  /** 409 on buyer returns: the offer has no return policy, so it takes no returns (no window at all). */
+  noReturnPolicy: d(409, 'RETURN_WINDOW_CLOSED', 'rejected', 'Offer accepts no returns', { field: 'svc_lead_id', error: 'no_return_policy' }),
+  /** 400 on buyer returns: a reason code that is not one of the offer's (`reasons`: the offer's codes, listed). */
+  returnReasonUnknown: (reasons: string) => d(400, 'INVALID_FIELD', 'invalid', `reason must be one of the offer's return reasons: ${reasons}`, { field: 'reason' }),
   /** 400 on search: "NOT_FOUND when the campaign is not active or not the caller's". */
   campaignNotActive: d(400, 'NOT_FOUND', 'invalid', 'Campaign not found or not active', { field: 'svc_campaign_id' }),
   /** 409 on leads: "MALFORMED_REQUEST: search_lead_id missing". */

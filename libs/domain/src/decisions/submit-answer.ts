@@ -19,6 +19,21 @@ export interface SubmitAnswerBody {
   test_lead?: true;
 }
 
+/**
+ * The lead-status read (an addition to the contract: docs/submit.md): the
+ * submit answer as it stands, and the lead's return by its school, null when
+ * it was not returned (docs/returns.md). Additive: a client that ignores
+ * `returned` reads a submit answer.
+ */
+export interface LeadStatusBody extends SubmitAnswerBody {
+  returned: { at: string; reason: string } | null;
+}
+
+/** The lead-status answer of a decision and the lead's return (null: not returned). */
+export function leadStatusAnswer(d: SubmitDecision, returned: { at: Date; reason: string } | null): LeadStatusBody {
+  return { ...submitAnswer(d).body, returned: returned ? { at: returned.at.toISOString(), reason: returned.reason } : null };
+}
+
 /** The contract leaves `disposition`'s contents open; these are what the service puts there. */
 export interface SubmitDisposition {
   decided_by: 'service' | 'buyer' | null;

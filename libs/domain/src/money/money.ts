@@ -43,6 +43,18 @@ export function amount(c: Cents): number {
 
 export const ZERO = 0 as Cents;
 
+/** The exact sum of two amounts (whole cents: no rounding ever happens). */
+export function addCents(a: Cents, b: Cents): Cents {
+  return checked(a + b);
+}
+
+/** The exact sum of amounts: 10,000 payouts of 0.10 are 1000.00, where adding the JS numbers 0.1 is not. */
+export function sumCents(amounts: Iterable<Cents>): Cents {
+  let total = ZERO;
+  for (const a of amounts) total = addCents(total, a);
+  return total;
+}
+
 function checked(value: number): Cents {
   if (!Number.isSafeInteger(value) || Math.abs(value) > MAX_CENTS) throw new RangeError(`money amount out of range: ${value} cents`);
   return value as Cents;

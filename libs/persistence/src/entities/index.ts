@@ -11,6 +11,7 @@ import { DedupeKey } from './dedupe-key.entity';
 import { DeliveryAttempt } from './delivery-attempt.entity';
 import { IdempotencyKey } from './idempotency-key.entity';
 import { Lead } from './lead.entity';
+import { LeadReturn } from './lead-return.entity';
 import { Offer } from './offer.entity';
 import { OptOut, RevocationNotice, Suppression, SuppressionAudit } from './opt-out.entity';
 import { Partner } from './partner.entity';
@@ -41,6 +42,7 @@ export {
   DedupeKey,
   DeliveryAttempt,
   Lead,
+  LeadReturn,
   Offer,
   Partner,
   ProcessedMessage,
@@ -87,4 +89,5 @@ export const ENTITIES = [
   Suppression,
   SuppressionAudit,
   RevocationNotice,
+  LeadReturn,
 ];

@@ -45,6 +45,8 @@ export class Offer {
   @Column('jsonb', { default: () => `'{}'` }) eligibility: Record<string, unknown>;
   /** DeliverySettings of libs/domain/src/catalog; own offers only. */
   @Column('jsonb', { nullable: true }) delivery: Record<string, unknown> | null;
+  /** CatalogReturnPolicy of libs/domain/src/catalog; own offers only; null: the offer takes no returns (docs/returns.md). */
+  @Column('jsonb', { nullable: true }) returns: Record<string, unknown> | null;
   @Column({ ...TIMESTAMP_NOW, name: 'created_at' }) createdAt: Date;
   @Column({ ...TIMESTAMP_NOW, name: 'updated_at' }) updatedAt: Date;
 }

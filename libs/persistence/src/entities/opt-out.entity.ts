@@ -8,7 +8,7 @@ import { TIMESTAMP_NOW } from './column-types';
 @Check('ck_opt_outs_email', `"email_sha256" ~ '^[0-9a-f]{64}$'`)
 @Check('ck_opt_outs_phone', `"phone_sha256" ~ '^[0-9a-f]{64}$'`)
 @Check('ck_opt_outs_key', `"email_sha256" IS NOT NULL OR "phone_sha256" IS NOT NULL`)
-@Index('ix_opt_outs_received_at', ['receivedAt'])
+@Index('ix_opt_outs_recorded_at', ['recordedAt'])
 export class OptOut {
   @PrimaryColumn('uuid') id: string;
   /** When the request reached us: the revocation deadline runs from here. */

@@ -27,7 +27,7 @@ export class OptOuts1765100000000 implements MigrationInterface {
         phone_sha256 char(64)    CONSTRAINT ck_opt_outs_phone CHECK (phone_sha256 ~ '^[0-9a-f]{64}$'),
         CONSTRAINT ck_opt_outs_key CHECK (email_sha256 IS NOT NULL OR phone_sha256 IS NOT NULL)
       )`);
-    await q.query('CREATE INDEX ix_opt_outs_received_at ON opt_outs (received_at)');
+    await q.query('CREATE INDEX ix_opt_outs_recorded_at ON opt_outs (recorded_at)');
     await q.query(`
       CREATE TABLE suppressions (
         key_type      text        NOT NULL CONSTRAINT ck_suppressions_key_type CHECK (key_type IN ('email', 'phone')),

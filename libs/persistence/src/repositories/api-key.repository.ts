@@ -11,11 +11,14 @@ export function hashApiKey(rawKey: string): string {
 
 export interface ApiKeyRecord {
   id: string;
-  affiliateId: string;
+  /** An affiliate's key (the contract's endpoints): its affiliate; null for a school's key. */
+  affiliateId: string | null;
+  /** A school's key (the buyer API, docs/returns.md): its school; null for an affiliate's key. */
+  schoolId: string | null;
   expiresAt: Date | null;
   revokedAt: Date | null;
-  /** The key's affiliate account status: a paused affiliate's keys are refused. */
-  affiliateStatus: 'active' | 'paused';
+  /** The key's affiliate account status: a paused affiliate's keys are refused. Null for a school's key. */
+  affiliateStatus: 'active' | 'paused' | null;
   /** Per-endpoint overrides of DEFAULT_RATE_LIMITS; endpoints not listed use the defaults. */
   limits: Partial<Record<EndpointName, RateLimit>>;
 }
@@ -23,7 +26,8 @@ export interface ApiKeyRecord {
 /** A key as `keys list` shows it: never the hash or the key. */
 export interface StoredKey {
   id: string;
-  affiliateId: string;
+  affiliateId: string | null;
+  schoolId: string | null;
   prefix: string;
   createdAt: Date;
   expiresAt: Date | null;
@@ -54,32 +58,43 @@ export function limitsToStored(limits: Partial<Record<EndpointName, RateLimit>>)
 }
 
 /** Statements of this repository (prepared per connection: queries/sql.ts). */
-const KEY_BY_HASH = statement(`SELECT k.id, k.affiliate_id, a.status AS affiliate_status, k.expires_at, k.revoked_at, k.limits
-           FROM api_keys k JOIN affiliates a ON a.id = k.affiliate_id WHERE k.key_hash = $1`);
+const KEY_BY_HASH = statement(`SELECT k.id, k.affiliate_id, k.school_id, a.status AS affiliate_status, k.expires_at, k.revoked_at, k.limits
+           FROM api_keys k LEFT JOIN affiliates a ON a.id = k.affiliate_id WHERE k.key_hash = $1`);
 
-const INSERT_KEY = statement(`INSERT INTO api_keys (id, affiliate_id, key_hash, key_prefix, expires_at, limits) VALUES ($1, $2, $3, $4, $5, $6::jsonb)`);
+const INSERT_KEY = statement(`INSERT INTO api_keys (id, affiliate_id, school_id, key_hash, key_prefix, expires_at, limits) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)`);
 
 const REVOKE_KEY = statement(`WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id, revoked_at)
        SELECT id, revoked_at, true AS newly FROM revoked
        UNION ALL
        SELECT id, revoked_at, false FROM api_keys WHERE id = $1 AND revoked_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM revoked)`);
 
-const KEYS_OF_AFFILIATE = statement(`SELECT id, affiliate_id, key_prefix, created_at, expires_at, revoked_at, limits
-           FROM api_keys WHERE affiliate_id = $1 ORDER BY created_at, id`);
+const KEYS_OF_OWNER = statement(`SELECT id, affiliate_id, school_id, key_prefix, created_at, expires_at, revoked_at, limits
+           FROM api_keys WHERE affiliate_id = $1 OR school_id = $2 ORDER BY created_at, id`);
 
-/** API keys (`api_keys`), stored only as SHA-256 hashes. */
+/** Whose key: an affiliate's or a school's. */
+export type KeyOwner = { affiliateId: string } | { schoolId: string };
+
+/** API keys (`api_keys`), stored only as SHA-256 hashes: an affiliate's, or a school's for the buyer API. */
 export class ApiKeyRepository {
   constructor(private readonly db: Queryable) {}
 
   /** The key with this hash, revoked and expired ones included (the caller decides); null when unknown. */
   async findByHash(keyHash: string): Promise<ApiKeyRecord | null> {
-    const rows: Array<{ id: string; affiliate_id: string; affiliate_status: 'active' | 'paused'; expires_at: Date | null; revoked_at: Date | null; limits: unknown }> =
-      await run(this.db, KEY_BY_HASH, [keyHash]);
+    const rows: Array<{
+      id: string;
+      affiliate_id: string | null;
+      school_id: string | null;
+      affiliate_status: 'active' | 'paused' | null;
+      expires_at: Date | null;
+      revoked_at: Date | null;
+      limits: unknown;
+    }> = await run(this.db, KEY_BY_HASH, [keyHash]);
     const row = rows[0];
     if (!row) return null;
     return {
       id: row.id,
       affiliateId: row.affiliate_id,
+      schoolId: row.school_id,
       affiliateStatus: row.affiliate_status,
       expiresAt: row.expires_at,
       revokedAt: row.revoked_at,
@@ -87,8 +102,9 @@ export class ApiKeyRepository {
     };
   }
 
-  async insert(k: { id: string; affiliateId: string; keyHash: string; prefix: string; expiresAt: Date | null; limits: Partial<Record<EndpointName, RateLimit>> }): Promise<void> {
-    await run(this.db, INSERT_KEY, [k.id, k.affiliateId, k.keyHash, k.prefix, k.expiresAt, JSON.stringify(limitsToStored(k.limits))]);
+  async insert(k: { id: string; owner: KeyOwner; keyHash: string; prefix: string; expiresAt: Date | null; limits: Partial<Record<EndpointName, RateLimit>> }): Promise<void> {
+    const { affiliateId, schoolId } = ownerColumns(k.owner);
+    await run(this.db, INSERT_KEY, [k.id, affiliateId, schoolId, k.keyHash, k.prefix, k.expiresAt, JSON.stringify(limitsToStored(k.limits))]);
   }
 
   /**
@@ -101,13 +117,23 @@ export class ApiKeyRepository {
     return r ? { id: r.id, revokedAt: r.revoked_at, newlyRevoked: r.newly } : null;
   }
 
-  /** The affiliate's keys, oldest first. */
-  async ofAffiliate(affiliateId: string): Promise<StoredKey[]> {
-    const rows: Array<{ id: string; affiliate_id: string; key_prefix: string; created_at: Date; expires_at: Date | null; revoked_at: Date | null; limits: unknown }> =
-      await run(this.db, KEYS_OF_AFFILIATE, [affiliateId]);
+  /** The affiliate's or the school's keys, oldest first. */
+  async ofOwner(owner: KeyOwner): Promise<StoredKey[]> {
+    const { affiliateId, schoolId } = ownerColumns(owner);
+    const rows: Array<{
+      id: string;
+      affiliate_id: string | null;
+      school_id: string | null;
+      key_prefix: string;
+      created_at: Date;
+      expires_at: Date | null;
+      revoked_at: Date | null;
+      limits: unknown;
+    }> = await run(this.db, KEYS_OF_OWNER, [affiliateId, schoolId]);
     return rows.map((r) => ({
       id: r.id,
       affiliateId: r.affiliate_id,
+      schoolId: r.school_id,
       prefix: r.key_prefix,
       createdAt: r.created_at,
       expiresAt: r.expires_at,
@@ -115,4 +141,8 @@ export class ApiKeyRepository {
       limits: limitsFromStored(r.limits),
     }));
   }
+}
+
+function ownerColumns(owner: KeyOwner): { affiliateId: string | null; schoolId: string | null } {
+  return 'affiliateId' in owner ? { affiliateId: owner.affiliateId, schoolId: null } : { affiliateId: null, schoolId: owner.schoolId };
 }

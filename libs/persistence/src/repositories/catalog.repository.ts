@@ -94,6 +94,8 @@ const CAMPAIGN = statement(`SELECT id, affiliate_id, status FROM campaigns WHERE
 
 const AFFILIATE = statement(`SELECT id, name, status, dupe_check FROM affiliates WHERE id = $1`);
 
+const SCHOOL = statement(`SELECT id, name FROM schools WHERE id = $1`);
+
 const OFFER_FOR_DIRECT_POST = statement(`SELECT o.id, o.source, o.status,
               EXISTS (SELECT 1 FROM campaign_offers co WHERE co.offer_id = o.id AND co.campaign_id = $2) AS on_campaign
          FROM offers o WHERE o.id = $1`);
@@ -139,6 +141,13 @@ export class CatalogRepository {
     const rows: Array<{ id: string; name: string; status: 'active' | 'paused'; dupe_check: boolean }> = await run(this.db, AFFILIATE, [affiliateId]);
     const row = rows[0];
     return row ? { id: row.id, name: row.name, status: row.status, dupeCheck: row.dupe_check } : null;
+  }
+
+  /** The school with this id; null when unknown or not a UUID. */
+  async school(schoolId: string): Promise<{ id: string; name: string } | null> {
+    if (!isUuid(schoolId)) return null;
+    const rows: Array<{ id: string; name: string }> = await run(this.db, SCHOOL, [schoolId]);
+    return rows[0] ?? null;
   }
 
   /** The offer a direct post names and whether it is on the named campaign; null when unknown. */

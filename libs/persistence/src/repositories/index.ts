@@ -19,4 +19,6 @@ export * from './stored-result';
 export * from './lead-explain.repository';
 export * from './catalog-simulation.repository';
 export * from './opt-outs.repository';
+export * from './lead-returns.repository';
+export * from './account-statement.repository';
 export * from './person-erasure.repository';

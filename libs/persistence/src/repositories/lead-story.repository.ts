@@ -6,7 +6,7 @@ import { OFFER_DECISIONS } from './shown-results';
 /**
  * The read model behind `ops lead show` (docs/operator-cli.md): everything
  * stored about one lead group, across `leads`, `searches`, `results`,
- * `search_partner_calls`, `sales`, `cap_usage`, `caps`, `consent_evidence`,
+ * `search_partner_calls`, `sales`, `lead_returns`, `cap_usage`, `caps`, `consent_evidence`,
  * `delivery_attempts` and `dedupe_keys`, as rows. It only reads; what is shown
  * and how (masking, formatting) is the CLI's.
  */
@@ -152,6 +152,20 @@ export interface StoryCapSlotRow {
   limit: number | null;
 }
 
+/** A submit's return by its school (`lead_returns`, docs/returns.md). */
+export interface StoryReturnRow {
+  lead_id: string;
+  returned_at: Date;
+  reason: string;
+  /** The school's note: free text, masked before it is shown. */
+  note: string | null;
+  source: string;
+  /** numeric(12,2) as text, zero or negative. */
+  payout_reversal: string | null;
+  price_reversal: string | null;
+  cap_slots: Array<{ scope: string; period: string; period_start: string }>;
+}
+
 /** A delivery attempt of a submit (`delivery_attempts`). */
 export interface StoryAttemptRow {
   lead_id: string;
@@ -188,6 +202,7 @@ export interface LeadStoryRows {
   /** Of the submits: */
   consents: StoryConsentRow[];
   sales: StorySaleRow[];
+  returns: StoryReturnRow[];
   /** By submit, then attempt. */
   attempts: StoryAttemptRow[];
   dedupeKeys: StoryDedupeRow[];
@@ -256,6 +271,10 @@ export class LeadStoryRepository {
           [leadIds],
         ),
         sales: await salesOf(em, leadIds),
+        returns: await em.query(
+          `SELECT lead_id, returned_at, reason, note, source, payout_reversal, price_reversal, cap_slots FROM lead_returns WHERE lead_id = ANY($1::uuid[])`,
+          [leadIds],
+        ),
         attempts: await em.query(
           `SELECT lead_id, attempt, started_at, finished_at, outcome, http_status, latency_ms, detail
              FROM delivery_attempts WHERE lead_id = ANY($1::uuid[]) ORDER BY lead_id, attempt`,

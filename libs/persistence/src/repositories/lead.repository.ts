@@ -194,6 +194,10 @@ export interface PendingLeads {
 /** Statements of this repository (prepared per connection: queries/sql.ts). */
 const FIND_LEAD = statement(`SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1`);
 
+/** The lead with its return by the school, if any (lead_returns: docs/returns.md). */
+const FIND_LEAD_WITH_RETURN = statement(`SELECT ${STORED_LEAD_COLUMNS}, r.returned_at, r.reason AS returned_reason
+         FROM leads l LEFT JOIN lead_returns r ON r.lead_id = l.id WHERE l.id = $1`);
+
 const SUBMIT_CONTEXT = statement(`SELECT (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1) x) AS stored,
               (SELECT row_to_json(x) FROM (
                  SELECT t.offer_id, lr_result_entry(u.id, t.body, u.expires_at)::json AS entry, u.expires_at, s.result_partner -> u.id::text AS partner_data,
@@ -237,6 +241,14 @@ export class LeadRepository {
   async find(leadId: string): Promise<StoredLead | null> {
     const rows: StoredLeadRow[] = await run(this.db, FIND_LEAD, [leadId]);
     return rows[0] ? storedLeadOf(rows[0]) : null;
+  }
+
+  /** The lead and whether its school returned it (the lead-status read). */
+  async findWithReturn(leadId: string): Promise<{ lead: StoredLead; returned: { at: Date; reason: string } | null } | null> {
+    const rows: Array<StoredLeadRow & { returned_at: Date | null; returned_reason: string | null }> = await run(this.db, FIND_LEAD_WITH_RETURN, [leadId]);
+    const r = rows[0];
+    if (!r) return null;
+    return { lead: storedLeadOf(r), returned: r.returned_at && r.returned_reason ? { at: new Date(r.returned_at), reason: r.returned_reason } : null };
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { OptOutKey, OptOutRecord } from '@lr/domain';
+import type { OptOutKey, OptOutRecord, OptOutSource } from '@lr/domain';
 import type { Queryable } from '../queries/queryable';
 import { run, statement } from '../queries/sql';
 
@@ -123,9 +123,9 @@ const OPEN_NOTICES = statement(`
    LIMIT $2`);
 
 const COUNTS = statement(`
-  SELECT count(*) FILTER (WHERE acknowledged_at IS NULL)::int AS open,
-         count(*) FILTER (WHERE acknowledged_at IS NULL AND due_at < now())::int AS overdue
-    FROM revocation_notices WHERE acknowledged_at IS NULL`);
+  SELECT (SELECT count(*) FROM revocation_notices WHERE acknowledged_at IS NULL)::int AS open,
+         (SELECT count(*) FROM revocation_notices WHERE acknowledged_at IS NULL AND due_at < now())::int AS overdue,
+         (SELECT COALESCE(json_object_agg(source, n), '{}') FROM (SELECT source, count(*)::int AS n FROM opt_outs WHERE recorded_at > now() - interval '1 day' GROUP BY source) x) AS recorded_last_day`);
 
 const LIFT = statement(`
   WITH lifted AS (
@@ -288,10 +288,10 @@ export class OptOuts {
     }));
   }
 
-  /** Open and overdue notices now (the gauges). */
-  async counts(): Promise<{ open: number; overdue: number }> {
-    const [r] = await run<{ open: number; overdue: number }>(this.db, COUNTS);
-    return r;
+  /** Open and overdue notices now, and the opt-outs recorded in the last 24 hours by source (the gauges). */
+  async counts(): Promise<{ open: number; overdue: number; recordedLastDay: Partial<Record<OptOutSource, number>> }> {
+    const [r] = await run<{ open: number; overdue: number; recorded_last_day: Partial<Record<OptOutSource, number>> }>(this.db, COUNTS);
+    return { open: r.open, overdue: r.overdue, recordedLastDay: r.recorded_last_day };
   }
 }
 

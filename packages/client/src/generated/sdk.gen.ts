@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { DupeCheckData, DupeCheckErrors, DupeCheckResponses, GetLeadStatusData, GetLeadStatusErrors, GetLeadStatusResponses, OptOutData, OptOutErrors, OptOutResponses, PollResultsData, PollResultsErrors, PollResultsResponses, SearchData, SearchErrors, SearchResponses, SubmitLeadData, SubmitLeadErrors, SubmitLeadResponses } from './types.gen';
+import type { DupeCheckData, DupeCheckErrors, DupeCheckResponses, GetLeadStatusData, GetLeadStatusErrors, GetLeadStatusResponses, OptOutData, OptOutErrors, OptOutResponses, PollResultsData, PollResultsErrors, PollResultsResponses, ReturnLeadData, ReturnLeadErrors, ReturnLeadResponses, SearchData, SearchErrors, SearchResponses, SubmitLeadData, SubmitLeadErrors, SubmitLeadResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -62,7 +62,7 @@ export const submitLead = <ThrowOnError extends boolean = false>(options: Option
 /**
  * Read the current decision of a submit
  *
- * An addition to the contract: the submit answer of a lead now, e.g. after a `PENDING`. Counts toward the leads endpoint’s limit.
+ * An addition to the contract: the submit answer of a lead now, e.g. after a `PENDING`, and `returned` when the school returned it. Counts toward the leads endpoint’s limit.
  */
 export const getLeadStatus = <ThrowOnError extends boolean = false>(options: Options<GetLeadStatusData, ThrowOnError>) => (options.client ?? client).get<GetLeadStatusResponses, GetLeadStatusErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
@@ -93,6 +93,21 @@ export const dupeCheck = <ThrowOnError extends boolean = false>(options: Options
 export const optOut = <ThrowOnError extends boolean = false>(options: Options<OptOutData, ThrowOnError>) => (options.client ?? client).post<OptOutResponses, OptOutErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
     url: '/api/v1/engine/opt-outs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Return a lead the school bought, with a reason code
+ *
+ * With a school’s API key. Within the offer’s return window, one of its reason codes; a lead is returned once. The affiliate’s payout and the school’s price for the lead are reversed. Body at most 16 KB.
+ */
+export const returnLead = <ThrowOnError extends boolean = false>(options: Options<ReturnLeadData, ThrowOnError>) => (options.client ?? client).post<ReturnLeadResponses, ReturnLeadErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'X-API-Key', type: 'apiKey' }],
+    url: '/api/v1/buyer/returns',
     ...options,
     headers: {
         'Content-Type': 'application/json',

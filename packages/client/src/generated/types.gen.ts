@@ -305,7 +305,7 @@ export type ErrorEnvelope = {
     /**
      * Each status lists the codes it carries.
      */
-    code: 'AUTH_REQUIRED' | 'AUTH_INVALID' | 'FORBIDDEN' | 'NOT_FOUND' | 'MALFORMED_REQUEST' | 'REQUIRED_FIELD_MISSING' | 'INVALID_FIELD' | 'RATE_LIMITED' | 'UNAVAILABLE' | 'INTERNAL_ERROR';
+    code: 'AUTH_REQUIRED' | 'AUTH_INVALID' | 'FORBIDDEN' | 'NOT_FOUND' | 'ALREADY_RETURNED' | 'RETURN_WINDOW_CLOSED' | 'INVALID_FIELD' | 'MALFORMED_REQUEST' | 'REQUIRED_FIELD_MISSING' | 'RATE_LIMITED' | 'UNAVAILABLE' | 'INTERNAL_ERROR';
     /**
      * `invalid` for refusals of the request, `failed` for 429, 500 and 503.
      */
@@ -326,7 +326,7 @@ export type ErrorEnvelope = {
     /**
      * A machine-readable detail of some refusals.
      */
-    error?: 'several_api_keys' | 'affiliate_mismatch' | 'affiliate_paused' | 'campaign_not_owned' | 'result_campaign_mismatch' | 'search_result_not_found' | 'lead_pending' | 'idempotency_key_invalid' | 'idempotency_key_reused';
+    error?: 'several_api_keys' | 'affiliate_mismatch' | 'affiliate_paused' | 'key_not_permitted' | 'campaign_not_owned' | 'result_campaign_mismatch' | 'search_result_not_found' | 'no_return_policy' | 'lead_pending' | 'idempotency_key_invalid' | 'idempotency_key_reused';
     /**
      * On 400 and 409: the field at fault.
      */
@@ -538,6 +538,68 @@ export type LeadsRequest = (ResultSubmitMode | DirectPostMode) & {
 };
 
 /**
+ * A return of the lead by the school that bought it (docs/returns.md).
+ */
+export type LeadReturn = {
+    /**
+     * When the return was booked.
+     */
+    at: string;
+    /**
+     * The school’s reason code, one of the offer’s.
+     */
+    reason: string;
+};
+
+/**
+ * The submit answer as it stands, and `returned`: the school’s return of the lead, or null when it was not returned.
+ */
+export type LeadStatusAnswer = {
+    /**
+     * `ACCEPTED`, `PENDING` (not final), or the reason the lead was not taken. Error codes come only in the error envelope.
+     */
+    code: 'ACCEPTED' | 'PENDING' | 'TEST_LEAD_HELD' | 'DUPLICATE' | 'BUYER_REJECTED' | 'NOT_ELIGIBLE' | 'CAP_REACHED' | 'OFFER_UNAVAILABLE' | 'REQUIRED_FIELD_MISSING' | 'CONSENT_REQUIRED' | 'INVALID_FIELD';
+    status: 'accepted' | 'saved' | 'pending' | 'held' | 'rejected' | 'invalid' | 'failed';
+    /**
+     * Short sentence-case explanation; a reason ending in ` - Client` means the school’s own system decided.
+     */
+    reason: string;
+    /**
+     * Present on refusals the buyer's system decided.
+     */
+    source?: 'buyer';
+    success: boolean;
+    accepted: boolean;
+    retryable: false;
+    /**
+     * The id of the lead this submit created, not the search id.
+     */
+    svc_lead_id: string;
+    /**
+     * Accepted: the payout booked (absent when none is configured). Not accepted: 0.
+     */
+    payout?: number;
+    message: string;
+    /**
+     * For a refusal about one field of the request: its name.
+     */
+    field?: string;
+    disposition: SubmitDisposition;
+    /**
+     * Test leads only.
+     */
+    submitted?: false;
+    /**
+     * Test leads only.
+     */
+    test_lead?: true;
+    /**
+     * Null while the lead is not returned.
+     */
+    returned: LeadReturn | null;
+};
+
+/**
  * True means a submit would very likely be refused as `DUPLICATE`; false is no promise.
  */
 export type DupeCheckAnswer = {
@@ -677,6 +739,43 @@ export type OptOutRequest = {
     hashed?: OptOutHashedKeys;
 };
 
+/**
+ * The return was booked: the payout and the price of the lead are reversed.
+ */
+export type ReturnAnswer = {
+    code: 'OK';
+    status: 'accepted';
+    /**
+     * Short sentence-case explanation.
+     */
+    reason: string;
+    success: true;
+    retryable: false;
+    /**
+     * The lead returned.
+     */
+    svc_lead_id: string;
+    returned: LeadReturn;
+};
+
+/**
+ * A return of one lead the school bought. Body at most 16 KB. Extra properties are ignored.
+ */
+export type ReturnRequest = {
+    /**
+     * The `svc_lead_id` the school received with the lead (the submit’s lead id).
+     */
+    svc_lead_id: string;
+    /**
+     * One of the offer’s return reason codes (the catalog’s `returns.reasons`).
+     */
+    reason: string;
+    /**
+     * Free text for the service operator only; never shown to the affiliate.
+     */
+    note?: string | null;
+};
+
 export type SearchData = {
     body: SearchRequest;
     headers?: {
@@ -708,7 +807,7 @@ export type SearchErrors = {
         retryable: false;
     };
     /**
-     * `FORBIDDEN`: `svc_affiliate_id` is not the key's affiliate (`error` `affiliate_mismatch`), the lead was already submitted, or the key’s account is paused (`error` `affiliate_paused`).
+     * `FORBIDDEN`: `svc_affiliate_id` is not the key's affiliate (`error` `affiliate_mismatch`), the lead was already submitted, the key’s account is paused (`error` `affiliate_paused`), or the key is a school’s, for the buyer API (`error` `key_not_permitted`).
      */
     403: ErrorEnvelope & {
         code: 'FORBIDDEN';
@@ -780,7 +879,7 @@ export type PollResultsErrors = {
         retryable: false;
     };
     /**
-     * `FORBIDDEN`: campaign or offer not the caller's (`error` `campaign_not_owned`), or the key’s account is paused (`error` `affiliate_paused`).
+     * `FORBIDDEN`: campaign or offer not the caller's (`error` `campaign_not_owned`), the key’s account is paused (`error` `affiliate_paused`), or the key is a school’s, for the buyer API (`error` `key_not_permitted`).
      */
     403: ErrorEnvelope & {
         code: 'FORBIDDEN';
@@ -869,7 +968,7 @@ export type SubmitLeadErrors = {
         retryable: false;
     };
     /**
-     * `FORBIDDEN`: campaign or offer not the caller's, affiliate id not the key's (`error` `affiliate_mismatch`), campaign not one of the result's (`error` `result_campaign_mismatch`), the lead was already submitted, or the key’s account is paused (`error` `affiliate_paused`).
+     * `FORBIDDEN`: campaign or offer not the caller's, affiliate id not the key's (`error` `affiliate_mismatch`), campaign not one of the result's (`error` `result_campaign_mismatch`), the lead was already submitted, the key’s account is paused (`error` `affiliate_paused`), or the key is a school’s, for the buyer API (`error` `key_not_permitted`).
      */
     403: ErrorEnvelope & {
         code: 'FORBIDDEN';
@@ -964,7 +1063,7 @@ export type GetLeadStatusErrors = {
         retryable: false;
     };
     /**
-     * `FORBIDDEN`: the key’s account is paused (`error` `affiliate_paused`).
+     * `FORBIDDEN`: the key’s account is paused (`error` `affiliate_paused`), or the key is a school’s, for the buyer API (`error` `key_not_permitted`).
      */
     403: ErrorEnvelope & {
         code: 'FORBIDDEN';
@@ -1015,9 +1114,9 @@ export type GetLeadStatusError = GetLeadStatusErrors[keyof GetLeadStatusErrors];
 
 export type GetLeadStatusResponses = {
     /**
-     * The submit answer as it stands.
+     * The submit answer as it stands, and the lead’s return (null when not returned).
      */
-    200: SubmitAnswer;
+    200: LeadStatusAnswer;
 };
 
 export type GetLeadStatusResponse = GetLeadStatusResponses[keyof GetLeadStatusResponses];
@@ -1047,7 +1146,7 @@ export type DupeCheckErrors = {
         retryable: false;
     };
     /**
-     * `FORBIDDEN`: the offer is not the caller's, or the key is not permitted (the key’s account is paused (`error` `affiliate_paused`)).
+     * `FORBIDDEN`: the offer is not the caller's, or the key is not permitted (the key’s account is paused (`error` `affiliate_paused`); the key is a school’s, for the buyer API (`error` `key_not_permitted`)).
      */
     403: ErrorEnvelope & {
         code: 'FORBIDDEN';
@@ -1134,7 +1233,7 @@ export type OptOutErrors = {
         retryable: false;
     };
     /**
-     * `FORBIDDEN`: the key is not permitted (the key’s account is paused (`error` `affiliate_paused`)).
+     * `FORBIDDEN`: the key is not permitted (the key’s account is paused (`error` `affiliate_paused`); the key is a school’s, for the buyer API (`error` `key_not_permitted`)).
      */
     403: ErrorEnvelope & {
         code: 'FORBIDDEN';
@@ -1191,3 +1290,102 @@ export type OptOutResponses = {
 };
 
 export type OptOutResponse = OptOutResponses[keyof OptOutResponses];
+
+export type ReturnLeadData = {
+    body: ReturnRequest;
+    path?: never;
+    query?: never;
+    url: '/api/v1/buyer/returns';
+};
+
+export type ReturnLeadErrors = {
+    /**
+     * `REQUIRED_FIELD_MISSING` or `INVALID_FIELD` (the field is named in `field` and `reason`: `svc_lead_id`, `reason`, `note`; a reason code that is not one of the offer's names `reason`); `MALFORMED_REQUEST` for a body that is empty, not JSON or not a JSON object.
+     */
+    400: ErrorEnvelope & {
+        code: 'REQUIRED_FIELD_MISSING' | 'INVALID_FIELD' | 'MALFORMED_REQUEST';
+        status: 'invalid';
+        retryable: false;
+    };
+    /**
+     * `AUTH_REQUIRED` (no key sent, reason `Missing API key`) or `AUTH_INVALID` (key unknown, revoked or expired, reason `Invalid API key`). Not retryable as is.
+     */
+    401: ErrorEnvelope & {
+        code: 'AUTH_REQUIRED' | 'AUTH_INVALID';
+        status: 'invalid';
+        retryable: false;
+    };
+    /**
+     * `FORBIDDEN`: the key is an affiliate’s, not a school’s (`error` `key_not_permitted`).
+     */
+    403: ErrorEnvelope & {
+        code: 'FORBIDDEN';
+        status: 'invalid';
+        retryable: false;
+    };
+    /**
+     * `NOT_FOUND`: a lead the school did not buy (never received, another school’s, not accepted): no hint whose it is.
+     */
+    404: ErrorEnvelope & {
+        code: 'NOT_FOUND';
+        status: 'invalid';
+        retryable: false;
+    };
+    /**
+     * `ALREADY_RETURNED`: the lead was returned before (a return has one effect); `RETURN_WINDOW_CLOSED`: the offer’s return window has passed, or the offer takes no returns (`error` `no_return_policy`).
+     */
+    409: ErrorEnvelope & {
+        code: 'ALREADY_RETURNED' | 'RETURN_WINDOW_CLOSED';
+        status: 'rejected';
+        retryable: false;
+    };
+    /**
+     * `MALFORMED_REQUEST`: body over 16 KB.
+     */
+    413: ErrorEnvelope & {
+        code: 'MALFORMED_REQUEST';
+        status: 'invalid';
+        retryable: false;
+    };
+    /**
+     * `RATE_LIMITED`, status `failed`, reason `Too many requests`, `retryable` true, `retry_after_seconds`; header `Retry-After` in seconds. Limits are per key and per endpoint. The buyer API's own budget (`returns`).
+     */
+    429: ErrorEnvelope & {
+        code: 'RATE_LIMITED';
+        status: 'failed';
+        retryable: true;
+        retry_after_seconds: number;
+    };
+    /**
+     * `INTERNAL_ERROR`, status `failed`: not retryable as is; the answer carries a `request_id`.
+     */
+    500: ErrorEnvelope & {
+        code: 'INTERNAL_ERROR';
+        status: 'failed';
+        retryable: false;
+    };
+    /**
+     * `UNAVAILABLE`, status `failed`: a dependency is down or too slow; `retryable` true, retry after `Retry-After` seconds.
+     */
+    503: ErrorEnvelope & {
+        code: 'UNAVAILABLE';
+        status: 'failed';
+        retryable: true;
+        retry_after_seconds: number;
+    };
+    /**
+     * Refusals not named by the contract for this endpoint, in the same envelope: 405 (another method on this path: `MALFORMED_REQUEST` with `Allow`); 415 (`Content-Type` not `application/json`: `MALFORMED_REQUEST`).
+     */
+    default: ErrorEnvelope;
+};
+
+export type ReturnLeadError = ReturnLeadErrors[keyof ReturnLeadErrors];
+
+export type ReturnLeadResponses = {
+    /**
+     * `code` `OK`, `status` `accepted`, reason `Lead returned`, and the return as booked.
+     */
+    200: ReturnAnswer;
+};
+
+export type ReturnLeadResponse = ReturnLeadResponses[keyof ReturnLeadResponses];

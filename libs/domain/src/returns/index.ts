@@ -1,0 +1,2 @@
+export * from './returns';
+export * from './statement';
