@@ -5,10 +5,11 @@ import Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { searchStateKey } from '@lr/contracts';
 import { buyerDecision, cents, eraseLeadDocument, newLeadId } from '@lr/domain';
-import { addDays, ConsentLedger, createDataSource, createDayPartitions, dayOf, daySuffix, KEPT_DAY, LEGACY_DAY, migrateDatabase, PartitionStore, SaleLedger } from '@lr/persistence';
-import { chainConsentLedger, SearchStatePublisher } from '@lr/platform';
+import { addDays, ConsentLedger, createDataSource, createDayPartitions, dayOf, daySuffix, KEPT_DAY, LeadReturns, LEGACY_DAY, migrateDatabase, PartitionStore, SaleLedger } from '@lr/persistence';
+import { chainConsentLedger, returnLead, SearchStatePublisher } from '@lr/platform';
 import { tablesHolding } from '../../support/canaries';
-import { decideSubmit, freshPerson, resultSubmit, storeSearch, StoredSearch, submitWorld, SubmitWorld } from '../../support/medium-submit-world';
+import { decideSubmit, freshPerson, resultSubmit, storeSearch, StoredSearch, SubmitWorld } from '../../support/medium-submit-world';
+import { returnsWorld } from '../../support/returns-world';
 import { dropDatabase, ownDatabaseUrl } from '../../support/test-database';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, testEnv, uniqueSuffix } from '../../support/test-env';
 import { opsIn } from './ops-test-support';
@@ -51,8 +52,10 @@ async function keptRows(): Promise<Record<string, unknown[]>> {
     ['consent_ledger', 'seq'],
     ['consent_seals', 'day'],
     ['result_templates', 'part_day, digest'],
+    ['lead_returns', 'lead_id'],
   ]) {
-    out[table] = ((await ds.query(`SELECT to_jsonb(t) AS row FROM ${table} t ORDER BY ${order}`)) as Array<{ row: unknown }>).map((r) => r.row);
+    // A return's note is the school's words: masked, the rest of the return (its reversals) kept.
+    out[table] = ((await ds.query(`SELECT to_jsonb(t) - 'note' AS row FROM ${table} t ORDER BY ${order}`)) as Array<{ row: unknown }>).map((r) => r.row);
   }
   out.live_consent_evidence = (await ds.query(`SELECT to_jsonb(c) AS row FROM consent_evidence c JOIN leads l ON l.id = c.lead_id WHERE NOT l.is_test ORDER BY c.lead_id`)).map((r: { row: unknown }) => r.row);
   out.offer_decisions = (await ds.query(`SELECT id, offer_decisions, person_keys, result_order, result_templates FROM searches ORDER BY id`)) as unknown[];
@@ -74,7 +77,8 @@ beforeAll(async () => {
   ds = createDataSource({ url: dbUrl, poolSize: 6, timeoutMs: 10_000, poolWaitMs: 30_000 });
   await ds.initialize();
   redis = new Redis(TEST_REDIS_URL, { keyPrefix: env.REDIS_KEY_PREFIX, maxRetriesPerRequest: 1 });
-  world = await submitWorld(ds, [{}, {}, {}, {}]);
+  const returns = await returnsWorld(ds, [{ returns: { window_days: 30, reasons: ['wrong_number'] } }, {}, {}, {}]);
+  world = returns;
   const [o1, o2, o3, o4] = world.offerIds;
   const now = Date.now();
   const fiveDaysAgo = now - 5 * DAY_MS;
@@ -103,6 +107,9 @@ beforeAll(async () => {
 
   leads.accepted = await reserve(searches.today, o1);
   await settle(leads.accepted, 'accepted', 'buyer lead id 4711');
+  // The school returns it later with a note in its own words, quoting the person.
+  const returned = await returnLead(new LeadReturns(ds), { leadId: leads.accepted, schoolId: returns.schoolIds[0], reason: 'wrong_number', note: `wrong number: ${p.last_name} at ${formatted}`, source: 'import', apiKeyId: null });
+  expect(returned.kind).toBe('returned');
   // The buyer refuses quoting the person back: their words are kept for operators, the person's values masked.
   leads.rejected = await reserve(searches.today, o2);
   await settle(leads.rejected, 'rejected', `Already enrolled: ${p.first_name} ${p.last_name} <${p.email}>, call ${formatted}`);
@@ -147,7 +154,7 @@ describe('ops person delete', () => {
     expect(dayOfSearch.get(searches.test.searchId)).toBe(dayOf(new Date(Date.now() - 5 * DAY_MS)));
     const partition = (at: number) => `searches_${daySuffix(dayOf(new Date(at)))}`;
     expect(Object.keys(await tablesHolding(ds, canaries)).sort()).toEqual(
-      ['delivery_attempts', 'leads', 'searches_kept', 'searches_legacy', partition(Date.now() - 5 * DAY_MS), partition(Date.now())].sort(),
+      ['delivery_attempts', 'lead_returns', 'leads', 'searches_kept', 'searches_legacy', partition(Date.now() - 5 * DAY_MS), partition(Date.now())].sort(),
     );
     expect(await redis.exists(searchStateKey(searches.today.searchId), searchStateKey(searches.test.searchId))).toBe(2);
     before = await keptRows();
@@ -183,6 +190,7 @@ describe('ops person delete', () => {
         searches: { count: 4, live: 3, test: 1 },
         leads: { count: 5 },
         delivery_attempt_details: 1,
+        return_notes: 1,
         consent_evidence_ips: 1,
         redis_keys: 2,
       },
@@ -211,6 +219,8 @@ describe('ops person delete', () => {
     expect(lead).toEqual({ lead: eraseLeadDocument(person), tracking: { subid: 'medium' }, consumer_ip: '', ip_source: 'consumer' });
     const [attempt] = await ds.query(`SELECT outcome, detail FROM delivery_attempts WHERE lead_id = $1`, [leads.rejected]);
     expect(attempt).toEqual({ outcome: 'rejected', detail: `Already enrolled: [erased] [erased] <[erased]>, call [erased]` });
+    const [returned] = await ds.query(`SELECT reason, note FROM lead_returns WHERE lead_id = $1`, [leads.accepted]);
+    expect(returned).toEqual({ reason: 'wrong_number', note: 'wrong number: [erased] at [erased]' });
     const [test] = await ds.query(`SELECT ip, tcpa_text, button_label FROM consent_evidence WHERE lead_id = $1`, [leads.testHeld]);
     expect(test).toMatchObject({ ip: '', button_label: 'Request info' });
     // An erased search's results cannot be submitted any more.

@@ -17,6 +17,7 @@ export function deletionJson(r: DeletionReport): unknown {
       leads: { count: r.leads.erased, ids: r.leads.ids },
       delivery_attempt_details: r.leads.deliveryAttemptsMasked,
       revocation_receipts: r.leads.receiptsMasked,
+      return_notes: r.leads.returnNotesMasked,
       consent_evidence_ips: r.consentEvidence.ipErased,
       redis_keys: r.redisKeys,
     },
@@ -39,6 +40,7 @@ export function deletionLines(r: DeletionReport): string[] {
     ['leads', formatCount(r.leads.erased), ''],
     ['delivery attempt details', formatCount(r.leads.deliveryAttemptsMasked), "the buyer's words, contact values masked"],
     ['revocation receipts', formatCount(r.leads.receiptsMasked), 'contact values masked'],
+    ['return notes', formatCount(r.leads.returnNotesMasked), "the school's words, contact values masked"],
     ['consent evidence IPs', formatCount(ev.ipErased), "test leads' (not chained)"],
     ['redis keys', r.redisKeys === null ? '-' : formatCount(r.redisKeys), r.redisKeys === null ? 'Redis not reached' : "the searches' states"],
   ];
@@ -66,5 +68,5 @@ function requestLine(r: DeletionReport): string {
 }
 
 function nothingErased(r: DeletionReport): boolean {
-  return r.searches.erased + r.leads.erased + r.searches.partnerCallsMasked + r.leads.deliveryAttemptsMasked + r.leads.receiptsMasked + (r.redisKeys ?? 0) === 0;
+  return r.searches.erased + r.leads.erased + r.searches.partnerCallsMasked + r.leads.deliveryAttemptsMasked + r.leads.receiptsMasked + r.leads.returnNotesMasked + (r.redisKeys ?? 0) === 0;
 }

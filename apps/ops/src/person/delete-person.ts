@@ -46,7 +46,7 @@ export interface DeletionReport {
   keyTypes: string[];
   request: RequestReport;
   searches: { erased: number; live: number; test: number; ids: string[]; partnerCallsMasked: number };
-  leads: { erased: number; ids: string[]; deliveryAttemptsMasked: number; receiptsMasked: number };
+  leads: { erased: number; ids: string[]; deliveryAttemptsMasked: number; receiptsMasked: number; returnNotesMasked: number };
   consentEvidence: { kept: number; keptFields: readonly string[]; ipErased: number };
   /** Null when Redis could not be reached (`redisError` says why). */
   redisKeys: number | null;
@@ -122,7 +122,7 @@ export async function deletePerson(deps: DeletePersonDeps, req: DeletePersonRequ
   } while (after !== null);
   deps.onProgress?.(places, places);
 
-  const leads: DeletionReport['leads'] = { erased: 0, ids: [], deliveryAttemptsMasked: 0, receiptsMasked: 0 };
+  const leads: DeletionReport['leads'] = { erased: 0, ids: [], deliveryAttemptsMasked: 0, receiptsMasked: 0, returnNotesMasked: 0 };
   const consentEvidence: DeletionReport['consentEvidence'] = { kept: 0, keptFields: CONSENT_RECORD_FIELDS, ipErased: 0 };
   for (const id of [...leadIds].sort()) {
     const outcome: { evidence: EvidenceOutcome } = { evidence: 'none' };
@@ -141,6 +141,7 @@ export async function deletePerson(deps: DeletePersonDeps, req: DeletePersonRequ
     leads.ids.push(id);
     leads.deliveryAttemptsMasked += done.erased.attempts.length;
     if (done.erased.receipt !== undefined) leads.receiptsMasked++;
+    if (done.erased.returnNote !== undefined) leads.returnNotesMasked++;
     if (outcome.evidence === 'kept') consentEvidence.kept++;
     if (outcome.evidence === 'ip-erased') consentEvidence.ipErased++;
   }

@@ -36,8 +36,8 @@ export type EvidenceOutcome = 'none' | 'kept' | 'ip-erased';
 
 /**
  * A stored lead without the person: its lead, consumer IP, tracking erased,
- * answers, delivery attempts' details (a buyer's own words) and revocation
- * receipt masked; its consent evidence as libs/domain
+ * answers, delivery attempts' details (a buyer's own words), revocation
+ * receipt and return note masked; its consent evidence as libs/domain
  * consentEvidenceErasure decides (a live lead's is kept whole).
  */
 export function erasedLead(l: LeadContact, values: ContactValues): { erased: ErasedLead; evidence: EvidenceOutcome } {
@@ -48,6 +48,7 @@ export function erasedLead(l: LeadContact, values: ContactValues): { erased: Era
       ? { ip: rule.eraseIp ? ERASED_IP : l.consent.ip, buttonLabel: l.consent.buttonLabel === null ? null : maskContactText(l.consent.buttonLabel, values) }
       : null;
   const receipt = l.receipt === null ? undefined : maskContactJson(l.receipt, values);
+  const returnNote = l.returnNote === null ? undefined : maskContactText(l.returnNote, values);
   return {
     erased: {
       lead: contact.lead,
@@ -57,6 +58,7 @@ export function erasedLead(l: LeadContact, values: ContactValues): { erased: Era
       consent,
       attempts: changedTexts(l.attempts, values),
       ...(receipt === undefined || sameJson(receipt, l.receipt) ? {} : { receipt }),
+      ...(returnNote === undefined || returnNote === l.returnNote ? {} : { returnNote }),
     },
     evidence: !l.consent ? 'none' : rule?.eraseIp ? 'ip-erased' : 'kept',
   };

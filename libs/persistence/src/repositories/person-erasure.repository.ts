@@ -86,7 +86,8 @@ const LEAD_ROW = statement(`
          (SELECT json_build_object('ip', c.ip, 'buttonLabel', c.button_label) FROM consent_evidence c WHERE c.lead_id = l.id) AS consent,
          COALESCE((SELECT json_agg(json_build_object('attempt', a.attempt, 'detail', a.detail) ORDER BY a.attempt)
                      FROM delivery_attempts a WHERE a.lead_id = l.id AND a.detail IS NOT NULL), '[]') AS attempts,
-         (SELECT n.receipt FROM revocation_notices n WHERE n.lead_id = l.id) AS receipt
+         (SELECT n.receipt FROM revocation_notices n WHERE n.lead_id = l.id) AS receipt,
+         (SELECT r.note FROM lead_returns r WHERE r.lead_id = l.id) AS "returnNote"
     FROM leads l
    WHERE l.id = $1
      FOR UPDATE OF l`);
@@ -103,8 +104,11 @@ const WRITE_LEAD = statement(`
     RETURNING 1
   ), receipt AS (
     UPDATE revocation_notices SET receipt = $12::jsonb WHERE lead_id = $1 AND $11::boolean RETURNING 1
+  ), returned AS (
+    UPDATE lead_returns SET note = $14 WHERE lead_id = $1 AND $13::boolean RETURNING 1
   )
-  SELECT (SELECT count(*) FROM consent)::int AS consent, (SELECT count(*) FROM attempts)::int AS attempts, (SELECT count(*) FROM receipt)::int AS receipts`);
+  SELECT (SELECT count(*) FROM consent)::int AS consent, (SELECT count(*) FROM attempts)::int AS attempts, (SELECT count(*) FROM receipt)::int AS receipts,
+         (SELECT count(*) FROM returned)::int AS returns`);
 
 /** An earlier deletion request that covers these hashes ($1 the email's, $2 the phone's; null: not asked). */
 const DELETION_REQUEST = statement(`
@@ -146,16 +150,18 @@ export interface SearchContact extends StoredRecord {
 /** A search as the erasure writes it: its partner calls only those whose detail changes. */
 export type ErasedSearch = Omit<SearchContact, 'id' | 'isTest' | 'ipSource'>;
 
-/** The contact columns of a lead as stored, with what hangs off it: its consent evidence, delivery attempts' details, revocation receipt. */
+/** The contact columns of a lead as stored, with what hangs off it: its consent evidence, delivery attempts' details, revocation receipt, return note. */
 export interface LeadContact extends StoredRecord {
   answers: Record<string, string>;
   consent: { ip: string; buttonLabel: string | null } | null;
   attempts: Array<{ attempt: number; detail: string }>;
   receipt: unknown | null;
+  /** The school's note with its return (its own words, for operators). */
+  returnNote: string | null;
 }
 
-/** A lead as the erasure writes it: `consent` null keeps the evidence as it is; attempts only those whose detail changes; `receipt` undefined keeps it. */
-export type ErasedLead = Omit<LeadContact, 'id' | 'isTest' | 'ipSource' | 'receipt'> & { receipt?: unknown };
+/** A lead as the erasure writes it: `consent` null keeps the evidence as it is; attempts only those whose detail changes; `receipt` and `returnNote` undefined keep them. */
+export type ErasedLead = Omit<LeadContact, 'id' | 'isTest' | 'ipSource' | 'receipt' | 'returnNote'> & { receipt?: unknown; returnNote?: string };
 
 /** The caller's rule: the record without the person's contact data, or null when the record does not hold the person (nothing is written). */
 export type EraseRule<T, E> = (record: T) => E | null;
@@ -234,6 +240,8 @@ export class PersonErasure {
         erased.attempts.map((a) => a.detail),
         erased.receipt !== undefined,
         erased.receipt === undefined ? null : JSON.stringify(erased.receipt),
+        erased.returnNote !== undefined,
+        erased.returnNote ?? null,
       ]);
       return { record, erased };
     });
