@@ -66,9 +66,8 @@ export function registerOptOutCommands(program: Command, ctx: CliContext): void 
       const progress = countProgress(ctx.io, { bar: 'opt-outs {bar} {value}/{total} lines', line: (d, t) => `opt-outs: ${d}/${t} lines` });
       const report = await withDatabase(ctx.databaseUrl(), (ds) => importOptOuts(file, new OptOuts(ds), new Date(), (d, t) => progress.update(d, t)))
         .catch((e: unknown) => {
-          if (e instanceof ImportFileError) throw new CliError(e.message);
+          if (e instanceof ImportFileError) throw new CliError(`${file}: ${e.message}`);
           if ((e as NodeJS.ErrnoException)?.code === 'ENOENT') throw new CliError(`${file}: no such file`);
-          if ((e as { code?: string })?.code?.startsWith('CSV_')) throw new CliError(`${file}: not a CSV file this import reads: ${(e as Error).message}`);
           throw e;
         })
         .finally(() => progress.stop());

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { parse } from 'csv-parse/sync';
 import { optOutRecord } from '@lr/domain';
 import type { OptOuts } from '@lr/persistence';
+import { CsvRecord, csvRecords } from '../csv/csv-records';
 import { parseIsoInstant } from '../iso-instant';
 import { COLUMN_NAMES, optOutKeysOfArguments } from './opt-out-keys';
 
@@ -24,22 +24,30 @@ export interface ImportLine {
  * line's `received_at` (default now) starting its notices' deadline.
  */
 export async function importOptOuts(file: string, optOuts: OptOuts, now: Date, onProgress: (done: number, total: number) => void): Promise<ImportLine[]> {
-  const rows = parse(await readFile(file, 'utf8'), { columns: (header: string[]) => checkedHeader(header), skip_empty_lines: true, trim: true, relax_column_count: false, info: true }) as Array<{
-    record: Record<string, string>;
-    info: { lines: number };
-  }>;
+  let records: CsvRecord[];
+  try {
+    records = csvRecords(await readFile(file, 'utf8'));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code) throw e;
+    throw new ImportFileError((e as Error).message);
+  }
+  const [header, ...lines] = records;
+  if (!header) throw new ImportFileError(`line 1: no header; columns: ${IMPORT_COLUMNS.join(', ')}`);
+  const columns = checkedHeader(header.fields);
   const report: ImportLine[] = [];
-  for (const [i, { record, info }] of rows.entries()) {
-    report.push(await importLine(record, info.lines, file, optOuts, now));
-    onProgress(i + 1, rows.length);
+  for (const [i, r] of lines.entries()) {
+    if (r.fields.length !== columns.length) report.push({ line: r.line, outcome: 'error', error: `${r.fields.length} fields where the header has ${columns.length}` });
+    else report.push(await importLine(Object.fromEntries(columns.map((c, k) => [c, r.fields[k].trim()])), r.line, file, optOuts, now));
+    onProgress(i + 1, lines.length);
   }
   return report;
 }
 
 function checkedHeader(header: string[]): string[] {
-  const unknown = header.filter((h) => !(IMPORT_COLUMNS as readonly string[]).includes(h));
+  const names = header.map((h) => h.trim());
+  const unknown = names.filter((h) => !(IMPORT_COLUMNS as readonly string[]).includes(h));
   if (unknown.length > 0) throw new ImportFileError(`line 1: unknown column ${unknown.map((u) => JSON.stringify(u.slice(0, 40))).join(', ')}; columns: ${IMPORT_COLUMNS.join(', ')}`);
-  return header;
+  return names;
 }
 
 export class ImportFileError extends Error {}

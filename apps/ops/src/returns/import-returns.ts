@@ -2,7 +2,7 @@ import { isUuid, LeadReturns } from '@lr/persistence';
 import { RETURN_NOTE_MAX, REFUSAL } from '@lr/domain';
 import { returnLead } from '@lr/platform';
 import { CliError } from '../cli-error';
-import { csvRecords } from './csv-records';
+import { csvRecords } from '../csv/csv-records';
 
 /** The columns of a returns file: the first line names them (any order); `note` may be left out. */
 export const RETURN_COLUMNS = ['school_id', 'svc_lead_id', 'reason', 'note'] as const;
