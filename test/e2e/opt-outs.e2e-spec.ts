@@ -115,6 +115,10 @@ describe('opt-outs (e2e)', () => {
     for (const [client, campaign] of [[a, ids.campA], [b, ids.campB]] as const) {
       const search = await client.searchDone(campaign, reformatted);
       expect({ campaign, offers: search.body.offers, done: search.body.processing_done }).toEqual({ campaign, offers: [], done: true });
+      // Not processed: stored without contact data, its decisions saying why.
+      const row = (await db.query(`SELECT lead, consumer_ip, offer_decisions FROM searches WHERE id = $1`, [search.searchId])).rows[0];
+      expect([row.lead.personal, row.consumer_ip]).toEqual([undefined, '']);
+      expect(Object.values(row.offer_decisions).map((d: any) => d.reason)).toEqual(expect.arrayContaining(['opted_out'])); // eslint-disable-line @typescript-eslint/no-explicit-any
     }
     const direct = await b.directPost(ids.campB, ids.o1, reformatted);
     expect(direct.body).toMatchObject({ code: 'NOT_ELIGIBLE', status: 'rejected', reason: 'Not eligible' });

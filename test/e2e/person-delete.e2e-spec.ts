@@ -142,8 +142,9 @@ describe('person delete (e2e)', () => {
     expect(JSON.parse(verify.stdout)).toMatchObject({ intact: true, break: null });
   });
 
-  it('shows the person searching again no result', async () => {
+  it('shows the person searching again no result, and stores that search without their contact data', async () => {
     const again = await client.searchDone(ids.camp, lead);
     expect(again.body.offers).toEqual([]);
+    expect(await tablesHolding(db, canaries)).toEqual({});
   });
 });

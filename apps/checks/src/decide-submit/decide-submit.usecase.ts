@@ -6,6 +6,8 @@ import {
   capsAt,
   ConsentEvidence,
   consentEvidence,
+  contactValuesOf,
+  eraseStoredContact,
   ConsentLedgerEntry,
   consentLedgerEntry,
   Decision,
@@ -120,12 +122,13 @@ export class DecideSubmit {
     if (sale.mode.holdsInsteadOfSelling) {
       const caps = capsAt(offer.caps, now);
       const facts = await this.ledger.saleFacts({ groupId: sale.groupId, slots: caps.map((c) => c.slot), keys: [], offerIds: [offer.offerId], optOutKeys: leadOptOutKeys(sale.lead) });
-      return this.refuse(sale, saleDecision(offer, facts, sale.mode, now) ?? SUBMIT.testLeadHeld, programId, answers);
+      return this.refuse(sale, saleDecision(offer, facts, sale.mode, now) ?? SUBMIT.testLeadHeld, programId, answers, facts.suppressed);
     }
 
     const caps = capsAt(offer.caps, now);
     const payout = bookedPayout(offer.payouts, programId);
     let sold: Lead = sale.lead;
+    let suppressed = false;
     const lockedKeys = sale.mode.personKeys(sale.lead);
     const result = await this.ledger.reserve(
       { leadId: msg.leadId, groupId: sale.groupId, offerId: offer.offerId, keys: lockedKeys, optOutKeys: leadOptOutKeys(sale.lead), caps, searchId: msg.searchId },
@@ -137,6 +140,7 @@ export class DecideSubmit {
         const locked = new Set(lockedKeys.map((k) => `${k.type}:${k.hash}`));
         if (keys.some((k) => !locked.has(`${k.type}:${k.hash}`))) return { kind: 'lock-keys', keys };
         const refusal = saleDecision(offer, facts, sale.mode, now);
+        suppressed = facts.suppressed;
         if (refusal) return { kind: 'refuse', decision: refusal };
         sold = lead;
         return {
@@ -161,7 +165,7 @@ export class DecideSubmit {
       case 'forbidden':
         return forbidden();
       case 'refused':
-        return this.refuse(sale, result.decision, programId, answers);
+        return this.refuse(sale, result.decision, programId, answers, suppressed);
       case 'stored':
         return result.lead.status === 'pending' ? this.resume(msg, result.lead) : decision(result.lead);
       case 'reserved':
@@ -169,9 +173,17 @@ export class DecideSubmit {
     }
   }
 
-  /** A refused or held submit is stored with its decision (and its consent evidence), and answered. */
-  private async refuse(sale: SubmitToSell, d: Decision, programId: string | null, answers: Record<string, string>): Promise<SubmitOutcome> {
-    const stored = await this.leads.storeDecided(newLead(sale, sale.lead, programId ?? sale.msg.programId, answers), d, this.consent(sale), this.consentLedger(sale, sale.lead));
+  /**
+   * A refused or held submit is stored with its decision (and its consent
+   * evidence), and answered. A suppressed person's is stored without contact
+   * data (their data is not processed); its consent evidence is kept as the
+   * affiliate sent it, the record of a consent claimed for someone who had
+   * opted out.
+   */
+  private async refuse(sale: SubmitToSell, d: Decision, programId: string | null, answers: Record<string, string>, suppressed = false): Promise<SubmitOutcome> {
+    const lead = newLead(sale, sale.lead, programId ?? sale.msg.programId, answers);
+    const kept = suppressed ? { ...lead, ...eraseStoredContact(lead, contactValuesOf([lead.lead])) } : lead;
+    const stored = await this.leads.storeDecided(kept, d, this.consent(sale), this.consentLedger(sale, sale.lead));
     decided.inc({ code: stored.code ?? d.code });
     return decision(stored);
   }

@@ -101,8 +101,15 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
 
     for (const w of [world, other]) {
       const search = await storeSearch(w, person);
-      const outcome = await decideSubmit(ds).run(resultSubmit(w, search, w.offerIds[0]));
+      const msg = resultSubmit(w, search, w.offerIds[0]);
+      const outcome = await decideSubmit(ds).run(msg);
       expect('answer' in outcome && outcome.answer).toMatchObject({ kind: 'decision', decision: { code: 'NOT_ELIGIBLE', reason: 'Not eligible', status: 'rejected' } });
+      // Stored without their contact data; the consent evidence as the affiliate sent it.
+      const [row] = await ds.query('SELECT l.lead, l.consumer_ip, l.tracking, c.ip AS consent_ip FROM leads l JOIN consent_evidence c ON c.lead_id = l.id WHERE l.id = $1', [msg.leadId]);
+      expect(row.lead.personal).toBeUndefined();
+      expect(JSON.stringify(row.lead)).not.toContain(person.personal!.last_name!);
+      expect([row.consumer_ip, row.tracking.ip_address]).toEqual(['', undefined]);
+      expect(row.consent_ip).not.toBe('');
     }
 
     expect(await optOuts.lift(optOutKeysOf({ phone: person.personal!.phone! }), 'operator', 'asked by mistake')).toEqual(['phone']);

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { PartnerSearchRequestedV2, SearchMeta, SearchRequestedV1, searchAnswerBody } from '@lr/contracts';
-import { CampaignOffer, capsAt, eligibilityVerdict, Lead, leadOptOutKeys, OfferVerdict, saleVerdict, testMode } from '@lr/domain';
+import { CampaignOffer, capsAt, contactValuesOf, eligibilityVerdict, eraseStoredContact, Lead, leadOptOutKeys, OfferVerdict, saleVerdict, StoredContact, testMode } from '@lr/domain';
 import { counter, histogram } from '@lr/observability';
 import { NewResult, newResult, SaleLedger, SearchRepository } from '@lr/persistence';
 import { CampaignCatalog, SearchStatePublisher } from '@lr/platform';
@@ -48,8 +48,10 @@ export class StartSearch {
     const stage = stageTimer();
     const offers = await this.catalog.offersOf(msg.campaignId);
     stage('catalog');
-    const verdicts = await this.judge(msg, offers, now);
+    const { verdicts, suppressed } = await this.judge(msg, offers, now);
     stage('checks');
+    // A person who opted out is not processed: their search is stored (for operators, and its hashed keys) without contact data.
+    const contact = storedContact({ lead: msg.lead as Lead, tracking: msg.tracking, consumerIp: msg.consumerIp, ipSource: msg.ipSource }, suppressed);
     const plan = planSearch(offers, verdicts, testMode(msg.isTest), now);
     const results = plan.shown.map((c): NewResult => newResult(c));
     stage('plan');
@@ -61,9 +63,9 @@ export class StartSearch {
       campaignId: msg.campaignId,
       apiKeyId: msg.apiKeyId,
       isTest: msg.isTest,
-      lead: msg.lead as Lead,
-      tracking: msg.tracking,
-      consumerIp: msg.consumerIp,
+      lead: contact.lead,
+      tracking: contact.tracking,
+      consumerIp: contact.consumerIp,
       ipSource: msg.ipSource,
       tcpaConsent: msg.tcpaConsent,
       formCertUrl: msg.formCertUrl,
@@ -92,22 +94,25 @@ export class StartSearch {
   /**
    * Every offer's verdict: the offer and its programs first (no I/O), then,
    * for the offers still in, the sale facts in one statement (caps' usage, the
-   * person's earlier sales; a new search has sold nothing yet).
+   * person's earlier sales, their suppression; a new search has sold nothing
+   * yet). With no offer still in, the suppression alone is read, so that a
+   * suppressed person's search is never stored with their contact data.
    */
-  private async judge(msg: SearchRequestedV1, offers: readonly CampaignOffer[], now: Date): Promise<OfferVerdict[]> {
+  private async judge(msg: SearchRequestedV1, offers: readonly CampaignOffer[], now: Date): Promise<{ verdicts: OfferVerdict[]; suppressed: boolean }> {
     const lead = msg.lead as Lead;
     const mode = testMode(msg.isTest);
     const eligible = offers.map((o) => eligibilityVerdict(o, lead, now, o.source === 'own' ? { kind: 'catalog' } : { kind: 'partner' }));
     const candidates = offers.filter((_, i) => eligible[i].qualifies);
-    if (candidates.length === 0) return eligible;
+    const optOutKeys = leadOptOutKeys(lead);
+    if (candidates.length === 0 && optOutKeys.length === 0) return { verdicts: eligible, suppressed: false };
     const facts = await this.ledger.saleFacts({
       groupId: null,
       slots: candidates.flatMap((o) => capsAt(o.caps, now).map((c) => c.slot)),
-      keys: mode.personKeys(lead),
+      keys: candidates.length === 0 ? [] : mode.personKeys(lead),
       offerIds: candidates.map((o) => o.offerId),
-      optOutKeys: leadOptOutKeys(lead),
+      optOutKeys,
     });
-    return offers.map((o, i) => (eligible[i].qualifies ? saleVerdict(o, facts, mode, now) ?? eligible[i] : eligible[i]));
+    return { verdicts: offers.map((o, i) => (eligible[i].qualifies ? saleVerdict(o, facts, mode, now) ?? eligible[i] : eligible[i])), suppressed: facts.suppressed };
   }
 
   private closesAt(msg: SearchRequestedV1): Date {
@@ -155,6 +160,11 @@ export class StartSearch {
       closesAt: this.closesAt(msg).toISOString(),
     };
   }
+}
+
+/** The contact columns a search stores: as sent, or without contact data for a suppressed person (libs/domain eraseStoredContact). */
+function storedContact(c: StoredContact, suppressed: boolean): StoredContact {
+  return suppressed ? eraseStoredContact(c, contactValuesOf([c.lead])) : c;
 }
 
 /** The state of a search just stored (version 1), built from what was stored rather than read back. */
