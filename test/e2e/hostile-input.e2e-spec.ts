@@ -141,7 +141,7 @@ describe('hostile input (e2e, property-based)', () => {
     expect([posted.status, posted.body.code]).toEqual([200, 'TEST_LEAD_HELD']);
     made.directLeadH = posted.body.svc_lead_id;
 
-    state = await StoredState.open(env);
+    state = await StoredState.open(env, { affiliateIds: [ids.affH, ids.affO], offerIds: [ids.offerX, ids.offerY, ids.partnerOffer] });
     db = new Client({ connectionString: TEST_DATABASE_URL });
     await db.connect();
   });

@@ -14,18 +14,48 @@ import { TEST_AMQP_URL, TEST_DATABASE_URL } from './test-env';
  * requests fetch() will not send (duplicated or malformed headers).
  */
 
-/** Every table a search, a submit, an opt-out or a message handler writes rows into. */
-const WRITTEN_TABLES = [
-  'searches', 'results', 'result_templates', 'search_partner_calls', 'leads', 'sales', 'dedupe_keys', 'consent_evidence', 'delivery_attempts', 'cap_usage',
-  'processed_messages', 'opt_outs', 'suppressions', 'suppression_audit', 'revocation_notices',
-] as const;
+/** Whose rows a test file counts: the affiliates and offers of its own catalog (other files share the database). */
+export interface StateScope {
+  affiliateIds: string[];
+  offerIds: string[];
+}
+
+const OF_SEARCHES = 'SELECT id FROM searches WHERE affiliate_id = ANY($1::uuid[])';
+const OF_LEADS = 'SELECT id FROM leads WHERE affiliate_id = ANY($1::uuid[])';
+const OF_OPT_OUTS = 'SELECT id FROM opt_outs WHERE affiliate_id = ANY($1::uuid[])';
 
 /**
- * Row counts of WRITTEN_TABLES in the test database and the messages waiting
- * in this test file's queues (main, retry and dead-letter queues of every
- * consumer). The gateway answers a search or a submit only after its worker
- * replied, so a request that was (wrongly) published shows up here by the time
- * its answer arrives: as a stored row, or as a message retried or dead-lettered.
+ * Every table a search, a submit, an opt-out or a message handler writes rows
+ * into, each counted for the file's own affiliates and offers ($1, $2):
+ * the end-to-end files run side by side on one database, so a row another
+ * file writes meanwhile is not this file's.
+ */
+const WRITTEN_TABLES: Record<string, string> = {
+  searches: 'affiliate_id = ANY($1::uuid[])',
+  results: `search_id IN (${OF_SEARCHES})`,
+  result_templates: 'offer_id = ANY($2::uuid[])',
+  search_partner_calls: `search_id IN (${OF_SEARCHES})`,
+  leads: 'affiliate_id = ANY($1::uuid[])',
+  sales: 'affiliate_id = ANY($1::uuid[])',
+  dedupe_keys: 'affiliate_id = ANY($1::uuid[])',
+  consent_evidence: `lead_id IN (${OF_LEADS})`,
+  delivery_attempts: `lead_id IN (${OF_LEADS})`,
+  cap_usage: `EXISTS (SELECT 1 FROM unnest($2::uuid[]) AS o(id) WHERE scope LIKE '%offer:' || o.id::text)`,
+  // Keyed by message, not by affiliate: counted whole (few handlers write it).
+  processed_messages: 'true',
+  opt_outs: 'affiliate_id = ANY($1::uuid[])',
+  suppressions: `opt_out_id IN (${OF_OPT_OUTS})`,
+  suppression_audit: `opt_out_id IN (${OF_OPT_OUTS})`,
+  revocation_notices: `opt_out_id IN (${OF_OPT_OUTS})`,
+};
+
+/**
+ * Row counts of WRITTEN_TABLES in the test database (the file's own rows)
+ * and the messages waiting in this test file's queues (main, retry and
+ * dead-letter queues of every consumer). The gateway answers a search or a
+ * submit only after its worker replied, so a request that was (wrongly)
+ * published shows up here by the time its answer arrives: as a stored row,
+ * or as a message retried or dead-lettered.
  */
 export class StoredState {
   private constructor(
@@ -33,20 +63,23 @@ export class StoredState {
     private readonly conn: amqplib.ChannelModel,
     private readonly channel: amqplib.Channel,
     private readonly queues: string[],
+    private readonly scope: StateScope,
   ) {}
 
-  static async open(env: Record<string, string>): Promise<StoredState> {
+  static async open(env: Record<string, string>, scope: StateScope): Promise<StoredState> {
     const db = new Client({ connectionString: TEST_DATABASE_URL });
     await db.connect();
     const conn = await amqplib.connect(TEST_AMQP_URL);
     const channel = await conn.createChannel();
     const queues = allQueueNames(topologyFor(loadConfig('gateway', env)));
-    return new StoredState(db, conn, channel, queues);
+    return new StoredState(db, conn, channel, queues, scope);
   }
 
   async snapshot(): Promise<Record<string, number>> {
-    const sql = `SELECT ${WRITTEN_TABLES.map((t) => `(SELECT count(*) FROM ${t})::int AS ${t}`).join(', ')}`;
-    const counts = (await this.db.query(sql)).rows[0] as Record<string, number>;
+    const sql = `SELECT ${Object.entries(WRITTEN_TABLES)
+      .map(([t, where]) => `(SELECT count(*) FROM ${t} WHERE ${where})::int AS ${t}`)
+      .join(', ')}`;
+    const counts = (await this.db.query(sql, [this.scope.affiliateIds, this.scope.offerIds])).rows[0] as Record<string, number>;
     let queued = 0;
     for (const q of this.queues) queued += (await this.channel.checkQueue(q)).messageCount;
     return { ...counts, queued };

@@ -25,6 +25,11 @@ export class CliContext {
     return this.appConfig().retention;
   }
 
+  /** Whose delivery service relays the notices of an opt-out recorded here: AMQP_PREFIX (docs/opt-outs.md). */
+  relay(): string {
+    return this.appConfig().amqp.prefix;
+  }
+
   /** The broker and the topology of AMQP_PREFIX (the DLQ names come from it). */
   messaging(): { url: string; topology: Topology } {
     const config = this.appConfig();

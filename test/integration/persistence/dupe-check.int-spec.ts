@@ -421,7 +421,7 @@ describe('dupe-check queries', () => {
     // Once the person opts out (by their phone), a pending answer reads them suppressed, as the sale facts do.
     expect(ctx!.facts.suppressed).toBe(false);
     const phone = optOutKeysOf({ phone: p.personal!.phone });
-    await new OptOuts(ds).record(optOutRecord({ id: randomUUID(), receivedAt: now, source: 'operator', affiliateId: null, apiKeyId: null, reference: null, keys: phone, actor: 'operator' }));
+    await new OptOuts(ds).record(optOutRecord({ id: randomUUID(), receivedAt: now, source: 'operator', affiliateId: null, apiKeyId: null, reference: null, keys: phone, actor: 'operator', relay: 'dupe-check-test' }));
     expect((await context(searchId))!.facts.suppressed).toBe(true);
     expect((await ledger.saleFacts({ groupId: null, slots: [], keys: [], offerIds: [], optOutKeys: optOutKeysOf({ phone: `+1 ${p.personal!.phone}` }) })).suppressed).toBe(true);
   });

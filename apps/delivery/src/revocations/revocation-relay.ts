@@ -1,4 +1,5 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@lr/config';
 import { MESSAGE_TYPES, RevocationRequestedV1 } from '@lr/contracts';
 import { AmqpConnection } from '@lr/messaging';
 import { gauge, PeriodicReading } from '@lr/observability';
@@ -39,6 +40,7 @@ export class RevocationRelay implements OnApplicationBootstrap, OnModuleDestroy 
   constructor(
     private readonly optOuts: OptOuts,
     private readonly amqp: AmqpConnection,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'amqp'>,
   ) {
     this.reading = new PeriodicReading(REVOCATION_RELAY_INTERVAL_MS, () => this.relay(), (e) =>
       this.log.warn({ msg: 'cannot relay revocation notices now; trying again every interval', err: (e as Error)?.message ?? String(e) }),
@@ -65,13 +67,15 @@ export class RevocationRelay implements OnApplicationBootstrap, OnModuleDestroy 
       overdue.set(counts.overdue);
       for (const source of OPT_OUT_SOURCES) recorded.set({ source }, counts.recordedLastDay[source] ?? 0);
     }
-    const late = await this.optOuts.addLateNotices();
+    // The opt-outs of this system (its message prefix): another system sharing the database relays its own.
+    const relay = this.config.amqp.prefix;
+    const late = await this.optOuts.addLateNotices(relay);
     if (late > 0) this.log.log({ msg: 'revocation notices added for leads accepted after an opt-out', notices: late });
-    const abandoned = await this.optOuts.requeueAbandoned();
+    const abandoned = await this.optOuts.requeueAbandoned(relay);
     if (abandoned > 0) this.log.warn({ msg: 'revocation notices whose sender stopped mid-send queued again', notices: abandoned });
     let queued = 0;
     for (;;) {
-      const ids = await this.optOuts.unqueued(BATCH);
+      const ids = await this.optOuts.unqueued(BATCH, relay);
       for (const noticeId of ids) await this.amqp.publish<RevocationRequestedV1>(MESSAGE_TYPES.RevocationRequested, { noticeId }, { messageId: `revocation:${noticeId}` });
       await this.optOuts.markQueued(ids);
       queued += ids.length;

@@ -59,8 +59,11 @@ async function soldToEveryOffer(world: SubmitWorld, person: Lead): Promise<strin
   return leads;
 }
 
+/** This file's relay: the medium database is shared with other files, whose notices are theirs to relay. */
+const RELAY = `medium-${randomUUID().slice(0, 8)}`;
+
 const optOut = (raw: { email?: string; phone?: string }, receivedAt = new Date()): OptOutRecord =>
-  optOutRecord({ id: randomUUID(), receivedAt, source: 'operator', affiliateId: null, apiKeyId: null, reference: null, keys: optOutKeysOf(raw), actor: 'operator' });
+  optOutRecord({ id: randomUUID(), receivedAt, source: 'operator', affiliateId: null, apiKeyId: null, reference: null, keys: optOutKeysOf(raw), actor: 'operator', relay: RELAY });
 
 async function noticesOf(leadIds: string[]) {
   return (await ds.query('SELECT * FROM revocation_notices WHERE lead_id = ANY($1::uuid[]) ORDER BY created_at', [leadIds])) as Array<Record<string, any>>;
@@ -174,10 +177,10 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
     expect(await optOuts.claim(notice.id, 60_000)).toMatchObject({ state: 'claimed' });
     await send.run({ noticeId: notice.id });
     expect((await noticesOf([lead]))[0]).toMatchObject({ attempts: 1, last_error: null });
-    expect(await optOuts.requeueAbandoned()).toBe(0);
+    expect(await optOuts.requeueAbandoned(RELAY)).toBe(0);
     await ds.query('UPDATE revocation_notices SET sending_until = now() - interval \'1 second\' WHERE id = $1', [notice.id]);
-    expect(await optOuts.requeueAbandoned()).toBeGreaterThanOrEqual(1);
-    expect(await optOuts.unqueued(10_000)).toContain(notice.id);
+    expect(await optOuts.requeueAbandoned(RELAY)).toBeGreaterThanOrEqual(1);
+    expect(await optOuts.unqueued(10_000, RELAY)).toContain(notice.id);
 
     await send.run({ noticeId: notice.id });
     const [after] = await noticesOf([lead]);
@@ -196,12 +199,22 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
     expect((await optOuts.record(optOut({ phone: person.personal!.phone! }))).notices).toBe(0);
     await delivery.run(outcome.deliver);
 
-    expect(await optOuts.addLateNotices()).toBeGreaterThanOrEqual(1);
-    expect(await optOuts.addLateNotices()).toBe(0);
+    expect(await optOuts.addLateNotices(RELAY)).toBeGreaterThanOrEqual(1);
+    expect(await optOuts.addLateNotices(RELAY)).toBe(0);
     expect(await noticesOf([outcome.deliver.leadId])).toHaveLength(1);
-    const unqueued = await optOuts.unqueued(10_000);
+    const unqueued = await optOuts.unqueued(10_000, RELAY);
     expect(unqueued).toContain((await noticesOf([outcome.deliver.leadId]))[0].id);
     await optOuts.markQueued(unqueued);
-    expect(await optOuts.unqueued(10_000)).toEqual([]);
+    expect(await optOuts.unqueued(10_000, RELAY)).toEqual([]);
+  });
+
+  it("relays only its own system's notices: another system sharing the database (its own message prefix) relays its own", async () => {
+    const world = await twoSchools('/revocations');
+    const person = freshPerson();
+    const [lead] = await soldToEveryOffer(world, person);
+    await optOuts.record({ ...optOut({ email: person.personal!.email! }), relay: `${RELAY}-other` });
+    const [notice] = await noticesOf([lead]);
+    expect(await optOuts.unqueued(10_000, RELAY)).not.toContain(notice.id);
+    expect(await optOuts.unqueued(10_000, `${RELAY}-other`)).toContain(notice.id);
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@lr/config';
 import { OK, optOutRecord } from '@lr/domain';
 import { counter } from '@lr/observability';
 import { OptOuts } from '@lr/persistence';
@@ -34,6 +35,7 @@ export class RecordOptOut {
   constructor(
     private readonly optOuts: OptOuts,
     private readonly deps: Dependencies,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'amqp'>,
   ) {}
 
   async run(principal: Principal, body: unknown, now = new Date()): Promise<OptOutAnswer> {
@@ -47,6 +49,7 @@ export class RecordOptOut {
       reference: null,
       keys,
       actor: `affiliate:${principal.affiliateId}`,
+      relay: this.config.amqp.prefix,
     });
     await this.deps.call('postgres', () => this.optOuts.record(record));
     received.inc();

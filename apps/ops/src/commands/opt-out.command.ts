@@ -48,7 +48,7 @@ export function registerOptOutCommands(program: Command, ctx: CliContext): void 
       const now = new Date();
       if (opts.receivedAt && opts.receivedAt.getTime() > now.getTime()) throw new CliError('--received-at is in the future', EXIT.usage);
       if (opts.reference !== undefined && opts.reference.length > 200) throw new CliError('--reference is longer than 200 characters', EXIT.usage);
-      const record = optOutRecord({ id: randomUUID(), receivedAt: opts.receivedAt ?? now, source: 'operator', affiliateId: null, apiKeyId: null, reference: opts.reference ?? null, keys, actor: 'operator' });
+      const record = optOutRecord({ id: randomUUID(), receivedAt: opts.receivedAt ?? now, source: 'operator', affiliateId: null, apiKeyId: null, reference: opts.reference ?? null, keys, actor: 'operator', relay: ctx.relay() });
       const r = await withDatabase(ctx.databaseUrl(), (ds) => new OptOuts(ds).record(record));
       const out = { opt_out_id: record.id, keys: keys.map((k) => k.type), newly_suppressed: r.suppressed, notices: r.notices, due_at: record.dueAt.toISOString() };
       ctx.io.out(
@@ -64,7 +64,7 @@ export function registerOptOutCommands(program: Command, ctx: CliContext): void 
     .option('--json', 'print JSON')
     .action(async (file: string, opts: { json?: boolean }) => {
       const progress = countProgress(ctx.io, { bar: 'opt-outs {bar} {value}/{total} lines', line: (d, t) => `opt-outs: ${d}/${t} lines` });
-      const report = await withDatabase(ctx.databaseUrl(), (ds) => importOptOuts(file, new OptOuts(ds), new Date(), (d, t) => progress.update(d, t)))
+      const report = await withDatabase(ctx.databaseUrl(), (ds) => importOptOuts(file, new OptOuts(ds), new Date(), (d, t) => progress.update(d, t), ctx.relay()))
         .catch((e: unknown) => {
           if (e instanceof ImportFileError) throw new CliError(`${file}: ${e.message}`);
           if ((e as NodeJS.ErrnoException)?.code === 'ENOENT') throw new CliError(`${file}: no such file`);

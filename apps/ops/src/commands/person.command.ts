@@ -74,7 +74,7 @@ export function registerPersonCommands(program: Command, ctx: CliContext): void 
         (ds) =>
           deletePerson(
             { erasure: new PersonErasure(ds), partitions: new PartitionStore(ds), optOuts: new OptOuts(ds), states, onProgress: (d, t) => progress.update(d, t) },
-            { keys: person.keys, typed, reference: opts.reference ?? null, dryRun: opts.dryRun === true, now: new Date() },
+            { keys: person.keys, typed, reference: opts.reference ?? null, dryRun: opts.dryRun === true, now: new Date(), relay: ctx.relay() },
           ),
         LONG_STATEMENTS,
       ).finally(() => progress.stop());

@@ -45,7 +45,7 @@ describe('optout import (medium)', () => {
     );
     const progress: Array<[number, number]> = [];
     const optOuts = new OptOuts(ds);
-    const report = await importOptOuts(path, optOuts, new Date('2026-11-26T12:00:00Z'), (d, t) => progress.push([d, t]));
+    const report = await importOptOuts(path, optOuts, new Date('2026-11-26T12:00:00Z'), (d, t) => progress.push([d, t]), 'import-test');
 
     expect(report).toEqual([
       { line: 2, outcome: 'recorded', suppressed: 1, notices: 0 },
@@ -65,7 +65,7 @@ describe('optout import (medium)', () => {
     );
     expect(request).toEqual({ received_at: new Date('2026-11-20T10:00:00Z'), due_at: new Date('2026-12-04T10:00:00Z'), reference: 'letter, 42', source: 'operator' });
 
-    const again = await importOptOuts(path, optOuts, new Date('2026-11-26T12:00:00Z'), () => undefined);
+    const again = await importOptOuts(path, optOuts, new Date('2026-11-26T12:00:00Z'), () => undefined, 'import-test');
     expect(again.filter((l) => l.outcome === 'recorded')).toEqual([
       { line: 2, outcome: 'recorded', suppressed: 0, notices: 0 },
       { line: 3, outcome: 'recorded', suppressed: 0, notices: 0 },
@@ -73,9 +73,9 @@ describe('optout import (medium)', () => {
   });
 
   it('refuses a file whose header names a column it does not read, or whose quote is never closed, naming the line', async () => {
-    await expect(importOptOuts(await file('typo.csv', 'emial,phone\nx@example.com,\n'), new OptOuts(ds), new Date(), () => undefined)).rejects.toThrow(
+    await expect(importOptOuts(await file('typo.csv', 'emial,phone\nx@example.com,\n'), new OptOuts(ds), new Date(), () => undefined, 'import-test')).rejects.toThrow(
       new ImportFileError('line 1: unknown column "emial"; columns: email, phone, hashed_email, hashed_phone, received_at, reference'),
     );
-    await expect(importOptOuts(await file('open.csv', 'email\n"x@example.com\n'), new OptOuts(ds), new Date(), () => undefined)).rejects.toThrow('line 2: a quoted field is not closed');
+    await expect(importOptOuts(await file('open.csv', 'email\n"x@example.com\n'), new OptOuts(ds), new Date(), () => undefined, 'import-test')).rejects.toThrow('line 2: a quoted field is not closed');
   });
 });

@@ -23,7 +23,7 @@ export interface ImportLine {
  * stored on its own (a bad line is reported and the others go on), with the
  * line's `received_at` (default now) starting its notices' deadline.
  */
-export async function importOptOuts(file: string, optOuts: OptOuts, now: Date, onProgress: (done: number, total: number) => void): Promise<ImportLine[]> {
+export async function importOptOuts(file: string, optOuts: OptOuts, now: Date, onProgress: (done: number, total: number) => void, relay: string): Promise<ImportLine[]> {
   let records: CsvRecord[];
   try {
     records = csvRecords(await readFile(file, 'utf8'));
@@ -37,7 +37,7 @@ export async function importOptOuts(file: string, optOuts: OptOuts, now: Date, o
   const report: ImportLine[] = [];
   for (const [i, r] of lines.entries()) {
     if (r.fields.length !== columns.length) report.push({ line: r.line, outcome: 'error', error: `${r.fields.length} fields where the header has ${columns.length}` });
-    else report.push(await importLine(Object.fromEntries(columns.map((c, k) => [c, r.fields[k].trim()])), r.line, file, optOuts, now));
+    else report.push(await importLine(Object.fromEntries(columns.map((c, k) => [c, r.fields[k].trim()])), r.line, file, optOuts, now, relay));
     onProgress(i + 1, lines.length);
   }
   return report;
@@ -52,7 +52,7 @@ function checkedHeader(header: string[]): string[] {
 
 export class ImportFileError extends Error {}
 
-async function importLine(r: Record<string, string>, line: number, file: string, optOuts: OptOuts, now: Date): Promise<ImportLine> {
+async function importLine(r: Record<string, string>, line: number, file: string, optOuts: OptOuts, now: Date, relay: string): Promise<ImportLine> {
   const v = (k: string) => (r[k] === undefined || r[k] === '' ? undefined : r[k]);
   const keys = optOutKeysOfArguments({ email: v('email'), phone: v('phone'), hashedEmail: v('hashed_email'), hashedPhone: v('hashed_phone') }, COLUMN_NAMES);
   if ('error' in keys) return { line, outcome: 'error', error: keys.error };
@@ -67,7 +67,7 @@ async function importLine(r: Record<string, string>, line: number, file: string,
   const reference = v('reference');
   if (reference !== undefined && reference.length > 200) return { line, outcome: 'error', error: 'reference is longer than 200 characters' };
   const recorded = await optOuts.record(
-    optOutRecord({ id: randomUUID(), receivedAt, source: 'operator', affiliateId: null, apiKeyId: null, reference: reference ?? null, keys: keys.keys, actor: `import:${file}:${line}` }),
+    optOutRecord({ id: randomUUID(), receivedAt, source: 'operator', affiliateId: null, apiKeyId: null, reference: reference ?? null, keys: keys.keys, actor: `import:${file}:${line}`, relay }),
   );
   return { line, outcome: 'recorded', suppressed: recorded.suppressed, notices: recorded.notices };
 }

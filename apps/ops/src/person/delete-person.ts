@@ -27,6 +27,8 @@ export interface DeletePersonRequest {
   reference: string | null;
   dryRun: boolean;
   now: Date;
+  /** Whose delivery service relays the request's notices (this system's AMQP_PREFIX). */
+  relay: string;
 }
 
 /** The deletion request as recorded: an opt-out of source `deletion` (the person's hashed suppression, buyers' revocation notices). */
@@ -170,7 +172,7 @@ async function recordRequest(deps: DeletePersonDeps, req: DeletePersonRequest): 
   const earlier = await deps.erasure.deletionRequest(req.keys);
   if (earlier) return { id: earlier.id, receivedAt: earlier.receivedAt.toISOString(), recordedNow: false, suppressed: 0, notices: 0 };
   if (req.dryRun) return { id: null, receivedAt: null, recordedNow: false, suppressed: 0, notices: 0 };
-  const record = optOutRecord({ id: randomUUID(), receivedAt: req.now, source: 'deletion', affiliateId: null, apiKeyId: null, reference: req.reference, keys: req.keys, actor: 'operator' });
+  const record = optOutRecord({ id: randomUUID(), receivedAt: req.now, source: 'deletion', affiliateId: null, apiKeyId: null, reference: req.reference, keys: req.keys, actor: 'operator', relay: req.relay });
   const recorded = await deps.optOuts.record(record);
   return { id: record.id, receivedAt: req.now.toISOString(), recordedNow: true, suppressed: recorded.suppressed, notices: recorded.notices };
 }

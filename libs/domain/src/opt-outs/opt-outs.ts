@@ -72,6 +72,12 @@ export interface OptOutRecord {
   reference: string | null;
   keys: OptOutKey[];
   actor: string;
+  /**
+   * Which system's delivery service relays its notices (that system's message
+   * prefix): systems sharing one database with prefixes of their own (a test
+   * suite's files, a blue/green pair) each relay their own opt-outs.
+   */
+  relay: string;
 }
 
 /** The record of an opt-out received at `receivedAt`: its notices are due ten business days later. */

@@ -20,6 +20,8 @@ export class OptOut {
   @Column('uuid', { name: 'affiliate_id', nullable: true }) affiliateId: string | null;
   @Column('uuid', { name: 'api_key_id', nullable: true }) apiKeyId: string | null;
   @Column('text', { nullable: true }) reference: string | null;
+  /** Whose delivery service relays its notices: the recording system's AMQP_PREFIX. */
+  @Column('text') relay: string;
   @Column('char', { name: 'email_sha256', length: 64, nullable: true }) emailSha256: string | null;
   @Column('char', { name: 'phone_sha256', length: 64, nullable: true }) phoneSha256: string | null;
 }

@@ -6,7 +6,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * key (`suppressions`: what searches and submits check), the operators'
  * audit of suppressing and lifting (`suppression_audit`), and one revocation
  * notice per lead a buyer accepted (`revocation_notices`: the outbox the
- * delivery service relays through RabbitMQ, with each buyer's receipt). None
+ * delivery service relays through RabbitMQ, with each buyer's receipt;
+ * `relay` names the system whose delivery service relays them). None
  * holds contact data; all are kept by the retention run (legal records).
  */
 export class OptOuts1765100000000 implements MigrationInterface {
@@ -23,6 +24,7 @@ export class OptOuts1765100000000 implements MigrationInterface {
         affiliate_id uuid,
         api_key_id   uuid,
         reference    text        CONSTRAINT ck_opt_outs_reference CHECK (char_length(reference) <= 200),
+        relay        text        NOT NULL,
         email_sha256 char(64)    CONSTRAINT ck_opt_outs_email CHECK (email_sha256 ~ '^[0-9a-f]{64}$'),
         phone_sha256 char(64)    CONSTRAINT ck_opt_outs_phone CHECK (phone_sha256 ~ '^[0-9a-f]{64}$'),
         CONSTRAINT ck_opt_outs_key CHECK (email_sha256 IS NOT NULL OR phone_sha256 IS NOT NULL)

@@ -40,8 +40,8 @@ const NOTICES_OF = (keys: string, optOut: string, dueAt: string) =>
 /** An opt-out in one statement: the request, its suppressions (a key already suppressed stays with its first request), their audit, the notices. */
 const RECORD = statement(`
   WITH request AS (
-    INSERT INTO opt_outs (id, received_at, due_at, source, affiliate_id, api_key_id, reference, email_sha256, phone_sha256)
-    VALUES ($1, $2, $10, $3, $4, $5, $6,
+    INSERT INTO opt_outs (id, received_at, due_at, source, affiliate_id, api_key_id, reference, relay, email_sha256, phone_sha256)
+    VALUES ($1, $2, $10, $3, $4, $5, $6, $11,
             (SELECT h FROM unnest($7::text[], $8::char(64)[]) AS k(t, h) WHERE t = 'email'),
             (SELECT h FROM unnest($7::text[], $8::char(64)[]) AS k(t, h) WHERE t = 'phone'))
     RETURNING id
@@ -65,7 +65,7 @@ const RECORD = statement(`
 const LATE_NOTICES = statement(`
   WITH recent AS (
     SELECT sp.key_type, sp.key_hash, sp.opt_out_id, o.due_at FROM suppressions sp JOIN opt_outs o ON o.id = sp.opt_out_id
-     WHERE sp.suppressed_at > now() - interval '1 day'
+     WHERE sp.suppressed_at > now() - interval '1 day' AND o.relay = $1
   ), late AS (
     SELECT DISTINCT ON (s.lead_id) s.lead_id, s.offer_id, s.school_id, r.opt_out_id, r.due_at
       FROM recent r
@@ -82,11 +82,15 @@ const LATE_NOTICES = statement(`
 
 /** Notices whose sender died mid-send (its hold lapsed, nothing booked): queued again. */
 const ABANDONED = statement(`
-  UPDATE revocation_notices SET sending_until = NULL, queued_at = NULL
-   WHERE acknowledged_at IS NULL AND sending_until < now()
-  RETURNING id`);
+  UPDATE revocation_notices n SET sending_until = NULL, queued_at = NULL
+   WHERE n.acknowledged_at IS NULL AND n.sending_until < now()
+     AND EXISTS (SELECT 1 FROM opt_outs o WHERE o.id = n.opt_out_id AND o.relay = $1)
+  RETURNING n.id`);
 
-const UNQUEUED = statement(`SELECT id FROM revocation_notices WHERE queued_at IS NULL ORDER BY created_at LIMIT $1`);
+const UNQUEUED = statement(`
+  SELECT n.id FROM revocation_notices n JOIN opt_outs o ON o.id = n.opt_out_id
+   WHERE n.queued_at IS NULL AND o.relay = $2
+   ORDER BY n.created_at LIMIT $1`);
 const MARK_QUEUED = statement(`UPDATE revocation_notices SET queued_at = now() WHERE id = ANY($1::uuid[]) AND queued_at IS NULL`);
 
 /**
@@ -204,6 +208,7 @@ export class OptOuts {
       o.keys.map((k) => k.hash),
       o.actor,
       o.dueAt,
+      o.relay,
     ]);
     return { suppressed: r.suppressed, notices: r.notices };
   }
@@ -218,19 +223,19 @@ export class OptOuts {
     return (await run<{ key_type: string }>(this.db, LIFT, [keys.map((k) => k.type), keys.map((k) => k.hash), actor, reason])).map((r) => r.key_type);
   }
 
-  /** Notices for leads accepted after their person's suppression, due when its request's are. */
-  async addLateNotices(): Promise<number> {
-    return (await run(this.db, LATE_NOTICES)).length;
+  /** Notices for leads accepted after their person's suppression by an opt-out `relay` relays, due when its request's are. */
+  async addLateNotices(relay: string): Promise<number> {
+    return (await run(this.db, LATE_NOTICES, [relay])).length;
   }
 
-  /** Notices a dead sender held: queued again (answers how many). */
-  async requeueAbandoned(): Promise<number> {
-    return (await run(this.db, ABANDONED)).length;
+  /** Notices of `relay`'s opt-outs a dead sender held: queued again (answers how many). */
+  async requeueAbandoned(relay: string): Promise<number> {
+    return (await run(this.db, ABANDONED, [relay])).length;
   }
 
-  /** Notices not yet handed to RabbitMQ, oldest first. */
-  async unqueued(limit: number): Promise<string[]> {
-    return (await run<{ id: string }>(this.db, UNQUEUED, [limit])).map((r) => r.id);
+  /** Notices of `relay`'s opt-outs not yet handed to RabbitMQ, oldest first. */
+  async unqueued(limit: number, relay: string): Promise<string[]> {
+    return (await run<{ id: string }>(this.db, UNQUEUED, [limit, relay])).map((r) => r.id);
   }
 
   async markQueued(ids: readonly string[]): Promise<void> {
