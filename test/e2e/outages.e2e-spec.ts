@@ -11,8 +11,8 @@ import { TEST_AMQP_URL, TEST_DATABASE_URL, TEST_REDIS_URL, testEnv, uniqueSuffix
 
 type Dependency = 'postgres' | 'redis' | 'rabbitmq';
 type Mode = 'cut' | 'stall';
-type Endpoint = 'search' | 'poll' | 'result submit' | 'direct post' | 'lead status' | 'dupe-check';
-const ENDPOINTS: Endpoint[] = ['search', 'poll', 'result submit', 'direct post', 'lead status', 'dupe-check'];
+type Endpoint = 'search' | 'poll' | 'result submit' | 'direct post' | 'lead status' | 'dupe-check' | 'opt-out';
+const ENDPOINTS: Endpoint[] = ['search', 'poll', 'result submit', 'direct post', 'lead status', 'dupe-check', 'opt-out'];
 const WORKERS = ['checks', 'search-orchestrator', 'partner-adapter', 'delivery'] as const;
 
 /**
@@ -21,13 +21,14 @@ const WORKERS = ['checks', 'search-orchestrator', 'partner-adapter', 'delivery']
  * answer needs nothing from that dependency. A poll is served from Redis (with
  * the key and the campaign owner the gateway already holds, which stay valid
  * while the Redis announcements of revocations still reach it); the lead status
- * and the pre-check read PostgreSQL only. Redis carries every call's rate
+ * and the pre-check read PostgreSQL only, and an opt-out is written there (its
+ * notices wait in the outbox for the broker). Redis carries every call's rate
  * limit, so without it nothing is served.
  */
 const SERVED_WITHOUT: Record<Dependency, Endpoint[]> = {
   postgres: ['poll'],
   redis: [],
-  rabbitmq: ['poll', 'lead status', 'dupe-check'],
+  rabbitmq: ['poll', 'lead status', 'dupe-check', 'opt-out'],
 };
 
 /** The apps whose readiness reports each dependency. */
@@ -70,7 +71,7 @@ describe('dependency outages (e2e)', () => {
     built.catalog.schools.push(partnerSchool);
     built.catalog.offers.find((o) => o.id === ids.partnerOffer)!.school_id = partnerSchool.id;
     applyCatalog(built.catalog, direct);
-    const limits = ['search', 'results', 'leads', 'dupe-check'].flatMap((e) => ['--limit', `${e}=60000/10000`]);
+    const limits = ['search', 'results', 'leads', 'dupe-check', 'opt-outs'].flatMap((e) => ['--limit', `${e}=60000/10000`]);
     const key = issueKey(ids.affiliateA, direct, limits).key;
     // The test's own database, Redis db and vhost, reached through the proxies' ports.
     const via = (url: string, port: number) => url.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${port}`);
@@ -154,6 +155,9 @@ describe('dependency outages (e2e)', () => {
         return client.leadStatus(j.leadId);
       case 'dupe-check':
         return dupeCheck(j.who);
+      case 'opt-out':
+        // Somebody nobody sells to in this file: the journey's person stays sellable.
+        return call(apps.gateway.url, 'POST', '/api/v1/engine/opt-outs', { key: client.key, body: { email: person().personal.email } });
     }
   }
 
@@ -175,6 +179,7 @@ describe('dependency outages (e2e)', () => {
     if (endpoint === 'poll') expect(res.body).toEqual({ ...j.poll, accepted_count: expect.any(Number) });
     if (endpoint === 'lead status') expect(res.body).toEqual(j.status);
     if (endpoint === 'dupe-check') expect(res.body.duplicate_likely).toBe(true);
+    if (endpoint === 'opt-out') expect(res.body).toMatchObject({ code: 'OK', status: 'accepted', opt_out_id: expect.any(String) });
     expect(res.ms).toBeLessThan(2000);
   }
 
@@ -227,6 +232,7 @@ describe('dependency outages (e2e)', () => {
         'direct post': (r) => (r.status === 200 && r.body?.code === 'ACCEPTED') || pending(r),
         'lead status': (r) => r.status === 200 && r.body?.code === 'ACCEPTED',
         'dupe-check': (r) => r.status === 200 && r.body?.duplicate_likely === true,
+        'opt-out': (r) => r.status === 200 && r.body?.code === 'OK',
       };
       expect({ endpoint, status: res.status, body: res.body, fine: ok[endpoint](res) }).toEqual(expect.objectContaining({ endpoint, fine: true }));
       if (pending(res)) pendingLeads.push({ leadId: res.body.svc_lead_id as string, endpoint });

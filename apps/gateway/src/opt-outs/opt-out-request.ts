@@ -1,4 +1,4 @@
-import { OPT_OUT_KEY_TYPES, OptOutKey, OptOutKeyType, optOutKeysFromHashes, optOutKeysOf, REFUSAL } from '@lr/domain';
+import { OptOutKey, optOutKeysOf, REFUSAL } from '@lr/domain';
 import { ApiError } from '../http/api-error';
 import { checkDto, requireObjectBody, throwIfProblems } from '../http/validation';
 import { OptOutRequestDto } from './opt-out-request.dto';
@@ -15,12 +15,7 @@ const text = (v: unknown): string | undefined => (typeof v === 'string' && v.tri
 export function parseOptOutRequest(body: unknown): OptOutKey[] {
   const { dto, problems } = checkDto(OptOutRequestDto, requireObjectBody(body));
   throwIfProblems(problems);
-  const raw = new Map(optOutKeysOf({ email: text(dto.email), phone: text(dto.phone) }).map((k) => [k.type, k.hash]));
-  const hashed = new Map(optOutKeysFromHashes({ email: dto.hashed?.email, phone: dto.hashed?.phone }).map((k) => [k.type, k.hash]));
-  const keys = OPT_OUT_KEY_TYPES.flatMap((type: OptOutKeyType) => {
-    const hash = hashed.get(type) ?? raw.get(type);
-    return hash ? [{ type, hash }] : [];
-  });
+  const keys = optOutKeysOf({ email: text(dto.email), phone: text(dto.phone) }, { email: dto.hashed?.email, phone: dto.hashed?.phone });
   if (keys.length === 0) throw ApiError.malformed(REFUSAL.noUsableContactField);
   return keys;
 }

@@ -1,4 +1,4 @@
-import { OPT_OUT_KEY_TYPES, OptOutKey, OptOutKeyType, optOutKeysFromHashes, optOutKeysOf } from '@lr/domain';
+import { OptOutKey, optOutKeysOf } from '@lr/domain';
 
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 
@@ -23,10 +23,6 @@ export function optOutKeysOfArguments(a: PersonArguments, names = OPTION_NAMES):
   for (const [option, value, type] of [[names.email, a.email, 'email'], [names.phone, a.phone, 'phone']] as const) {
     if (value !== undefined && !raw.has(type)) return { error: `${option} cannot be normalized (${type === 'email' ? 'an address with @ and a domain' : 'ten US digits'})` };
   }
-  const hashed = new Map(optOutKeysFromHashes({ email: a.hashedEmail, phone: a.hashedPhone }).map((k) => [k.type, k.hash]));
-  const keys = OPT_OUT_KEY_TYPES.flatMap((type: OptOutKeyType) => {
-    const hash = hashed.get(type) ?? raw.get(type);
-    return hash ? [{ type, hash }] : [];
-  });
+  const keys = optOutKeysOf({ email: a.email, phone: a.phone }, { email: a.hashedEmail, phone: a.hashedPhone });
   return keys.length > 0 ? { keys } : { error: `name the person: ${names.email}, ${names.phone}, ${names.hashedEmail} or ${names.hashedPhone}` };
 }

@@ -19,9 +19,13 @@ export interface OptOutKey extends DedupeKey {
 export const OPT_OUT_SOURCES = ['affiliate', 'operator', 'deletion'] as const;
 export type OptOutSource = (typeof OPT_OUT_SOURCES)[number];
 
-/** The suppression keys of raw contact values; a value that cannot be normalized (an email without @, a nine-digit phone) gives none. */
-export function optOutKeysOf(raw: { email?: string; phone?: string }): OptOutKey[] {
-  return optOutKeysFromHashes({ email: hashIf('email', raw.email), phone: hashIf('phone', raw.phone) });
+/**
+ * The suppression keys of raw contact values, and of hashes sent instead
+ * (a hashed key wins over the same raw key, as on the pre-check); a raw value
+ * that cannot be normalized (an email without @, a nine-digit phone) gives none.
+ */
+export function optOutKeysOf(raw: { email?: string; phone?: string }, hashed: Partial<Record<OptOutKeyType, string>> = {}): OptOutKey[] {
+  return optOutKeysFromHashes({ email: hashed.email ?? hashIf('email', raw.email), phone: hashed.phone ?? hashIf('phone', raw.phone) });
 }
 
 /** The suppression keys of per-field hashes (lower-case SHA-256 hex of the normalized forms). */

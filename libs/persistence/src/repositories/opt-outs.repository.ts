@@ -19,23 +19,30 @@ export const SUPPRESSED = (keys: string) =>
              JOIN suppressions sp ON sp.key_type = k.key_type AND sp.key_hash = k.key_hash::char(64))`;
 
 /**
- * The buyers that accepted a lead of the person (keys $1, $2), as notices of
- * opt-out $3 due at $4: one per lead, whoever recorded the opt-out first
- * (ux_revocation_notices_lead_id), so a second opt-out of the same person,
- * concurrent or later, adds none. A partner offer's buyer is its partner
- * network, an own offer's its school. Leads are found through the dedupe
- * index, which holds every live sale's keys for as long as the lead is kept.
+ * One notice per lead of `sold`, a relation of (opt_out_id, lead_id,
+ * offer_id, school_id, due_at) of accepted sales, to its buyer: a partner
+ * offer's is its partner network, an own offer's its school. One per lead
+ * whoever wrote it first (ux_revocation_notices_lead_id), so a second opt-out
+ * of the same person, concurrent or later, adds none.
  */
-const NOTICES_OF = (keys: string, optOut: string, dueAt: string) =>
+const INSERT_NOTICES = (sold: string) =>
   `INSERT INTO revocation_notices (id, opt_out_id, lead_id, offer_id, buyer_kind, buyer_id, due_at)
-   SELECT gen_random_uuid(), ${optOut}, s.lead_id, s.offer_id,
-          CASE WHEN o.source = 'partner' THEN 'partner' ELSE 'school' END, COALESCE(o.partner_id, s.school_id), ${dueAt}
-     FROM (SELECT DISTINCT d.lead_id FROM (${keys}) AS k(key_type, key_hash)
-             JOIN dedupe_keys d ON d.key_type = k.key_type AND d.key_hash = k.key_hash::char(64)) AS p
-     JOIN sales s ON s.lead_id = p.lead_id AND s.status = 'accepted'
-     JOIN offers o ON o.id = s.offer_id
+   SELECT gen_random_uuid(), x.opt_out_id, x.lead_id, x.offer_id,
+          CASE WHEN o.source = 'partner' THEN 'partner' ELSE 'school' END, COALESCE(o.partner_id, x.school_id), x.due_at
+     FROM (${sold}) AS x JOIN offers o ON o.id = x.offer_id
    ON CONFLICT (lead_id) DO NOTHING
    RETURNING id`;
+
+/**
+ * The accepted sales of the person's keys (a relation of key_type, key_hash),
+ * found through the dedupe index, which holds every live sale's keys for as
+ * long as the lead is kept; with `extra` columns (opt_out_id, due_at).
+ */
+const SOLD_TO = (keys: string, extra: string) =>
+  `SELECT DISTINCT ON (s.lead_id) s.lead_id, s.offer_id, s.school_id, ${extra}
+     FROM (${keys}) AS k(key_type, key_hash)
+     JOIN dedupe_keys d ON d.key_type = k.key_type AND d.key_hash = k.key_hash::char(64)
+     JOIN sales s ON s.lead_id = d.lead_id AND s.status = 'accepted'`;
 
 /** An opt-out in one statement: the request, its suppressions (a key already suppressed stays with its first request), their audit, the notices. */
 const RECORD = statement(`
@@ -53,7 +60,7 @@ const RECORD = statement(`
   ), audited AS (
     INSERT INTO suppression_audit (action, key_type, key_hash, opt_out_id, actor)
     SELECT 'suppress', key_type, key_hash, $1, $9 FROM suppressed
-  ), notices AS (${NOTICES_OF('SELECT * FROM unnest($7::text[], $8::char(64)[])', '$1', '$10')})
+  ), notices AS (${INSERT_NOTICES(SOLD_TO('SELECT * FROM unnest($7::text[], $8::char(64)[])', '$1::uuid AS opt_out_id, $10::timestamptz AS due_at'))})
   SELECT (SELECT count(*) FROM request)::int AS recorded, (SELECT count(*) FROM suppressed)::int AS suppressed, (SELECT count(*) FROM notices)::int AS notices`);
 
 /**
@@ -66,19 +73,10 @@ const LATE_NOTICES = statement(`
   WITH recent AS (
     SELECT sp.key_type, sp.key_hash, sp.opt_out_id, o.due_at FROM suppressions sp JOIN opt_outs o ON o.id = sp.opt_out_id
      WHERE sp.suppressed_at > now() - interval '1 day' AND o.relay = $1
-  ), late AS (
-    SELECT DISTINCT ON (s.lead_id) s.lead_id, s.offer_id, s.school_id, r.opt_out_id, r.due_at
-      FROM recent r
-      JOIN dedupe_keys d ON d.key_type = r.key_type AND d.key_hash = r.key_hash
-      JOIN sales s ON s.lead_id = d.lead_id AND s.status = 'accepted'
-     WHERE NOT EXISTS (SELECT 1 FROM revocation_notices n WHERE n.lead_id = s.lead_id)
   )
-  INSERT INTO revocation_notices (id, opt_out_id, lead_id, offer_id, buyer_kind, buyer_id, due_at)
-  SELECT gen_random_uuid(), l.opt_out_id, l.lead_id, l.offer_id,
-         CASE WHEN o.source = 'partner' THEN 'partner' ELSE 'school' END, COALESCE(o.partner_id, l.school_id), l.due_at
-    FROM late l JOIN offers o ON o.id = l.offer_id
-  ON CONFLICT (lead_id) DO NOTHING
-  RETURNING id`);
+  ${INSERT_NOTICES(`${SOLD_TO('SELECT key_type, key_hash FROM recent', 'r.opt_out_id, r.due_at')}
+      JOIN recent r ON r.key_type = k.key_type AND r.key_hash = k.key_hash
+     WHERE NOT EXISTS (SELECT 1 FROM revocation_notices n WHERE n.lead_id = s.lead_id)`)}`);
 
 /** Notices whose sender died mid-send (its hold lapsed, nothing booked): queued again. */
 const ABANDONED = statement(`
@@ -141,10 +139,6 @@ const LIFT = statement(`
     SELECT 'lift', key_type, key_hash, opt_out_id, $3, $4 FROM lifted
   )
   SELECT key_type FROM lifted`);
-
-const SUPPRESSED_KEYS = statement(`
-  SELECT k.key_type FROM unnest($1::text[], $2::char(64)[]) AS k(key_type, key_hash)
-   WHERE EXISTS (SELECT 1 FROM suppressions sp WHERE sp.key_type = k.key_type AND sp.key_hash = k.key_hash)`);
 
 /**
  * An opt-out to store (libs/domain optOutRecord): `reference` is the
@@ -213,10 +207,6 @@ export class OptOuts {
     return { suppressed: r.suppressed, notices: r.notices };
   }
 
-  /** Which of the keys are suppressed now (for `optout check` and `optout lift`). */
-  async suppressedKeys(keys: readonly OptOutKey[]): Promise<string[]> {
-    return (await run<{ key_type: string }>(this.db, SUPPRESSED_KEYS, [keys.map((k) => k.type), keys.map((k) => k.hash)])).map((r) => r.key_type);
-  }
 
   /** Lifts the suppression of the keys (an operator's decision, audited with its reason); answers the key types lifted. */
   async lift(keys: readonly OptOutKey[], actor: string, reason: string): Promise<string[]> {
