@@ -3,7 +3,8 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { v7 } from 'uuid';
 import type { Lead } from '../../../libs/domain/src';
-import { addDays, createDataSource, createDayPartitions, dayOf, daySuffix, KEPT_DAY, LEGACY_DAY, searchDays } from '@lr/persistence';
+import { addDays, ConsentLedger, createDataSource, createDayPartitions, dayOf, daySuffix, KEPT_DAY, LeadReturns, LEGACY_DAY, searchDays } from '@lr/persistence';
+import { chainConsentLedger } from '@lr/platform';
 import { migrateDatabase } from '../../../libs/persistence/src/migrate';
 import { runOps } from '../../support/ops';
 import { dropDatabase, ownDatabaseUrl } from '../../support/test-database';
@@ -60,6 +61,9 @@ describe('ops retention run and storage report', () => {
       ['delivery_attempts', 'lead_id, attempt'],
       ['dedupe_keys', 'lead_id, key_type'],
       ['cap_usage', 'scope, period, period_start'],
+      ['consent_ledger', 'seq'],
+      ['consent_seals', 'day'],
+      ['lead_returns', 'lead_id'],
     ]) {
       out[table] = ((await ds.query(`SELECT to_jsonb(t) AS row FROM ${table} t ORDER BY ${order}`)) as Array<{ row: unknown }>).map((r) => r.row);
     }
@@ -177,7 +181,7 @@ describe('ops retention run and storage report', () => {
     });
     const accepted = { status: 'accepted', code: 'ACCEPTED', reason: 'Lead accepted', decidedBy: 'buyer' as const, payout: 12 };
     const delivered = { outcome: 'accepted', httpStatus: 200, latencyMs: 150, detail: null, startAfterMs: 100, durationMs: 150 };
-    await seed.submit({ ...submitOf('acceptedOld', 60_000, 1), decision: accepted, sale: { payout: 12, price: 45 }, attempt: delivered });
+    const acceptedOldLead = await seed.submit({ ...submitOf('acceptedOld', 60_000, 1), decision: accepted, sale: { payout: 12, price: 45 }, attempt: delivered });
     await seed.submit({ ...submitOf('pendingOld', 60_000, 2), decision: { status: 'pending' } });
     await seed.submit({
       ...submitOf('rejectedOld', 90_000, 3),
@@ -190,6 +194,20 @@ describe('ops retention run and storage report', () => {
     await seed.submit({ ...submitOf('acceptedOlder', 3_600_000, 5), decision: accepted, sale: { payout: 12, price: 45 }, attempt: delivered });
     await seed.submit({ ...submitOf('acceptedLegacy', 120_000, 6), decision: accepted, sale: { payout: 12, price: 45 }, attempt: delivered });
     await seed.submit({ ...submitOf('recentNamed', 60_000, 7), decision: accepted, sale: { payout: 12, price: 45 }, attempt: delivered });
+
+    // The consent ledger as the submits' statement appends it (one record per live lead with consent evidence), chained and sealed
+    // by the chainer; and a return of an accepted lead: five-year records retention must leave as they are.
+    await ds.query(
+      `INSERT INTO consent_ledger (lead_id, school_id, appended_at)
+       SELECT l.id, o.school_id, l.created_at FROM leads l JOIN consent_evidence c ON c.lead_id = l.id JOIN offers o ON o.id = l.offer_id ORDER BY l.created_at`,
+    );
+    const chained = await chainConsentLedger(new ConsentLedger(ds), () => new Date(`${addDays(today, 1)}T00:00:10.000Z`));
+    expect(chained).toMatchObject({ kind: 'chained', linked: 7, sealed: { count: 7 } });
+    const returned = await new LeadReturns(ds).returnLead(
+      { leadId: acceptedOldLead, schoolId: ids.school, reason: 'bad_phone', note: null, source: 'import', apiKeyId: null },
+      () => ({ kind: 'return', payoutReversal: null, priceReversal: null, refundsCap: false }),
+    );
+    expect(returned).toMatchObject({ kind: 'returned' });
 
     messages.old = await handledMessage(days.old);
     messages.edge = await handledMessage(days.edge);
