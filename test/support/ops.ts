@@ -16,11 +16,15 @@ export function runOps(args: string[], env: Record<string, string>): { code: num
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-export function applyCatalog(catalog: unknown, env: Record<string, string>): void {
-  const dir = mkdtempSync(join(tmpdir(), 'lr-catalog-'));
-  const file = join(dir, 'catalog.json');
+/** A catalog written to a file of its own, for `catalog apply` or `catalog simulate`; returns its path. */
+export function writeCatalogFile(catalog: unknown): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'lr-catalog-')), 'catalog.json');
   writeFileSync(file, JSON.stringify(catalog, null, 2));
-  const r = runOps(['catalog', 'apply', file], env);
+  return file;
+}
+
+export function applyCatalog(catalog: unknown, env: Record<string, string>): void {
+  const r = runOps(['catalog', 'apply', writeCatalogFile(catalog)], env);
   if (r.code !== 0) throw new Error(`catalog apply failed (${r.code}): ${r.stderr}`);
 }
 
