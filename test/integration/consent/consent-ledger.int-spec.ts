@@ -129,6 +129,13 @@ describe('the consent ledger', () => {
       expect([file, run.code]).toEqual([file, 1]);
     }
 
+    // By email, written otherwise than stored (case, spaces): the same three events.
+    const email = person.personal!.email!;
+    const byEmail = await opsIn(env, ['consent', 'export', '--email', ` ${email.toUpperCase()} `, '--out', join(tmp, 'by-email')]);
+    expect(byEmail.code).toBe(0);
+    const emailEvents = JSON.parse(readFileSync(join(tmp, 'by-email', 'consent-events.json'), 'utf8')).events as Array<{ lead_id: string }>;
+    expect(emailEvents.map((e) => e.lead_id)).toEqual(bundle.events.map((e: { lead_id: string }) => e.lead_id));
+
     const byLead = await opsIn(env, ['consent', 'export', '--lead', bundle.events[2].lead_id, '--out', join(tmp, 'by-lead')]);
     expect(byLead.code).toBe(0);
     expect(JSON.parse(readFileSync(join(tmp, 'by-lead', 'consent-events.json'), 'utf8')).events).toHaveLength(3);
@@ -141,6 +148,13 @@ describe('the consent ledger', () => {
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout).break).toMatchObject({ position: 50, svc_lead_id: lead, problem: 'record-changed' });
     expect(run.stderr).toContain(`position 50 (svc_lead_id ${lead})`);
+    // A window: the records chained in it are checked (the edit is found), a window after every record checks none.
+    const hour = 3600_000;
+    const inWindow = await verify('--from', new Date(Date.now() - hour).toISOString(), '--to', new Date(Date.now() + hour).toISOString());
+    expect([inWindow.code, JSON.parse(inWindow.stdout).break]).toEqual([1, expect.objectContaining({ position: 50, problem: 'record-changed' })]);
+    const after = await verify('--from', new Date(Date.now() + hour).toISOString());
+    expect([after.code, JSON.parse(after.stdout)]).toEqual([0, expect.objectContaining({ checked: 0, break: null })]);
+    expect((await verify('--from', new Date(Date.now() + hour).toISOString(), '--to', new Date().toISOString())).code).toBe(2);
     await ds.query(`UPDATE consent_evidence SET tcpa_text = left(tcpa_text, -length(' (edited)')) WHERE lead_id = $1`, [lead]);
     expect((await verify()).code).toBe(0);
   });
