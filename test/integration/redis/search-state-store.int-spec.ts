@@ -32,6 +32,18 @@ describe('SearchStateStore', () => {
     expect(await redis.ttl(key)).toBeGreaterThan(50);
   });
 
+  it("a read queued on a pipeline (the poll's, beside the rate limit) decodes as a read does, from Redis's own reply", async () => {
+    const key = 'search:pipelined';
+    await store.write(key, meta(2, ['own', 'p1']), [entry('own'), entry('p1')], 60);
+    const pipeline = redis.pipeline();
+    const decode = SearchStateStore.queueRead(pipeline, key);
+    const [reply] = (await pipeline.exec())!;
+    // Not ioredis's object form: the flat array of names and values Redis sent.
+    expect(Array.isArray(reply[1])).toBe(true);
+    expect(decode(reply)).toEqual(await store.read(key));
+    expect(orderedEntries(decode(reply)!)!.map((e) => JSON.parse(e.toString()))).toEqual([entry('own').entry, entry('p1').entry]);
+  });
+
   it('a write only ever extends the lifetime: a writer that knows fewer expiries never shortens it', async () => {
     const key = 'search:ttl';
     await store.write(key, meta(1, ['own']), [entry('own')], 900);
