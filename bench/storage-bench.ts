@@ -18,7 +18,7 @@ import { appEnv, BENCH_STATE, benchEnv, drainQueues, ops, removeBenchVhost, rese
 import { Answer } from './support/http-client';
 import { OpenLoopResult, runOpenLoop } from './support/open-loop';
 import { byProcessLine, groupMs, withMachineCpuPerUnit } from './support/process-cpu';
-import { RedisFootprint, redisFootprint } from './support/redis-footprint';
+import { RedisFootprint, redisFootprint, sampleRedisMemory } from './support/redis-footprint';
 import type { Row, Target } from './support/report';
 import { writeSection } from './support/section';
 import { answerJson, doneSearchAnswers, SearchAnswer, searchLoad } from './support/search-drive';
@@ -205,7 +205,7 @@ async function main(): Promise<void> {
   const size = await sizePhase();
   if (process.env.STORAGE_PHASES === 'bytes') {
     // A partial run (comparing storage shapes quickly): printed, not written.
-    process.stdout.write(`\nPostgreSQL bytes per search: ${size.bytesPerSearch} (row ${size.rowBytes}); Redis per open search ${size.redisOpen.bytesPerSearch}, per closed ${size.redisClosed.bytesPerSearch}\n`);
+    process.stdout.write(`\nPostgreSQL bytes per search: ${size.bytesPerSearch} (row ${size.rowBytes}); Redis per open search ${size.redisOpen.bytesPerSearch}, per closed ${size.redisClosed.bytesPerSearch}; Redis peak ${size.redisPeak.mbPer1000Open} MB per 1,000 open searches\n`);
     return;
   }
 
@@ -255,6 +255,7 @@ async function main(): Promise<void> {
     { metric: `a search's row as stored (pg_column_size), bytes`, system: size.rowBytes },
     { metric: 'Redis bytes per open search', system: size.redisOpen.bytesPerSearch },
     { metric: 'Redis bytes per closed search', system: size.redisClosed.bytesPerSearch },
+    { metric: 'Redis peak MB per 1,000 open searches (used_memory)', system: size.redisPeak.mbPer1000Open },
     { metric: 'history searches', system: history.searches },
     { metric: 'history submits', system: history.submits },
     { metric: 'history generated, s', system: Math.round(history.ms.generate / 100) / 10 },
@@ -328,6 +329,7 @@ async function main(): Promise<void> {
     const before = await tableSizes(BENCH_STATE.databaseUrl);
     log(`size: ${SIZE_SEARCHES} searches at ${SIZE_LOAD.rate}/s (open loop) on the empty database`);
     const ids: string[] = [];
+    const memory = await sampleRedisMemory(BENCH_STATE.redisUrl);
     const load = await runOpenLoop({
       baseUrl: gateway.url,
       ...SIZE_LOAD,
@@ -344,6 +346,10 @@ async function main(): Promise<void> {
       await sleep(500);
     }
     await drain();
+    // Every search is open (the load took less than a search's open window), so the peak is what SIZE_SEARCHES open searches hold.
+    const peak = await memory.stop();
+    const redisPeak = { ...peak, openSearches: ids.length, mbPer1000Open: Math.round((peak.grownBytes / ids.length) * 1000 / 1e4) / 100 };
+    log(`size: Redis used_memory peak ${peak.peakBytes} bytes, ${peak.grownBytes} over the ${peak.beforeBytes} before: ${redisPeak.mbPer1000Open} MB per 1,000 open searches (measured)`);
     const redisOpen = await redisFootprint(BENCH_STATE.redisUrl, BENCH_STATE.redisPrefix, ids);
     log(`size: Redis ${redisOpen.bytesPerSearch} bytes per open search (${redisOpen.searches} states, TTL ${redisOpen.ttlSeconds.min}-${redisOpen.ttlSeconds.max} s)`);
     const [{ wait_ms }] = await dbQuery<{ wait_ms: number }>(
@@ -368,7 +374,7 @@ async function main(): Promise<void> {
     );
     const rowBytes = Math.round(row_bytes);
     log(`size: PostgreSQL ${bytesPerSearch} bytes per search (${searches} searches, ${grown} bytes); a search's row holds ${rowBytes} bytes`);
-    return { searches, answered: ids.length, errors: load.errors, bytes: grown, bytesPerSearch, rowBytes, growth, redisOpen, redisClosed };
+    return { searches, answered: ids.length, errors: load.errors, bytes: grown, bytesPerSearch, rowBytes, growth, redisOpen, redisClosed, redisPeak };
   }
 
   /** b, d. Search, submit and pre-check latencies, each with the machine's CPU per request. */

@@ -45,3 +45,41 @@ export async function redisFootprint(url: string, prefix: string, searchIds: rea
     redis.disconnect();
   }
 }
+
+/** Redis's own memory over a phase: `used_memory` before it and the highest seen while it ran (INFO memory, sampled). */
+export interface RedisMemoryPeak {
+  beforeBytes: number;
+  peakBytes: number;
+  /** The peak's growth over what Redis held before the phase. */
+  grownBytes: number;
+}
+
+/**
+ * Samples Redis's `used_memory` every `everyMs` from now until `stop()`: the
+ * measured peak, the whole server's (every key the system writes for a
+ * search, rate-limit counters included), not a sum of key sizes. Run it on a
+ * quiet Redis: another client's keys count too.
+ */
+export async function sampleRedisMemory(url: string, everyMs = 100): Promise<{ stop: () => Promise<RedisMemoryPeak> }> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  const used = async () => Number(/^used_memory:(\d+)/m.exec(await redis.info('memory'))?.[1] ?? NaN);
+  const beforeBytes = await used();
+  let peakBytes = beforeBytes;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      peakBytes = Math.max(peakBytes, await used());
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      peakBytes = Math.max(peakBytes, await used());
+      redis.disconnect();
+      return { beforeBytes, peakBytes, grownBytes: peakBytes - beforeBytes };
+    },
+  };
+}
