@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { isUuid } from '@lr/persistence';
+import { CliError, EXIT } from './cli-error';
 import { parseIsoInstant } from './iso-instant';
 
 /**
@@ -29,4 +30,11 @@ export function limitArgument(value: string): number {
 export function referenceArgument(value: string): string {
   if (value.trim() === '' || value.length > 200) throw new InvalidArgumentError('must be 1 to 200 characters');
   return value;
+}
+
+/** A window [from, to) of the command line: `--from` must come before `--to` (a wrong command line, exit 2). Either may be absent. */
+export function checkWindow(from: Date | undefined, to: Date | undefined): void {
+  if (from && to && from.getTime() >= to.getTime()) {
+    throw new CliError(`--from ${from.toISOString()} must be before --to ${to.toISOString()} (the window is [from, to))`, EXIT.usage);
+  }
 }

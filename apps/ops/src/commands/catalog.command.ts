@@ -3,7 +3,7 @@ import { applyCatalog } from '../catalog/apply-catalog';
 import { simulateCatalog, SimulationWindow } from '../catalog-simulate/simulate-catalog';
 import { formatSimulation } from '../catalog-simulate/simulate.format';
 import { simulateProgress } from '../catalog-simulate/simulate-progress';
-import { instantArgument, limitArgument } from '../cli-arguments';
+import { checkWindow, instantArgument, limitArgument } from '../cli-arguments';
 import { changedAnything, formatSummary } from '../catalog/format-summary';
 import { readCatalogFile } from '../catalog/read-catalog-file';
 import { CliError, EXIT } from '../cli-error';
@@ -47,9 +47,7 @@ export function registerCatalogCommands(program: Command, ctx: CliContext): void
     .action(async (file: string, opts: { last?: number; from?: Date; to?: Date; json?: boolean }) => {
       if (opts.last !== undefined && (opts.from || opts.to)) throw new CliError('give either --last or --from and --to, not both', EXIT.usage);
       if (!opts.from !== !opts.to) throw new CliError('--from and --to go together', EXIT.usage);
-      if (opts.from && opts.to && opts.from.getTime() >= opts.to.getTime()) {
-        throw new CliError(`--from ${opts.from.toISOString()} must be before --to ${opts.to.toISOString()} (the window is [from, to))`, EXIT.usage);
-      }
+      checkWindow(opts.from, opts.to);
       const window: SimulationWindow = opts.from && opts.to ? { from: opts.from, to: opts.to } : { last: opts.last ?? DEFAULT_LAST };
       const input = await readCatalogFile(file);
       const progress = simulateProgress(ctx.io);

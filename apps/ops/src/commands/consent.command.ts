@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { ConsentLedger } from '@lr/persistence';
 import { chainConsentLedger } from '@lr/platform';
-import { instantArgument, uuidArgument } from '../cli-arguments';
+import { checkWindow, instantArgument, uuidArgument } from '../cli-arguments';
 import { CliError, EXIT } from '../cli-error';
 import { CliContext } from '../context';
 import { withDatabase } from '../database';
@@ -39,7 +39,7 @@ export function registerConsentCommands(program: Command, ctx: CliContext): void
     .option('--to <iso>', 'only records chained before', instantArgument)
     .option('--json', 'print JSON')
     .action(async (opts: { from?: Date; to?: Date; json?: boolean }) => {
-      if (opts.from && opts.to && opts.from.getTime() >= opts.to.getTime()) throw new CliError(`--from ${opts.from.toISOString()} must be before --to ${opts.to.toISOString()}`, EXIT.usage);
+      checkWindow(opts.from, opts.to);
       const progress = verifyProgress(ctx.io);
       const report = await withDatabase(
         ctx.databaseUrl(),

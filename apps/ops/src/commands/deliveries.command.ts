@@ -1,7 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { UnresolvedDeliveries } from '@lr/persistence';
-import { instantArgument } from '../cli-arguments';
-import { CliError, EXIT } from '../cli-error';
+import { checkWindow, instantArgument } from '../cli-arguments';
 import { CliContext } from '../context';
 import { withDatabase } from '../database';
 import { formatTable } from '../text-table';
@@ -33,7 +32,7 @@ export function registerDeliveriesCommands(program: Command, ctx: CliContext): v
     .action(async (opts: { from?: Date; to?: Date; limit: number; json?: boolean }) => {
       const to = opts.to ?? new Date();
       const from = opts.from ?? new Date(to.getTime() - 30 * DAY_MS);
-      if (from.getTime() >= to.getTime()) throw new CliError(`--from ${from.toISOString()} must be before --to ${to.toISOString()}`, EXIT.usage);
+      checkWindow(from, to);
       const rows = await withDatabase(ctx.databaseUrl(), (ds) => new UnresolvedDeliveries(ds).list(from, to, opts.limit));
       if (opts.json) {
         ctx.io.out(JSON.stringify({ from: from.toISOString(), to: to.toISOString(), count: rows.length, deliveries: rows }, null, 2));

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { CatalogRepository } from '@lr/persistence';
-import { instantArgument, uuidArgument } from '../cli-arguments';
-import { CliError, EXIT } from '../cli-error';
+import { checkWindow, instantArgument, uuidArgument } from '../cli-arguments';
+import { CliError } from '../cli-error';
 import { CliContext } from '../context';
 import { withDatabase } from '../database';
 import { activityReport, REPORT_DIMENSIONS, ReportDimension } from '../report/activity-report';
@@ -19,9 +19,7 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
     .option('--include-test', 'count test searches and submits too (left out by default)')
     .option('--json', 'print JSON (every submit code, stable keys)')
     .action(async (opts: { from: Date; to: Date; by: ReportDimension; affiliate?: string; includeTest?: boolean; json?: boolean }) => {
-      if (opts.from.getTime() >= opts.to.getTime()) {
-        throw new CliError(`--from ${opts.from.toISOString()} must be before --to ${opts.to.toISOString()} (the window is [from, to))`, EXIT.usage);
-      }
+      checkWindow(opts.from, opts.to);
       const affiliateId = opts.affiliate ?? null;
       const report = await withDatabase(ctx.databaseUrl(), async (ds) => {
         if (affiliateId && !(await new CatalogRepository(ds).affiliate(affiliateId))) throw new CliError(`unknown affiliate ${affiliateId}`);

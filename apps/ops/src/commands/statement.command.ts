@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Command, Option } from 'commander';
 import { CatalogRepository, StatementParty } from '@lr/persistence';
-import { instantArgument, uuidArgument } from '../cli-arguments';
+import { checkWindow, instantArgument, uuidArgument } from '../cli-arguments';
 import { CliError, EXIT } from '../cli-error';
 import { CliContext } from '../context';
 import { withDatabase } from '../database';
@@ -29,9 +29,7 @@ export function registerStatementCommands(program: Command, ctx: CliContext): vo
     .action(async (opts: { affiliate?: string; school?: string; from: Date; to: Date; format: StatementFormat }) => {
       const party: StatementParty | null = opts.affiliate ? { affiliateId: opts.affiliate } : opts.school ? { schoolId: opts.school } : null;
       if (!party) throw new CliError("name the party: --affiliate <uuid> or --school <uuid>", EXIT.usage);
-      if (opts.from.getTime() >= opts.to.getTime()) {
-        throw new CliError(`--from ${opts.from.toISOString()} must be before --to ${opts.to.toISOString()} (the window is [from, to))`, EXIT.usage);
-      }
+      checkWindow(opts.from, opts.to);
       const started = performance.now();
       const totals = await withDatabase(
         ctx.databaseUrl(),
