@@ -9,6 +9,7 @@ import { decideSubmit, fakeSchool, freshPerson, resultSubmit, storeSearch, submi
 import { BuyerCalls } from '../deliver-lead/buyer-calls';
 import { DeliverLead } from '../deliver-lead/deliver-lead.usecase';
 import { NoticeNotAcknowledgedError, SendRevocation } from './send-revocation.usecase';
+import { lapseRevocationClaim, revocationNoticesOf, storedContactOf, suppressionAuditOf } from '../../../../test/support/stored-rows';
 
 /**
  * Opt-outs end to end below the broker (medium tier: real PostgreSQL and
@@ -65,9 +66,7 @@ const RELAY = `medium-${randomUUID().slice(0, 8)}`;
 const optOut = (raw: { email?: string; phone?: string }, receivedAt = new Date()): OptOutRecord =>
   optOutRecord({ id: randomUUID(), receivedAt, source: 'operator', affiliateId: null, apiKeyId: null, reference: null, keys: optOutKeysOf(raw), actor: 'operator', relay: RELAY });
 
-async function noticesOf(leadIds: string[]) {
-  return (await ds.query('SELECT * FROM revocation_notices WHERE lead_id = ANY($1::uuid[]) ORDER BY created_at', [leadIds])) as Array<Record<string, any>>;
-}
+const noticesOf = (leadIds: string[]) => revocationNoticesOf(ds, leadIds);
 
 /** The phone written another way: what the affiliate's or operator's request may carry. */
 const reformatted = (phone: string) => `+1 (${phone.slice(0, 3)}) ${phone.slice(3, 6)}-${phone.slice(6)}`;
@@ -108,7 +107,7 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
       const outcome = await decideSubmit(ds).run(msg);
       expect('answer' in outcome && outcome.answer).toMatchObject({ kind: 'decision', decision: { code: 'NOT_ELIGIBLE', reason: 'Not eligible', status: 'rejected' } });
       // Stored without their contact data; the consent evidence as the affiliate sent it.
-      const [row] = await ds.query('SELECT l.lead, l.consumer_ip, l.tracking, c.ip AS consent_ip FROM leads l JOIN consent_evidence c ON c.lead_id = l.id WHERE l.id = $1', [msg.leadId]);
+      const row = await storedContactOf(ds, msg.leadId);
       expect(row.lead.personal).toBeUndefined();
       expect(JSON.stringify(row.lead)).not.toContain(person.personal!.last_name!);
       expect([row.consumer_ip, row.tracking.ip_address]).toEqual(['', undefined]);
@@ -116,10 +115,7 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
     }
 
     expect(await optOuts.lift(optOutKeysOf({ phone: person.personal!.phone! }), 'operator', 'asked by mistake')).toEqual(['phone']);
-    const audit: Array<{ action: string; reason: string | null }> = await ds.query(
-      `SELECT action, reason FROM suppression_audit WHERE key_hash = $1 ORDER BY id`,
-      [optOutKeysOf({ phone: person.personal!.phone! })[0].hash],
-    );
+    const audit = await suppressionAuditOf(ds, optOutKeysOf({ phone: person.personal!.phone! })[0].hash);
     expect(audit).toEqual([{ action: 'suppress', reason: null }, { action: 'lift', reason: 'asked by mistake' }]);
     const search = await storeSearch(world, person);
     expect(await decideSubmit(ds).run(resultSubmit(world, search, world.offerIds[0]))).toHaveProperty('deliver');
@@ -178,7 +174,7 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
     await send.run({ noticeId: notice.id });
     expect((await noticesOf([lead]))[0]).toMatchObject({ attempts: 1, last_error: null });
     expect(await optOuts.requeueAbandoned(RELAY)).toBe(0);
-    await ds.query('UPDATE revocation_notices SET sending_until = now() - interval \'1 second\' WHERE id = $1', [notice.id]);
+    await lapseRevocationClaim(ds, notice.id);
     expect(await optOuts.requeueAbandoned(RELAY)).toBeGreaterThanOrEqual(1);
     expect(await optOuts.unqueued(10_000, RELAY)).toContain(notice.id);
 

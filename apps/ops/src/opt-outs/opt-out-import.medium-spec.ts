@@ -7,6 +7,7 @@ import { OptOuts, SaleLedger } from '@lr/persistence';
 import { mediumDataSource } from '../../../../test/support/medium';
 import { freshPerson } from '../../../../test/support/medium-submit-world';
 import { ImportFileError, importOptOuts } from './opt-out-import';
+import { optOutRequestsOf } from '../../../../test/support/stored-rows';
 
 /** `ops optout import` on the real PostgreSQL: one request per line, a report line per line, the same file twice suppresses nothing new. */
 describe('optout import (medium)', () => {
@@ -62,10 +63,7 @@ describe('optout import (medium)', () => {
     expect(await suppressed(optOutKeysOf({ email: a.personal!.email }))).toBe(true);
     expect(await suppressed(optOutKeysOf({ phone: `+1${b.personal!.phone}` }))).toBe(true);
     expect(await suppressed(optOutKeysOf({ email: c.personal!.email }))).toBe(false);
-    const [request]: Array<{ received_at: Date; due_at: Date; reference: string; source: string }> = await ds.query(
-      'SELECT received_at, due_at, reference, source FROM opt_outs WHERE email_sha256 = $1',
-      [optOutKeysOf({ email: a.personal!.email })[0].hash],
-    );
+    const [request] = await optOutRequestsOf(ds, optOutKeysOf({ email: a.personal!.email })[0].hash);
     expect(request).toEqual({ received_at: new Date('2026-11-20T10:00:00Z'), due_at: new Date('2026-12-04T10:00:00Z'), reference: 'letter, 42', source: 'operator' });
 
     const again = await importOptOuts(path, optOuts, new Date('2026-11-26T12:00:00Z'), () => undefined, 'import-test');

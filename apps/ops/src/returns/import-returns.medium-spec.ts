@@ -4,6 +4,7 @@ import { LeadReturns } from '@lr/persistence';
 import { mediumDataSource } from '../../../../test/support/medium';
 import { returnsWorld, soldLead } from '../../../../test/support/returns-world';
 import { importedLineText, importReturns, ImportedLine } from './import-returns';
+import { leadReturnsOf } from '../../../../test/support/stored-rows';
 
 /** `ops returns import` on the real PostgreSQL: each line booked as the buyer API books it, a report line per line, the same file twice changes nothing. */
 describe('returns import (medium)', () => {
@@ -44,12 +45,12 @@ describe('returns import (medium)', () => {
     expect(heard).toEqual([[1, 6], [2, 6], [3, 6], [4, 6], [5, 6], [6, 6]]);
     expect(importedLineText(report.lines[0])).toBe(`line 2: returned ${a} (wrong_number) at ${report.lines[0].returned_at}`);
     expect(importedLineText(report.lines[1])).toBe(`line 3: refused ${b}: INVALID_FIELD reason must be one of the offer's return reasons: wrong_number, not_the_person`);
-    const [row] = await ds.query(`SELECT source, note, api_key_id, payout_reversal FROM lead_returns WHERE lead_id = $1`, [a]);
+    const [row] = await leadReturnsOf(ds, a);
     expect(row).toEqual({ source: 'import', note: 'said "wrong number", twice', api_key_id: null, payout_reversal: '-12.00' });
 
     const again = await importReturns(new LeadReturns(ds), file, () => undefined);
     expect(again.lines[0]).toMatchObject({ line: 2, outcome: 'already_returned', code: 'ALREADY_RETURNED' });
-    expect(await ds.query(`SELECT count(*)::int AS n FROM lead_returns WHERE lead_id = $1`, [a])).toEqual([{ n: 1 }]);
+    expect(await leadReturnsOf(ds, a)).toHaveLength(1);
   });
 
   it('refuses a file whose first line does not name the columns, importing nothing', async () => {

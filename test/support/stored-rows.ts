@@ -1,0 +1,54 @@
+/**
+ * The stored rows medium specs assert on, read as they are (the product's
+ * repositories read them only in the shapes their use cases need). Test
+ * statements live here, under test/, not in the specs beside the code.
+ */
+interface Queryable {
+  query(sql: string, params?: unknown[]): Promise<unknown>;
+}
+
+type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Every column of these leads' revocation notices, oldest first. */
+export async function revocationNoticesOf(db: Queryable, leadIds: readonly string[]): Promise<Row[]> {
+  return (await db.query('SELECT * FROM revocation_notices WHERE lead_id = ANY($1::uuid[]) ORDER BY created_at', [leadIds])) as Row[];
+}
+
+/** A sending claim that lapsed, as a killed sender leaves it. */
+export async function lapseRevocationClaim(db: Queryable, noticeId: string): Promise<void> {
+  await db.query(`UPDATE revocation_notices SET sending_until = now() - interval '1 second' WHERE id = $1`, [noticeId]);
+}
+
+/** The contact data a lead was stored with: its lead document, consumer IP and tracking, and its consent evidence's IP. */
+export async function storedContactOf(db: Queryable, leadId: string): Promise<{ lead: Row; consumer_ip: string; tracking: Row; consent_ip: string }> {
+  const rows = (await db.query(
+    'SELECT l.lead, l.consumer_ip, l.tracking, c.ip AS consent_ip FROM leads l JOIN consent_evidence c ON c.lead_id = l.id WHERE l.id = $1',
+    [leadId],
+  )) as Array<{ lead: Row; consumer_ip: string; tracking: Row; consent_ip: string }>;
+  return rows[0];
+}
+
+/** A suppression key's audit trail, in order. */
+export async function suppressionAuditOf(db: Queryable, keyHash: string): Promise<Array<{ action: string; reason: string | null }>> {
+  return (await db.query('SELECT action, reason FROM suppression_audit WHERE key_hash = $1 ORDER BY id', [keyHash])) as Array<{ action: string; reason: string | null }>;
+}
+
+/** The opt-out requests recorded for an email hash. */
+export async function optOutRequestsOf(db: Queryable, emailSha256: string): Promise<Array<{ received_at: Date; due_at: Date; reference: string; source: string }>> {
+  return (await db.query('SELECT received_at, due_at, reference, source FROM opt_outs WHERE email_sha256 = $1', [emailSha256])) as Array<{
+    received_at: Date;
+    due_at: Date;
+    reference: string;
+    source: string;
+  }>;
+}
+
+/** A lead's return rows (at most one: lead_id is the key). */
+export async function leadReturnsOf(db: Queryable, leadId: string): Promise<Array<{ source: string; note: string | null; api_key_id: string | null; payout_reversal: string | null }>> {
+  return (await db.query('SELECT source, note, api_key_id, payout_reversal FROM lead_returns WHERE lead_id = $1', [leadId])) as Array<{
+    source: string;
+    note: string | null;
+    api_key_id: string | null;
+    payout_reversal: string | null;
+  }>;
+}
