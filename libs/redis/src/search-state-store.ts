@@ -138,9 +138,9 @@ const META = Buffer.from('meta');
 const ENTRY = 0x72; // 'r', of an entry's field name `r:<result id>`
 const COLON = 0x3a;
 
-/** A search state from HGETALL's flat reply; undefined without its meta (no state, or one being written). ioredis's object form is read too. */
+/** A search state from HGETALL's flat reply; undefined without its meta (no state, or one being written), and for any other reply (PostgreSQL answers then). */
 export function decodeSearch(reply: unknown): CachedSearch | undefined {
-  if (!Array.isArray(reply)) return reply && typeof reply === 'object' ? decodeSearch(Object.entries(reply).flatMap(([k, v]) => [Buffer.from(k), v])) : undefined;
+  if (!Array.isArray(reply)) return undefined;
   let meta: Buffer | undefined;
   const entries = new Map<string, Buffer>();
   for (let i = 0; i + 1 < reply.length; i += 2) {
