@@ -13,6 +13,22 @@ export interface ResultCandidate extends RankCandidate {
   expiresAt: Date;
   /** Partner results: what a submit needs to reach the partner (never shown). */
   partnerData: { partnerId: string; partnerResultId: string; externalId: string } | null;
+  /**
+   * What the entry shows besides its id and expiry is a function of these
+   * alone, or null when it is not: an own offer's result is made from the
+   * campaign's offer as the catalog gave it (an object never changed in place:
+   * a catalog change is a new one) and the programs that qualified, so results
+   * of the same shape show the same thing. A partner's result shows what the
+   * partner answered (null).
+   */
+  shape: ResultShape | null;
+}
+
+/** See ResultCandidate.shape. */
+export interface ResultShape {
+  offer: CampaignOffer;
+  /** The qualifying program values, joined by a newline. */
+  programs: string;
 }
 
 /**
@@ -24,7 +40,8 @@ export interface ResultCandidate extends RankCandidate {
 export function ownResult(offer: CampaignOffer, programValues: readonly string[], now: Date): ResultCandidate {
   const allowed = new Set(programValues);
   const programs = offer.programs.filter((p) => allowed.has(p.value)).map((p) => ({ value: p.value, label: p.label }));
-  return candidate(offer, programs, offer.formFields, offer.tcpaText, new Date(now.getTime() + offer.resultTtlSeconds * 1000), null);
+  const shape = { offer, programs: programValues.join('\n') };
+  return candidate(offer, programs, offer.formFields, offer.tcpaText, new Date(now.getTime() + offer.resultTtlSeconds * 1000), null, shape);
 }
 
 /**
@@ -42,6 +59,7 @@ export function partnerResult(offer: CampaignOffer, r: PartnerOfferResult, now: 
     r.tcpaText ?? offer.tcpaText,
     new Date(now.getTime() + ttl * 1000),
     { partnerId: offer.partner!.id, partnerResultId: r.partnerResultId, externalId: r.externalId },
+    null,
   );
 }
 
@@ -72,6 +90,7 @@ function candidate(
   tcpaText: string | null,
   expiresAt: Date,
   partnerData: ResultCandidate['partnerData'],
+  shape: ResultShape | null,
 ): ResultCandidate {
   const resultId = randomUUID();
   const payouts = resultPayouts(offer.payouts, programs);
@@ -86,5 +105,5 @@ function candidate(
     form_fields: formFields,
     expires_at: expiresAt.toISOString(),
   };
-  return { resultId, entry, expiresAt, partnerData, ...rankKeys(offer, best) };
+  return { resultId, entry, expiresAt, partnerData, shape, ...rankKeys(offer, best) };
 }

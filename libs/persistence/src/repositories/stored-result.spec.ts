@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { ResultEntry } from '@lr/contracts';
-import { entryText, newResult, templateDigest } from './stored-result';
+import { CampaignOffer, ownResult, partnerResult, payoutTerms } from '@lr/domain';
+import { entryText, newResult, templateDigest, templateOf } from './stored-result';
 
 const entry = (id: string, expires: string): ResultEntry => ({
   svc_result_id: id,
@@ -37,5 +39,53 @@ describe('stored results', () => {
 
   it('rebuild an entry whose template shows nothing else', () => {
     expect(JSON.parse(entryText('x', '{}', new Date(0)))).toEqual({ svc_result_id: 'x', expires_at: '1970-01-01T00:00:00.000Z' });
+  });
+
+  describe('of own offers (made once per offer snapshot and programs)', () => {
+    const offer = (over: Partial<CampaignOffer> = {}): CampaignOffer => ({
+      offerId: randomUUID(), campaignId: randomUUID(), name: 'Nursing "BSN"', schoolId: randomUUID(), schoolName: 'Lakeside', schoolLogoUrl: null,
+      source: 'own', offerType: 'exclusive', status: 'active', priority: 1, tcpaText: 'I agree…', resultTtlSeconds: 600, duplicateWindowDays: 30,
+      eligibility: {}, programs: [{ value: 'bsn', label: 'BSN', eligibility: {} }, { value: 'msn', label: 'MSN', eligibility: {} }],
+      formFields: [{ name: 'grad_year', label: 'Graduation year', type: 'select', required: true, options: [{ value: '2026', label: '2026' }] }],
+      payouts: payoutTerms(10, { msn: 12.5 }), price: null, caps: [], delivery: null, externalId: null, partner: null, ...over,
+    });
+    const at = (iso: string) => new Date(iso);
+
+    it('share the template of an earlier result of the same offer and programs, and still show each its own id and expiry', () => {
+      const o = offer();
+      const first = ownResult(o, ['bsn', 'msn'], at('2026-11-26T10:00:00.000Z'));
+      const later = ownResult(o, ['bsn', 'msn'], at('2026-11-26T10:00:07.250Z'));
+      const a = newResult(first);
+      const b = newResult(later);
+      expect(b.template).toBe(a.template);
+      expect(a.entryJson.toString('utf8')).toBe(JSON.stringify(first.entry));
+      expect(b.entryJson.toString('utf8')).toBe(JSON.stringify(later.entry));
+      expect(b.template).toEqual(templateOf(later.entry));
+      expect(b.offerId).toBe(o.offerId);
+      expect(b.template.payout).toBe('12.5');
+    });
+
+    it('make another template for other programs, and for a changed offer (a new catalog snapshot)', () => {
+      const o = offer();
+      const both = newResult(ownResult(o, ['bsn', 'msn'], at('2026-11-26T10:00:00.000Z')));
+      const one = ownResult(o, ['bsn'], at('2026-11-26T10:00:00.000Z'));
+      expect(newResult(one).template).toEqual(templateOf(one.entry));
+      expect(newResult(one).template.digest).not.toBe(both.template.digest);
+      const renamed = ownResult({ ...o, name: 'Nursing BSN, online' }, ['bsn', 'msn'], at('2026-11-26T10:00:00.000Z'));
+      const r = newResult(renamed);
+      expect(r.template.digest).not.toBe(both.template.digest);
+      expect(r.entryJson.toString('utf8')).toBe(JSON.stringify(renamed.entry));
+    });
+
+    it('never reuse a partner result\'s template: it shows what the partner answered', () => {
+      const p = { id: randomUUID(), name: 'P', adapter: 'sandbox', baseUrl: 'http://127.0.0.1:9/p', timeoutMs: 1000 };
+      const o = offer({ source: 'partner', partner: p, externalId: 'x1', programs: [] });
+      const answer = (label: string) => ({ offerId: o.offerId, partnerResultId: randomUUID(), externalId: 'x1', programs: [{ value: 'bsn', label }], formFields: [], tcpaText: null, school: null, expiresInSeconds: null });
+      const first = partnerResult(o, answer('BSN'), at('2026-11-26T10:00:00.000Z'));
+      const second = partnerResult(o, answer('BSN (online)'), at('2026-11-26T10:00:00.000Z'));
+      expect(first.shape).toBeNull();
+      expect(newResult(second).template).toEqual(templateOf(second.entry));
+      expect(newResult(second).template.digest).not.toBe(newResult(first).template.digest);
+    });
   });
 });

@@ -30,7 +30,19 @@ export interface ResultToStore {
   entry: ResultEntry;
   expiresAt: Date;
   partnerData: NewResult['partnerData'];
+  /** What the entry shows, apart from its id and expiry, is a function of these alone (the domain's ResultShape); null or absent: it is not. */
+  shape?: { offer: object; programs: string } | null;
 }
+
+/**
+ * Templates already made, by the shape of their results (ResultToStore.shape):
+ * an own offer's entries differ only in id and expiry from one search to the
+ * next, and serializing and hashing each of a 46-offer answer's entries was a
+ * tenth of the orchestrator's CPU per search. Weakly held by the catalog's
+ * offer object, so a template lives as long as the catalog snapshot it was
+ * made from (CATALOG_CACHE_MS) and a changed offer makes new ones.
+ */
+const templatesByShape = new WeakMap<object, Map<string, ResultTemplateRow>>();
 
 /**
  * A result's stored form: the template is the entry without its id and expiry
@@ -39,17 +51,30 @@ export interface ResultToStore {
  * answer and a read from PostgreSQL give the same bytes.
  */
 export function newResult(r: ResultToStore): NewResult {
-  const { svc_result_id: _id, expires_at: _expires, ...shown } = r.entry;
-  const body = JSON.stringify(shown);
-  const offerId = r.entry.offer.id;
+  const template = r.shape ? templateOfShape(r, r.shape) : templateOf(r.entry);
   return {
     id: r.resultId,
-    offerId,
-    entryJson: Buffer.from(entryText(r.resultId, body, r.expiresAt)),
-    template: { digest: templateDigest(body), offerId, payout: r.entry.payout === undefined ? null : String(r.entry.payout), body },
+    offerId: template.offerId,
+    entryJson: Buffer.from(entryText(r.resultId, template.body, r.expiresAt)),
+    template,
     partnerData: r.partnerData,
     expiresAt: r.expiresAt,
   };
+}
+
+/** The template of an entry: the entry without its id and expiry, in its own key order. */
+export function templateOf(entry: ResultEntry): ResultTemplateRow {
+  const { svc_result_id: _id, expires_at: _expires, ...shown } = entry;
+  const body = JSON.stringify(shown);
+  return { digest: templateDigest(body), offerId: entry.offer.id, payout: entry.payout === undefined ? null : String(entry.payout), body };
+}
+
+function templateOfShape(r: ResultToStore, shape: { offer: object; programs: string }): ResultTemplateRow {
+  let byPrograms = templatesByShape.get(shape.offer);
+  if (!byPrograms) templatesByShape.set(shape.offer, (byPrograms = new Map()));
+  let template = byPrograms.get(shape.programs);
+  if (!template) byPrograms.set(shape.programs, (template = templateOf(r.entry)));
+  return template;
 }
 
 /** The entry's JSON text from its id, template body and expiry (the same text as `lr_result_entry`). */
