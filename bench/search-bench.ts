@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, startApp, stopAllApps } from './support/app-process';
-import { benchCatalog, benchSearchBody } from './support/bench-catalog';
+import { benchCatalog, benchSearchBody, OWN_OFFERS } from './support/bench-catalog';
 import { appEnv, BENCH_STATE, benchEnv, drainQueues, ops, removeBenchVhost, resetBenchState } from './support/bench-state';
 import { seedSalesHistory } from './support/sales-history';
 import { runClosedLoop } from './support/closed-loop';
@@ -62,12 +62,17 @@ async function main(): Promise<void> {
 
   const sandbox = await startApp('sandbox', benchEnv, 'live');
   const { catalog, affiliateId, campaignId } = benchCatalog(sandbox.url);
+  // The same 46 own offers' kind on a campaign of their own, without partner offers: what a search's first answer costs alone.
+  const ownOnly = benchCatalog(sandbox.url, { own: OWN_OFFERS, partner: 0 });
   const dir = mkdtempSync(join(tmpdir(), 'lr-bench-'));
   writeFileSync(join(dir, 'catalog.json'), JSON.stringify(catalog));
   ops('catalog', 'apply', join(dir, 'catalog.json'));
-  const { key } = JSON.parse(
-    ops('keys', 'issue', '--affiliate', affiliateId, '--limit', 'search=1000000/100000', '--limit', 'results=1000000/1000000'),
-  ) as { key: string };
+  writeFileSync(join(dir, 'catalog-own.json'), JSON.stringify(ownOnly.catalog));
+  ops('catalog', 'apply', join(dir, 'catalog-own.json'));
+  const issueKey = (affiliate: string) =>
+    (JSON.parse(ops('keys', 'issue', '--affiliate', affiliate, '--limit', 'search=1000000/100000', '--limit', 'results=1000000/1000000')) as { key: string }).key;
+  const key = issueKey(affiliateId);
+  const ownOnlyKey = issueKey(ownOnly.affiliateId);
   const history = await seedSalesHistory(BENCH_STATE.databaseUrl, campaignId, HISTORY_PEOPLE);
   log(`sales history: ${history.leads} sold leads of other people, ${history.keys} dedupe keys, analyzed (${(history.ms / 1000).toFixed(1)} s)`);
 
@@ -131,6 +136,20 @@ async function main(): Promise<void> {
     );
     const searchAppsMs = groupMs(machineMs, Object.keys(apps));
     log(`machine CPU ms per search @ ${SEARCH_MODERATE.rate}/s, by process: ${byProcessLine(machineMs)}`);
+    // The same load on the campaign without partner offers: the first answer alone, so the rest of the figure above is the partner round.
+    log(`search, system, no partner offers: ${SEARCH_MODERATE.rate}/s open loop, ${SEARCH_MODERATE.warmupMs / 1000} s warm-up + ${SEARCH_MODERATE.durationMs / 1000} s`);
+    const ownOnlyBody = (i: number) => benchSearchBody(ownOnly.campaignId, ownOnly.affiliateId, `${run}n`, i);
+    const { result: searchOwnOnly, msPerUnit: ownOnlyMs } = await withMachineCpuPerUnit(
+      named,
+      async () => {
+        const result = await searchLoad(gateway.url, '/api/v1/engine/search', { authorization: `Bearer ${ownOnlyKey}` }, ownOnlyBody, SEARCH_MODERATE);
+        await drain();
+        return result;
+      },
+      () => moderateSent,
+    );
+    log(`machine CPU ms per search @ ${SEARCH_MODERATE.rate}/s, no partner offers, by process: ${byProcessLine(ownOnlyMs)}`);
+    log(`the partner round (two partners' calls, their answer merged), machine CPU ms per search: ${(machineMs[0].ms - ownOnlyMs[0].ms).toFixed(1)}`);
     log(`search, system: ${SEARCH.rate}/s open loop, ${SEARCH.warmupMs / 1000} s warm-up + ${SEARCH.durationMs / 1000} s`);
     const scrapeAll = () => Promise.all([scrape(orchestrator.url), scrape(checksApp.url), scrape(gateway.url)]);
     const before = await scrapeAll();
@@ -165,6 +184,8 @@ async function main(): Promise<void> {
       { metric: `search errors @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.errors, baseline: searchBaselineModerate.errors },
       { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (apps)`, system: searchAppsMs, baseline: searchBaselineMs },
       { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (machine)`, system: machineMs[0].ms, baseline: baselineMachineMs[0].ms },
+      { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (machine), no partner offers`, system: ownOnlyMs[0].ms, baseline: baselineMachineMs[0].ms },
+      { metric: `search p99 ms @ ${SEARCH_MODERATE.rate}/s, no partner offers`, system: searchOwnOnly.p99, baseline: searchBaselineModerate.p99 },
       { metric: `search p50 ms @ ${SEARCH.rate}/s`, system: searchSystem.p50, baseline: searchBaseline.p50 },
       { metric: `search p90 ms @ ${SEARCH.rate}/s`, system: searchSystem.p90, baseline: searchBaseline.p90 },
       { metric: `search p99 ms @ ${SEARCH.rate}/s`, system: searchSystem.p99, baseline: searchBaseline.p99 },
@@ -191,7 +212,12 @@ async function main(): Promise<void> {
     const figures = {
       search: { system: searchSystem, baseline: searchBaseline },
       searchModerate: { load: SEARCH_MODERATE, system: searchModerate, baseline: searchBaselineModerate },
-      cpu: { searchMsAppsAtModerate: { system: searchAppsMs, baseline: searchBaselineMs }, searchMsMachineAtModerate: { system: machineMs, baseline: baselineMachineMs } },
+      searchModerateNoPartners: { load: SEARCH_MODERATE, system: searchOwnOnly },
+      cpu: {
+        searchMsAppsAtModerate: { system: searchAppsMs, baseline: searchBaselineMs },
+        searchMsMachineAtModerate: { system: machineMs, baseline: baselineMachineMs },
+        searchMsMachineAtModerateNoPartners: { system: ownOnlyMs },
+      },
       stagesAtTargetLoad: stages,
       drainedAfterSearch: drainAfterSearch,
     };
