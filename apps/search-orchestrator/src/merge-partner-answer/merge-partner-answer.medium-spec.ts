@@ -128,6 +128,19 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     return row.result_order.map((id) => results.get(id)!.offer_id);
   }
 
+  it('reads the list shown so far with what each result ranks by (its offer, school, priority, source, name and payout)', async () => {
+    const w = await world(ds, MERGE);
+    const s = await started(w);
+    await orch.merge.run(partnerAnswer(w, s.searchId, 'p1', [partnerResult(w, 'pa')]));
+    const results = await resultRows(ds, s.searchId);
+    const idOf = (k: keyof typeof MERGE) => [...results.values()].find((r) => r.offer_id === w.ids.offers[k])!.id;
+    const context = await new SearchRepository(ds).partnerAnswerContext({ searchId: s.searchId, partnerIds: [w.ids.partners.p2], offerIds: ids(w, 'pc'), slots: [] });
+    expect(context!.shown).toEqual([
+      { resultId: idOf('pa'), offerId: w.ids.offers.pa, schoolId: w.ids.schools.west, priority: 10, source: 'partner', name: w.offerName('pa'), payout: 3000 },
+      { resultId: idOf('own'), offerId: w.ids.offers.own, schoolId: w.ids.schools.north, priority: 10, source: 'own', name: w.offerName('own'), payout: 2000 },
+    ]);
+  });
+
   it("a partner's qualifying results are added in rank order and its call is answered; the last pending call's answer ends processing", async () => {
     const w = await world(ds, MERGE);
     const s = await started(w);
