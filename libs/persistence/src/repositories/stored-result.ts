@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ResultEntry } from '@lr/contracts';
+import type { ResultShape } from '@lr/domain';
 
 /**
  * What a result entry shows apart from its id and expiry (`result_templates`,
@@ -30,8 +31,8 @@ export interface ResultToStore {
   entry: ResultEntry;
   expiresAt: Date;
   partnerData: NewResult['partnerData'];
-  /** What the entry shows, apart from its id and expiry, is a function of these alone (the domain's ResultShape); null or absent: it is not. */
-  shape?: { offer: object; programs: string } | null;
+  /** What the entry shows, apart from its id and expiry, is a function of these alone; null or absent: it is not. */
+  shape?: ResultShape | null;
 }
 
 /**
@@ -42,7 +43,7 @@ export interface ResultToStore {
  * offer object, so a template lives as long as the catalog snapshot it was
  * made from (CATALOG_CACHE_MS) and a changed offer makes new ones.
  */
-const templatesByShape = new WeakMap<object, Map<string, ResultTemplateRow>>();
+const templatesByShape = new WeakMap<ResultShape["offer"], Map<string, ResultTemplateRow>>();
 
 /**
  * A result's stored form: the template is the entry without its id and expiry
@@ -69,7 +70,7 @@ export function templateOf(entry: ResultEntry): ResultTemplateRow {
   return { digest: templateDigest(body), offerId: entry.offer.id, payout: entry.payout === undefined ? null : String(entry.payout), body };
 }
 
-function templateOfShape(r: ResultToStore, shape: { offer: object; programs: string }): ResultTemplateRow {
+function templateOfShape(r: ResultToStore, shape: ResultShape): ResultTemplateRow {
   let byPrograms = templatesByShape.get(shape.offer);
   if (!byPrograms) templatesByShape.set(shape.offer, (byPrograms = new Map()));
   let template = byPrograms.get(shape.programs);
