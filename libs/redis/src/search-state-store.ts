@@ -1,5 +1,4 @@
-import Redis, { ChainableCommander } from 'ioredis';
-import { pipelineReply, Queued } from './pipelined';
+import Redis from 'ioredis';
 import type { SearchMeta } from '@lr/contracts';
 
 /**
@@ -55,8 +54,8 @@ return written
  */
 const HGETALL = 'HGETALL';
 
-/** `key` with the client's (or pipeline's) key prefix, which ioredis does not add for a command it does not know by name. */
-function prefixed(client: ChainableCommander | Redis, key: string): string {
+/** `key` with the client's key prefix, which ioredis does not add for a command it does not know by name. */
+function prefixed(client: Redis, key: string): string {
   const prefix = (client as unknown as { options?: { keyPrefix?: string } }).options?.keyPrefix;
   return prefix ? `${prefix}${key}` : key;
 }
@@ -94,8 +93,8 @@ export class SearchStateStore {
     return (await this.redis.writeSearchState(key, ...args)) === 1;
   }
 
-  async read(key: string): Promise<CachedSearch | undefined> {
-    return decodeSearch(await this.redis.callBuffer(HGETALL, prefixed(this.redis, key)));
+  read(key: string): Promise<CachedSearch | undefined> {
+    return readSearchState(this.redis, key);
   }
 
   /** Deletes these searches' states (a person's, erased: docs/deletion.md); answers how many there were. */
@@ -107,12 +106,11 @@ export class SearchStateStore {
   async held(keys: readonly string[]): Promise<number> {
     return keys.length === 0 ? 0 : this.redis.exists(...keys);
   }
+}
 
-  /** Queues a read of `key` on `pipeline` (see TokenBucket.queueTake); the function decodes its reply. */
-  static queueRead(pipeline: ChainableCommander, key: string): Queued<CachedSearch | undefined> {
-    pipeline.callBuffer(HGETALL, prefixed(pipeline, key));
-    return (reply) => decodeSearch(pipelineReply<unknown>(reply));
-  }
+/** A search's state as `redis` holds it under `key` (one HGETALL); undefined when it holds none, or only part of one being written. */
+export async function readSearchState(redis: Redis, key: string): Promise<CachedSearch | undefined> {
+  return decodeSearch(await redis.callBuffer(HGETALL, prefixed(redis, key)));
 }
 
 /** A shown result as a submit's front door checks it: whose search, which campaign and offer. */
@@ -122,16 +120,13 @@ export interface ShownResultRef {
   offerId: string;
 }
 
-/** Queues the read of one shown result of a search (its meta and its entry) on `pipeline`; undefined when Redis has either not. */
-export function queueShownResultRead(pipeline: ChainableCommander, key: string, resultId: string): Queued<ShownResultRef | undefined> {
-  pipeline.hmgetBuffer(key, 'meta', `r:${resultId}`);
-  return (reply) => {
-    const [meta, entry] = pipelineReply<Array<Buffer | null>>(reply);
-    if (!meta || !entry) return undefined;
-    const m = JSON.parse(meta.toString('utf8')) as SearchMeta;
-    const e = JSON.parse(entry.toString('utf8')) as { campaign_id: string | null; offer: { id: string } };
-    return { affiliateId: m.affiliateId, campaignId: e.campaign_id, offerId: e.offer.id };
-  };
+/** One shown result of a search as a submit's front door checks it (its meta and its entry, one HMGET); undefined when Redis has either not. */
+export async function readShownResult(redis: Redis, key: string, resultId: string): Promise<ShownResultRef | undefined> {
+  const [meta, entry] = await redis.hmgetBuffer(key, 'meta', `r:${resultId}`);
+  if (!meta || !entry) return undefined;
+  const m = JSON.parse(meta.toString('utf8')) as SearchMeta;
+  const e = JSON.parse(entry.toString('utf8')) as { campaign_id: string | null; offer: { id: string } };
+  return { affiliateId: m.affiliateId, campaignId: e.campaign_id, offerId: e.offer.id };
 }
 
 const META = Buffer.from('meta');

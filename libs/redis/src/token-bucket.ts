@@ -1,5 +1,4 @@
-import Redis, { ChainableCommander } from 'ioredis';
-import { pipelineReply, Queued } from './pipelined';
+import Redis from 'ioredis';
 
 /**
  * The contract's rate limit, exactly: per key and endpoint, a bucket holding at
@@ -55,7 +54,6 @@ export interface BucketDecision {
   remaining: number;
 }
 
-type TakeToken = (key: string, burst: number, ratePerUs: string) => unknown;
 type WithBucket = Redis & { takeToken(key: string, burst: number, ratePerUs: string): Promise<[number, number, string]> };
 
 export class TokenBucket {
@@ -68,16 +66,6 @@ export class TokenBucket {
 
   async take(key: string, limit: BucketLimit): Promise<BucketDecision> {
     return decide(await this.redis.takeToken(...takeArgs(key, limit)));
-  }
-
-  /**
-   * Queues a take on `pipeline` (made from this client) so that it shares one
-   * Redis round trip with the caller's other commands; the returned function
-   * decodes its reply once the pipeline has run.
-   */
-  queueTake(pipeline: ChainableCommander, key: string, limit: BucketLimit): Queued<BucketDecision> {
-    (pipeline as unknown as { takeToken: TakeToken }).takeToken(...takeArgs(key, limit));
-    return (reply) => decide(pipelineReply<[number, number, string]>(reply));
   }
 }
 

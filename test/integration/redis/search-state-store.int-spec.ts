@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { joinEntries, type SearchMeta } from '@lr/contracts';
-import { orderedEntries, SearchStateStore } from '@lr/redis';
+import { orderedEntries, readSearchState, readShownResult, SearchStateStore } from '@lr/redis';
 import { TEST_REDIS_URL, uniqueSuffix } from '../../support/test-env';
 
 /** The search's hot state in Redis: entries are added by every writer, the meta only by a newer version. */
@@ -32,16 +32,23 @@ describe('SearchStateStore', () => {
     expect(await redis.ttl(key)).toBeGreaterThan(50);
   });
 
-  it("a read queued on a pipeline (the poll's, beside the rate limit) decodes as a read does, from Redis's own reply", async () => {
-    const key = 'search:pipelined';
+  it("the poll's read on the client (beside the rate limit) decodes as the store's read does, from Redis's own reply", async () => {
+    const key = 'search:on-client';
     await store.write(key, meta(2, ['own', 'p1']), [entry('own'), entry('p1')], 60);
-    const pipeline = redis.pipeline();
-    const decode = SearchStateStore.queueRead(pipeline, key);
-    const [reply] = (await pipeline.exec())!;
     // Not ioredis's object form: the flat array of names and values Redis sent.
-    expect(Array.isArray(reply[1])).toBe(true);
-    expect(decode(reply)).toEqual(await store.read(key));
-    expect(orderedEntries(decode(reply)!)!.map((e) => JSON.parse(e.toString()))).toEqual([entry('own').entry, entry('p1').entry]);
+    expect(Array.isArray(await redis.callBuffer('HGETALL', `${redis.options.keyPrefix}${key}`))).toBe(true);
+    const read = await readSearchState(redis, key);
+    expect(read).toEqual(await store.read(key));
+    expect(orderedEntries(read!)!.map((e) => JSON.parse(e.toString()))).toEqual([entry('own').entry, entry('p1').entry]);
+  });
+
+  it("a submit's read of one shown result: whose search, which campaign and offer; undefined for a result or search Redis has not", async () => {
+    const key = 'search:shown';
+    const shown = made('r1', { svc_result_id: 'r1', campaign_id: 'c9', offer: { id: 'o7' } });
+    await store.write(key, meta(1, ['r1']), [shown], 60);
+    expect(await readShownResult(redis, key, 'r1')).toEqual({ affiliateId: 'a', campaignId: 'c9', offerId: 'o7' });
+    expect(await readShownResult(redis, key, 'r2')).toBeUndefined();
+    expect(await readShownResult(redis, 'search:none', 'r1')).toBeUndefined();
   });
 
   it('a write only ever extends the lifetime: a writer that knows fewer expiries never shortens it', async () => {

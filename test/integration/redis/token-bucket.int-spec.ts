@@ -1,12 +1,12 @@
 import Redis from 'ioredis';
 import type { SearchMeta } from '@lr/contracts';
-import { orderedEntries, SearchStateStore, TokenBucket } from '@lr/redis';
+import { orderedEntries, readSearchState, SearchStateStore, TokenBucket } from '@lr/redis';
 import { TEST_REDIS_URL, uniqueSuffix } from '../../support/test-env';
 
 /**
- * The contract's token bucket against the real Redis, alone and queued on a
- * pipeline beside another read (how a poll takes its token and reads its
- * search in one round trip).
+ * The contract's token bucket against the real Redis, alone and with a read
+ * sent right behind it on the same connection (how a poll takes its token and
+ * reads its search in one round trip).
  */
 describe('TokenBucket', () => {
   const redis = new Redis(TEST_REDIS_URL, { keyPrefix: `test:${uniqueSuffix()}:` });
@@ -25,7 +25,7 @@ describe('TokenBucket', () => {
     expect(decisions.map((d) => Math.floor(d.remaining)).slice(0, 3).sort()).toEqual([0, 1, 2]);
   });
 
-  it('queued on a pipeline, shares the bucket with take() and reads along in the same exec', async () => {
+  it('with a read sent right behind it, shares the bucket with take() and both are in flight at once (one round trip)', async () => {
     const meta: SearchMeta = {
       searchId: 's', version: 1, affiliateId: 'a', campaignId: 'c', isTest: false, createdAt: '2026-11-22T00:00:00.000Z',
       closesAt: '2026-11-22T00:00:45.000Z', processingDone: true, acceptedCount: 0, trueExclusiveAccepted: false, order: ['r1'],
@@ -33,31 +33,26 @@ describe('TokenBucket', () => {
     await store.write('search:s', meta, [{ id: 'r1', json: Buffer.from(JSON.stringify({ svc_result_id: 'r1' })) }], 60);
     expect((await bucket.take('k2:results', limit)).allowed).toBe(true);
 
-    const pipelined = async () => {
-      const pipeline = redis.pipeline();
-      const decision = bucket.queueTake(pipeline, 'k2:results', limit);
-      const read = SearchStateStore.queueRead(pipeline, 'search:s');
-      const replies = (await pipeline.exec())!;
-      expect(replies).toHaveLength(2);
-      return { decision: decision(replies[0]), cached: read(replies[1]) };
+    const together = async () => {
+      const taking = bucket.take('k2:results', limit);
+      const reading = readSearchState(redis, 'search:s');
+      // Both are written before either answer is back: ioredis holds both, waiting for their replies.
+      expect((redis as unknown as { commandQueue: { length: number } }).commandQueue.length).toBe(2);
+      return { decision: await taking, cached: await reading };
     };
-    const first = await pipelined();
+    const first = await together();
     expect(first.decision.allowed).toBe(true);
     expect(first.cached!.meta).toEqual(meta);
     expect(orderedEntries(first.cached!)!.map((e) => JSON.parse(e.toString()))).toEqual([{ svc_result_id: 'r1' }]);
-    expect((await pipelined()).decision.allowed).toBe(true);
-    // take() took one, the pipelines two: the burst of 3 is spent.
-    const third = await pipelined();
+    expect((await together()).decision.allowed).toBe(true);
+    // take() took one, the two reads along two more: the burst of 3 is spent.
+    const third = await together();
     expect(third.decision).toEqual(expect.objectContaining({ allowed: false, retryAfterSeconds: 1 }));
   });
 
-  it('a pipelined read of an unknown search decodes as undefined; a failed command throws', async () => {
+  it('a read of an unknown search is undefined; a failed command throws', async () => {
     await redis.set('not-a-hash', 'x');
-    const pipeline = redis.pipeline();
-    const missing = SearchStateStore.queueRead(pipeline, 'search:none');
-    const wrongType = SearchStateStore.queueRead(pipeline, 'not-a-hash');
-    const replies = (await pipeline.exec())!;
-    expect(missing(replies[0])).toBeUndefined();
-    expect(() => wrongType(replies[1])).toThrow(/WRONGTYPE/);
+    expect(await readSearchState(redis, 'search:none')).toBeUndefined();
+    await expect(readSearchState(redis, 'not-a-hash')).rejects.toThrow(/WRONGTYPE/);
   });
 });

@@ -5,7 +5,7 @@ import { isUUID } from 'class-validator';
 import { searchStateKey } from '@lr/contracts';
 import { REFUSAL } from '@lr/domain';
 import { counter } from '@lr/observability';
-import { CachedSearch, SearchStateStore } from '@lr/redis';
+import { CachedSearch, readSearchState } from '@lr/redis';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard, RateLimitReadsAlong, ReadAlong, readAlongValue } from '../auth/rate-limit.guard';
@@ -18,9 +18,9 @@ import { SearchStore } from './search-store';
 
 const searchNotFound = () => ApiError.of(REFUSAL.searchNotFound);
 /** A poll's Redis read rides on the rate limit's round trip (one round trip per poll, not two). */
-const readSearchState: ReadAlong<CachedSearch | undefined> = (req, pipeline) => {
+const readPolledSearch: ReadAlong<CachedSearch | undefined> = (req, redis) => {
   const id = (req.params as { svc_lead_id?: string }).svc_lead_id;
-  return id && isUUID(id) ? SearchStateStore.queueRead(pipeline, searchStateKey(id.toLowerCase())) : undefined;
+  return id && isUUID(id) ? readSearchState(redis, searchStateKey(id.toLowerCase())) : undefined;
 };
 const polls = counter('gateway_polls_total', 'Polls answered 200, by done', ['done']);
 
@@ -41,7 +41,7 @@ export class PollResultsHandler {
    */
   @Get('results/:svc_lead_id')
   @Endpoint('results')
-  @RateLimitReadsAlong(readSearchState)
+  @RateLimitReadsAlong(readPolledSearch)
   @Header('Content-Type', 'application/json; charset=utf-8')
   @ApiOperation({
     operationId: 'pollResults',

@@ -2,7 +2,7 @@ import { Body, Controller, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOperation } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { searchStateKey } from '@lr/contracts';
-import { queueShownResultRead, ShownResultRef } from '@lr/redis';
+import { readShownResult, ShownResultRef } from '@lr/redis';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard, RateLimitReadsAlong, ReadAlong, readAlongValue } from '../auth/rate-limit.guard';
@@ -17,12 +17,12 @@ import { SubmitLead } from './submit-lead.usecase';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A result submit's result rides on the rate limit's Redis round trip (its search's meta and the entry). */
-const readShownResult: ReadAlong<ShownResultRef | undefined> = (req, pipeline) => {
+const readSubmittedResult: ReadAlong<ShownResultRef | undefined> = (req, redis) => {
   const body = req.body as { svc_result_id?: unknown; search_lead_id?: unknown } | undefined;
   const resultId = body?.svc_result_id;
   const searchId = body?.search_lead_id;
   if (typeof resultId !== 'string' || typeof searchId !== 'string' || !UUID.test(resultId) || !UUID.test(searchId)) return undefined;
-  return queueShownResultRead(pipeline, searchStateKey(searchId.toLowerCase()), resultId.toLowerCase());
+  return readShownResult(redis, searchStateKey(searchId.toLowerCase()), resultId.toLowerCase());
 };
 
 @Controller('api/v1/engine')
@@ -33,7 +33,7 @@ export class SubmitLeadHandler {
 
   @Post('leads')
   @Endpoint('leads')
-  @RateLimitReadsAlong(readShownResult)
+  @RateLimitReadsAlong(readSubmittedResult)
   @IdempotencyKeyHeader()
   @ApiOperation({
     operationId: 'submitLead',
