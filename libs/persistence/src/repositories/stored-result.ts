@@ -43,7 +43,7 @@ export interface ResultToStore {
  * offer object, so a template lives as long as the catalog snapshot it was
  * made from (CATALOG_CACHE_MS) and a changed offer makes new ones.
  */
-const templatesByShape = new WeakMap<ResultShape["offer"], Map<string, ResultTemplateRow>>();
+const templatesByShape = new WeakMap<ResultShape['offer'], Map<string, ResultTemplateRow>>();
 
 /**
  * A result's stored form: the template is the entry without its id and expiry
