@@ -4,7 +4,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, startApp, stopAllApps } from './support/app-process';
 import { benchCatalog, benchSearchBody, OWN_OFFERS } from './support/bench-catalog';
-import { appEnv, BENCH_STATE, benchEnv, drainQueues, ops, removeBenchVhost, resetBenchState } from './support/bench-state';
+import { appEnv, BENCH_STATE, drainQueues, ops, removeBenchVhost, resetBenchState } from './support/bench-state';
 import { seedSalesHistory } from './support/sales-history';
 import { runClosedLoop } from './support/closed-loop';
 import { startAutovacuumStandIn, stopAutovacuumStandIn } from './support/autovacuum';
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   await resetBenchState();
   startAutovacuumStandIn(BENCH_STATE.databaseUrl, log);
 
-  const sandbox = await startApp('sandbox', benchEnv, 'live');
+  const sandbox = await startApp('sandbox', appEnv(), 'live');
   const { catalog, affiliateId, campaignId } = benchCatalog(sandbox.url);
   // The same 46 own offers' kind on a campaign of their own, without partner offers: what a search's first answer costs alone.
   const ownOnly = benchCatalog(sandbox.url, { own: OWN_OFFERS, partner: 0 });

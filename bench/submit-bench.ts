@@ -8,7 +8,7 @@ import { ROOT, RunningApp, startApp, stopAllApps } from './support/app-process';
 import { benchCatalog, benchSearchBody } from './support/bench-catalog';
 import { startAutovacuumStandIn, stopAutovacuumStandIn } from './support/autovacuum';
 import { benchLog as log, runBench } from './support/bench-main';
-import { appEnv, BENCH_STATE, benchEnv, drainQueues, ops, removeBenchVhost, resetBenchState } from './support/bench-state';
+import { appEnv, BENCH_STATE, drainQueues, ops, removeBenchVhost, resetBenchState } from './support/bench-state';
 import { Answer } from './support/http-client';
 import { analyze, seedSalesHistory } from './support/sales-history';
 import { OpenLoopResult, runOpenLoop } from './support/open-loop';
@@ -177,7 +177,7 @@ async function main(): Promise<void> {
   log('resetting the bench state (database leadrouter_bench, Redis db 13, vhost leadrouter_bench)');
   await resetBenchState();
   startAutovacuumStandIn(BENCH_STATE.databaseUrl, log);
-  const sandbox = await startApp('sandbox', benchEnv, 'live');
+  const sandbox = await startApp('sandbox', appEnv(), 'live');
   const { catalog, affiliateId, campaignId } = benchCatalog(sandbox.url, { own: OWN_OFFERS, partner: 0 });
   const dir = mkdtempSync(join(tmpdir(), 'lr-bench-submit-'));
   writeFileSync(join(dir, 'catalog.json'), JSON.stringify(catalog));

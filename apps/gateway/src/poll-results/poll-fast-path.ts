@@ -20,7 +20,7 @@ export const POLL_ROUTE = `/${[Reflect.getMetadata(PATH_METADATA, PollResultsHan
  * (`@Endpoint('results')`, `@RateLimitReadsAlong`) is what Nest would give them.
  * What it skips is Nest's per-request machinery (middleware runner, router
  * proxy, guard and interceptor consumers, parameter pipes, response
- * controller): about a tenth of the gateway's CPU per poll (docs/performance.md).
+ * controller): about a tenth of the gateway's CPU per poll (docs/decisions.md).
  * The Nest route stays registered and documented (OpenAPI); with this hook it
  * is not reached for a GET. Fastify's routing and the app's own hooks (request
  * id and correlation, `Connection: close` while draining, the duration
