@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   startAutovacuumStandIn(BENCH_STATE.databaseUrl, log);
 
   const sandbox = await startApp('sandbox', appEnv(), 'live');
-  const { catalog, affiliateId, campaignId } = benchCatalog(sandbox.url);
+  const { catalog, affiliateId, campaignId, partnerCalls } = benchCatalog(sandbox.url);
   // The same 46 own offers' kind on a campaign of their own, without partner offers: what a search's first answer costs alone.
   const ownOnly = benchCatalog(sandbox.url, { own: OWN_OFFERS, partner: 0 });
   const dir = mkdtempSync(join(tmpdir(), 'lr-bench-'));
@@ -113,6 +113,15 @@ async function main(): Promise<void> {
   writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);
   log(`figures written to ${file}`);
   writeSection({ name: 'search', title: 'Search and polling (50-offer campaign)', rows, targets, figures });
+
+  /** Waits until the baseline's partner rounds have all ended (at most 30 s); how many failed. */
+  async function roundsDone(url: string): Promise<{ failures: number }> {
+    for (const until = Date.now() + 30_000; ; ) {
+      const state = (await (await fetch(`${url}/pending`)).json()) as { pending: number; failures: number };
+      if (state.pending === 0 || Date.now() > until) return { failures: state.failures + state.pending };
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 
   /** Searches at the moderate and the target load, system then baseline. */
   async function searchPhases() {
@@ -178,6 +187,25 @@ async function main(): Promise<void> {
     const searchBaseline = await searchLoad(searchBaselineApp.url, '/search', {}, body('b'), SEARCH);
     await searchBaselineApp.stop();
 
+    // Not the target's baseline: the same bare process also making each search's partner round (the two partners'
+    // calls to the sandbox, their results appended in one statement and one Redis write), to print what the system
+    // costs beyond the floor of that work too.
+    log('search, baseline with the partner round: the same, plus the two partner calls and their results stored, same load');
+    const roundBaselineApp = await startBaseline('search-baseline', { BENCH_ENTRIES_FILE: join(dir, 'entries.json'), BENCH_PARTNER_CALLS: JSON.stringify(partnerCalls) });
+    await searchLoad(roundBaselineApp.url, '/search', {}, body('u'), WARM_UP);
+    await roundsDone(roundBaselineApp.url);
+    const { result: roundBaseline, msPerUnit: roundBaselineMs } = await withMachineCpuPerUnit(
+      new Map([[process.pid, 'bench driver'], [roundBaselineApp.child.pid!, 'search baseline'], [sandbox.child.pid!, 'sandbox']]),
+      async () => {
+        const result = await searchLoad(roundBaselineApp.url, '/search', {}, body('r'), SEARCH_MODERATE);
+        return { result, rounds: await roundsDone(roundBaselineApp.url) };
+      },
+      () => moderateSent,
+    );
+    await roundBaselineApp.stop();
+    log(`machine CPU ms per search @ ${SEARCH_MODERATE.rate}/s, baseline with the partner round, by process: ${byProcessLine(roundBaselineMs)}`);
+    log(`the partner round's floor (the difference): ${(roundBaselineMs[0].ms - baselineMachineMs[0].ms).toFixed(1)} ms per search; partner rounds failed: ${roundBaseline.rounds.failures}`);
+
     const rows: Row[] = [
       { metric: `search p50 ms @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.p50, baseline: searchBaselineModerate.p50 },
       { metric: `search p99 ms @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.p99, baseline: searchBaselineModerate.p99 },
@@ -186,6 +214,8 @@ async function main(): Promise<void> {
       { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (machine)`, system: machineMs[0].ms, baseline: baselineMachineMs[0].ms },
       { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (machine), no partner offers`, system: ownOnlyMs[0].ms, baseline: baselineMachineMs[0].ms },
       { metric: `search p99 ms @ ${SEARCH_MODERATE.rate}/s, no partner offers`, system: searchOwnOnly.p99, baseline: searchBaselineModerate.p99 },
+      { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (machine), baseline with the partner round`, system: machineMs[0].ms, baseline: roundBaselineMs[0].ms },
+      { metric: `search errors @ ${SEARCH_MODERATE.rate}/s, baseline with the partner round`, system: searchModerate.errors, baseline: roundBaseline.result.errors + roundBaseline.rounds.failures },
       { metric: `search p50 ms @ ${SEARCH.rate}/s`, system: searchSystem.p50, baseline: searchBaseline.p50 },
       { metric: `search p90 ms @ ${SEARCH.rate}/s`, system: searchSystem.p90, baseline: searchBaseline.p90 },
       { metric: `search p99 ms @ ${SEARCH.rate}/s`, system: searchSystem.p99, baseline: searchBaseline.p99 },
@@ -217,6 +247,7 @@ async function main(): Promise<void> {
         searchMsAppsAtModerate: { system: searchAppsMs, baseline: searchBaselineMs },
         searchMsMachineAtModerate: { system: machineMs, baseline: baselineMachineMs },
         searchMsMachineAtModerateNoPartners: { system: ownOnlyMs },
+        searchMsMachineAtModerateBaselineWithPartnerRound: { baseline: roundBaselineMs },
       },
       stagesAtTargetLoad: stages,
       drainedAfterSearch: drainAfterSearch,

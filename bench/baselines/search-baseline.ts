@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
+import { request } from 'undici';
 import type { ResultEntry, SearchMeta } from '../../libs/contracts/src';
 import { SearchStateStore } from '../../libs/redis/src/search-state-store';
 import { SEARCH_STATE_TTL_SECONDS, searchAnswerBody, searchStateKey } from '../../libs/contracts/src';
@@ -14,7 +15,28 @@ export const SEARCH_BASELINE_SCHEMA = `
   CREATE TABLE IF NOT EXISTS bench_searches (id uuid PRIMARY KEY, lead jsonb NOT NULL, tracking jsonb NOT NULL, created_at timestamptz NOT NULL,
                                              result_order uuid[] NOT NULL, result_templates uuid[] NOT NULL, result_expires timestamptz[] NOT NULL);
   CREATE TABLE IF NOT EXISTS bench_templates (digest uuid PRIMARY KEY, body text NOT NULL);
+  ALTER TABLE bench_searches ADD COLUMN IF NOT EXISTS partner_data jsonb;
 `;
+
+/** One partner network of the partner round (BENCH_PARTNER_CALLS): its search URL and the offers it is asked about. */
+export interface BaselinePartnerCall {
+  url: string;
+  partnerId: string;
+  offers: Array<{ offerId: string; externalId: string; name: string; payout: number }>;
+}
+
+/** The sandbox partner protocol's answer, as much of it as a result needs. */
+interface PartnerAnswer {
+  results: Array<{
+    external_id: string;
+    partner_result_id: string;
+    programs: Array<{ value: string; label: string }>;
+    form_fields: ResultEntry['form_fields'];
+    tcpa_text: string;
+    school: { name: string; logo_url: string | null };
+    expires_in_seconds: number;
+  }>;
+}
 
 /**
  * Baseline for searches: the storage work of a search without the framework,
@@ -26,8 +48,15 @@ export const SEARCH_BASELINE_SCHEMA = `
  * envelope with those entries. Each entry's text is made once from its
  * template and reused for Redis and the answer, as the search-orchestrator
  * does.
+ * With BENCH_PARTNER_CALLS (a JSON array of BaselinePartnerCall), it also
+ * makes a search's partner round after answering, as the floor of that work:
+ * one POST to each partner (the sandbox partner protocol, all at once), and
+ * when every one answered, one statement appends their results (ids,
+ * templates, expiries and partner data) to the search's row and one Redis
+ * write adds their entries to the state. No checks, ranking or messaging.
+ * `GET /pending` answers how many partner rounds are still running.
  * Env: PORT, DATABASE_URL, REDIS_URL, REDIS_KEY_PREFIX, BENCH_ENTRIES_FILE
- * (a JSON array of result entries).
+ * (a JSON array of result entries), BENCH_PARTNER_CALLS.
  */
 function main(): void {
   const template = JSON.parse(readFileSync(process.env.BENCH_ENTRIES_FILE!, 'utf8')) as ResultEntry[];
@@ -42,9 +71,55 @@ function main(): void {
         JSON.stringify(templates.map((t) => ({ digest: t.digest, body: t.body }))),
       ]),
     );
+  const partnerCalls = JSON.parse(process.env.BENCH_PARTNER_CALLS ?? '[]') as BaselinePartnerCall[];
+  let pending = 0;
+
+  /** The partner round of a search answered with `meta` (see above); a failure is counted in the answer of GET /pending. */
+  let failures = 0;
+  async function partnerRound(meta: SearchMeta, lead: unknown, tracking: unknown): Promise<void> {
+    const answered = await Promise.all(
+      partnerCalls.map(async (call) => {
+        const { body } = await request(call.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ search_id: meta.searchId, offers: call.offers.map((o) => ({ external_id: o.externalId })), lead, tracking, is_test: false }),
+        });
+        const answer = (await body.json()) as PartnerAnswer;
+        return answer.results.map((r) => ({ call, r, offer: call.offers.find((o) => o.externalId === r.external_id)! }));
+      }),
+    );
+    const now = new Date();
+    const added = answered.flat().map(({ call, r, offer }) => {
+      const expiresAt = new Date(now.getTime() + Math.min(900, r.expires_in_seconds) * 1000);
+      const entry: ResultEntry = {
+        svc_result_id: randomUUID(),
+        campaign_id: meta.campaignId,
+        offer: { id: offer.offerId, name: offer.name, offer_type: 'shared', is_exclusive: false, tcpa_text: r.tcpa_text },
+        school: { name: r.school.name, logo_url: null },
+        programs: r.programs.map((p) => ({ value: p.value, label: p.label, payout: offer.payout })),
+        payout: offer.payout,
+        form_fields: r.form_fields,
+        expires_at: null,
+      };
+      return newResult({ resultId: entry.svc_result_id, entry, expiresAt, partnerData: { partnerId: call.partnerId, partnerResultId: r.partner_result_id, externalId: r.external_id } });
+    });
+    await pool.query(
+      `WITH t AS (INSERT INTO bench_templates (digest, body) SELECT x.digest, x.body FROM jsonb_to_recordset($5::jsonb) AS x(digest uuid, body text) ON CONFLICT DO NOTHING)
+       UPDATE bench_searches SET result_order = result_order || $2::uuid[], result_templates = result_templates || $3::uuid[],
+              result_expires = result_expires || $4::timestamptz[], partner_data = coalesce(partner_data, '{}'::jsonb) || $6::jsonb
+        WHERE id = $1`,
+      [meta.searchId, added.map((r) => r.id), added.map((r) => r.template.digest), added.map((r) => r.expiresAt),
+        JSON.stringify(added.map((r) => ({ digest: r.template.digest, body: r.template.body }))),
+        JSON.stringify(Object.fromEntries(added.map((r) => [r.id, r.partnerData])))],
+    );
+    const next: SearchMeta = { ...meta, version: meta.version + 1, processingDone: true, order: [...meta.order, ...added.map((r) => r.id)] };
+    await store.write(searchStateKey(meta.searchId), next, added.map((r) => ({ id: r.id, json: r.entryJson })), SEARCH_STATE_TTL_SECONDS);
+  }
+
   void ready.then(() =>
     serveBare(
     async (req, body, res) => {
+      if (req.method === 'GET' && req.url === '/pending') return answerJson(res, 200, JSON.stringify({ pending, failures }));
       if (req.method !== 'POST' || req.url !== '/search') return answerJson(res, 404, '{"code":"NOT_FOUND"}');
       const request = JSON.parse(body.toString('utf8')) as { svc_campaign_id: string; svc_affiliate_id: string; lead: unknown; tracking: unknown };
       const searchId = newLeadId();
@@ -65,6 +140,12 @@ function main(): void {
       };
       await store.write(searchStateKey(searchId), meta, offers.map((o, i) => ({ id: o.svc_result_id, json: entries[i] })), SEARCH_STATE_TTL_SECONDS);
       answerJson(res, 200, searchAnswerBody(meta, entries, now).body);
+      if (partnerCalls.length > 0) {
+        pending++;
+        partnerRound(meta, request.lead, request.tracking)
+          .catch(() => failures++)
+          .finally(() => pending--);
+      }
     },
     async () => {
       redis.disconnect();

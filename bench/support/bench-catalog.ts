@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { BaselinePartnerCall } from '../baselines/search-baseline';
 
 export const OWN_OFFERS = 46;
 export const PARTNER_OFFERS = 4;
+/** The campaign's payout on each partner offer. */
+const PARTNER_PAYOUT = 12.5;
 
 /**
  * The bench's catalog: one affiliate and a 50-offer campaign — 46 own offers,
@@ -76,12 +79,19 @@ export function benchCatalog(sandboxUrl: string, size: { own: number; partner: n
         status: 'active',
         offers: [
           ...own.map((o, i) => ({ offer_id: o.id, payout: 20 + (i % 5), ...(i % 3 === 0 ? { program_payouts: { bsn: 35 } } : {}) })),
-          ...partnerOffers.map((o) => ({ offer_id: o.id, payout: 12.5 })),
+          ...partnerOffers.map((o) => ({ offer_id: o.id, payout: PARTNER_PAYOUT })),
         ],
       },
     ],
   };
-  return { catalog, affiliateId, campaignId };
+  // The partner round as the search baseline makes it (BENCH_PARTNER_CALLS): each partner's search URL and offers.
+  const partnerCalls: BaselinePartnerCall[] = catalog.partners.map((p) => {
+    const url = new URL(p.base_url);
+    url.pathname = `${url.pathname.replace(/\/+$/, '')}/search`;
+    const offers = partnerOffers.filter((o) => o.partner_id === p.id);
+    return { url: url.toString(), partnerId: p.id, offers: offers.map((o) => ({ offerId: o.id, externalId: o.external_id, name: o.name, payout: PARTNER_PAYOUT })) };
+  });
+  return { catalog, affiliateId, campaignId, partnerCalls };
 }
 
 /**
