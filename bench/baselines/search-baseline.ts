@@ -72,10 +72,11 @@ function main(): void {
       ]),
     );
   const partnerCalls = JSON.parse(process.env.BENCH_PARTNER_CALLS ?? '[]') as BaselinePartnerCall[];
+  // Partner rounds running, and those that failed (GET /pending answers both).
   let pending = 0;
-
-  /** The partner round of a search answered with `meta` (see above); a failure is counted in the answer of GET /pending. */
   let failures = 0;
+
+  /** The partner round of a search answered with `meta` (see above). */
   async function partnerRound(meta: SearchMeta, lead: unknown, tracking: unknown): Promise<void> {
     const answered = await Promise.all(
       partnerCalls.map(async (call) => {
