@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
-import { request } from 'undici';
-import type { ResultEntry, SearchMeta } from '../../libs/contracts/src';
+import type { PartnerRef, ResultEntry, SearchMeta } from '../../libs/contracts/src';
+import type { PartnerSearchCall } from '../../apps/partner-adapter/src/adapters/partner-adapter';
+import { SandboxPartnerAdapter } from '../../apps/partner-adapter/src/adapters/sandbox/sandbox-adapter';
 import { SearchStateStore } from '../../libs/redis/src/search-state-store';
 import { SEARCH_STATE_TTL_SECONDS, searchAnswerBody, searchStateKey } from '../../libs/contracts/src';
 import { newLeadId } from '../../libs/domain/src/ids/lead-ids';
@@ -18,24 +19,10 @@ export const SEARCH_BASELINE_SCHEMA = `
   ALTER TABLE bench_searches ADD COLUMN IF NOT EXISTS partner_data jsonb;
 `;
 
-/** One partner network of the partner round (BENCH_PARTNER_CALLS): its search URL and the offers it is asked about. */
+/** One partner network of the partner round (BENCH_PARTNER_CALLS): the partner as the orchestrator asks it, and its offers. */
 export interface BaselinePartnerCall {
-  url: string;
-  partnerId: string;
+  partner: PartnerRef;
   offers: Array<{ offerId: string; externalId: string; name: string; payout: number }>;
-}
-
-/** The sandbox partner protocol's answer, as much of it as a result needs. */
-interface PartnerAnswer {
-  results: Array<{
-    external_id: string;
-    partner_result_id: string;
-    programs: Array<{ value: string; label: string }>;
-    form_fields: ResultEntry['form_fields'];
-    tcpa_text: string;
-    school: { name: string; logo_url: string | null };
-    expires_in_seconds: number;
-  }>;
 }
 
 /**
@@ -50,7 +37,8 @@ interface PartnerAnswer {
  * does.
  * With BENCH_PARTNER_CALLS (a JSON array of BaselinePartnerCall), it also
  * makes a search's partner round after answering, as the floor of that work:
- * one POST to each partner (the sandbox partner protocol, all at once), and
+ * each partner asked at once through partner-adapter's own sandbox adapter
+ * (the same request and answer parsing), and
  * when every one answered, one statement appends their results (ids,
  * templates, expiries and partner data) to the search's row and one Redis
  * write adds their entries to the state. No checks, ranking or messaging.
@@ -72,37 +60,34 @@ function main(): void {
       ]),
     );
   const partnerCalls = JSON.parse(process.env.BENCH_PARTNER_CALLS ?? '[]') as BaselinePartnerCall[];
+  const adapter = new SandboxPartnerAdapter();
   // Partner rounds running, and those that failed (GET /pending answers both).
   let pending = 0;
   let failures = 0;
 
   /** The partner round of a search answered with `meta` (see above). */
-  async function partnerRound(meta: SearchMeta, lead: unknown, tracking: unknown): Promise<void> {
+  async function partnerRound(meta: SearchMeta, lead: unknown, tracking: Record<string, string>): Promise<void> {
     const answered = await Promise.all(
       partnerCalls.map(async (call) => {
-        const { body } = await request(call.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ search_id: meta.searchId, offers: call.offers.map((o) => ({ external_id: o.externalId })), lead, tracking, is_test: false }),
-        });
-        const answer = (await body.json()) as PartnerAnswer;
-        return answer.results.map((r) => ({ call, r, offer: call.offers.find((o) => o.externalId === r.external_id)! }));
+        const request = { searchId: meta.searchId, offers: call.offers, lead: lead as PartnerSearchCall['lead'], tracking, isTest: false };
+        const results = await adapter.search(call.partner, request, AbortSignal.timeout(call.partner.timeoutMs));
+        return results.map((r) => ({ call, r, offer: call.offers.find((o) => o.offerId === r.offerId)! }));
       }),
     );
     const now = new Date();
     const added = answered.flat().map(({ call, r, offer }) => {
-      const expiresAt = new Date(now.getTime() + Math.min(900, r.expires_in_seconds) * 1000);
+      const expiresAt = new Date(now.getTime() + Math.min(900, r.expiresInSeconds ?? 900) * 1000);
       const entry: ResultEntry = {
         svc_result_id: randomUUID(),
         campaign_id: meta.campaignId,
-        offer: { id: offer.offerId, name: offer.name, offer_type: 'shared', is_exclusive: false, tcpa_text: r.tcpa_text },
-        school: { name: r.school.name, logo_url: null },
+        offer: { id: offer.offerId, name: offer.name, offer_type: 'shared', is_exclusive: false, tcpa_text: r.tcpaText },
+        school: { name: r.school?.name ?? offer.name, logo_url: null },
         programs: r.programs.map((p) => ({ value: p.value, label: p.label, payout: offer.payout })),
         payout: offer.payout,
-        form_fields: r.form_fields,
+        form_fields: r.formFields,
         expires_at: null,
       };
-      return newResult({ resultId: entry.svc_result_id, entry, expiresAt, partnerData: { partnerId: call.partnerId, partnerResultId: r.partner_result_id, externalId: r.external_id } });
+      return newResult({ resultId: entry.svc_result_id, entry, expiresAt, partnerData: { partnerId: call.partner.id, partnerResultId: r.partnerResultId, externalId: r.externalId } });
     });
     await pool.query(
       `WITH t AS (INSERT INTO bench_templates (digest, body) SELECT x.digest, x.body FROM jsonb_to_recordset($5::jsonb) AS x(digest uuid, body text) ON CONFLICT DO NOTHING)
@@ -143,7 +128,7 @@ function main(): void {
       answerJson(res, 200, searchAnswerBody(meta, entries, now).body);
       if (partnerCalls.length > 0) {
         pending++;
-        partnerRound(meta, request.lead, request.tracking)
+        partnerRound(meta, request.lead, request.tracking as Record<string, string>)
           .catch(() => failures++)
           .finally(() => pending--);
       }

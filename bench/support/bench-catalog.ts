@@ -84,13 +84,11 @@ export function benchCatalog(sandboxUrl: string, size: { own: number; partner: n
       },
     ],
   };
-  // The partner round as the search baseline makes it (BENCH_PARTNER_CALLS): each partner's search URL and offers.
-  const partnerCalls: BaselinePartnerCall[] = catalog.partners.map((p) => {
-    const url = new URL(p.base_url);
-    url.pathname = `${url.pathname.replace(/\/+$/, '')}/search`;
-    const offers = partnerOffers.filter((o) => o.partner_id === p.id);
-    return { url: url.toString(), partnerId: p.id, offers: offers.map((o) => ({ offerId: o.id, externalId: o.external_id, name: o.name, payout: PARTNER_PAYOUT })) };
-  });
+  // The partner round as the search baseline makes it (BENCH_PARTNER_CALLS): each partner as the orchestrator asks it, and its offers.
+  const partnerCalls: BaselinePartnerCall[] = catalog.partners.map((p) => ({
+    partner: { id: p.id, name: p.name, adapter: p.adapter, baseUrl: p.base_url, timeoutMs: p.timeout_ms },
+    offers: partnerOffers.filter((o) => o.partner_id === p.id).map((o) => ({ offerId: o.id, externalId: o.external_id, name: o.name, payout: PARTNER_PAYOUT })),
+  }));
   return { catalog, affiliateId, campaignId, partnerCalls };
 }
 
