@@ -17,6 +17,7 @@ import { byProcessLine, groupMs, withCpuPerUnit, withMachineCpuPerUnit } from '.
 import { writeSection } from './support/section';
 import { doneSearches, firstSearch, searchLoad, SearchRun, startBaseline } from './support/search-drive';
 import { redisFootprint } from './support/redis-footprint';
+import { medianBy } from './support/stats';
 
 /**
  * `npm run bench:search`: the search answer's latency at a fixed offered load
@@ -190,14 +191,14 @@ async function main(): Promise<void> {
       );
     }
     // Each figure from its median turn (the breakdown with it); the ratio judged is the median of the turns' paired ratios.
-    const medianOf = (pick: (turn: ModerateTurn) => Measured) => median(turns.map(pick), (m) => m.msPerUnit[0].ms);
+    const medianOf = (pick: (turn: ModerateTurn) => Measured) => medianBy(turns.map(pick), (m) => m.msPerUnit[0].ms);
     const { result: searchModerate, msPerUnit: machineMs } = medianOf((x) => x.system);
     const { result: searchOwnOnly, msPerUnit: ownOnlyMs } = medianOf((x) => x.noPartners);
     const { result: searchBaselineModerate, msPerUnit: baselineMachineMs } = medianOf((x) => x.baseline);
     const { result: roundBaselineModerate, msPerUnit: roundBaselineMs } = medianOf((x) => x.roundBaseline);
     const roundFailures = turns.reduce((sum, x) => sum + x.roundFailures, 0);
     const ratios = turns.map((x) => x.system.msPerUnit[0].ms / x.baseline.msPerUnit[0].ms);
-    const cpuRatio = median(ratios, (r) => r);
+    const cpuRatio = medianBy(ratios, (r) => r);
     const searchAppsMs = groupMs(machineMs, Object.keys(apps));
     const searchBaselineMs = groupMs(baselineMachineMs, ['search baseline']);
     log(`machine CPU ms per search @ ${SEARCH_MODERATE.rate}/s (median turn), by process: ${byProcessLine(machineMs)}`);
@@ -312,7 +313,7 @@ async function main(): Promise<void> {
       pollTurns.push({ system, baseline, ratio });
       log(`poll turn ${t}: ${system.result.throughput}/s vs ${baseline.result.throughput}/s = ${ratio.toFixed(2)} x; server CPU µs per poll ${system.cpuUsPerUnit} vs ${baseline.cpuUsPerUnit}`);
     }
-    const medianPollTurn = median(pollTurns, (x) => x.ratio);
+    const medianPollTurn = medianBy(pollTurns, (x) => x.ratio);
     const { result: pollTputSystem, cpuUsPerUnit: pollCpuUs } = medianPollTurn.system;
     const { result: pollTputBaseline, cpuUsPerUnit: pollBaselineCpuUs } = medianPollTurn.baseline;
     log(`poll latency: ${POLL_LATENCY.rate}/s open loop, ${POLL_LATENCY.durationMs / 1000} s each`);
@@ -375,12 +376,6 @@ interface ModerateTurn {
   baseline: Measured;
   roundBaseline: Measured;
   roundFailures: number;
-}
-
-/** The median item by `value` (of an even count, the lower middle one: a measured item, not a mean of two). */
-function median<T>(items: readonly T[], value: (item: T) => number): T {
-  const sorted = [...items].sort((a, b) => value(a) - value(b));
-  return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
 /** Waits for queued work to end; says how long the system needed to work off a backlog. */

@@ -27,6 +27,9 @@ function standIn(databaseUrl: string, log: (msg: string) => void): { stop(): Pro
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let runs = 0;
+  // A connection the server ends (another bench dropping the database, a restart) is reported, not an uncaught
+  // 'error' event that would kill the bench before its clean-up stops the apps; the next round's query then fails.
+  pg.on('error', (e) => log(`autovacuum stand-in: ${e.message}`));
   const connected = pg.connect();
   const round = async () => {
     const { rows } = await pg.query<{ name: string; vacuum: boolean }>(

@@ -15,6 +15,12 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
 }
 
+/** The median item by `value` (of an even count, the lower middle one: a measured item with its own details, not a mean of two). */
+export function medianBy<T>(items: readonly T[], value: (item: T) => number): T {
+  const sorted = [...items].sort((a, b) => value(a) - value(b));
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}
+
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
 export function summarize(latenciesMs: number[], errors: number): LatencySummary {
