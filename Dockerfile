@@ -2,14 +2,22 @@
 # (gateway, search-orchestrator, partner-adapter, checks, delivery, sandbox, ops),
 # or bake a default in at build time: docker build --build-arg APP=checks .
 # docker-compose.yml builds it once and runs every service from it.
+#
+# Node.js 24, the active LTS line (22, the maintenance line, runs it too).
+# Behind a TLS-inspecting proxy, give the build your CA bundle as the secret
+# `build_ca` (docker-compose.yml: BUILD_CA_BUNDLE=/path/to/ca.pem); it is read
+# by `npm ci` alone and never lands in a layer of the image:
+#   docker build --secret id=build_ca,src=/etc/ssl/certs/ca-certificates.crt .
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---- deps: every dependency, dev ones included (the build needs tsc) ----
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN --mount=type=secret,id=build_ca,required=false \
+    if [ -s /run/secrets/build_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/build_ca; fi; \
+    npm ci --no-audit --no-fund
 
 # ---- build: compile to dist/, then drop the dev dependencies ----
 FROM deps AS build

@@ -2,7 +2,8 @@
 // the real PostgreSQL (and Redis) with no broker (own database); integration
 // tests against the real PostgreSQL, Redis and RabbitMQ of this machine (own
 // test database, Redis prefix and RabbitMQ vhost); end-to-end tests over HTTP
-// against the built apps.
+// against the built apps. A fifth, deploy (npm run test:deploy, test/deploy/run.sh),
+// builds and runs docker-compose.yml on a Docker engine.
 const moduleNameMapper = {
   '^@lr/(config|contracts|domain|persistence|messaging|redis|observability|platform)$': '<rootDir>/libs/$1/src',
   '^@lead-router/client$': '<rootDir>/packages/client/src',
@@ -35,5 +36,6 @@ module.exports = {
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFilesAfterEnv: ['<rootDir>/test/support/timeouts.ts'],
     },
+    { ...common, displayName: 'deploy', testMatch: ['<rootDir>/test/deploy/**/*.deploy-spec.ts'] },
   ],
 };

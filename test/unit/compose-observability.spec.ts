@@ -120,12 +120,15 @@ describe('docker-compose.yml, profile observability', () => {
 
     it('publishes its port apart from every other service’s', () => {
       expect(services.grafana.ports).toEqual([expect.stringMatching(/:3000$/)]);
-      // "${VAR:-3300}:3000" or "3300:3000": the host port, by default.
-      const hostPort = (mapping: string) => /^(?:\$\{[A-Z_]+:-(\d+)\}|(\d+)):/.exec(mapping)?.slice(1).find(Boolean);
+      // "${PUBLISH_ADDRESS:-0.0.0.0}:${X_PUBLISHED_PORT:-9090}:9090": the default host port, after the address knob.
+      const hostPort = (mapping: string) =>
+        /^\$\{PUBLISH_ADDRESS:-0\.0\.0\.0\}:(?:\$\{[A-Z_]+_PUBLISHED_PORT:-(\d+)\}|(\d+)):\d+$/.exec(mapping)?.slice(1).find(Boolean);
       const published = Object.values(services).flatMap((s) => (s.ports ?? []) as string[]).map(hostPort);
       expect(published.length).toBeGreaterThanOrEqual(4);
       expect(published.every(Boolean)).toBe(true);
       expect(new Set(published).size).toBe(published.length);
+      // Never a port the machine's own services hold by default (PostgreSQL, Redis, RabbitMQ, MariaDB, MQTT, NATS).
+      expect(published.filter((p) => ['5432', '6379', '5672', '3306', '1883', '4222'].includes(p!))).toEqual([]);
     });
   });
 });

@@ -75,7 +75,7 @@ function runLoop(clock: string, opts: { runs: number; nodeExit?: number }): { co
 
 describe('docker-compose.yml, service retention', () => {
   it('runs the one image as the ops CLI, long-running, with a plain `docker compose up` (no profile)', () => {
-    expect(service).toMatchObject({ image: 'lead-router:local', pull_policy: 'never', restart: 'unless-stopped' });
+    expect(service).toMatchObject({ image: '${LEAD_ROUTER_IMAGE:-lead-router:local}', pull_policy: 'never', restart: 'unless-stopped' });
     expect(service.build).toBeUndefined();
     expect(service.profiles).toBeUndefined();
     expect(service.environment.APP).toBe('ops');
