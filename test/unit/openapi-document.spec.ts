@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { DEFAULT_RATE_LIMITS, EndpointName } from '@lr/contracts';
 
 /*
  * The affiliate API's OpenAPI document as committed (packages/client/openapi.json,
@@ -49,6 +50,27 @@ describe('the OpenAPI document and its client', () => {
     const doc = JSON.parse(readFileSync(join(ROOT, DOCUMENT), 'utf8'));
     expect(doc.openapi).toMatch(/^3\.0\./);
     expect(doc.servers).toEqual([{ url: expect.stringMatching(/^https?:\/\/[^/]+$/), description: expect.any(String) }]);
+  });
+
+  it("shows each operation's own default budget in its X-RateLimit-Limit header, as the gateway sends it", () => {
+    const doc = JSON.parse(readFileSync(join(ROOT, DOCUMENT), 'utf8'));
+    // The budget each path spends (the lead-status read counts toward the leads endpoint's).
+    const budget: Record<string, EndpointName> = {
+      '/api/v1/engine/search': 'search', '/api/v1/engine/results/{svc_lead_id}': 'results', '/api/v1/engine/leads': 'leads',
+      '/api/v1/engine/leads/{svc_lead_id}': 'leads', '/api/v1/engine/dupe-check': 'dupe-check', '/api/v1/engine/opt-outs': 'opt-outs',
+      '/api/v1/buyer/returns': 'returns',
+    };
+    expect(Object.keys(doc.paths).sort()).toEqual(Object.keys(budget).sort());
+    for (const [path, ops] of Object.entries<Record<string, { responses: Record<string, { headers?: Record<string, { description: string }> }> }>>(doc.paths)) {
+      const { perMinute, burst } = DEFAULT_RATE_LIMITS[budget[path]];
+      for (const [method, op] of Object.entries(ops)) {
+        for (const status of ['200', '202'].filter((s) => op.responses[s])) {
+          expect({ path, method, status, header: op.responses[status].headers?.['X-RateLimit-Limit']?.description }).toEqual({
+            path, method, status, header: expect.stringContaining(`\`${perMinute}/min; burst=${burst}\``),
+          });
+        }
+      }
+    }
   });
 
   it('passes Redocly CLI lint (recommended, redocly.yaml): no error, no warning', () => {

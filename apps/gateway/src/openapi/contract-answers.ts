@@ -1,6 +1,6 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiBearerAuth, ApiDefaultResponse, ApiExtraModels, ApiResponse, ApiSecurity, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import type { ApiCode } from '@lr/contracts';
+import { DEFAULT_RATE_LIMITS, type ApiCode, type EndpointName } from '@lr/contracts';
 import { DupeCheckNotAvailableSchema, ErrorEnvelopeSchema } from './answer-schemas';
 import { PENDING, refusalTraits } from './catalog-codes';
 import type { SchemaObject } from './lead-schemas';
@@ -157,11 +157,22 @@ const HAS_BODY: Record<ContractOperation, boolean> = { search: true, results: fa
 
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } };
 
-/** Headers of an answered call (RateLimitGuard). */
-const RATE_LIMIT_HEADERS = {
-  'X-RateLimit-Limit': { description: "The key's budget for this endpoint, e.g. `60/min; burst=10`.", schema: { type: 'string' } },
-  'X-RateLimit-Remaining': { description: 'Whole calls left in the budget now.', schema: { type: 'integer' } },
+/** The budget each operation spends: the lead-status read counts toward the leads endpoint's (the contract's Limits). */
+const BUDGET_OF: Record<ContractOperation, EndpointName> = {
+  search: 'search', results: 'results', leads: 'leads', 'lead-status': 'leads', 'dupe-check': 'dupe-check', 'opt-outs': 'opt-outs', returns: 'returns',
 };
+
+/** Headers of an answered call (RateLimitGuard), the example being the endpoint's own default budget. */
+function rateLimitHeaders(op: ContractOperation) {
+  const { perMinute, burst } = DEFAULT_RATE_LIMITS[BUDGET_OF[op]];
+  return {
+    'X-RateLimit-Limit': {
+      description: `The key's budget for this endpoint: \`${perMinute}/min; burst=${burst}\` by default (a key may carry its own).`,
+      schema: { type: 'string' },
+    },
+    'X-RateLimit-Remaining': { description: 'Whole calls left in the budget now.', schema: { type: 'integer' } },
+  };
+}
 
 export interface SuccessAnswers {
   /** The schema of the success body. */
@@ -203,6 +214,7 @@ export function ContractAnswers(op: ContractOperation, success: SuccessAnswers):
   const others = FRONT_DOOR.filter(([status, , when]) => !(status in listed) && (when === 'any' || HAS_BODY[op])).map(
     ([status, text]) => `${status} (${text})`,
   );
+  const headers = rateLimitHeaders(op);
   const pending = (text: string) =>
     ApiResponse({
       status: 202,
@@ -211,11 +223,11 @@ export function ContractAnswers(op: ContractOperation, success: SuccessAnswers):
         code: { type: 'string', enum: [PENDING.code] },
         status: { type: 'string', enum: [PENDING.status] },
       }),
-      headers: RATE_LIMIT_HEADERS,
+      headers,
     });
   return applyDecorators(
     ApiExtraModels(success.type, ErrorEnvelopeSchema),
-    ApiResponse({ status: 200, type: success.type, description: success.ok, headers: RATE_LIMIT_HEADERS }),
+    ApiResponse({ status: 200, type: success.type, description: success.ok, headers }),
     ...(success.accepted ? [pending(success.accepted)] : []),
     ...Object.entries(listed).map(([status, error]) =>
       ApiResponse({
