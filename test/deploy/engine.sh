@@ -104,8 +104,8 @@ engine_stop() {
     kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
   fi
   rm -f "$ENGINE_STATE/started.pid"
-  # containerd, started by dockerd as its child, goes with it; make sure.
-  pkill -f "containerd --config $ENGINE_STATE" 2>/dev/null || true
+  # dockerd stops the containerd it started as its child; make sure none is left.
+  pkill -f 'containerd --config /var/run/docker/containerd/containerd.toml' 2>/dev/null || true
   [ "$(cat "$ENGINE_STATE/had_docker0" 2>/dev/null)" = no ] && ip link delete docker0 2>/dev/null || true
   _iptables_back iptables "$ENGINE_STATE/iptables.rules"
   _iptables_back ip6tables "$ENGINE_STATE/ip6tables.rules" 2>/dev/null || true
