@@ -56,6 +56,15 @@ engine_start() {
     echo "deploy: using the Docker engine that already runs"
     return
   fi
+  # A dockerd an earlier run left on this socket (a run cut short) is this tier's own: stop it, then start afresh.
+  local left
+  left=$(cat "$ENGINE_STATE/dockerd.pid" 2>/dev/null || true)
+  if [ -n "$left" ] && kill -0 "$left" 2>/dev/null; then
+    echo "deploy: stopping the dockerd an earlier run left (pid $left)"
+    kill -TERM "$left"
+    for _ in $(seq 1 30); do kill -0 "$left" 2>/dev/null || break; sleep 1; done
+    kill -KILL "$left" 2>/dev/null || true
+  fi
   cat /proc/sys/net/ipv4/ip_forward >"$ENGINE_STATE/ip_forward"
   cat /proc/sys/net/ipv6/conf/all/forwarding >"$ENGINE_STATE/ip6_forward" 2>/dev/null || true
   iptables-save >"$ENGINE_STATE/iptables.rules"
@@ -67,8 +76,9 @@ engine_start() {
   echo $! >"$ENGINE_STATE/started.pid"
   export DOCKER_HOST="unix://$sock"
   for _ in $(seq 1 60); do
-    docker version >/dev/null 2>&1 && { echo "deploy: dockerd $(docker version -f '{{.Server.Version}}') started (pid $(cat "$ENGINE_STATE/started.pid"))"; return; }
+    # The engine that answers must be the one just started (its pid file names it), not another on the same socket.
     kill -0 "$(cat "$ENGINE_STATE/started.pid")" 2>/dev/null || { tail -n 30 "$ENGINE_STATE/dockerd.log" >&2; return 1; }
+    docker version >/dev/null 2>&1 && [ "$(cat "$ENGINE_STATE/dockerd.pid" 2>/dev/null)" = "$(cat "$ENGINE_STATE/started.pid")" ] && { echo "deploy: dockerd $(docker version -f '{{.Server.Version}}') started (pid $(cat "$ENGINE_STATE/started.pid"))"; return; }
     sleep 1
   done
   echo "deploy: dockerd did not answer in 60 s" >&2; tail -n 30 "$ENGINE_STATE/dockerd.log" >&2; return 1
