@@ -1,30 +1,40 @@
 #!/bin/sh
-# The official image's first start, as far as the compose file relies on it:
-# an empty PGDATA is initialised with the superuser postgres and
-# POSTGRES_PASSWORD (scram-sha-256 over TCP, trust on the socket), the database
-# POSTGRES_DB is created by a server that listens on the socket only (so a TCP
-# health check passes only once the real server is up), then the server runs.
+# The official postgres image's start, as far as the compose file relies on it.
+# An empty PGDATA is initialised: superuser postgres with POSTGRES_PASSWORD
+# (refused when empty), trust on the unix socket, scram-sha-256 over TCP from
+# any address; a server listening on the socket only (so a TCP health check
+# does not pass yet) creates POSTGRES_DB and stops. Then the server runs on
+# every address. Options alone (`-c key=value`) are the server's.
 set -eu
-if [ "${1:-postgres}" = postgres ] && [ ! -s "$PGDATA/PG_VERSION" ]; then
-  if [ -z "${POSTGRES_PASSWORD:-}" ]; then
-    echo "Error: the database is uninitialized and POSTGRES_PASSWORD is not set." >&2
-    exit 1
+case "${1:-}" in -*) set -- postgres "$@" ;; esac
+if [ "${1:-}" = postgres ]; then
+  shift
+  if [ -s "$PGDATA/PG_VERSION" ]; then
+    echo "PostgreSQL Database directory appears to contain a database; Skipping initialization"
+  else
+    if [ -z "${POSTGRES_PASSWORD:-}" ]; then
+      cat >&2 <<'MSG'
+Error: Database is uninitialized and superuser password is not specified.
+       You must specify POSTGRES_PASSWORD to a non-empty value for the
+       superuser. For example, "-e POSTGRES_PASSWORD=password" on "docker run".
+MSG
+      exit 1
+    fi
+    pwfile=$(mktemp)
+    printf '%s\n' "$POSTGRES_PASSWORD" >"$pwfile"
+    initdb --username=postgres --pwfile="$pwfile" --auth-local=trust --auth-host=scram-sha-256 \
+      --encoding=UTF8 --locale=C.UTF-8 -D "$PGDATA" || { rm -f "$pwfile"; exit 1; }
+    rm -f "$pwfile"
+    printf '\nhost all all all scram-sha-256\n' >>"$PGDATA/pg_hba.conf"
+    pg_ctl -D "$PGDATA" -o "-c listen_addresses=''" -w start
+    if [ -n "${POSTGRES_DB:-}" ] && [ "$POSTGRES_DB" != postgres ]; then
+      psql -v ON_ERROR_STOP=1 --no-psqlrc --username=postgres --dbname=postgres --set=db="$POSTGRES_DB" <<'SQL'
+CREATE DATABASE :"db";
+SQL
+    fi
+    pg_ctl -D "$PGDATA" -m fast -w stop
+    echo "PostgreSQL init process complete; ready for start up."
   fi
-  pwfile=$(mktemp)
-  printf '%s\n' "$POSTGRES_PASSWORD" > "$pwfile"
-  initdb --username=postgres --pwfile="$pwfile" --auth-local=trust --auth-host=scram-sha-256 -D "$PGDATA" >/dev/null
-  rm -f "$pwfile"
-  echo "host all all all scram-sha-256" >> "$PGDATA/pg_hba.conf"
-  pg_ctl -D "$PGDATA" -o "-c listen_addresses=''" -w start >/dev/null
-  db=${POSTGRES_DB:-postgres}
-  if [ "$db" != postgres ]; then
-    psql -v ON_ERROR_STOP=1 --username postgres --dbname postgres -q -c "CREATE DATABASE \"$db\""
-  fi
-  pg_ctl -D "$PGDATA" -m fast -w stop >/dev/null
-  echo "docker-entrypoint: initialised $PGDATA with database $db"
-fi
-if [ "${1:-postgres}" = postgres ]; then
-  shift || true
   exec postgres -D "$PGDATA" -c listen_addresses='*' "$@"
 fi
 exec "$@"
