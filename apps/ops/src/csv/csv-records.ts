@@ -16,7 +16,8 @@ export interface CsvRecord {
 export function csvRecords(text: string): CsvRecord[] {
   let rows: Array<{ record: string[]; info: { lines: number } }>;
   try {
-    rows = parse(text, { bom: true, skip_empty_lines: true, relax_column_count: true, info: true, record_delimiter: ['\r\n', '\n', '\r'] });
+    // With `info: true` each record comes as `{ record, info }`: csv-parse's types describe plain records only.
+    rows = parse(text, { bom: true, skip_empty_lines: true, relax_column_count: true, info: true, record_delimiter: ['\r\n', '\n', '\r'] }) as unknown as typeof rows;
   } catch (e) {
     const err = e as { code?: string; lines?: number; message?: string };
     if (err.code === 'CSV_QUOTE_NOT_CLOSED') throw new Error(`line ${quoteLine(text)}: a quoted field is not closed`);
