@@ -12,6 +12,10 @@ NODE24_VERSION=24.22.3
 NODE24_INTEGRITY='sha512-KHsob+Fv9YerATvYujMbiyJqnRCvLtrcr/eTNqRqiOSGp97EOiRP1yP47+knGgQ/xnc3XY8xzkW587dlZzNqRA=='
 home=${NODE24_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/lead-router/node-$NODE24_VERSION}
 
+if [ "$(uname -sm)" != 'Linux x86_64' ]; then
+  echo "with-node24: the pinned binary is for Linux x86_64, this is $(uname -sm): install Node.js 24 yourself and run the command as it is" >&2
+  exit 1
+fi
 if [ ! -x "$home/bin/node" ]; then
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT

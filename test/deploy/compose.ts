@@ -94,22 +94,25 @@ export class ComposeProject {
     return out.split('\n').filter(Boolean);
   }
 
-  /** A Prometheus text page of one app container, read from inside it (worker ports are not published). */
-  metrics(container: string, port: number): Promise<string> {
-    return this.docker([
-      'exec', container, 'node', '-e',
-      `fetch('http://127.0.0.1:${port}/metrics').then(r=>r.text()).then(t=>process.stdout.write(t),()=>process.exit(1))`,
-    ]);
+  /** GET of one path of an app container's own port, from inside it (worker ports are not published). */
+  private fetchInside(container: string, port: number, path: string, read: 'text' | 'ok'): Promise<Run> {
+    const then = read === 'text' ? 'r=>r.text()).then(t=>process.stdout.write(t)' : 'r=>process.exit(r.ok?0:1)';
+    return run('docker', ['exec', container, 'node', '-e', `fetch('http://127.0.0.1:${port}${path}').then(${then},()=>process.exit(1))`], {
+      env: this.env,
+      timeoutMs: 10_000,
+    });
   }
 
-  /** Whether an app container answers 200 on /health/ready from inside (false while it is down or starting). */
+  /** A Prometheus text page of one app container. */
+  async metrics(container: string, port: number): Promise<string> {
+    const r = await this.fetchInside(container, port, '/metrics', 'text');
+    if (r.code !== 0) throw new Error(`GET /metrics in ${container} failed (exit ${r.code}): ${r.stderr.slice(-2000)}`);
+    return r.stdout;
+  }
+
+  /** Whether an app container answers 200 on /health/ready (false while it is down or starting). */
   async ready(container: string, port: number): Promise<boolean> {
-    const r = await run(
-      'docker',
-      ['exec', container, 'node', '-e', `fetch('http://127.0.0.1:${port}/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))`],
-      { env: this.env, timeoutMs: 10_000 },
-    );
-    return r.code === 0;
+    return (await this.fetchInside(container, port, '/health/ready', 'ok')).code === 0;
   }
 
   /** Everything Docker still holds of this project: containers, networks, volumes. */

@@ -9,6 +9,10 @@
 # keeps the downloads, the base images' recipes and the engine's state.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+if [ "$(id -u)" != 0 ]; then
+  echo "test:deploy: run it as root (it installs Debian's docker.io, starts dockerd and restores iptables)" >&2
+  exit 1
+fi
 source test/deploy/engine.sh
 source test/deploy/base-images.sh
 

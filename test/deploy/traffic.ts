@@ -9,7 +9,7 @@ export interface Flow {
   idempotencyKey: string;
   /** The svc_lead_id of the submit's answer (200 or 202), once one came. */
   leadId?: string;
-  /** The first answer's HTTP status and code, and how many tries the submit took. */
+  /** The first answer's HTTP status (`transport`: none came), and how many tries the submit took. */
   firstStatus?: number | 'transport';
   tries: number;
   /** When the submit's first try left and its last answer came (ms since the epoch). */
