@@ -19,7 +19,6 @@ const BENCHES = ['search', 'submit', 'dupe-check', 'scale'] as const;
 const START = '<!-- bench-all:start -->';
 const END = '<!-- bench-all:end -->';
 
-
 function runChild(name: string, out: string): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(__dirname, `${name}-bench.js`)], {

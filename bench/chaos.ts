@@ -80,7 +80,12 @@ async function main(): Promise<void> {
     log,
   });
   process.stdout.write(`\n${renderChaosReport(report)}\n`);
-  const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, loadavg: loadavg().map((l) => Math.round(l * 100) / 100) };
+  const machine = {
+    nproc: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    loadavg: loadavg().map((l) => Math.round(l * 100) / 100),
+  };
   const file = join(ROOT, 'bench', 'results', `chaos-${new Date().toISOString().slice(0, 10)}.json`);
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   const figures = {
@@ -89,7 +94,12 @@ async function main(): Promise<void> {
     ...report,
     searches: inWindows(report.searches),
     polls: inWindows(report.polls),
-    submits: { ...inWindows(report.submits), taken: report.submits.taken, pendingAnswers: report.submits.pendingAnswers, decidedAfterPending: report.submits.decidedAfterPending },
+    submits: {
+      ...inWindows(report.submits),
+      taken: report.submits.taken,
+      pendingAnswers: report.submits.pendingAnswers,
+      decidedAfterPending: report.submits.decidedAfterPending,
+    },
     statusReads: inWindows(report.statusReads),
   };
   writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);

@@ -88,14 +88,21 @@ function person(i: number) {
   };
 }
 
-
 function ops(...args: string[]): string {
   const main = join(ROOT, 'dist', 'apps', 'ops', 'src', 'main.js');
-  return execFileSync(process.execPath, [main, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 60_000 });
+  return execFileSync(process.execPath, [main, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 }
 
 const rabbitmqctl = (...args: string[]) => execFileSync('rabbitmqctl', ['-q', ...args], { encoding: 'utf8', timeout: 120_000 });
-const vhostExists = () => rabbitmqctl('list_vhosts').split('\n').some((l) => l.trim() === VHOST);
+const vhostExists = () =>
+  rabbitmqctl('list_vhosts')
+    .split('\n')
+    .some((l) => l.trim() === VHOST);
 
 function catalog() {
   return {
@@ -119,8 +126,20 @@ function catalog() {
       delivery: { adapter: 'sandbox', url: 'http://127.0.0.1:9/schools/bench/leads' },
     })),
     campaigns: [
-      { id: ids.campaignA, affiliate_id: ids.affA, name: 'A', status: 'active', offers: ids.offers.slice(0, A_OFFERS).map((offer_id) => ({ offer_id, payout: 20 })) },
-      { id: ids.campaignB, affiliate_id: ids.affB, name: 'B', status: 'active', offers: ids.offers.slice(A_OFFERS).map((offer_id) => ({ offer_id, payout: 20 })) },
+      {
+        id: ids.campaignA,
+        affiliate_id: ids.affA,
+        name: 'A',
+        status: 'active',
+        offers: ids.offers.slice(0, A_OFFERS).map((offer_id) => ({ offer_id, payout: 20 })),
+      },
+      {
+        id: ids.campaignB,
+        affiliate_id: ids.affB,
+        name: 'B',
+        status: 'active',
+        offers: ids.offers.slice(A_OFFERS).map((offer_id) => ({ offer_id, payout: 20 })),
+      },
     ],
   };
 }
@@ -168,7 +187,9 @@ const SEED_PERSONS = `
  */
 async function ensureSeed(db: Client): Promise<{ reused: boolean; ms: number; rows: number; ageDays: number }> {
   const started = performance.now();
-  await db.query('CREATE TABLE IF NOT EXISTS bench_dupe_seed (version text PRIMARY KEY, persons int NOT NULL, rows int NOT NULL, seeded_at timestamptz NOT NULL)');
+  await db.query(
+    'CREATE TABLE IF NOT EXISTS bench_dupe_seed (version text PRIMARY KEY, persons int NOT NULL, rows int NOT NULL, seeded_at timestamptz NOT NULL)',
+  );
   // Sales are dated relative to the seed, so an old seed has fewer rows inside the windows: reused for a week at most.
   const done: Array<{ rows: number; age_days: number }> = (
     await db.query(
@@ -177,7 +198,8 @@ async function ensureSeed(db: Client): Promise<{ reused: boolean; ms: number; ro
       [SEED_VERSION, PERSONS],
     )
   ).rows;
-  if (done.length > 0) return { reused: true, ms: Math.round(performance.now() - started), rows: done[0].rows, ageDays: Number(done[0].age_days) };
+  if (done.length > 0)
+    return { reused: true, ms: Math.round(performance.now() - started), rows: done[0].rows, ageDays: Number(done[0].age_days) };
 
   log(`seeding ${PERSONS} accepted leads with 3 dedupe keys each`);
   await db.query('TRUNCATE dedupe_keys, leads CASCADE');
@@ -199,7 +221,12 @@ async function ensureSeed(db: Client): Promise<{ reused: boolean; ms: number; ro
   await db.query('VACUUM ANALYZE leads');
   await db.query('VACUUM ANALYZE dedupe_keys');
   const rows = Number((await db.query('SELECT count(*) AS n FROM dedupe_keys')).rows[0].n);
-  await db.query('INSERT INTO bench_dupe_seed (version, persons, rows, seeded_at) VALUES ($1, $2, $3, $4)', [SEED_VERSION, PERSONS, rows, now]);
+  await db.query('INSERT INTO bench_dupe_seed (version, persons, rows, seeded_at) VALUES ($1, $2, $3, $4)', [
+    SEED_VERSION,
+    PERSONS,
+    rows,
+    now,
+  ]);
   return { reused: false, ms: Math.round(performance.now() - started), rows, ageDays: (Date.now() - now.getTime()) / 86_400_000 };
 }
 
@@ -207,13 +234,19 @@ async function ensureSeed(db: Client): Promise<{ reused: boolean; ms: number; ro
 async function checkSeedMatchesDomain(db: Client): Promise<void> {
   for (const i of [0, 7, 123_456, PERSONS - 1]) {
     const p = person(i);
-    const lead: Lead = { personal: { email: p.email, phone: p.phone, last_name: p.lastName, date_of_birth: p.dob }, address: { zip_code: p.zip } };
+    const lead: Lead = {
+      personal: { email: p.email, phone: p.phone, last_name: p.lastName, date_of_birth: p.dob },
+      address: { zip_code: p.zip },
+    };
     const stored: Array<{ key_type: string; key_hash: string }> = (
       await db.query(`SELECT key_type, key_hash FROM dedupe_keys WHERE lead_id = md5('bench-dupe-lead-' || $1::int)::uuid`, [i])
     ).rows;
-    const expected = leadDedupeKeys(lead).map((k) => `${k.type}:${k.hash}`).sort();
+    const expected = leadDedupeKeys(lead)
+      .map((k) => `${k.type}:${k.hash}`)
+      .sort();
     const actual = stored.map((r) => `${r.key_type}:${r.key_hash}`).sort();
-    if (JSON.stringify(actual) !== JSON.stringify(expected)) throw new Error(`seed person ${i} hashes differ from libs/domain: ${actual.join(', ')}`);
+    if (JSON.stringify(actual) !== JSON.stringify(expected))
+      throw new Error(`seed person ${i} hashes differ from libs/domain: ${actual.join(', ')}`);
   }
 }
 
@@ -258,16 +291,39 @@ function requestMix(count: number, seed: number, seedAgeDays: number): Mix {
   for (let n = 0; n < count; n++) {
     const hit = rnd() < 0.5;
     const missKind = Math.floor(rnd() * 3);
-    const i = hit ? pick((j) => isA(j) && inside(j)) : missKind === 0 ? PERSONS + Math.floor(rnd() * 1e7) : missKind === 1 ? pick((j) => isA(j) && outside(j)) : pick((j) => !isA(j));
+    const i = hit
+      ? pick((j) => isA(j) && inside(j))
+      : missKind === 0
+        ? PERSONS + Math.floor(rnd() * 1e7)
+        : missKind === 1
+          ? pick((j) => isA(j) && outside(j))
+          : pick((j) => !isA(j));
     const p = person(i);
     const withOffer = rnd() < 0.5;
     const offerId = withOffer ? ids.offers[hit ? offerOf(i) : Math.floor(rnd() * A_OFFERS)] : undefined;
     const form = Math.floor(rnd() * 5);
     let body: Record<string, unknown>;
-    if (form === 0) body = { email: ` ${p.email.toUpperCase()} `, phone: `+1 (${p.phone.slice(0, 3)}) ${p.phone.slice(3, 6)}-${p.phone.slice(6)}`, first_name: 'Pat', last_name: p.lastName.toUpperCase(), zip: `${p.zip}-1234`, dob: `${p.dob.slice(5, 7)}/${p.dob.slice(8)}/${p.dob.slice(0, 4)}` };
+    if (form === 0)
+      body = {
+        email: ` ${p.email.toUpperCase()} `,
+        phone: `+1 (${p.phone.slice(0, 3)}) ${p.phone.slice(3, 6)}-${p.phone.slice(6)}`,
+        first_name: 'Pat',
+        last_name: p.lastName.toUpperCase(),
+        zip: `${p.zip}-1234`,
+        dob: `${p.dob.slice(5, 7)}/${p.dob.slice(8)}/${p.dob.slice(0, 4)}`,
+      };
     else if (form === 1) body = { email: p.email };
     else if (form === 2) body = { phone: `1-${p.phone}` };
-    else if (form === 3) body = { hashed: { email: hashOf('email', p.email), phone: hashOf('phone', p.phone), last_name: hashOf('last_name', p.lastName), zip: hashOf('zip', p.zip), dob: hashOf('dob', p.dob) } };
+    else if (form === 3)
+      body = {
+        hashed: {
+          email: hashOf('email', p.email),
+          phone: hashOf('phone', p.phone),
+          last_name: hashOf('last_name', p.lastName),
+          zip: hashOf('zip', p.zip),
+          dob: hashOf('dob', p.dob),
+        },
+      };
     else body = { last_name: p.lastName, zip: p.zip, hashed: { dob: hashOf('dob', p.dob) } };
     if (offerId) body.offer_id = offerId;
     bodies.push(JSON.stringify(body));
@@ -303,7 +359,10 @@ async function load(baseUrl: string, path: string, headers: Record<string, strin
 async function plans(db: Client): Promise<Record<string, string[]>> {
   const hitPerson = person(Array.from({ length: 100 }, (_, k) => k).find((k) => offerOf(k) < A_OFFERS && daysAgoOf(k) < WINDOW_DAYS)!);
   const keysOf = (p: ReturnType<typeof person>) =>
-    leadDedupeKeys({ personal: { email: p.email, phone: p.phone, last_name: p.lastName, date_of_birth: p.dob }, address: { zip_code: p.zip } });
+    leadDedupeKeys({
+      personal: { email: p.email, phone: p.phone, last_name: p.lastName, date_of_birth: p.dob },
+      address: { zip_code: p.zip },
+    });
   const miss = keysOf(person(PERSONS + 42));
   const hit = keysOf(hitPerson);
   const out: Record<string, string[]> = {};
@@ -326,7 +385,7 @@ async function main(): Promise<void> {
   rabbitmqctl('set_permissions', '-p', VHOST, 'guest', '.*', '.*', '.*');
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
-  for (let cursor = '0'; ; ) {
+  for (let cursor = '0'; ;) {
     const [next, found] = await redis.scan(cursor, 'MATCH', `${REDIS_PREFIX}*`, 'COUNT', 1000);
     if (found.length > 0) await redis.del(...found);
     cursor = next;
@@ -340,7 +399,11 @@ async function main(): Promise<void> {
   const db = new Client({ connectionString: DATABASE_URL });
   await db.connect();
   const seed = await ensureSeed(db);
-  log(seed.reused ? `reusing the seed (${seed.rows} dedupe_keys rows)` : `seeded ${seed.rows} dedupe_keys rows in ${(seed.ms / 1000).toFixed(1)} s`);
+  log(
+    seed.reused
+      ? `reusing the seed (${seed.rows} dedupe_keys rows)`
+      : `seeded ${seed.rows} dedupe_keys rows in ${(seed.ms / 1000).toFixed(1)} s`,
+  );
   await checkSeedMatchesDomain(db);
   const queryPlans = await plans(db);
 
@@ -384,7 +447,12 @@ async function main(): Promise<void> {
       detail: `p99 ${system.p99} ms, ${system.errors} errors, ${system.wrong} wrong answers`,
     },
   ];
-  const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` };
+  const machine = {
+    nproc: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
   const loadNote = `load average before ${load0.map((l) => l.toFixed(2)).join(' ')}, after ${load1.map((l) => l.toFixed(2)).join(' ')}`;
   process.stdout.write(
     `\nDuplicate pre-check — ${machine.nproc} cores (${machine.cpu}), node ${machine.node}; ${loadNote}\n\n${renderReport(rows, targets)}\n`,
@@ -408,7 +476,13 @@ async function main(): Promise<void> {
   };
   writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);
   log(`figures written to ${file}`);
-  writeSection({ name: 'dupe-check', title: 'Duplicate pre-check (1 M dedupe keys)', rows, targets, figures: { ...figures, plans: undefined } });
+  writeSection({
+    name: 'dupe-check',
+    title: 'Duplicate pre-check (1 M dedupe keys)',
+    rows,
+    targets,
+    figures: { ...figures, plans: undefined },
+  });
 }
 
 async function stopProcesses(list: RunningProcess[]): Promise<void> {

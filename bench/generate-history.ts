@@ -81,14 +81,20 @@ export const DEFAULT_JOBS = Math.min(2, cpus().length);
 
 /** History person i, as the generator writes them (the lead's other fields are the model's). */
 export function historyPerson(i: number): { email: string; phone: string; lastName: string } {
-  return { email: `hist.${i}@example.com`, phone: `6${String(i).padStart(9, '0')}`, lastName: `Hist${String(i).replace(/\d/g, (d) => 'abcdefghij'[Number(d)])}` };
+  return {
+    email: `hist.${i}@example.com`,
+    phone: `6${String(i).padStart(9, '0')}`,
+    lastName: `Hist${String(i).replace(/\d/g, (d) => 'abcdefghij'[Number(d)])}`,
+  };
 }
 
 /** sha256 hex of a SQL text expression, as libs/domain hashes (UTF-8 bytes, lower-case hex). */
 const h = (expr: string) => `encode(sha256(convert_to(${expr}, 'UTF8')), 'hex')`;
 
 /** A UUIDv7 of the time in the SQL expression `at` (ms precision), its other bits random (from a v4: its variant bits are v7's too). */
-const uuidV7 = (at: string) => `(SELECT (substr(t, 1, 8) || '-' || substr(t, 9, 4) || '-7' || substr(r, 14, 3) || '-' || substr(r, 17, 4) || '-' || substr(r, 21, 12))::uuid
+const uuidV7 = (
+  at: string,
+) => `(SELECT (substr(t, 1, 8) || '-' || substr(t, 9, 4) || '-7' || substr(r, 14, 3) || '-' || substr(r, 17, 4) || '-' || substr(r, 21, 12))::uuid
      FROM (SELECT lpad(to_hex(floor(extract(epoch FROM ${at}) * 1000)::bigint), 12, '0') AS t, replace(gen_random_uuid()::text, '-', '') AS r) v7)`;
 
 interface ModelSearch {
@@ -138,7 +144,11 @@ function withResultIds(text: string, order: readonly string[]): string {
 }
 
 /** The first option of every question and the first program: what the submit bench answers (every bench lead qualifies). */
-function submitFields(body: { programs?: Array<{ value: string; payout?: number }>; form_fields?: Array<{ name: string; options?: Array<{ value: string }> }>; payout?: number }) {
+function submitFields(body: {
+  programs?: Array<{ value: string; payout?: number }>;
+  form_fields?: Array<{ name: string; options?: Array<{ value: string }> }>;
+  payout?: number;
+}) {
   const answers: Record<string, string> = {};
   for (const f of body.form_fields ?? []) answers[f.name] = f.options?.[0]?.value ?? '1';
   const program = body.programs?.[0];
@@ -176,7 +186,15 @@ async function modelSearch(pg: Client, id: string | undefined): Promise<ModelSea
 
 async function submitChoices(pg: Client, m: ModelSearch): Promise<SubmitChoice[]> {
   const rows = (
-    await pg.query<{ pos: number; offer_id: string; school_id: string; offer_type: string; price: string | null; body: string; tcpa_text: string | null }>(
+    await pg.query<{
+      pos: number;
+      offer_id: string;
+      school_id: string;
+      offer_type: string;
+      price: string | null;
+      body: string;
+      tcpa_text: string | null;
+    }>(
       `SELECT x.pos::int, t.offer_id, o.school_id, o.offer_type, o.price::text AS price, t.body, o.tcpa_text
          FROM unnest($2::uuid[]) WITH ORDINALITY AS x(digest, pos)
          JOIN result_templates t ON t.part_day = $1::date AND t.digest = x.digest
@@ -188,7 +206,16 @@ async function submitChoices(pg: Client, m: ModelSearch): Promise<SubmitChoice[]
   if (rows.length === 0) throw new Error(`the model search ${m.id} shows no own offer: history submits need one`);
   return rows.map((r, i) => {
     const body = JSON.parse(r.body) as Parameters<typeof submitFields>[0] & { offer?: { tcpa_text?: string | null } };
-    return { i, pos: r.pos, offer_id: r.offer_id, school_id: r.school_id, offer_type: r.offer_type, price: r.price, ...submitFields(body), tcpa_text: body.offer?.tcpa_text ?? r.tcpa_text };
+    return {
+      i,
+      pos: r.pos,
+      offer_id: r.offer_id,
+      school_id: r.school_id,
+      offer_type: r.offer_type,
+      price: r.price,
+      ...submitFields(body),
+      tcpa_text: body.offer?.tcpa_text ?? r.tcpa_text,
+    };
   });
 }
 
@@ -313,15 +340,32 @@ async function checkGenerated(pg: Client, searchId: string, results: number): Pr
     )
   ).rows[0];
   if (!s?.day_ok) throw new Error(`generated search ${searchId} is not in its id's day partition`);
-  const expected = leadDedupeKeys(s.lead).map((k) => `${k.type}:${k.hash}`).sort();
+  const expected = leadDedupeKeys(s.lead)
+    .map((k) => `${k.type}:${k.hash}`)
+    .sort();
   const stored = s.person_keys.map((k) => `${k.type}:${k.hash}`).sort();
-  if (JSON.stringify(stored) !== JSON.stringify(expected)) throw new Error(`generated person keys differ from libs/domain's: ${stored.join(', ')} vs ${expected.join(', ')}`);
-  const keys = (await pg.query<{ k: string }>(`SELECT d.key_type || ':' || d.key_hash AS k FROM dedupe_keys d JOIN leads l ON l.id = d.lead_id WHERE l.search_id = $1`, [searchId])).rows
+  if (JSON.stringify(stored) !== JSON.stringify(expected))
+    throw new Error(`generated person keys differ from libs/domain's: ${stored.join(', ')} vs ${expected.join(', ')}`);
+  const keys = (
+    await pg.query<{ k: string }>(
+      `SELECT d.key_type || ':' || d.key_hash AS k FROM dedupe_keys d JOIN leads l ON l.id = d.lead_id WHERE l.search_id = $1`,
+      [searchId],
+    )
+  ).rows
     .map((r) => r.k)
     .sort();
-  if (JSON.stringify(keys) !== JSON.stringify(expected)) throw new Error(`a generated submit's dedupe keys differ from its search's person keys`);
-  const entries = Number((await pg.query<{ n: string }>(`SELECT count(*) AS n FROM results WHERE search_id = $1 AND part_day = lr_id_day($1) AND entry IS NOT NULL`, [searchId])).rows[0].n);
-  if (entries !== results) throw new Error(`the results view rebuilds ${entries} of the ${results} results of generated search ${searchId}`);
+  if (JSON.stringify(keys) !== JSON.stringify(expected))
+    throw new Error(`a generated submit's dedupe keys differ from its search's person keys`);
+  const entries = Number(
+    (
+      await pg.query<{ n: string }>(
+        `SELECT count(*) AS n FROM results WHERE search_id = $1 AND part_day = lr_id_day($1) AND entry IS NOT NULL`,
+        [searchId],
+      )
+    ).rows[0].n,
+  );
+  if (entries !== results)
+    throw new Error(`the results view rebuilds ${entries} of the ${results} results of generated search ${searchId}`);
 }
 
 /** A connection for the bulk load: its commits need not wait for the disk, its CTEs fit in memory, timestamps print in UTC, no JIT (one plan per batch). */
@@ -359,7 +403,8 @@ export async function generateHistory(databaseUrl: string, o: HistoryOptions, lo
     const dob = m.lead.personal?.date_of_birth;
     const zipHash = zip === undefined ? undefined : hashOf('zip', zip);
     const dobHash = dob === undefined ? undefined : hashOf('dob', dob);
-    if (!zipHash || !dobHash) throw new Error(`the model search's lead has no usable ZIP and date of birth: its person keys would not be three`);
+    if (!zipHash || !dobHash)
+      throw new Error(`the model search's lead has no usable ZIP and date of birth: its person keys would not be three`);
 
     const until = o.until ?? new Date();
     const from = new Date(until.getTime() - o.days * 86_400_000);
@@ -388,7 +433,10 @@ export async function generateHistory(databaseUrl: string, o: HistoryOptions, lo
         `a submit on one search in ${submitEvery}`,
     );
 
-    const sql = batchStatement(withResultIds(m.offer_decisions, m.result_order), m.result_partner === null ? null : withResultIds(m.result_partner, m.result_order));
+    const sql = batchStatement(
+      withResultIds(m.offer_decisions, m.result_order),
+      m.result_partner === null ? null : withResultIds(m.result_partner, m.result_order),
+    );
     const generateStarted = performance.now();
     let next = 0;
     let done = 0;
@@ -404,8 +452,20 @@ export async function generateHistory(databaseUrl: string, o: HistoryOptions, lo
           const hi = Math.min(o.searches, lo + batch) - 1;
           const r = (
             await db.query<{ searches: number; leads: number; sample: string | null }>(sql, [
-              lo, hi, from, stepMs, submitEvery, m.id, m.part_day, m.result_order.length, m.expires_ms, JSON.stringify(choices), zipHash, dobHash,
-              JSON.stringify(m.lead), m.result_templates,
+              lo,
+              hi,
+              from,
+              stepMs,
+              submitEvery,
+              m.id,
+              m.part_day,
+              m.result_order.length,
+              m.expires_ms,
+              JSON.stringify(choices),
+              zipHash,
+              dobHash,
+              JSON.stringify(m.lead),
+              m.result_templates,
             ])
           ).rows[0];
           if (lo === 0 && r.sample) await checkGenerated(db, r.sample, m.result_order.length);
@@ -447,7 +507,12 @@ export async function generateHistory(databaseUrl: string, o: HistoryOptions, lo
       templatesCopied: templates.rowCount ?? 0,
       modelSearchId: m.id,
       resultsPerSearch: m.result_order.length,
-      ms: { generate: Math.round(generateMs), analyze: Math.round(analyzeMs), checkpoint: Math.round(checkpointMs), total: Math.round(performance.now() - started) },
+      ms: {
+        generate: Math.round(generateMs),
+        analyze: Math.round(analyzeMs),
+        checkpoint: Math.round(checkpointMs),
+        total: Math.round(performance.now() - started),
+      },
       databaseBytes: { before, after },
     };
   } finally {

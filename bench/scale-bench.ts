@@ -26,7 +26,6 @@ const POLL_SEARCHES = 40;
 const POLL_LOAD = { rate: 200, warmupMs: 2_000, durationMs: 10_000 };
 const DRAIN_MAX_MS = 60_000;
 
-
 async function main(): Promise<void> {
   const run = randomBytes(3).toString('hex');
   log('resetting the bench state (database leadrouter_bench, Redis db 13, vhost leadrouter_bench)');
@@ -62,7 +61,9 @@ async function main(): Promise<void> {
   for (const own of SEARCH_SIZES) {
     const auth = keys.get(own)!;
     const template = await firstSearch(gateway.url, auth, body(own, 't')(0));
-    log(`search on ${own} offers: ${SEARCH_LOAD.rate}/s open loop, ${SEARCH_LOAD.warmupMs / 1000} s warm-up + ${SEARCH_LOAD.durationMs / 1000} s, system then baseline`);
+    log(
+      `search on ${own} offers: ${SEARCH_LOAD.rate}/s open loop, ${SEARCH_LOAD.warmupMs / 1000} s warm-up + ${SEARCH_LOAD.durationMs / 1000} s, system then baseline`,
+    );
     const system = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body(own, 's'), SEARCH_LOAD);
     await waitUntilDrained(DRAIN_MAX_MS);
     writeFileSync(join(dir, `entries-${own}.json`), JSON.stringify(template));
@@ -74,7 +75,11 @@ async function main(): Promise<void> {
       { metric: `search p50 ms, ${own} offers`, system: system.p50, baseline: baseline.p50 },
       { metric: `search p99 ms, ${own} offers`, system: system.p99, baseline: baseline.p99 },
       { metric: `search errors, ${own} offers`, system: system.errors, baseline: baseline.errors },
-      { metric: `search answer KB, ${own} offers`, system: Math.round(system.avgAnswerBytes / 102.4) / 10, baseline: Math.round(baseline.avgAnswerBytes / 102.4) / 10 },
+      {
+        metric: `search answer KB, ${own} offers`,
+        system: Math.round(system.avgAnswerBytes / 102.4) / 10,
+        baseline: Math.round(baseline.avgAnswerBytes / 102.4) / 10,
+      },
     );
   }
 
@@ -84,8 +89,16 @@ async function main(): Promise<void> {
     log(`polls of ${own}-result searches: ${POLL_SEARCHES} searches, then ${POLL_LOAD.rate}/s open loop, system then baseline`);
     const ids = await doneSearches(gateway.url, auth, body(own, 'p'), POLL_SEARCHES);
     await waitUntilDrained(DRAIN_MAX_MS);
-    const system = await runOpenLoop({ baseUrl: gateway.url, ...POLL_LOAD, call: (i) => ({ method: 'GET', path: `/api/v1/engine/results/${ids[i % ids.length]}`, headers: auth }) });
-    const baseline = await runOpenLoop({ baseUrl: pollBaseline.url, ...POLL_LOAD, call: (i) => ({ method: 'GET', path: `/results/${ids[i % ids.length]}` }) });
+    const system = await runOpenLoop({
+      baseUrl: gateway.url,
+      ...POLL_LOAD,
+      call: (i) => ({ method: 'GET', path: `/api/v1/engine/results/${ids[i % ids.length]}`, headers: auth }),
+    });
+    const baseline = await runOpenLoop({
+      baseUrl: pollBaseline.url,
+      ...POLL_LOAD,
+      call: (i) => ({ method: 'GET', path: `/results/${ids[i % ids.length]}` }),
+    });
     figures[`poll${own}`] = { system, baseline };
     rows.push(
       { metric: `poll p50 ms, ${own} results @ ${POLL_LOAD.rate}/s`, system: system.p50, baseline: baseline.p50 },
@@ -95,12 +108,22 @@ async function main(): Promise<void> {
   }
   await pollBaseline.stop();
 
-  const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` };
+  const machine = {
+    nproc: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
   process.stdout.write(`\nHow cost grows — ${machine.nproc} cores (${machine.cpu}), node ${machine.node}\n\n${renderReport(rows, [])}\n`);
   const date = new Date().toISOString().slice(0, 10);
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   const file = join(ROOT, 'bench', 'results', `scale-${date}.json`);
-  const all = { date: new Date().toISOString(), machine, load: { search: SEARCH_LOAD, poll: POLL_LOAD, pollSearches: POLL_SEARCHES }, ...figures };
+  const all = {
+    date: new Date().toISOString(),
+    machine,
+    load: { search: SEARCH_LOAD, poll: POLL_LOAD, pollSearches: POLL_SEARCHES },
+    ...figures,
+  };
   writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`);
   log(`figures written to ${file}`);
   writeSection({ name: 'scale', title: 'How cost grows (offers per campaign, results per poll)', rows, targets: [], figures: all });

@@ -58,7 +58,6 @@ const TARGET_SEARCH_CPU_RATIO = 3;
  */
 const PHASES = new Set((process.env.BENCH_SEARCH_PHASES ?? 'search,polls').split(',').map((p) => p.trim()));
 
-
 async function main(): Promise<void> {
   const run = randomBytes(3).toString('hex');
   log('resetting the bench state (database leadrouter_bench, Redis db 13, vhost leadrouter_bench)');
@@ -75,15 +74,25 @@ async function main(): Promise<void> {
   writeFileSync(join(dir, 'catalog-own.json'), JSON.stringify(ownOnly.catalog));
   ops('catalog', 'apply', join(dir, 'catalog-own.json'));
   const issueKey = (affiliate: string) =>
-    (JSON.parse(ops('keys', 'issue', '--affiliate', affiliate, '--limit', 'search=1000000/100000', '--limit', 'results=1000000/1000000')) as { key: string }).key;
+    (
+      JSON.parse(
+        ops('keys', 'issue', '--affiliate', affiliate, '--limit', 'search=1000000/100000', '--limit', 'results=1000000/1000000'),
+      ) as { key: string }
+    ).key;
   const key = issueKey(affiliateId);
   const ownOnlyKey = issueKey(ownOnly.affiliateId);
   const history = await seedSalesHistory(BENCH_STATE.databaseUrl, campaignId, HISTORY_PEOPLE);
-  log(`sales history: ${history.leads} sold leads of other people, ${history.keys} dedupe keys, analyzed (${(history.ms / 1000).toFixed(1)} s)`);
+  log(
+    `sales history: ${history.leads} sold leads of other people, ${history.keys} dedupe keys, analyzed (${(history.ms / 1000).toFixed(1)} s)`,
+  );
 
   log('starting checks, partner-adapter, search-orchestrator, gateway');
   const env = appEnv();
-  const [checksApp, partnerAdapter, orchestrator] = await Promise.all([startApp('checks', env), startApp('partner-adapter', env), startApp('search-orchestrator', env)]);
+  const [checksApp, partnerAdapter, orchestrator] = await Promise.all([
+    startApp('checks', env),
+    startApp('partner-adapter', env),
+    startApp('search-orchestrator', env),
+  ]);
   const gateway = await startApp('gateway', env);
   const auth = { authorization: `Bearer ${key}` };
   const body = (prefix: string) => (i: number) => benchSearchBody(campaignId, affiliateId, `${run}${prefix}`, i);
@@ -94,10 +103,17 @@ async function main(): Promise<void> {
   const searchPart = PHASES.has('search') ? await searchPhases() : undefined;
   const pollPart = PHASES.has('polls') ? await pollPhases() : undefined;
 
-  const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` };
+  const machine = {
+    nproc: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
   const rows = [...(searchPart?.rows ?? []), ...(pollPart?.rows ?? [])];
   const targets = [...(searchPart?.targets ?? []), ...(pollPart?.targets ?? [])];
-  process.stdout.write(`\nSearch and polling — ${machine.nproc} cores (${machine.cpu}), node ${machine.node}\n\n${renderReport(rows, targets)}\n`);
+  process.stdout.write(
+    `\nSearch and polling — ${machine.nproc} cores (${machine.cpu}), node ${machine.node}\n\n${renderReport(rows, targets)}\n`,
+  );
   if (!searchPart || !pollPart) {
     log(`BENCH_SEARCH_PHASES=${[...PHASES].join(',')}: a partial run, figures not written`);
     return;
@@ -121,7 +137,7 @@ async function main(): Promise<void> {
 
   /** Waits until the baseline's partner rounds have all ended (at most 30 s); how many failed. */
   async function roundsDone(url: string): Promise<{ failures: number }> {
-    for (const until = Date.now() + 30_000; ; ) {
+    for (const until = Date.now() + 30_000; ;) {
       const state = (await (await fetch(`${url}/pending`)).json()) as { pending: number; failures: number };
       if (state.pending === 0 || Date.now() > until) return { failures: state.failures + state.pending };
       await new Promise((r) => setTimeout(r, 100));
@@ -150,7 +166,10 @@ async function main(): Promise<void> {
     // Not the target's baseline: the same bare process also making each search's partner round (the two partners'
     // calls to the sandbox, their results appended in one statement and one Redis write), to print what the system
     // costs beyond the floor of that work too.
-    const roundBaselineApp = await startBaseline('search-baseline', { BENCH_ENTRIES_FILE: join(dir, 'entries.json'), BENCH_PARTNER_CALLS: JSON.stringify(partnerCalls) });
+    const roundBaselineApp = await startBaseline('search-baseline', {
+      BENCH_ENTRIES_FILE: join(dir, 'entries.json'),
+      BENCH_PARTNER_CALLS: JSON.stringify(partnerCalls),
+    });
     await searchLoad(searchBaselineApp.url, '/search', {}, body('v'), WARM_UP);
     await searchLoad(roundBaselineApp.url, '/search', {}, body('u'), WARM_UP);
     await roundsDone(roundBaselineApp.url);
@@ -159,24 +178,40 @@ async function main(): Promise<void> {
     // it: the four apps of a search, and PostgreSQL, RabbitMQ, Redis, the sandbox and this driver too.
     const moderateSent = (SEARCH_MODERATE.rate * (SEARCH_MODERATE.warmupMs + SEARCH_MODERATE.durationMs)) / 1000;
     const apps = { gateway, checks: checksApp, 'partner-adapter': partnerAdapter, 'search-orchestrator': orchestrator };
-    const named = new Map<number, string>([[process.pid, 'bench driver'], [sandbox.child.pid!, 'sandbox'], ...Object.entries(apps).map(([name, a]) => [a.child.pid!, name] as [number, string])]);
+    const named = new Map<number, string>([
+      [process.pid, 'bench driver'],
+      [sandbox.child.pid!, 'sandbox'],
+      ...Object.entries(apps).map(([name, a]) => [a.child.pid!, name] as [number, string]),
+    ]);
     named.set(searchBaselineApp.child.pid!, 'search baseline');
     named.set(roundBaselineApp.child.pid!, 'search baseline with the partner round');
     const ownOnlyAuth = { authorization: `Bearer ${ownOnlyKey}` };
     const phase = (send: () => Promise<SearchRun>, after: () => Promise<unknown>) =>
-      withMachineCpuPerUnit(named, async () => {
-        const result = await send();
-        await after();
-        return result;
-      }, () => moderateSent);
+      withMachineCpuPerUnit(
+        named,
+        async () => {
+          const result = await send();
+          await after();
+          return result;
+        },
+        () => moderateSent,
+      );
     const turns: ModerateTurn[] = [];
     for (let t = 1; t <= MODERATE_TURNS; t++) {
       const tag = `${t}`;
-      log(`turn ${t} of ${MODERATE_TURNS} at ${SEARCH_MODERATE.rate}/s (${SEARCH_MODERATE.warmupMs / 1000} s + ${SEARCH_MODERATE.durationMs / 1000} s each): system, system without partner offers, baseline, baseline with the partner round`);
+      log(
+        `turn ${t} of ${MODERATE_TURNS} at ${SEARCH_MODERATE.rate}/s (${SEARCH_MODERATE.warmupMs / 1000} s + ${SEARCH_MODERATE.durationMs / 1000} s each): system, system without partner offers, baseline, baseline with the partner round`,
+      );
       const system = await phase(() => searchLoad(gateway.url, '/api/v1/engine/search', auth, body(`m${tag}`), SEARCH_MODERATE), drain);
       const ownOnlyBody = (i: number) => benchSearchBody(ownOnly.campaignId, ownOnly.affiliateId, `${run}n${tag}`, i);
-      const noPartners = await phase(() => searchLoad(gateway.url, '/api/v1/engine/search', ownOnlyAuth, ownOnlyBody, SEARCH_MODERATE), drain);
-      const baseline = await phase(() => searchLoad(searchBaselineApp.url, '/search', {}, body(`c${tag}`), SEARCH_MODERATE), async () => undefined);
+      const noPartners = await phase(
+        () => searchLoad(gateway.url, '/api/v1/engine/search', ownOnlyAuth, ownOnlyBody, SEARCH_MODERATE),
+        drain,
+      );
+      const baseline = await phase(
+        () => searchLoad(searchBaselineApp.url, '/search', {}, body(`c${tag}`), SEARCH_MODERATE),
+        async () => undefined,
+      );
       let roundFailures = 0;
       const roundBaseline = await phase(
         () => searchLoad(roundBaselineApp.url, '/search', {}, body(`r${tag}`), SEARCH_MODERATE),
@@ -204,9 +239,15 @@ async function main(): Promise<void> {
     log(`machine CPU ms per search @ ${SEARCH_MODERATE.rate}/s (median turn), by process: ${byProcessLine(machineMs)}`);
     log(`machine CPU ms per search @ ${SEARCH_MODERATE.rate}/s, no partner offers (median turn), by process: ${byProcessLine(ownOnlyMs)}`);
     log(`machine CPU ms per search @ ${SEARCH_MODERATE.rate}/s, baseline (median turn), by process: ${byProcessLine(baselineMachineMs)}`);
-    log(`machine CPU ms per search @ ${SEARCH_MODERATE.rate}/s, baseline with the partner round (median turn), by process: ${byProcessLine(roundBaselineMs)}`);
-    log(`the partner round (two partners' calls, their answer merged), machine CPU ms per search, by turn: ${turns.map((x) => (x.system.msPerUnit[0].ms - x.noPartners.msPerUnit[0].ms).toFixed(1)).join(', ')}`);
-    log(`the partner round's floor (the baselines' difference), by turn: ${turns.map((x) => (x.roundBaseline.msPerUnit[0].ms - x.baseline.msPerUnit[0].ms).toFixed(1)).join(', ')}; partner rounds failed: ${roundFailures}`);
+    log(
+      `machine CPU ms per search @ ${SEARCH_MODERATE.rate}/s, baseline with the partner round (median turn), by process: ${byProcessLine(roundBaselineMs)}`,
+    );
+    log(
+      `the partner round (two partners' calls, their answer merged), machine CPU ms per search, by turn: ${turns.map((x) => (x.system.msPerUnit[0].ms - x.noPartners.msPerUnit[0].ms).toFixed(1)).join(', ')}`,
+    );
+    log(
+      `the partner round's floor (the baselines' difference), by turn: ${turns.map((x) => (x.roundBaseline.msPerUnit[0].ms - x.baseline.msPerUnit[0].ms).toFixed(1)).join(', ')}; partner rounds failed: ${roundFailures}`,
+    );
 
     log(`search, system: ${SEARCH.rate}/s open loop, ${SEARCH.warmupMs / 1000} s warm-up + ${SEARCH.durationMs / 1000} s`);
     const scrapeAll = () => Promise.all([scrape(orchestrator.url), scrape(checksApp.url), scrape(gateway.url)]);
@@ -215,10 +256,18 @@ async function main(): Promise<void> {
     const after = await scrapeAll();
     // Where the time of a search goes at the target load: the orchestrator's stages and the checks' handler, from their histograms.
     const stages = [
-      ...histogramDelta(before[0].samples, after[0].samples, 'search_start_stage_seconds').map((h) => ({ ...h, key: `orchestrator ${h.key}` })),
-      ...histogramDelta(before[1].samples, after[1].samples, 'messaging_handler_duration_seconds').map((h) => ({ ...h, key: `checks handler ${h.key}` })),
+      ...histogramDelta(before[0].samples, after[0].samples, 'search_start_stage_seconds').map((h) => ({
+        ...h,
+        key: `orchestrator ${h.key}`,
+      })),
+      ...histogramDelta(before[1].samples, after[1].samples, 'messaging_handler_duration_seconds').map((h) => ({
+        ...h,
+        key: `checks handler ${h.key}`,
+      })),
     ];
-    log(`stages at ${SEARCH.rate}/s (histogram bucket bounds, s): ${stages.map((h) => `${h.key} n=${h.count} p50<=${h.p50} p99<=${h.p99}`).join('; ')}`);
+    log(
+      `stages at ${SEARCH.rate}/s (histogram bucket bounds, s): ${stages.map((h) => `${h.key} n=${h.count} p50<=${h.p50} p99<=${h.p99}`).join('; ')}`,
+    );
 
     const drainAfterSearch = await drain();
 
@@ -233,10 +282,26 @@ async function main(): Promise<void> {
       { metric: `search errors @ ${SEARCH_MODERATE.rate}/s`, system: searchModerate.errors, baseline: searchBaselineModerate.errors },
       { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (apps)`, system: searchAppsMs, baseline: searchBaselineMs },
       { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (machine)`, system: machineMs[0].ms, baseline: baselineMachineMs[0].ms },
-      { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (machine), no partner offers`, system: ownOnlyMs[0].ms, baseline: baselineMachineMs[0].ms },
-      { metric: `search p99 ms @ ${SEARCH_MODERATE.rate}/s, no partner offers`, system: searchOwnOnly.p99, baseline: searchBaselineModerate.p99 },
-      { metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (machine), baseline with the partner round`, system: machineMs[0].ms, baseline: roundBaselineMs[0].ms },
-      { metric: `search errors @ ${SEARCH_MODERATE.rate}/s, baseline with the partner round`, system: searchModerate.errors, baseline: roundBaselineModerate.errors + roundFailures },
+      {
+        metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (machine), no partner offers`,
+        system: ownOnlyMs[0].ms,
+        baseline: baselineMachineMs[0].ms,
+      },
+      {
+        metric: `search p99 ms @ ${SEARCH_MODERATE.rate}/s, no partner offers`,
+        system: searchOwnOnly.p99,
+        baseline: searchBaselineModerate.p99,
+      },
+      {
+        metric: `CPU ms per search @ ${SEARCH_MODERATE.rate}/s (machine), baseline with the partner round`,
+        system: machineMs[0].ms,
+        baseline: roundBaselineMs[0].ms,
+      },
+      {
+        metric: `search errors @ ${SEARCH_MODERATE.rate}/s, baseline with the partner round`,
+        system: searchModerate.errors,
+        baseline: roundBaselineModerate.errors + roundFailures,
+      },
       { metric: `search p50 ms @ ${SEARCH.rate}/s`, system: searchSystem.p50, baseline: searchBaseline.p50 },
       { metric: `search p90 ms @ ${SEARCH.rate}/s`, system: searchSystem.p90, baseline: searchBaseline.p90 },
       { metric: `search p99 ms @ ${SEARCH.rate}/s`, system: searchSystem.p99, baseline: searchBaseline.p99 },
@@ -296,22 +361,40 @@ async function main(): Promise<void> {
         `kept ${redis.ttlSeconds.min}-${redis.ttlSeconds.max} s more; working set at ${SEARCH.rate} searches/s: ${redis.workingSetMbAt(SEARCH.rate)} MB`,
     );
     const pollBaselineApp = await startBaseline('poll-baseline', {});
-    const pollCall = (prefix: string, headers: Record<string, string>) => (i: number): Call => ({ method: 'GET', path: `${prefix}${ids[i % ids.length]}`, headers });
+    const pollCall =
+      (prefix: string, headers: Record<string, string>) =>
+      (i: number): Call => ({ method: 'GET', path: `${prefix}${ids[i % ids.length]}`, headers });
     const gatewayPoll = pollCall('/api/v1/engine/results/', auth);
     const baselinePoll = pollCall('/results/', {});
 
-    log(`poll throughput: closed loop, ${POLL_THROUGHPUT.connections} connections, ${POLL_THROUGHPUT.durationMs / 1000} s each, system then baseline in ${POLL_TURNS} turns`);
+    log(
+      `poll throughput: closed loop, ${POLL_THROUGHPUT.connections} connections, ${POLL_THROUGHPUT.durationMs / 1000} s each, system then baseline in ${POLL_TURNS} turns`,
+    );
     // The server's own CPU per poll, beside the throughput: it says where the gap is, and it moves less than throughput between runs.
     // Alternating turns, as at the moderate search load: the throughput of a 2-core host shared with neighbours moves between
     // windows, so each turn pairs the two sides back to back, and the figures are the median turn's.
     const perSent = (r: { sent: number }) => r.sent;
-    const pollTurns: Array<{ system: { result: ClosedLoopResult; cpuUsPerUnit?: number }; baseline: { result: ClosedLoopResult; cpuUsPerUnit?: number }; ratio: number }> = [];
+    const pollTurns: Array<{
+      system: { result: ClosedLoopResult; cpuUsPerUnit?: number };
+      baseline: { result: ClosedLoopResult; cpuUsPerUnit?: number };
+      ratio: number;
+    }> = [];
     for (let t = 1; t <= POLL_TURNS; t++) {
-      const system = await withCpuPerUnit([gateway.child.pid], () => runClosedLoop({ baseUrl: gateway.url, ...POLL_THROUGHPUT, call: gatewayPoll }), perSent);
-      const baseline = await withCpuPerUnit([pollBaselineApp.child.pid], () => runClosedLoop({ baseUrl: pollBaselineApp.url, ...POLL_THROUGHPUT, call: baselinePoll }), perSent);
+      const system = await withCpuPerUnit(
+        [gateway.child.pid],
+        () => runClosedLoop({ baseUrl: gateway.url, ...POLL_THROUGHPUT, call: gatewayPoll }),
+        perSent,
+      );
+      const baseline = await withCpuPerUnit(
+        [pollBaselineApp.child.pid],
+        () => runClosedLoop({ baseUrl: pollBaselineApp.url, ...POLL_THROUGHPUT, call: baselinePoll }),
+        perSent,
+      );
       const ratio = system.result.throughput / baseline.result.throughput;
       pollTurns.push({ system, baseline, ratio });
-      log(`poll turn ${t}: ${system.result.throughput}/s vs ${baseline.result.throughput}/s = ${ratio.toFixed(2)} x; server CPU µs per poll ${system.cpuUsPerUnit} vs ${baseline.cpuUsPerUnit}`);
+      log(
+        `poll turn ${t}: ${system.result.throughput}/s vs ${baseline.result.throughput}/s = ${ratio.toFixed(2)} x; server CPU µs per poll ${system.cpuUsPerUnit} vs ${baseline.cpuUsPerUnit}`,
+      );
     }
     const medianPollTurn = medianBy(pollTurns, (x) => x.ratio);
     const { result: pollTputSystem, cpuUsPerUnit: pollCpuUs } = medianPollTurn.system;
@@ -321,7 +404,11 @@ async function main(): Promise<void> {
     const pollLatBaseline = await runOpenLoop({ baseUrl: pollBaselineApp.url, ...POLL_LATENCY, call: baselinePoll });
 
     const rows: Row[] = [
-      { metric: `poll throughput /s (${POLL_THROUGHPUT.connections} conns)`, system: pollTputSystem.throughput, baseline: pollTputBaseline.throughput },
+      {
+        metric: `poll throughput /s (${POLL_THROUGHPUT.connections} conns)`,
+        system: pollTputSystem.throughput,
+        baseline: pollTputBaseline.throughput,
+      },
       { metric: 'poll p50 ms (closed loop)', system: pollTputSystem.p50, baseline: pollTputBaseline.p50 },
       { metric: 'poll p99 ms (closed loop)', system: pollTputSystem.p99, baseline: pollTputBaseline.p99 },
       { metric: 'poll errors (closed loop)', system: pollTputSystem.errors, baseline: pollTputBaseline.errors },
@@ -346,7 +433,12 @@ async function main(): Promise<void> {
         system: pollTputSystem,
         baseline: pollTputBaseline,
         ratio: Math.round(pollRatio * 100) / 100,
-        turns: pollTurns.map((x) => ({ system: x.system.result.throughput, baseline: x.baseline.result.throughput, ratio: Math.round(x.ratio * 100) / 100, serverUsPerPoll: { system: x.system.cpuUsPerUnit, baseline: x.baseline.cpuUsPerUnit } })),
+        turns: pollTurns.map((x) => ({
+          system: x.system.result.throughput,
+          baseline: x.baseline.result.throughput,
+          ratio: Math.round(x.ratio * 100) / 100,
+          serverUsPerPoll: { system: x.system.cpuUsPerUnit, baseline: x.baseline.cpuUsPerUnit },
+        })),
       },
       cpu: { pollServerUs: { system: pollCpuUs, baseline: pollBaselineCpuUs } },
       pollLatency: { system: pollLatSystem, baseline: pollLatBaseline },

@@ -29,14 +29,19 @@ const SEED_BATCH = 20_000;
 const DATABASE_NAME = 'leadrouter_bench_simulate';
 const DATABASE_URL = benchDatabaseUrl(DATABASE_NAME);
 
-
 const STATES = ['TX', 'CA', 'FL', 'NY', 'NV', 'AZ'];
 const LEVELS = ['high_school', 'associate', 'bachelor', 'master'];
 
 /** Lead profile i: a state, an age and an education level that vary across the offers' rules. */
 function profile(i: number): Lead {
   return {
-    personal: { first_name: 'Pat', last_name: `Bench${'abcdefghij'[i % 10]}`, email: `p${i}@example.org`, phone: `512555${String(1000 + i).slice(-4)}`, date_of_birth: `${1950 + (i % 55)}-04-12` },
+    personal: {
+      first_name: 'Pat',
+      last_name: `Bench${'abcdefghij'[i % 10]}`,
+      email: `p${i}@example.org`,
+      phone: `512555${String(1000 + i).slice(-4)}`,
+      date_of_birth: `${1950 + (i % 55)}-04-12`,
+    },
     address: { state: STATES[i % STATES.length], zip_code: '75001' },
     education: { education_level: LEVELS[(i >> 1) % LEVELS.length], high_school_graduation_year: '2010' },
   };
@@ -51,8 +56,11 @@ function decisionsOf(offers: readonly CampaignOffer[], lead: Lead, i: number, at
     const x = outcome.outcomes.get(o.offerId)!;
     if (x.kind === 'shown') decisions[o.offerId] = i % 25 === n % 25 ? { shown: false, reason: 'cap_reached' } : { shown: true };
     else if (x.kind === 'school_already_shown') decisions[o.offerId] = { shown: false, reason: 'school_already_shown' };
-    else if (x.kind === 'refused') decisions[o.offerId] = { shown: false, reason: x.verdict.refusal, ...(x.verdict.detail ? { detail: x.verdict.detail } : {}) };
-    else decisions[o.offerId] = i % 10 === 0 ? { shown: false, reason: 'partner_timeout', detail: 'no answer within 5000 ms' } : { shown: true };
+    else if (x.kind === 'refused')
+      decisions[o.offerId] = { shown: false, reason: x.verdict.refusal, ...(x.verdict.detail ? { detail: x.verdict.detail } : {}) };
+    else
+      decisions[o.offerId] =
+        i % 10 === 0 ? { shown: false, reason: 'partner_timeout', detail: 'no answer within 5000 ms' } : { shown: true };
   });
   return decisions;
 }
@@ -70,11 +78,17 @@ async function main(): Promise<void> {
     );
     const offers = await new CatalogRepository(ds).campaignOffers(campaignId);
     const now = new Date();
-    const profiles = Array.from({ length: PROFILES }, (_, i) => ({ i, lead: profile(i), decisions: decisionsOf(offers, profile(i), i, now) }));
+    const profiles = Array.from({ length: PROFILES }, (_, i) => ({
+      i,
+      lead: profile(i),
+      decisions: decisionsOf(offers, profile(i), i, now),
+    }));
 
     const seedStart = performance.now();
     await ds.query(`CREATE UNLOGGED TABLE bench_profiles (i int PRIMARY KEY, lead jsonb NOT NULL, decisions jsonb NOT NULL)`);
-    await ds.query(`INSERT INTO bench_profiles SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i int, lead jsonb, decisions jsonb)`, [JSON.stringify(profiles)]);
+    await ds.query(`INSERT INTO bench_profiles SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i int, lead jsonb, decisions jsonb)`, [
+      JSON.stringify(profiles),
+    ]);
     // UUIDv7 ids made of each search's time (its day partition is the id's day), one search every 400 ms back from now.
     for (let from = 1; from <= SEARCHES; from += SEED_BATCH) {
       await ds.query(
@@ -105,17 +119,26 @@ async function main(): Promise<void> {
 
     const out = join(dir, 'simulation.json');
     const t0 = performance.now();
-    const run = spawnSync('/usr/bin/time', ['-v', process.execPath, join(ROOT, 'dist/apps/ops/src/main.js'), 'catalog', 'simulate', file, '--last', String(SEARCHES), '--json'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL, LOG_LEVEL: 'warn' },
-      encoding: 'utf8',
-      maxBuffer: 256 * 1024 * 1024,
-      timeout: 600_000,
-    });
+    const run = spawnSync(
+      '/usr/bin/time',
+      ['-v', process.execPath, join(ROOT, 'dist/apps/ops/src/main.js'), 'catalog', 'simulate', file, '--last', String(SEARCHES), '--json'],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', DATABASE_URL, LOG_LEVEL: 'warn' },
+        encoding: 'utf8',
+        maxBuffer: 256 * 1024 * 1024,
+        timeout: 600_000,
+      },
+    );
     const wallMs = performance.now() - t0;
     if (run.status !== 0) throw new Error(`catalog simulate failed (${run.status}): ${run.stderr}`);
     writeFileSync(out, run.stdout);
-    const sim = JSON.parse(readFileSync(out, 'utf8')) as { searches: number; searches_changed: number; seconds: number; rules: Array<{ rule: string; lost: number; gained: number }> };
+    const sim = JSON.parse(readFileSync(out, 'utf8')) as {
+      searches: number;
+      searches_changed: number;
+      seconds: number;
+      rules: Array<{ rule: string; lost: number; gained: number }>;
+    };
     const time = (label: string) => new RegExp(`${label}: ([\\d.:]+)`).exec(run.stderr)?.[1];
     const userS = Number(time('User time \\(seconds\\)'));
     const systemS = Number(time('System time \\(seconds\\)'));

@@ -69,15 +69,28 @@ async function main(): Promise<void> {
       schools: [{ id: ids.school, name: 'Bench school' }],
       offers: [
         {
-          id: ids.offer, name: 'Bench offer', school_id: ids.school, source: 'own', offer_type: 'shared', status: 'active', price: 0.35,
-          tcpa_text: 'I agree.', programs: [{ value: 'gen', label: 'General' }], delivery: { adapter: 'sandbox', url: 'http://127.0.0.1:9/never' },
+          id: ids.offer,
+          name: 'Bench offer',
+          school_id: ids.school,
+          source: 'own',
+          offer_type: 'shared',
+          status: 'active',
+          price: 0.35,
+          tcpa_text: 'I agree.',
+          programs: [{ value: 'gen', label: 'General' }],
+          delivery: { adapter: 'sandbox', url: 'http://127.0.0.1:9/never' },
           returns: { window_days: 30, reasons: ['wrong_number'] },
         },
       ],
-      campaigns: [{ id: ids.campaign, affiliate_id: ids.affiliate, name: 'Bench', status: 'active', offers: [{ offer_id: ids.offer, payout: 0.1 }] }],
+      campaigns: [
+        { id: ids.campaign, affiliate_id: ids.affiliate, name: 'Bench', status: 'active', offers: [{ offer_id: ids.offer, payout: 0.1 }] },
+      ],
     });
     if (!applied.ok) throw new Error(`bench catalog refused: ${JSON.stringify(applied.issues)}`);
-    await ds.query(`INSERT INTO api_keys (id, affiliate_id, key_hash, key_prefix, limits) VALUES (gen_random_uuid(), $1, repeat('b', 64), 'lr_bench', '{}')`, [ids.affiliate]);
+    await ds.query(
+      `INSERT INTO api_keys (id, affiliate_id, key_hash, key_prefix, limits) VALUES (gen_random_uuid(), $1, repeat('b', 64), 'lr_bench', '{}')`,
+      [ids.affiliate],
+    );
 
     const seedStart = performance.now();
     const now = Date.now();
@@ -91,12 +104,22 @@ async function main(): Promise<void> {
       [ids.school, RETURNS],
     );
     await ds.query('ANALYZE');
-    log(`seeded ${LEADS.toLocaleString('en-US')} accepted leads and ${RETURNS.toLocaleString('en-US')} returns in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+    log(
+      `seeded ${LEADS.toLocaleString('en-US')} accepted leads and ${RETURNS.toLocaleString('en-US')} returns in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`,
+    );
 
     const window = ['--from', new Date(now - (LEADS + 3600) * 1000).toISOString(), '--to', new Date(now + 3600_000).toISOString()];
     const statements = {
-      affiliate_csv: { args: ['statement', '--affiliate', ids.affiliate, ...window, '--format', 'csv'], gross: LEADS * 10, returned: RETURNS * 10 },
-      school_json: { args: ['statement', '--school', ids.school, ...window, '--format', 'json'], gross: LEADS * 35, returned: RETURNS * 35 },
+      affiliate_csv: {
+        args: ['statement', '--affiliate', ids.affiliate, ...window, '--format', 'csv'],
+        gross: LEADS * 10,
+        returned: RETURNS * 10,
+      },
+      school_json: {
+        args: ['statement', '--school', ids.school, ...window, '--format', 'json'],
+        gross: LEADS * 35,
+        returned: RETURNS * 35,
+      },
     };
     const cents = (c: number) => `${Math.floor(c / 100)}.${String(c % 100).padStart(2, '0')}`;
     const results: Record<string, { runs: Run[]; spread: ReturnType<typeof spread>; outputMb: number }> = {};
@@ -112,11 +135,22 @@ async function main(): Promise<void> {
       if (name.endsWith('csv')) {
         const lines = text.trimEnd().split('\n');
         const tail = lines.slice(-3);
-        const expected = [`gross,,,,,,,${cents(s.gross)},${LEADS}`, `returns,,,,,,,-${cents(s.returned)},${RETURNS}`, `net,,,,,,,${cents(s.gross - s.returned)},`];
-        if (lines.length !== 1 + LEADS + RETURNS + 3 || JSON.stringify(tail) !== JSON.stringify(expected)) throw new Error(`${name}: unexpected output ${JSON.stringify(tail)}`);
+        const expected = [
+          `gross,,,,,,,${cents(s.gross)},${LEADS}`,
+          `returns,,,,,,,-${cents(s.returned)},${RETURNS}`,
+          `net,,,,,,,${cents(s.gross - s.returned)},`,
+        ];
+        if (lines.length !== 1 + LEADS + RETURNS + 3 || JSON.stringify(tail) !== JSON.stringify(expected))
+          throw new Error(`${name}: unexpected output ${JSON.stringify(tail)}`);
       } else {
         const json = JSON.parse(text) as { accepted: unknown[]; returns: unknown[]; totals: Record<string, unknown> };
-        const expected = { accepted: LEADS, gross: cents(s.gross), returns: RETURNS, returned: `-${cents(s.returned)}`, net: cents(s.gross - s.returned) };
+        const expected = {
+          accepted: LEADS,
+          gross: cents(s.gross),
+          returns: RETURNS,
+          returned: `-${cents(s.returned)}`,
+          net: cents(s.gross - s.returned),
+        };
         if (json.accepted.length !== LEADS || json.returns.length !== RETURNS || JSON.stringify(json.totals) !== JSON.stringify(expected)) {
           throw new Error(`${name}: unexpected totals ${JSON.stringify(json.totals)}`);
         }
@@ -146,7 +180,10 @@ async function main(): Promise<void> {
     process.stdout.write(
       `\nops statement over ${LEADS.toLocaleString('en-US')} accepted leads and ${RETURNS.toLocaleString('en-US')} returns (${RUNS} runs each; limit ${LIMIT_SECONDS} s)\n` +
         Object.entries(results)
-          .map(([name, r]) => `  ${name}: ${r.runs.map((x) => `${x.wallSeconds} s`).join(', ')} (min ${r.spread.min}, median ${r.spread.median}, max ${r.spread.max}); ${r.outputMb} MB out, max RSS ${Math.max(...r.runs.map((x) => x.maxRssMb))} MB\n`)
+          .map(
+            ([name, r]) =>
+              `  ${name}: ${r.runs.map((x) => `${x.wallSeconds} s`).join(', ')} (min ${r.spread.min}, median ${r.spread.median}, max ${r.spread.max}); ${r.outputMb} MB out, max RSS ${Math.max(...r.runs.map((x) => x.maxRssMb))} MB\n`,
+          )
           .join('') +
         `  totals exact; ops report agrees (accepted ${report.totals.accepted}, payouts ${report.totals.payouts.toFixed(2)})\n`,
     );

@@ -73,7 +73,8 @@ const TARGET_DROP_MS = 1_000;
 
 const APPS = ['gateway', 'checks', 'partner-adapter', 'search-orchestrator', 'delivery'] as const;
 
-const sentOf = (load: { rate: number; warmupMs: number; durationMs: number }) => Math.round(((load.warmupMs + load.durationMs) / 1000) * load.rate);
+const sentOf = (load: { rate: number; warmupMs: number; durationMs: number }) =>
+  Math.round(((load.warmupMs + load.durationMs) / 1000) * load.rate);
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 const kb = (bytes: number) => Math.round(bytes / 102.4) / 10;
 
@@ -154,8 +155,10 @@ async function dbQuery<T extends object>(sql: string, params: unknown[] = []): P
 
 async function main(): Promise<void> {
   const started = Date.now();
-  if (!Number.isInteger(HISTORY) || HISTORY < 1) throw new Error(`STORAGE_HISTORY must be a positive integer, got ${process.env.STORAGE_HISTORY}`);
-  if (!Number.isInteger(HISTORY_DAYS) || HISTORY_DAYS < 2) throw new Error(`STORAGE_HISTORY_DAYS must be an integer of at least 2 (a whole day to drop), got ${process.env.STORAGE_HISTORY_DAYS}`);
+  if (!Number.isInteger(HISTORY) || HISTORY < 1)
+    throw new Error(`STORAGE_HISTORY must be a positive integer, got ${process.env.STORAGE_HISTORY}`);
+  if (!Number.isInteger(HISTORY_DAYS) || HISTORY_DAYS < 2)
+    throw new Error(`STORAGE_HISTORY_DAYS must be an integer of at least 2 (a whole day to drop), got ${process.env.STORAGE_HISTORY_DAYS}`);
   const run = randomBytes(3).toString('hex');
   log('resetting the bench state (database leadrouter_bench, Redis db 13, vhost leadrouter_bench)');
   await resetBenchState();
@@ -169,18 +172,36 @@ async function main(): Promise<void> {
   writeFileSync(join(dir, 'catalog.json'), JSON.stringify(catalog));
   ops('catalog', 'apply', join(dir, 'catalog.json'));
   const { key } = JSON.parse(
-    ops('keys', 'issue', '--affiliate', affiliateId, '--limit', 'search=1000000/100000', '--limit', 'results=1000000/1000000', '--limit', 'leads=1000000/100000',
-      '--limit', 'dupe-check=1000000/100000'),
+    ops(
+      'keys',
+      'issue',
+      '--affiliate',
+      affiliateId,
+      '--limit',
+      'search=1000000/100000',
+      '--limit',
+      'results=1000000/1000000',
+      '--limit',
+      'leads=1000000/100000',
+      '--limit',
+      'dupe-check=1000000/100000',
+    ),
   ) as { key: string };
   const auth = { authorization: `Bearer ${key}` };
   const body = (prefix: string) => (i: number) => benchSearchBody(campaignId, affiliateId, `${run}${prefix}`, i);
 
   log(`starting ${APPS.join(', ')}`);
   const env = appEnv();
-  const workers = await Promise.all((['checks', 'partner-adapter', 'search-orchestrator', 'delivery'] as const).map((app) => startApp(app, env)));
+  const workers = await Promise.all(
+    (['checks', 'partner-adapter', 'search-orchestrator', 'delivery'] as const).map((app) => startApp(app, env)),
+  );
   const gateway = await startApp('gateway', env);
   const apps: RunningApp[] = [...workers, gateway];
-  const named = new Map<number, string>([[process.pid, 'bench driver'], [sandbox.child.pid!, 'sandbox'], ...apps.map((a): [number, string] => [a.child.pid!, a.app])]);
+  const named = new Map<number, string>([
+    [process.pid, 'bench driver'],
+    [sandbox.child.pid!, 'sandbox'],
+    ...apps.map((a): [number, string] => [a.child.pid!, a.app]),
+  ]);
   const drain = () => drainQueues(DRAIN_MAX_MS, log);
 
   /** An open-loop phase and the drain after it, with the machine's CPU per request sent. */
@@ -194,10 +215,18 @@ async function main(): Promise<void> {
       },
       () => sent,
     );
-    log(`${label}: p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.errors} errors; machine CPU ms per request by process: ${byProcessLine(msPerUnit)}`);
+    log(
+      `${label}: p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.errors} errors; machine CPU ms per request by process: ${byProcessLine(msPerUnit)}`,
+    );
     // The bench names every node process of its own, so a `node` or `npm …` group is someone else's work on the machine.
-    const foreignCpuMs = groupMs(msPerUnit, msPerUnit.map((g) => g.group).filter((g) => /^(node|npm|npx)\b/.test(g)));
-    if (foreignCpuMs >= 0.5) log(`${label}: node processes the bench did not start used ${foreignCpuMs} ms per request: the machine was not quiet, so this phase's figures are not to be trusted`);
+    const foreignCpuMs = groupMs(
+      msPerUnit,
+      msPerUnit.map((g) => g.group).filter((g) => /^(node|npm|npx)\b/.test(g)),
+    );
+    if (foreignCpuMs >= 0.5)
+      log(
+        `${label}: node processes the bench did not start used ${foreignCpuMs} ms per request: the machine was not quiet, so this phase's figures are not to be trusted`,
+      );
     return { run: result, cpuByProcess: msPerUnit, cpuMachineMs: msPerUnit[0].ms, cpuAppsMs: groupMs(msPerUnit, APPS), foreignCpuMs };
   };
 
@@ -205,7 +234,9 @@ async function main(): Promise<void> {
   const size = await sizePhase();
   if (process.env.STORAGE_PHASES === 'bytes') {
     // A partial run (comparing storage shapes quickly): printed, not written.
-    process.stdout.write(`\nPostgreSQL bytes per search: ${size.bytesPerSearch} (row ${size.rowBytes}); Redis per open search ${size.redisOpen.bytesPerSearch}, per closed ${size.redisClosed.bytesPerSearch}; Redis peak ${size.redisPeak.mbPer1000Open} MB per 1,000 open searches\n`);
+    process.stdout.write(
+      `\nPostgreSQL bytes per search: ${size.bytesPerSearch} (row ${size.rowBytes}); Redis per open search ${size.redisOpen.bytesPerSearch}, per closed ${size.redisClosed.bytesPerSearch}; Redis peak ${size.redisPeak.mbPer1000Open} MB per 1,000 open searches\n`,
+    );
     return;
   }
 
@@ -288,14 +319,21 @@ async function main(): Promise<void> {
     },
   ];
 
-  const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` };
+  const machine = {
+    nproc: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
   process.stdout.write(
     `\nStorage — ${HISTORY.toLocaleString('en-US')} searches of history over ${HISTORY_DAYS} days; ${machine.nproc} cores (${machine.cpu}), node ${machine.node}\n\n` +
       `PostgreSQL growth per search on the empty database (bytes; ${size.searches} searches, partitions summed, after CHECKPOINT):\n\n${growthTable(size.growth)}\n\n` +
       `${figureTable(figureRows)}\n\n${ratioTable(ratioRows)}\n\n${targets.map((t) => `${t.met ? 'PASS' : 'MISS'}  ${t.name}: ${t.detail}`).join('\n')}\n`,
   );
   if (!FULL) {
-    log(`STORAGE_HISTORY=${HISTORY}, STORAGE_HISTORY_DAYS=${HISTORY_DAYS}: not the full run (${FULL_HISTORY} over ${FULL_HISTORY_DAYS} days), figures not written`);
+    log(
+      `STORAGE_HISTORY=${HISTORY}, STORAGE_HISTORY_DAYS=${HISTORY_DAYS}: not the full run (${FULL_HISTORY} over ${FULL_HISTORY_DAYS} days), figures not written`,
+    );
     return;
   }
   const date = new Date().toISOString().slice(0, 10);
@@ -320,7 +358,13 @@ async function main(): Promise<void> {
   };
   writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);
   log(`figures written to ${file}; the bench took ${figures.benchSeconds} s`);
-  writeSection({ name: 'storage', title: `Storage (${HISTORY.toLocaleString('en-US')} searches of history; baseline = empty database)`, rows, targets, figures });
+  writeSection({
+    name: 'storage',
+    title: `Storage (${HISTORY.toLocaleString('en-US')} searches of history; baseline = empty database)`,
+    rows,
+    targets,
+    figures,
+  });
 
   /** a. SIZE_SEARCHES searches on the empty database: PostgreSQL's growth per search, Redis per open and per closed search. */
   async function sizePhase() {
@@ -340,7 +384,13 @@ async function main(): Promise<void> {
     // Done: every partner answered (or timed out) and the search's last change is stored.
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const open = Number((await dbQuery<{ n: string }>('SELECT count(*) AS n FROM searches WHERE id = ANY($1::uuid[]) AND processing_done_at IS NULL', [ids]))[0].n);
+      const open = Number(
+        (
+          await dbQuery<{ n: string }>('SELECT count(*) AS n FROM searches WHERE id = ANY($1::uuid[]) AND processing_done_at IS NULL', [
+            ids,
+          ])
+        )[0].n,
+      );
       if (open === 0) break;
       if (Date.now() > deadline) throw new Error(`${open} of ${ids.length} searches still not done after 60 s`);
       await sleep(500);
@@ -348,10 +398,14 @@ async function main(): Promise<void> {
     await drain();
     // Every search is open (the load took less than a search's open window), so the peak is what SIZE_SEARCHES open searches hold.
     const peak = await memory.stop();
-    const redisPeak = { ...peak, openSearches: ids.length, mbPer1000Open: Math.round((peak.grownBytes / ids.length) * 1000 / 1e4) / 100 };
-    log(`size: Redis used_memory peak ${peak.peakBytes} bytes, ${peak.grownBytes} over the ${peak.beforeBytes} before: ${redisPeak.mbPer1000Open} MB per 1,000 open searches (measured)`);
+    const redisPeak = { ...peak, openSearches: ids.length, mbPer1000Open: Math.round(((peak.grownBytes / ids.length) * 1000) / 1e4) / 100 };
+    log(
+      `size: Redis used_memory peak ${peak.peakBytes} bytes, ${peak.grownBytes} over the ${peak.beforeBytes} before: ${redisPeak.mbPer1000Open} MB per 1,000 open searches (measured)`,
+    );
     const redisOpen = await redisFootprint(BENCH_STATE.redisUrl, BENCH_STATE.redisPrefix, ids);
-    log(`size: Redis ${redisOpen.bytesPerSearch} bytes per open search (${redisOpen.searches} states, TTL ${redisOpen.ttlSeconds.min}-${redisOpen.ttlSeconds.max} s)`);
+    log(
+      `size: Redis ${redisOpen.bytesPerSearch} bytes per open search (${redisOpen.searches} states, TTL ${redisOpen.ttlSeconds.min}-${redisOpen.ttlSeconds.max} s)`,
+    );
     const [{ wait_ms }] = await dbQuery<{ wait_ms: number }>(
       `SELECT GREATEST(0, extract(epoch FROM max(closes_at) - now()) * 1000)::float8 AS wait_ms FROM searches WHERE id = ANY($1::uuid[])`,
       [ids],
@@ -360,7 +414,9 @@ async function main(): Promise<void> {
     await sleep(wait_ms + 2_000);
     await drain();
     const redisClosed = await redisFootprint(BENCH_STATE.redisUrl, BENCH_STATE.redisPrefix, ids);
-    log(`size: Redis ${redisClosed.bytesPerSearch} bytes per closed search (${redisClosed.searches} states left, TTL ${redisClosed.ttlSeconds.min}-${redisClosed.ttlSeconds.max} s)`);
+    log(
+      `size: Redis ${redisClosed.bytesPerSearch} bytes per closed search (${redisClosed.searches} states left, TTL ${redisClosed.ttlSeconds.min}-${redisClosed.ttlSeconds.max} s)`,
+    );
     const after = await tableSizes(BENCH_STATE.databaseUrl);
     const searches = (await count()) - searchesBefore;
     const grown = [...after].reduce((sum, [t, a]) => sum + a.total - (before.get(t)?.total ?? 0), 0);
@@ -373,8 +429,21 @@ async function main(): Promise<void> {
       [ids],
     );
     const rowBytes = Math.round(row_bytes);
-    log(`size: PostgreSQL ${bytesPerSearch} bytes per search (${searches} searches, ${grown} bytes); a search's row holds ${rowBytes} bytes`);
-    return { searches, answered: ids.length, errors: load.errors, bytes: grown, bytesPerSearch, rowBytes, growth, redisOpen, redisClosed, redisPeak };
+    log(
+      `size: PostgreSQL ${bytesPerSearch} bytes per search (${searches} searches, ${grown} bytes); a search's row holds ${rowBytes} bytes`,
+    );
+    return {
+      searches,
+      answered: ids.length,
+      errors: load.errors,
+      bytes: grown,
+      bytesPerSearch,
+      rowBytes,
+      growth,
+      redisOpen,
+      redisClosed,
+      redisPeak,
+    };
   }
 
   /** b, d. Search, submit and pre-check latencies, each with the machine's CPU per request. */
@@ -383,7 +452,9 @@ async function main(): Promise<void> {
     await searchLoad(gateway.url, '/api/v1/engine/search', auth, body(`${prefix}w`), SEARCH_WARM_UP);
     await drain();
     log(`${label}: search, ${SEARCH.rate}/s open loop, ${SEARCH.warmupMs / 1000} s warm-up + ${SEARCH.durationMs / 1000} s`);
-    const search = await measured(`${label}: search @ ${SEARCH.rate}/s`, sentOf(SEARCH), () => searchLoad(gateway.url, '/api/v1/engine/search', auth, body(`${prefix}s`), SEARCH));
+    const search = await measured(`${label}: search @ ${SEARCH.rate}/s`, sentOf(SEARCH), () =>
+      searchLoad(gateway.url, '/api/v1/engine/search', auth, body(`${prefix}s`), SEARCH),
+    );
 
     // Every submit its own (search, result) pair of searches made now (their results expire after 15 minutes).
     const submits = Math.round((SUBMIT_WARM_UP.rate * SUBMIT_WARM_UP.ms) / 1000) + sentOf(SUBMIT);
@@ -391,7 +462,10 @@ async function main(): Promise<void> {
     log(`${label}: preparing ${wanted} searches (${PREP_CONCURRENCY} at a time) for ${submits} submits`);
     const prepared = await doneSearchAnswers(gateway.url, auth, body(`${prefix}p`), wanted, {
       concurrency: PREP_CONCURRENCY,
-      keep: (a: SearchAnswer) => ({ leadId: a.svc_lead_id, results: a.offers.filter((e) => ownOffers.has(e.offer.id)).map((e) => ({ id: e.svc_result_id, answers: answersFor(e) })) }),
+      keep: (a: SearchAnswer) => ({
+        leadId: a.svc_lead_id,
+        results: a.offers.filter((e) => ownOffers.has(e.offer.id)).map((e) => ({ id: e.svc_result_id, answers: answersFor(e) })),
+      }),
     });
     const own = Math.min(...prepared.map((s) => s.results.length));
     if (own < 2 * SALES_PER_SEARCH) throw new Error(`a prepared search shows only ${own} own offers`);
@@ -399,7 +473,7 @@ async function main(): Promise<void> {
     const stride = Math.floor(own / SALES_PER_SEARCH);
     const submitBody = (j: number) => {
       const s = prepared[j % prepared.length];
-      const r = s.results[(j % prepared.length + Math.floor(j / prepared.length) * stride) % own];
+      const r = s.results[((j % prepared.length) + Math.floor(j / prepared.length) * stride) % own];
       return JSON.stringify({
         svc_campaign_id: campaignId,
         svc_affiliate_id: affiliateId,
@@ -451,16 +525,24 @@ async function main(): Promise<void> {
 
   /** e. The retention run's work on one generated day: its submitted searches moved to the kept partition, then its partitions dropped, each timed. */
   async function dropDay(day: string) {
-    const ds = createDataSource({ url: BENCH_STATE.databaseUrl, poolSize: 1, timeoutMs: 60_000, applicationName: 'lead-router-storage-bench' });
+    const ds = createDataSource({
+      url: BENCH_STATE.databaseUrl,
+      poolSize: 1,
+      timeoutMs: 60_000,
+      applicationName: 'lead-router-storage-bench',
+    });
     await ds.initialize();
     try {
       const store = new PartitionStore(ds);
       const partitions = (await store.partitions()).filter((p) => p.day === day);
-      if (partitions.length !== PARTITIONED_TABLES.length) throw new Error(`day ${day} has ${partitions.length} partitions, not ${PARTITIONED_TABLES.length}`);
+      if (partitions.length !== PARTITIONED_TABLES.length)
+        throw new Error(`day ${day} has ${partitions.length} partitions, not ${PARTITIONED_TABLES.length}`);
       let t = performance.now();
       const kept = await store.keepSubmitted(day, addDays(day, 1));
       const keepMs = Math.round(performance.now() - t);
-      log(`retention: ${kept.searches} submitted searches of ${day} kept (${kept.calls} partner calls, ${kept.templates} templates) in ${keepMs} ms`);
+      log(
+        `retention: ${kept.searches} submitted searches of ${day} kept (${kept.calls} partner calls, ${kept.templates} templates) in ${keepMs} ms`,
+      );
       const drops: Array<{ name: string; ms: number }> = [];
       for (const table of PARTITIONED_TABLES) {
         const name = `${table}_${daySuffix(day)}`;
@@ -494,12 +576,18 @@ const fmt = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '�
 
 /** `figure | value`. */
 function figureTable(rows: Row[]): string {
-  return textTable(['figure', 'value'], rows.map((r) => [r.metric, fmt(r.system)]));
+  return textTable(
+    ['figure', 'value'],
+    rows.map((r) => [r.metric, fmt(r.system)]),
+  );
 }
 
 /** `metric | empty | with history | ratio` (ratio: with history / empty). */
 function ratioTable(rows: Row[]): string {
-  return textTable(['metric', 'empty', 'with history', 'ratio'], rows.map((r) => [r.metric, fmt(r.baseline), fmt(r.system), r.baseline ? (r.system / r.baseline).toFixed(2) : '–']));
+  return textTable(
+    ['metric', 'empty', 'with history', 'ratio'],
+    rows.map((r) => [r.metric, fmt(r.baseline), fmt(r.system), r.baseline ? (r.system / r.baseline).toFixed(2) : '–']),
+  );
 }
 
 async function cleanUp(): Promise<void> {

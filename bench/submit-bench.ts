@@ -33,7 +33,9 @@ const FULL_RATES = [20, 50, 80];
  * profiling one load, or comparing two builds faster); the figures are then
  * printed but not written to bench/results.
  */
-const RATES: readonly number[] = process.env.BENCH_SUBMIT_RATES ? process.env.BENCH_SUBMIT_RATES.split(',').map((r) => Number(r.trim())) : FULL_RATES;
+const RATES: readonly number[] = process.env.BENCH_SUBMIT_RATES
+  ? process.env.BENCH_SUBMIT_RATES.split(',').map((r) => Number(r.trim()))
+  : FULL_RATES;
 const PARTIAL = process.env.BENCH_SUBMIT_RATES !== undefined;
 const WARMUP_MS = 3_000;
 /**
@@ -143,7 +145,9 @@ async function storedDecisions(): Promise<Record<string, number>> {
   const pg = new Client({ connectionString: BENCH_STATE.databaseUrl });
   await pg.connect();
   try {
-    const { rows } = await pg.query<{ code: string; n: string }>(`SELECT coalesce(code, status) AS code, count(*) AS n FROM leads WHERE kind = 'result_submit' GROUP BY 1 ORDER BY 2 DESC`);
+    const { rows } = await pg.query<{ code: string; n: string }>(
+      `SELECT coalesce(code, status) AS code, count(*) AS n FROM leads WHERE kind = 'result_submit' GROUP BY 1 ORDER BY 2 DESC`,
+    );
     return Object.fromEntries(rows.map((r) => [r.code, Number(r.n)]));
   } finally {
     await pg.end();
@@ -171,8 +175,10 @@ const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
 async function main(): Promise<void> {
   const started = Date.now();
-  if (RATES.some((r) => !Number.isFinite(r) || r <= 0)) throw new Error(`BENCH_SUBMIT_RATES must list rates per second, got ${process.env.BENCH_SUBMIT_RATES}`);
-  if (!PARTIAL && !RATES.includes(TARGET_P99_RATE)) throw new Error(`the latency target's rate ${TARGET_P99_RATE}/s is not among the rates measured`);
+  if (RATES.some((r) => !Number.isFinite(r) || r <= 0))
+    throw new Error(`BENCH_SUBMIT_RATES must list rates per second, got ${process.env.BENCH_SUBMIT_RATES}`);
+  if (!PARTIAL && !RATES.includes(TARGET_P99_RATE))
+    throw new Error(`the latency target's rate ${TARGET_P99_RATE}/s is not among the rates measured`);
   const run = randomBytes(3).toString('hex');
   log('resetting the bench state (database leadrouter_bench, Redis db 13, vhost leadrouter_bench)');
   await resetBenchState();
@@ -183,15 +189,30 @@ async function main(): Promise<void> {
   writeFileSync(join(dir, 'catalog.json'), JSON.stringify(catalog));
   ops('catalog', 'apply', join(dir, 'catalog.json'));
   const { key } = JSON.parse(
-    ops('keys', 'issue', '--affiliate', affiliateId, '--limit', 'search=1000000/100000', '--limit', 'results=1000000/1000000', '--limit', 'leads=1000000/100000'),
+    ops(
+      'keys',
+      'issue',
+      '--affiliate',
+      affiliateId,
+      '--limit',
+      'search=1000000/100000',
+      '--limit',
+      'results=1000000/1000000',
+      '--limit',
+      'leads=1000000/100000',
+    ),
   ) as { key: string };
   const auth = { authorization: `Bearer ${key}` };
   const history = await seedSalesHistory(BENCH_STATE.databaseUrl, campaignId, HISTORY_PEOPLE);
-  log(`sales history: ${history.leads} sold leads of other people, ${history.keys} dedupe keys, analyzed (${(history.ms / 1000).toFixed(1)} s)`);
+  log(
+    `sales history: ${history.leads} sold leads of other people, ${history.keys} dedupe keys, analyzed (${(history.ms / 1000).toFixed(1)} s)`,
+  );
 
   log(`starting ${APPS.join(', ')}`);
   const env = appEnv();
-  const workers = await Promise.all((['checks', 'partner-adapter', 'search-orchestrator', 'delivery'] as const).map((app) => startApp(app, env)));
+  const workers = await Promise.all(
+    (['checks', 'partner-adapter', 'search-orchestrator', 'delivery'] as const).map((app) => startApp(app, env)),
+  );
   const gateway = await startApp('gateway', env);
   const apps: RunningApp[] = [...workers, gateway];
 
@@ -251,10 +272,18 @@ async function main(): Promise<void> {
       () => sent,
     );
     log(`machine CPU ms per submit @ ${rate}/s, ${d.side}, by process: ${byProcessLine(msPerUnit)}`);
-    log(`slowest submits @ ${rate}/s, ${d.side} (due at s: ms): ${result.measured.slowest.map((x) => `${(x.dueMs / 1000).toFixed(1)}: ${x.ms}`).join(', ')}`);
+    log(
+      `slowest submits @ ${rate}/s, ${d.side} (due at s: ms): ${result.measured.slowest.map((x) => `${(x.dueMs / 1000).toFixed(1)}: ${x.ms}`).join(', ')}`,
+    );
     // The bench names every node process of its own, so a `node` or `npm …` group is someone else's work on the machine.
-    const foreign = groupMs(msPerUnit, msPerUnit.map((g) => g.group).filter((g) => /^(node|npm|npx)\b/.test(g)));
-    if (foreign >= 0.5) log(`node processes the bench did not start used ${foreign} ms per submit: the machine was not quiet, so this phase's CPU figures are inflated`);
+    const foreign = groupMs(
+      msPerUnit,
+      msPerUnit.map((g) => g.group).filter((g) => /^(node|npm|npx)\b/.test(g)),
+    );
+    if (foreign >= 0.5)
+      log(
+        `node processes the bench did not start used ${foreign} ms per submit: the machine was not quiet, so this phase's CPU figures are inflated`,
+      );
     return {
       rate,
       sent,
@@ -294,12 +323,17 @@ async function main(): Promise<void> {
     url: gateway.url,
     path: '/api/v1/engine/leads',
     headers: auth,
-    named: new Map([[process.pid, 'bench driver'], [sandbox.child.pid!, 'sandbox'], ...apps.map((a): [number, string] => [a.child.pid!, a.app])]),
+    named: new Map([
+      [process.pid, 'bench driver'],
+      [sandbox.child.pid!, 'sandbox'],
+      ...apps.map((a): [number, string] => [a.child.pid!, a.app]),
+    ]),
     apps: APPS,
   });
   const decisions = await storedDecisions();
   log(`system decisions stored (all phases, warm-ups included): ${JSON.stringify(decisions)}`);
-  if (decisions.DUPLICATE || decisions.NOT_ELIGIBLE) log('DUPLICATE or NOT_ELIGIBLE decisions: the bench gave a (search, offer) pair twice or sold a search too often');
+  if (decisions.DUPLICATE || decisions.NOT_ELIGIBLE)
+    log('DUPLICATE or NOT_ELIGIBLE decisions: the bench gave a (search, offer) pair twice or sold a search too often');
 
   // The system's processes stop first, so their idle work does not count in the baseline's machine CPU.
   log(`stopping ${APPS.join(', ')}`);
@@ -311,7 +345,11 @@ async function main(): Promise<void> {
     url: baselineApp.url,
     path: '/submit',
     headers: {},
-    named: new Map([[process.pid, 'bench driver'], [sandbox.child.pid!, 'sandbox'], [baselineApp.child.pid!, BASELINE_NAME]]),
+    named: new Map([
+      [process.pid, 'bench driver'],
+      [sandbox.child.pid!, 'sandbox'],
+      [baselineApp.child.pid!, BASELINE_NAME],
+    ]),
     apps: [BASELINE_NAME],
   });
   await baselineApp.stop();
@@ -345,15 +383,32 @@ async function main(): Promise<void> {
     }),
     // A partial run without the target's rate says so rather than judging another rate.
     ...(atTargetRate
-      ? [{ name: `submit p99 < ${TARGET_P99_MS} ms at ${TARGET_P99_RATE} submits/s with no errors`, met: meetsLatency(atTargetRate.run), detail: `p99 ${atTargetRate.run.p99} ms, ${atTargetRate.run.errors} errors` }]
+      ? [
+          {
+            name: `submit p99 < ${TARGET_P99_MS} ms at ${TARGET_P99_RATE} submits/s with no errors`,
+            met: meetsLatency(atTargetRate.run),
+            detail: `p99 ${atTargetRate.run.p99} ms, ${atTargetRate.run.errors} errors`,
+          },
+        ]
       : []),
   ];
 
-  const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` };
-  process.stdout.write(`\nSubmit decisions (${OWN_OFFERS} own offers) — ${machine.nproc} cores (${machine.cpu}), node ${machine.node}\n\n${renderReport(rows, targets)}\n`);
-  process.stdout.write(`highest rate with p99 < ${TARGET_P99_MS} ms and no errors: system ${highest.system}/s, baseline ${highest.baseline}/s (of ${RATES.join(', ')}/s)\n`);
+  const machine = {
+    nproc: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
+  process.stdout.write(
+    `\nSubmit decisions (${OWN_OFFERS} own offers) — ${machine.nproc} cores (${machine.cpu}), node ${machine.node}\n\n${renderReport(rows, targets)}\n`,
+  );
+  process.stdout.write(
+    `highest rate with p99 < ${TARGET_P99_MS} ms and no errors: system ${highest.system}/s, baseline ${highest.baseline}/s (of ${RATES.join(', ')}/s)\n`,
+  );
   for (const [k, s] of system.entries()) {
-    process.stdout.write(`codes @ ${s.rate}/s (measured): system ${JSON.stringify(s.codes)}, baseline ${JSON.stringify(baseline[k].codes)}\n`);
+    process.stdout.write(
+      `codes @ ${s.rate}/s (measured): system ${JSON.stringify(s.codes)}, baseline ${JSON.stringify(baseline[k].codes)}\n`,
+    );
   }
   process.stdout.write(`system decisions stored (all phases, warm-ups included): ${JSON.stringify(decisions)}\n`);
 

@@ -30,17 +30,30 @@ async function main(): Promise<void> {
   await adminSql(`CREATE DATABASE ${DATABASE_NAME}`);
   // The schema just before the upgrade's migration (BoundedSearchStorage); later migrations run after it, in its timing.
   const last = MIGRATIONS.findIndex((m) => new m().name === 'BoundedSearchStorage1764800000000');
-  const before = new DataSource({ ...dataSourceOptions({ url: DATABASE_URL, poolSize: 2, timeoutMs: 600_000 }), migrations: MIGRATIONS.slice(0, last) } as never);
+  const before = new DataSource({
+    ...dataSourceOptions({ url: DATABASE_URL, poolSize: 2, timeoutMs: 600_000 }),
+    migrations: MIGRATIONS.slice(0, last),
+  } as never);
   await before.initialize();
   await before.runMigrations({ transaction: 'each' });
   await before.query(`SET statement_timeout = 0`);
 
   // A catalog: one affiliate, campaign and key, 50 offers on 50 schools, a partner.
-  await before.query(`INSERT INTO affiliates (id, name, status) VALUES ('00000000-0000-4000-8000-000000000001', 'Upgrade bench', 'active')`);
-  await before.query(`INSERT INTO campaigns (id, affiliate_id, name, status) VALUES ('00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-000000000001', 'C', 'active')`);
-  await before.query(`INSERT INTO api_keys (id, affiliate_id, key_hash, key_prefix) VALUES ('00000000-0000-4000-8000-000000000003', '00000000-0000-4000-8000-000000000001', repeat('a', 64), 'lr_bench')`);
-  await before.query(`INSERT INTO partners (id, name, adapter, base_url) VALUES ('00000000-0000-4000-8000-000000000004', 'P', 'sandbox', 'http://127.0.0.1:9/p')`);
-  await before.query(`INSERT INTO schools (id, name) SELECT ('00000000-0000-4000-8001-' || lpad(i::text, 12, '0'))::uuid, 'Bench College ' || i FROM generate_series(1, ${OFFERS}) i`);
+  await before.query(
+    `INSERT INTO affiliates (id, name, status) VALUES ('00000000-0000-4000-8000-000000000001', 'Upgrade bench', 'active')`,
+  );
+  await before.query(
+    `INSERT INTO campaigns (id, affiliate_id, name, status) VALUES ('00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-000000000001', 'C', 'active')`,
+  );
+  await before.query(
+    `INSERT INTO api_keys (id, affiliate_id, key_hash, key_prefix) VALUES ('00000000-0000-4000-8000-000000000003', '00000000-0000-4000-8000-000000000001', repeat('a', 64), 'lr_bench')`,
+  );
+  await before.query(
+    `INSERT INTO partners (id, name, adapter, base_url) VALUES ('00000000-0000-4000-8000-000000000004', 'P', 'sandbox', 'http://127.0.0.1:9/p')`,
+  );
+  await before.query(
+    `INSERT INTO schools (id, name) SELECT ('00000000-0000-4000-8001-' || lpad(i::text, 12, '0'))::uuid, 'Bench College ' || i FROM generate_series(1, ${OFFERS}) i`,
+  );
   await before.query(
     `INSERT INTO offers (id, name, school_id, source, offer_type, status, delivery)
      SELECT ('00000000-0000-4000-8002-' || lpad(i::text, 12, '0'))::uuid, 'Bench College ' || i || ' Online', ('00000000-0000-4000-8001-' || lpad(i::text, 12, '0'))::uuid,

@@ -20,7 +20,8 @@ function main(): void {
       const id = /^\/results\/([0-9a-f-]{36})$/.exec(req.url ?? '')?.[1];
       const cached = id ? await store.read(searchStateKey(id)) : undefined;
       const entries = cached && orderedEntries(cached);
-      if (!cached || entries === undefined) return answerJson(res, 404, '{"code":"NOT_FOUND","status":"invalid","reason":"Search not found"}');
+      if (!cached || entries === undefined)
+        return answerJson(res, 404, '{"code":"NOT_FOUND","status":"invalid","reason":"Search not found"}');
       answerJson(res, 200, pollBody({ meta: cached.meta, entries }).body);
     },
     async () => void redis.disconnect(),

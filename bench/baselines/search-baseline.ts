@@ -51,13 +51,16 @@ function main(): void {
   const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
   const redis = new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX });
   const store = new SearchStateStore(redis);
-  const templates = template.map((e) => newResult({ resultId: e.svc_result_id, entry: e, expiresAt: new Date(), partnerData: null }).template);
+  const templates = template.map(
+    (e) => newResult({ resultId: e.svc_result_id, entry: e, expiresAt: new Date(), partnerData: null }).template,
+  );
   const ready = pool
     .query(SEARCH_BASELINE_SCHEMA)
     .then(() =>
-      pool.query(`INSERT INTO bench_templates (digest, body) SELECT x.digest, x.body FROM jsonb_to_recordset($1::jsonb) AS x(digest uuid, body text) ON CONFLICT DO NOTHING`, [
-        JSON.stringify(templates.map((t) => ({ digest: t.digest, body: t.body }))),
-      ]),
+      pool.query(
+        `INSERT INTO bench_templates (digest, body) SELECT x.digest, x.body FROM jsonb_to_recordset($1::jsonb) AS x(digest uuid, body text) ON CONFLICT DO NOTHING`,
+        [JSON.stringify(templates.map((t) => ({ digest: t.digest, body: t.body })))],
+      ),
     );
   const partnerCalls = JSON.parse(process.env.BENCH_PARTNER_CALLS ?? '[]') as BaselinePartnerCall[];
   const adapter = new SandboxPartnerAdapter();
@@ -87,57 +90,103 @@ function main(): void {
         form_fields: r.formFields,
         expires_at: null,
       };
-      return newResult({ resultId: entry.svc_result_id, entry, expiresAt, partnerData: { partnerId: call.partner.id, partnerResultId: r.partnerResultId, externalId: r.externalId } });
+      return newResult({
+        resultId: entry.svc_result_id,
+        entry,
+        expiresAt,
+        partnerData: { partnerId: call.partner.id, partnerResultId: r.partnerResultId, externalId: r.externalId },
+      });
     });
     await pool.query(
       `WITH t AS (INSERT INTO bench_templates (digest, body) SELECT x.digest, x.body FROM jsonb_to_recordset($5::jsonb) AS x(digest uuid, body text) ON CONFLICT DO NOTHING)
        UPDATE bench_searches SET result_order = result_order || $2::uuid[], result_templates = result_templates || $3::uuid[],
               result_expires = result_expires || $4::timestamptz[], partner_data = coalesce(partner_data, '{}'::jsonb) || $6::jsonb
         WHERE id = $1`,
-      [meta.searchId, added.map((r) => r.id), added.map((r) => r.template.digest), added.map((r) => r.expiresAt),
+      [
+        meta.searchId,
+        added.map((r) => r.id),
+        added.map((r) => r.template.digest),
+        added.map((r) => r.expiresAt),
         JSON.stringify(added.map((r) => ({ digest: r.template.digest, body: r.template.body }))),
-        JSON.stringify(Object.fromEntries(added.map((r) => [r.id, r.partnerData])))],
+        JSON.stringify(Object.fromEntries(added.map((r) => [r.id, r.partnerData]))),
+      ],
     );
-    const next: SearchMeta = { ...meta, version: meta.version + 1, processingDone: true, order: [...meta.order, ...added.map((r) => r.id)] };
-    await store.write(searchStateKey(meta.searchId), next, added.map((r) => ({ id: r.id, json: r.entryJson })), SEARCH_STATE_TTL_SECONDS);
+    const next: SearchMeta = {
+      ...meta,
+      version: meta.version + 1,
+      processingDone: true,
+      order: [...meta.order, ...added.map((r) => r.id)],
+    };
+    await store.write(
+      searchStateKey(meta.searchId),
+      next,
+      added.map((r) => ({ id: r.id, json: r.entryJson })),
+      SEARCH_STATE_TTL_SECONDS,
+    );
   }
 
   void ready.then(() =>
     serveBare(
-    async (req, body, res) => {
-      if (req.method === 'GET' && req.url === '/pending') return answerJson(res, 200, JSON.stringify({ pending, failures }));
-      if (req.method !== 'POST' || req.url !== '/search') return answerJson(res, 404, '{"code":"NOT_FOUND"}');
-      const request = JSON.parse(body.toString('utf8')) as { svc_campaign_id: string; svc_affiliate_id: string; lead: unknown; tracking: unknown };
-      const searchId = newLeadId();
-      const now = new Date();
-      const expiresAt = new Date(now.getTime() + 900_000);
-      const offers = templates.map((t) => ({ svc_result_id: randomUUID(), template: t }));
-      const entries = offers.map((o) => Buffer.from(entryText(o.svc_result_id, o.template.body, expiresAt)));
-      await pool.query(
-        `INSERT INTO bench_searches (id, lead, tracking, created_at, result_order, result_templates, result_expires)
+      async (req, body, res) => {
+        if (req.method === 'GET' && req.url === '/pending') return answerJson(res, 200, JSON.stringify({ pending, failures }));
+        if (req.method !== 'POST' || req.url !== '/search') return answerJson(res, 404, '{"code":"NOT_FOUND"}');
+        const request = JSON.parse(body.toString('utf8')) as {
+          svc_campaign_id: string;
+          svc_affiliate_id: string;
+          lead: unknown;
+          tracking: unknown;
+        };
+        const searchId = newLeadId();
+        const now = new Date();
+        const expiresAt = new Date(now.getTime() + 900_000);
+        const offers = templates.map((t) => ({ svc_result_id: randomUUID(), template: t }));
+        const entries = offers.map((o) => Buffer.from(entryText(o.svc_result_id, o.template.body, expiresAt)));
+        await pool.query(
+          `INSERT INTO bench_searches (id, lead, tracking, created_at, result_order, result_templates, result_expires)
          VALUES ($1, $2, $3, $4, $5::uuid[], $6::uuid[], $7::timestamptz[])`,
-        [searchId, JSON.stringify(request.lead), JSON.stringify(request.tracking), now, offers.map((o) => o.svc_result_id),
-          offers.map((o) => o.template.digest), offers.map(() => expiresAt)],
-      );
-      const meta: SearchMeta = {
-        searchId, version: 1, affiliateId: request.svc_affiliate_id, campaignId: request.svc_campaign_id, isTest: false,
-        createdAt: now.toISOString(), closesAt: new Date(now.getTime() + 45_000).toISOString(), processingDone: false,
-        acceptedCount: 0, trueExclusiveAccepted: false, order: offers.map((o) => o.svc_result_id),
-      };
-      await store.write(searchStateKey(searchId), meta, offers.map((o, i) => ({ id: o.svc_result_id, json: entries[i] })), SEARCH_STATE_TTL_SECONDS);
-      answerJson(res, 200, searchAnswerBody(meta, entries, now).body);
-      if (partnerCalls.length > 0) {
-        pending++;
-        partnerRound(meta, request.lead, request.tracking as Record<string, string>)
-          .catch(() => failures++)
-          .finally(() => pending--);
-      }
-    },
-    async () => {
-      redis.disconnect();
-      await pool.end();
-    },
-  ));
+          [
+            searchId,
+            JSON.stringify(request.lead),
+            JSON.stringify(request.tracking),
+            now,
+            offers.map((o) => o.svc_result_id),
+            offers.map((o) => o.template.digest),
+            offers.map(() => expiresAt),
+          ],
+        );
+        const meta: SearchMeta = {
+          searchId,
+          version: 1,
+          affiliateId: request.svc_affiliate_id,
+          campaignId: request.svc_campaign_id,
+          isTest: false,
+          createdAt: now.toISOString(),
+          closesAt: new Date(now.getTime() + 45_000).toISOString(),
+          processingDone: false,
+          acceptedCount: 0,
+          trueExclusiveAccepted: false,
+          order: offers.map((o) => o.svc_result_id),
+        };
+        await store.write(
+          searchStateKey(searchId),
+          meta,
+          offers.map((o, i) => ({ id: o.svc_result_id, json: entries[i] })),
+          SEARCH_STATE_TTL_SECONDS,
+        );
+        answerJson(res, 200, searchAnswerBody(meta, entries, now).body);
+        if (partnerCalls.length > 0) {
+          pending++;
+          partnerRound(meta, request.lead, request.tracking as Record<string, string>)
+            .catch(() => failures++)
+            .finally(() => pending--);
+        }
+      },
+      async () => {
+        redis.disconnect();
+        await pool.end();
+      },
+    ),
+  );
 }
 
 if (require.main === module) main();

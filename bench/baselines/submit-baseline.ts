@@ -25,8 +25,20 @@ const CAP_LIMIT = 1_000_000;
 
 /** The submit body's envelope fields (as the gateway reads it); every other field is an answer to a question of the result. */
 const ENVELOPE_KEYS = new Set([
-  'svc_campaign_id', 'svc_affiliate_id', 'svc_result_id', 'search_lead_id', 'svc_offer_id', 'svc_lead_id', 'program_id',
-  'tcpa_consent', 'consent_button_label', 'svc_is_test_lead', 'lead', 'tracking', 'form_cert_url', 'universal_lead_cert',
+  'svc_campaign_id',
+  'svc_affiliate_id',
+  'svc_result_id',
+  'search_lead_id',
+  'svc_offer_id',
+  'svc_lead_id',
+  'program_id',
+  'tcpa_consent',
+  'consent_button_label',
+  'svc_is_test_lead',
+  'lead',
+  'tracking',
+  'form_cert_url',
+  'universal_lead_cert',
 ]);
 
 /**
@@ -77,8 +89,18 @@ function main(): void {
             [r.search_lead_id, r.svc_result_id],
           );
           if (found.rows.length === 0) throw new Error('result not found');
-          const { offer_id: offerId, payout, lead, statement, consumer_ip: ip } = found.rows[0] as {
-            offer_id: string; payout: number | null; lead: Lead; statement: string | null; consumer_ip: string;
+          const {
+            offer_id: offerId,
+            payout,
+            lead,
+            statement,
+            consumer_ip: ip,
+          } = found.rows[0] as {
+            offer_id: string;
+            payout: number | null;
+            lead: Lead;
+            statement: string | null;
+            consumer_ip: string;
           };
           const keys = leadDedupeKeys(lead);
           const facts = await client.query(
@@ -92,9 +114,10 @@ function main(): void {
             `INSERT INTO bench_leads (id, search_id, offer_id, program_id, answers, lead, status) VALUES ($1, $2, $3, $4, $5, $6, 'pending')`,
             [leadId, r.search_lead_id, offerId, r.program_id ?? null, JSON.stringify(answers), JSON.stringify(lead)],
           );
-          await client.query(`INSERT INTO bench_consent (lead_id, tcpa_consent, statement, button_label, ip, consented_at) VALUES ($1, $2, $3, $4, $5, now())`, [
-            leadId, r.tcpa_consent === true, statement, r.consent_button_label ?? null, ip,
-          ]);
+          await client.query(
+            `INSERT INTO bench_consent (lead_id, tcpa_consent, statement, button_label, ip, consented_at) VALUES ($1, $2, $3, $4, $5, now())`,
+            [leadId, r.tcpa_consent === true, statement, r.consent_button_label ?? null, ip],
+          );
           const slot = await client.query(
             `INSERT INTO bench_cap_usage (offer_id, period_start, used) VALUES ($1, current_date, 1)
              ON CONFLICT (offer_id, period_start) DO UPDATE SET used = bench_cap_usage.used + 1 WHERE bench_cap_usage.used < $2
@@ -102,9 +125,10 @@ function main(): void {
             [offerId, CAP_LIMIT],
           );
           if (slot.rows.length === 0) throw new Error('cap reached');
-          await client.query(`INSERT INTO bench_sales (id, lead_id, search_id, offer_id, status, payout) VALUES ($1, $2, $3, $4, 'reserved', $5)`, [
-            randomUUID(), leadId, r.search_lead_id, offerId, payout,
-          ]);
+          await client.query(
+            `INSERT INTO bench_sales (id, lead_id, search_id, offer_id, status, payout) VALUES ($1, $2, $3, $4, 'reserved', $5)`,
+            [randomUUID(), leadId, r.search_lead_id, offerId, payout],
+          );
           await client.query(
             `INSERT INTO bench_dedupe_keys (offer_id, key_type, key_hash, lead_id) SELECT $1, k.t, k.h, $2 FROM unnest($3::text[], $4::char(64)[]) AS k(t, h)`,
             [offerId, leadId, keys.map((k) => k.type), keys.map((k) => k.hash)],
@@ -121,11 +145,23 @@ function main(): void {
         const accepted = answer.status === 200 && (JSON.parse(answer.text) as { result?: string }).result === 'accepted';
         await inTransaction(pool, async (client) => {
           await client.query(`UPDATE bench_attempts SET finished_at = now(), outcome = $2, http_status = $3 WHERE lead_id = $1`, [
-            leadId, accepted ? 'accepted' : 'rejected', answer.status,
+            leadId,
+            accepted ? 'accepted' : 'rejected',
+            answer.status,
           ]);
-          await client.query(`UPDATE bench_leads SET status = $2, payout = $3, decided_at = now() WHERE id = $1`, [leadId, accepted ? 'accepted' : 'rejected', accepted ? payout : 0]);
-          await client.query(`UPDATE bench_sales SET status = $2, updated_at = now() WHERE lead_id = $1`, [leadId, accepted ? 'accepted' : 'released']);
-          if (accepted) await client.query(`UPDATE searches SET accepted_count = accepted_count + 1, state_version = state_version + 1 WHERE id = $1`, [r.search_lead_id]);
+          await client.query(`UPDATE bench_leads SET status = $2, payout = $3, decided_at = now() WHERE id = $1`, [
+            leadId,
+            accepted ? 'accepted' : 'rejected',
+            accepted ? payout : 0,
+          ]);
+          await client.query(`UPDATE bench_sales SET status = $2, updated_at = now() WHERE lead_id = $1`, [
+            leadId,
+            accepted ? 'accepted' : 'released',
+          ]);
+          if (accepted)
+            await client.query(`UPDATE searches SET accepted_count = accepted_count + 1, state_version = state_version + 1 WHERE id = $1`, [
+              r.search_lead_id,
+            ]);
         });
         answerJson(
           res,

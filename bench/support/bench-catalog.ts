@@ -45,10 +45,24 @@ export function benchCatalog(sandboxUrl: string, size: { own: number; partner: n
       { value: 'cj', label: 'BS in Criminal Justice' },
     ],
     form_fields: [
-      { name: 'hs_grad_year', label: 'High school graduation year', type: 'select', required: true,
-        options: ['2010', '2011', '2012', '2013', '2014', '2015'].map((y) => ({ value: y, label: y })) },
-      { name: 'rn_license', label: 'Do you hold an active RN license?', type: 'select', required: false,
-        required_when: { program_ids: ['bsn'] }, options: [{ value: 'yes', label: 'Yes' }, { value: 'no', label: 'No' }] },
+      {
+        name: 'hs_grad_year',
+        label: 'High school graduation year',
+        type: 'select',
+        required: true,
+        options: ['2010', '2011', '2012', '2013', '2014', '2015'].map((y) => ({ value: y, label: y })),
+      },
+      {
+        name: 'rn_license',
+        label: 'Do you hold an active RN license?',
+        type: 'select',
+        required: false,
+        required_when: { program_ids: ['bsn'] },
+        options: [
+          { value: 'yes', label: 'Yes' },
+          { value: 'no', label: 'No' },
+        ],
+      },
     ],
     eligibility: { states: ['TX', 'CA', 'FL', 'NY'], min_age: 18 },
     caps: [{ period: 'day', limit: 1_000_000, timezone: 'America/New_York' }],
@@ -87,7 +101,9 @@ export function benchCatalog(sandboxUrl: string, size: { own: number; partner: n
   // The partner round as the search baseline makes it (BENCH_PARTNER_CALLS): each partner as the orchestrator asks it, and its offers.
   const partnerCalls: BaselinePartnerCall[] = catalog.partners.map((p) => ({
     partner: { id: p.id, name: p.name, adapter: p.adapter, baseUrl: p.base_url, timeoutMs: p.timeout_ms },
-    offers: partnerOffers.filter((o) => o.partner_id === p.id).map((o) => ({ offerId: o.id, externalId: o.external_id, name: o.name, payout: PARTNER_PAYOUT })),
+    offers: partnerOffers
+      .filter((o) => o.partner_id === p.id)
+      .map((o) => ({ offerId: o.id, externalId: o.external_id, name: o.name, payout: PARTNER_PAYOUT })),
   }));
   return { catalog, affiliateId, campaignId, partnerCalls };
 }
@@ -117,7 +133,12 @@ export function benchLead(run: string, i: number) {
       date_of_birth: '1995-04-12',
     },
     address: { address_line_1: '100 Congress Ave', city: 'Austin', state: 'TX', zip_code: '78701' },
-    education: { education_level: 'associate', high_school_graduation_year: '2013', start_timeline: 'immediately', learning_preference: 'online' },
+    education: {
+      education_level: 'associate',
+      high_school_graduation_year: '2013',
+      start_timeline: 'immediately',
+      learning_preference: 'online',
+    },
     background: { military_affiliation: 'none', us_citizen: 'yes' },
   };
 }

@@ -49,7 +49,10 @@ export const benchEnv: Record<string, string> = stateEnv(BENCH_STATE);
  */
 export function appEnv(): Record<string, string> {
   const dir = process.env.BENCH_CPU_PROF_DIR;
-  const options = [...(dir ? [`--require ${join(__dirname, 'cpu-profile.js')}`] : []), ...(process.env.BENCH_APP_NODE_OPTIONS ? [process.env.BENCH_APP_NODE_OPTIONS] : [])];
+  const options = [
+    ...(dir ? [`--require ${join(__dirname, 'cpu-profile.js')}`] : []),
+    ...(process.env.BENCH_APP_NODE_OPTIONS ? [process.env.BENCH_APP_NODE_OPTIONS] : []),
+  ];
   return { ...benchEnv, ...(dir ? { BENCH_CPU_PROF_DIR: dir } : {}), ...(options.length ? { NODE_OPTIONS: options.join(' ') } : {}) };
 }
 
@@ -75,7 +78,9 @@ export function rabbitmqctl(...args: string[]): string {
 }
 
 function deleteVhostIfPresent(vhost: string): void {
-  const vhosts = rabbitmqctl('list_vhosts').split('\n').map((l) => l.trim());
+  const vhosts = rabbitmqctl('list_vhosts')
+    .split('\n')
+    .map((l) => l.trim());
   if (vhosts.includes(vhost)) rabbitmqctl('delete_vhost', vhost);
 }
 
@@ -149,7 +154,8 @@ export async function waitUntilDrained(maxMs: number, vhost = BENCH_STATE.vhost)
 /** waitUntilDrained on the bench's vhost, with a progress line when the system needed long (over 2 s) or gave up. */
 export async function drainQueues(maxMs: number, log: (msg: string) => void): Promise<{ ms: number; left: number }> {
   const result = await waitUntilDrained(maxMs);
-  if (result.ms > 2_000 || result.left > 0) log(`system drained its queues in ${(result.ms / 1000).toFixed(1)} s (${result.left} messages left)`);
+  if (result.ms > 2_000 || result.left > 0)
+    log(`system drained its queues in ${(result.ms / 1000).toFixed(1)} s (${result.left} messages left)`);
   return result;
 }
 

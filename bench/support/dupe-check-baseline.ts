@@ -28,7 +28,11 @@ function main(): void {
         const now = new Date();
         duplicate = rows.some((r) => soldWithinWindow(r.last_sold_at, r.window_days, now));
       }
-      answerJson(res, 200, JSON.stringify({ code: 'OK', status: 'accepted', reason: 'OK', success: true, duplicate_likely: duplicate, retryable: false }));
+      answerJson(
+        res,
+        200,
+        JSON.stringify({ code: 'OK', status: 'accepted', reason: 'OK', success: true, duplicate_likely: duplicate, retryable: false }),
+      );
     },
     () => pool.end(),
   );

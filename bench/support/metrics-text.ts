@@ -42,7 +42,11 @@ export function total(samples: Sample[], name: string, labels: Record<string, st
  * the phase added and the upper bound of the bucket holding their p50 and
  * p99, in the histogram's unit.
  */
-export function histogramDelta(before: Sample[], after: Sample[], name: string): Array<{ key: string; count: number; p50: number; p99: number }> {
+export function histogramDelta(
+  before: Sample[],
+  after: Sample[],
+  name: string,
+): Array<{ key: string; count: number; p50: number; p99: number }> {
   const series = (s: Sample) =>
     Object.entries(s.labels)
       .filter(([k]) => k !== 'le')

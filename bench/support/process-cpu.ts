@@ -9,7 +9,10 @@ function statOf(pid: number): { comm: string; seconds: number } | undefined {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: fields are counted after its last ')'.
     const close = stat.lastIndexOf(')');
-    const fields = stat.slice(close + 1).trim().split(' ');
+    const fields = stat
+      .slice(close + 1)
+      .trim()
+      .split(' ');
     return { comm: stat.slice(stat.indexOf('(') + 1, close), seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND };
   } catch {
     return undefined;
@@ -27,7 +30,11 @@ export function cpuSecondsOf(pid: number | undefined): number | undefined {
  * A server's CPU per request is steadier than its throughput on a shared or
  * noisy machine, and it says where the gap to a baseline is.
  */
-export async function withCpuPerUnit<T>(pids: Array<number | undefined>, work: () => Promise<T>, count: (result: T) => number): Promise<{ result: T; cpuUsPerUnit?: number }> {
+export async function withCpuPerUnit<T>(
+  pids: Array<number | undefined>,
+  work: () => Promise<T>,
+  count: (result: T) => number,
+): Promise<{ result: T; cpuUsPerUnit?: number }> {
   const before = pids.map(cpuSecondsOf);
   const result = await work();
   const after = pids.map(cpuSecondsOf);
@@ -75,7 +82,9 @@ export async function withMachineCpuPerUnit<T>(
     const used = a.seconds - (before.get(pid)?.seconds ?? 0);
     if (used > 0) groups.set(a.group, (groups.get(a.group) ?? 0) + used);
   }
-  const msPerUnit = [...groups].map(([group, s]) => ({ group, ms: units > 0 ? Math.round((s * 1e4) / units) / 10 : NaN })).sort((x, y) => y.ms - x.ms);
+  const msPerUnit = [...groups]
+    .map(([group, s]) => ({ group, ms: units > 0 ? Math.round((s * 1e4) / units) / 10 : NaN }))
+    .sort((x, y) => y.ms - x.ms);
   const total = msPerUnit.reduce((sum, g) => sum + g.ms, 0);
   return { result, msPerUnit: [{ group: 'machine', ms: Math.round(total * 10) / 10 }, ...msPerUnit] };
 }
@@ -87,5 +96,8 @@ export function groupMs(groups: Array<{ group: string; ms: number }>, names: rea
 
 /** withMachineCpuPerUnit's breakdown as one line, `machine 40.1, postgres 12.3, …`, groups under 0.1 ms left out. */
 export function byProcessLine(groups: Array<{ group: string; ms: number }>): string {
-  return groups.filter((g) => g.ms >= 0.1).map((g) => `${g.group} ${g.ms}`).join(', ');
+  return groups
+    .filter((g) => g.ms >= 0.1)
+    .map((g) => `${g.group} ${g.ms}`)
+    .join(', ');
 }

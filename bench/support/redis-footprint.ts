@@ -26,7 +26,10 @@ export async function redisFootprint(url: string, prefix: string, searchIds: rea
     const ttls: number[] = [];
     for (const id of searchIds) {
       const key = `${prefix}${searchStateKey(id)}`;
-      const [usage, ttl] = await Promise.all([redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0') as Promise<number | null>, redis.ttl(key)]);
+      const [usage, ttl] = await Promise.all([
+        redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0') as Promise<number | null>,
+        redis.ttl(key),
+      ]);
       if (usage === null || ttl < 0) continue;
       bytes += usage;
       counted += 1;

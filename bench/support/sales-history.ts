@@ -12,7 +12,11 @@ import { Client } from 'pg';
  * grows, which no production database does (docs/performance.md).
  * The bench's own people never match: their keys hash other values.
  */
-export async function seedSalesHistory(databaseUrl: string, campaignId: string, people: number): Promise<{ leads: number; keys: number; ms: number }> {
+export async function seedSalesHistory(
+  databaseUrl: string,
+  campaignId: string,
+  people: number,
+): Promise<{ leads: number; keys: number; ms: number }> {
   const started = Date.now();
   const pg = new Client({ connectionString: databaseUrl });
   await pg.connect();

@@ -44,14 +44,22 @@ export async function searchLoad(
 /** A single search; its result entries, or an error saying what the gateway answered. */
 export async function firstSearch(gatewayUrl: string, auth: Record<string, string>, searchBody: unknown): Promise<ResultEntry[]> {
   const agent = keepAliveAgent(1);
-  const answer = await send(agent, new URL(gatewayUrl), { method: 'POST', path: '/api/v1/engine/search', headers: auth, body: JSON.stringify(searchBody) }, 10_000);
+  const answer = await send(
+    agent,
+    new URL(gatewayUrl),
+    { method: 'POST', path: '/api/v1/engine/search', headers: auth, body: JSON.stringify(searchBody) },
+    10_000,
+  );
   agent.destroy();
   if (answer.status !== 200) throw new Error(`the first search answered ${answer.status}: ${answer.body.toString('utf8').slice(0, 500)}`);
   return json(answer).offers;
 }
 
 /** A baseline server from the build (dist/bench/baselines/<name>.js), as a child process like the apps. */
-export function startBaseline(name: 'search-baseline' | 'poll-baseline' | 'submit-baseline', extra: Record<string, string>): Promise<RunningProcess> {
+export function startBaseline(
+  name: 'search-baseline' | 'poll-baseline' | 'submit-baseline',
+  extra: Record<string, string>,
+): Promise<RunningProcess> {
   return startProcess({
     name,
     entry: join(__dirname, '..', 'baselines', `${name}.js`),
@@ -110,7 +118,12 @@ export async function doneSearchAnswers<T>(
   let failures = 0;
   const worker = async () => {
     while (ids.length < count && failures < count) {
-      const answer = await send(agent, base, { method: 'POST', path: '/api/v1/engine/search', headers: auth, body: JSON.stringify(body(next++)) }, 10_000);
+      const answer = await send(
+        agent,
+        base,
+        { method: 'POST', path: '/api/v1/engine/search', headers: auth, body: JSON.stringify(body(next++)) },
+        10_000,
+      );
       if (answer.status !== 200) {
         failures++;
         continue;
@@ -124,7 +137,9 @@ export async function doneSearchAnswers<T>(
   let open = ids.filter((id) => !done.has(id));
   for (let round = 0; open.length > 0 && round < 30; round++) {
     await sleep(500);
-    const answers = await Promise.all(open.map((id) => send(agent, base, { method: 'GET', path: `/api/v1/engine/results/${id}`, headers: auth }, 10_000)));
+    const answers = await Promise.all(
+      open.map((id) => send(agent, base, { method: 'GET', path: `/api/v1/engine/results/${id}`, headers: auth }, 10_000)),
+    );
     answers.forEach((a, i) => {
       const parsed = json(a);
       if (parsed.processing_done) done.set(open[i], keep(parsed));
@@ -137,6 +152,11 @@ export async function doneSearchAnswers<T>(
 }
 
 /** The ids of `count` searches that are done. */
-export async function doneSearches(gatewayUrl: string, auth: Record<string, string>, body: (i: number) => unknown, count: number): Promise<string[]> {
+export async function doneSearches(
+  gatewayUrl: string,
+  auth: Record<string, string>,
+  body: (i: number) => unknown,
+  count: number,
+): Promise<string[]> {
   return (await doneSearchAnswers(gatewayUrl, auth, body, count)).map((a) => a.svc_lead_id);
 }

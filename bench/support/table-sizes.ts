@@ -35,7 +35,12 @@ export async function tableSizes(databaseUrl: string): Promise<Map<string, Table
         WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace
         GROUP BY 1`,
     );
-    return new Map(rows.map((r) => [r.table, { heap: Number(r.heap), toast: Number(r.toast), indexes: Number(r.indexes), maps: Number(r.maps), total: Number(r.total) }]));
+    return new Map(
+      rows.map((r) => [
+        r.table,
+        { heap: Number(r.heap), toast: Number(r.toast), indexes: Number(r.indexes), maps: Number(r.maps), total: Number(r.total) },
+      ]),
+    );
   } finally {
     await pg.end();
   }
@@ -71,15 +76,31 @@ export function growthPer(before: Map<string, TableSize>, after: Map<string, Tab
 
 /** The growth per unit as a text table: `table | heap | toast | indexes | maps | total`, with the sum of every table last. */
 export function growthTable(rows: TableGrowth[]): string {
-  const sum = rows.reduce((s, r) => ({ heap: s.heap + r.heap, toast: s.toast + r.toast, indexes: s.indexes + r.indexes, maps: s.maps + r.maps, total: s.total + r.total }), {
-    heap: 0,
-    toast: 0,
-    indexes: 0,
-    maps: 0,
-    total: 0,
-  });
+  const sum = rows.reduce(
+    (s, r) => ({
+      heap: s.heap + r.heap,
+      toast: s.toast + r.toast,
+      indexes: s.indexes + r.indexes,
+      maps: s.maps + r.maps,
+      total: s.total + r.total,
+    }),
+    {
+      heap: 0,
+      toast: 0,
+      indexes: 0,
+      maps: 0,
+      total: 0,
+    },
+  );
   const header = ['table', 'heap', 'toast', 'indexes', 'fsm+vm', 'total'];
-  const cells = [...rows, { table: 'all tables', ...sum }].map((r) => [r.table, String(r.heap), String(r.toast), String(r.indexes), String(r.maps), String(r.total)]);
+  const cells = [...rows, { table: 'all tables', ...sum }].map((r) => [
+    r.table,
+    String(r.heap),
+    String(r.toast),
+    String(r.indexes),
+    String(r.maps),
+    String(r.total),
+  ]);
   const widths = header.map((h, c) => Math.max(h.length, ...cells.map((row) => row[c].length)));
   const line = (row: string[]) => `| ${row.map((v, c) => (c === 0 ? v.padEnd(widths[c]) : v.padStart(widths[c]))).join(' | ')} |`;
   return [line(header), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...cells.map(line)].join('\n');

@@ -76,12 +76,24 @@ describe('docker compose (deploy)', () => {
     expect((await project.docker(['run', '--rm', '--entrypoint', 'node', image, '-v'])).trim()).toMatch(/^v24\./);
     const env = await project.docker(['image', 'inspect', '-f', '{{json .Config.Env}}', image]);
     expect(env).not.toContain('NODE_EXTRA_CA_CERTS');
-    expect((await project.docker(['run', '--rm', '--entrypoint', 'sh', image, '-c', 'ls /run/secrets 2>/dev/null | wc -l'])).trim()).toBe('0');
+    expect((await project.docker(['run', '--rm', '--entrypoint', 'sh', image, '-c', 'ls /run/secrets 2>/dev/null | wc -l'])).trim()).toBe(
+      '0',
+    );
     expect((await project.docker(['run', '--rm', '--entrypoint', 'id', image, '-un'])).trim()).toBe('node');
   });
 
   it('runs every service healthy, and the one-shot jobs completed', async () => {
-    for (const service of ['postgres', 'redis', 'rabbitmq', 'sandbox', 'search-orchestrator', 'partner-adapter', 'checks', 'delivery', 'gateway']) {
+    for (const service of [
+      'postgres',
+      'redis',
+      'rabbitmq',
+      'sandbox',
+      'search-orchestrator',
+      'partner-adapter',
+      'checks',
+      'delivery',
+      'gateway',
+    ]) {
       const [c] = await project.containers(service);
       expect({ service, ...(await project.inspect(c)) }).toMatchObject({ service, status: 'running', health: 'healthy' });
     }
@@ -95,12 +107,20 @@ describe('docker compose (deploy)', () => {
   });
 
   it('answers a search, its polls and a submit through the composed gateway, on the demo catalog', async () => {
-    const demo = JSON.parse(readFileSync(join(ROOT, 'demo', 'catalog.json'), 'utf8')) as { affiliates: Array<{ id: string }>; campaigns: Array<{ id: string }> };
+    const demo = JSON.parse(readFileSync(join(ROOT, 'demo', 'catalog.json'), 'utf8')) as {
+      affiliates: Array<{ id: string }>;
+      campaigns: Array<{ id: string }>;
+    };
     const issued = JSON.parse(await project.ops(['keys', 'issue', '--affiliate', demo.affiliates[0].id])) as { key: string };
     const demoClient = new SubmitClient(gatewayUrl, issued.key, demo.affiliates[0].id);
     const lead = {
       ...person(),
-      education: { education_level: 'associate', high_school_graduation_year: '2013', start_timeline: 'immediately', learning_preference: 'online' },
+      education: {
+        education_level: 'associate',
+        high_school_graduation_year: '2013',
+        start_timeline: 'immediately',
+        learning_preference: 'online',
+      },
       background: { military_affiliation: 'none', us_citizen: 'yes' },
     };
     const found = await demoClient.searchDone(demo.campaigns[0].id, lead as ReturnType<typeof person>);
@@ -117,36 +137,66 @@ describe('docker compose (deploy)', () => {
     expect(final.body.code).toBe('ACCEPTED');
   });
 
-  it('installs the packed client into a fresh project, type-checks its example and runs it against the stack', async () => {
-    const catalogFile = join(work, 'catalog.json');
-    writeFileSync(
-      catalogFile,
-      JSON.stringify({
-        affiliates: [{ id: ids.affiliate, name: `Deploy ${suffix}`, status: 'active', dupe_check: false }],
-        schools: [{ id: ids.school, name: `Deploy College ${suffix}`, logo_url: null }],
-        partners: [],
-        offers: [ownOffer(ids.offer, ids.school, `Deploy Nursing ${suffix}`, `http://sandbox:4100/schools/${schoolSlug}/leads?outcome=accept`, { priority: 10 })],
-        campaigns: [{ id: ids.campaign, affiliate_id: ids.affiliate, name: `Deploy ${suffix}`, status: 'active', offers: [{ offer_id: ids.offer, payout: 20 }] }],
-      }),
-    );
-    chmodSync(catalogFile, 0o644);
-    await project.ops(['catalog', 'apply', '/tmp/deploy-catalog.json'], [`${catalogFile}:/tmp/deploy-catalog.json:ro`]);
-    const issued = JSON.parse(
-      await project.ops(['keys', 'issue', '--affiliate', ids.affiliate, '--limit', 'search=100000/1000', '--limit', 'results=100000/1000', '--limit', 'leads=100000/1000']),
-    ) as { key: string };
-    client = new SubmitClient(gatewayUrl, issued.key, ids.affiliate);
+  it(
+    'installs the packed client into a fresh project, type-checks its example and runs it against the stack',
+    async () => {
+      const catalogFile = join(work, 'catalog.json');
+      writeFileSync(
+        catalogFile,
+        JSON.stringify({
+          affiliates: [{ id: ids.affiliate, name: `Deploy ${suffix}`, status: 'active', dupe_check: false }],
+          schools: [{ id: ids.school, name: `Deploy College ${suffix}`, logo_url: null }],
+          partners: [],
+          offers: [
+            ownOffer(ids.offer, ids.school, `Deploy Nursing ${suffix}`, `http://sandbox:4100/schools/${schoolSlug}/leads?outcome=accept`, {
+              priority: 10,
+            }),
+          ],
+          campaigns: [
+            {
+              id: ids.campaign,
+              affiliate_id: ids.affiliate,
+              name: `Deploy ${suffix}`,
+              status: 'active',
+              offers: [{ offer_id: ids.offer, payout: 20 }],
+            },
+          ],
+        }),
+      );
+      chmodSync(catalogFile, 0o644);
+      await project.ops(['catalog', 'apply', '/tmp/deploy-catalog.json'], [`${catalogFile}:/tmp/deploy-catalog.json:ro`]);
+      const issued = JSON.parse(
+        await project.ops([
+          'keys',
+          'issue',
+          '--affiliate',
+          ids.affiliate,
+          '--limit',
+          'search=100000/1000',
+          '--limit',
+          'results=100000/1000',
+          '--limit',
+          'leads=100000/1000',
+        ]),
+      ) as { key: string };
+      client = new SubmitClient(gatewayUrl, issued.key, ids.affiliate);
 
-    const t = Date.now();
-    const { projectDir } = await packAndInstallClient(work);
-    figures.clientPackInstallTypecheckSeconds = since(t);
-    const printed = await runPackedExample(projectDir, {
-      LEAD_ROUTER_URL: gatewayUrl, LEAD_ROUTER_API_KEY: issued.key, LEAD_ROUTER_CAMPAIGN_ID: ids.campaign, LEAD_ROUTER_AFFILIATE_ID: ids.affiliate,
-    });
-    log(`packed client example printed ${JSON.stringify(printed)}`);
-    expect(printed).toMatchObject({ offers: 1, status: 200, code: 'ACCEPTED' });
-    expect(printed.svc_lead_id).toEqual(expect.any(String));
-    expect((await receivedBySchool(sandboxUrl, schoolSlug)).get(printed.svc_lead_id!)).toBe(1);
-  }, 5 * 60_000);
+      const t = Date.now();
+      const { projectDir } = await packAndInstallClient(work);
+      figures.clientPackInstallTypecheckSeconds = since(t);
+      const printed = await runPackedExample(projectDir, {
+        LEAD_ROUTER_URL: gatewayUrl,
+        LEAD_ROUTER_API_KEY: issued.key,
+        LEAD_ROUTER_CAMPAIGN_ID: ids.campaign,
+        LEAD_ROUTER_AFFILIATE_ID: ids.affiliate,
+      });
+      log(`packed client example printed ${JSON.stringify(printed)}`);
+      expect(printed).toMatchObject({ offers: 1, status: 200, code: 'ACCEPTED' });
+      expect(printed.svc_lead_id).toEqual(expect.any(String));
+      expect((await receivedBySchool(sandboxUrl, schoolSlug)).get(printed.svc_lead_id!)).toBe(1);
+    },
+    5 * 60_000,
+  );
 
   /** Every flow decided once: a lead id, a final decision, one stored lead per result, one receipt at the school per lead. */
   async function audit(flows: Flow[]) {
@@ -157,104 +207,144 @@ describe('docker compose (deploy)', () => {
     );
     const storedByResult = new Map(stored.map((row) => row.split('|')).map(([r, n]) => [r, Number(n)]));
     const receipts = await receivedBySchool(sandboxUrl, schoolSlug);
-    const lost = flows.filter((f) => !f.leadId || f.finalCode !== 'ACCEPTED' || storedByResult.get(f.resultId!) !== 1 || receipts.get(f.leadId) !== 1);
-    const doubled = [...storedByResult.values()].filter((n) => n > 1).length + flows.filter((f) => f.leadId && (receipts.get(f.leadId) ?? 0) > 1).length;
+    const lost = flows.filter(
+      (f) => !f.leadId || f.finalCode !== 'ACCEPTED' || storedByResult.get(f.resultId!) !== 1 || receipts.get(f.leadId) !== 1,
+    );
+    const doubled =
+      [...storedByResult.values()].filter((n) => n > 1).length + flows.filter((f) => f.leadId && (receipts.get(f.leadId) ?? 0) > 1).length;
     const firstAnswers: Record<string, number> = {};
     for (const f of flows) firstAnswers[String(f.firstStatus ?? 'none')] = (firstAnswers[String(f.firstStatus ?? 'none')] ?? 0) + 1;
-    return { flows: flows.length, lost: lost.length, doubled, firstAnswers, retried: flows.filter((f) => f.tries > 1).length, examples: lost.slice(0, 3) };
+    return {
+      flows: flows.length,
+      lost: lost.length,
+      doubled,
+      firstAnswers,
+      retried: flows.filter((f) => f.tries > 1).length,
+      examples: lost.slice(0, 3),
+    };
   }
 
-  it('comes back from workers killed in the middle of traffic with nothing lost', async () => {
-    const [checks] = await project.containers('checks');
-    const [delivery] = await project.containers('delivery');
-    const before = { [checks]: (await project.inspect(checks)).restarts, [delivery]: (await project.inspect(delivery)).restarts };
-    const t = Date.now();
-    let done = 0;
-    let struckAt: number | undefined;
-    let backAt: number | undefined;
-    let doneWhenBack = 0;
-    /** When checks was killed, and when its restarted process first answered ready (it may consume a little before). */
-    const checksDown: { from?: number; to?: number } = {};
-    // Traffic runs before the strike, through the outage and until 40 more consumers have been served after both are back.
-    const traffic = runFlows(
-      () => Date.now() - t < 180_000 && (backAt === undefined || done < doneWhenBack + 40),
-      8,
-      () => searchAndSubmit(client, ids.campaign, ids.offer),
-      () => (done += 1),
-    );
-    const ports: Record<string, number> = { [checks]: 3003, [delivery]: 3004 };
-    const faults = (async () => {
-      while (done < 20) await new Promise((r) => setTimeout(r, 50));
-      // SIGKILL to each app's process from the host, as a crash or the OOM killer would: no drain, nothing acked after it.
-      for (const c of [checks, delivery]) {
-        const pid = (await project.inspect(c)).pid;
-        log(`SIGKILL to ${c} (host pid ${pid}) after ${since(t)} s and ${done} consumers`);
-        await must('kill', ['-KILL', String(pid)]);
-        if (c === checks) checksDown.from = Date.now();
-        struckAt ??= Date.now();
-        await new Promise((r) => setTimeout(r, 1_500));
-      }
-      // Both come back on their own (restart: unless-stopped) and answer ready again.
-      for (const c of [checks, delivery]) {
-        for (;;) {
-          const s = await project.inspect(c);
-          if (s.status === 'running' && s.restarts > before[c] && (await project.ready(c, ports[c]))) break;
-          if (Date.now() - t > 150_000) throw new Error(`${c} did not come back ready: ${JSON.stringify(s)}`);
-          await new Promise((r) => setTimeout(r, 200));
+  it(
+    'comes back from workers killed in the middle of traffic with nothing lost',
+    async () => {
+      const [checks] = await project.containers('checks');
+      const [delivery] = await project.containers('delivery');
+      const before = { [checks]: (await project.inspect(checks)).restarts, [delivery]: (await project.inspect(delivery)).restarts };
+      const t = Date.now();
+      let done = 0;
+      let struckAt: number | undefined;
+      let backAt: number | undefined;
+      let doneWhenBack = 0;
+      /** When checks was killed, and when its restarted process first answered ready (it may consume a little before). */
+      const checksDown: { from?: number; to?: number } = {};
+      // Traffic runs before the strike, through the outage and until 40 more consumers have been served after both are back.
+      const traffic = runFlows(
+        () => Date.now() - t < 180_000 && (backAt === undefined || done < doneWhenBack + 40),
+        8,
+        () => searchAndSubmit(client, ids.campaign, ids.offer),
+        () => (done += 1),
+      );
+      const ports: Record<string, number> = { [checks]: 3003, [delivery]: 3004 };
+      const faults = (async () => {
+        while (done < 20) await new Promise((r) => setTimeout(r, 50));
+        // SIGKILL to each app's process from the host, as a crash or the OOM killer would: no drain, nothing acked after it.
+        for (const c of [checks, delivery]) {
+          const pid = (await project.inspect(c)).pid;
+          log(`SIGKILL to ${c} (host pid ${pid}) after ${since(t)} s and ${done} consumers`);
+          await must('kill', ['-KILL', String(pid)]);
+          if (c === checks) checksDown.from = Date.now();
+          struckAt ??= Date.now();
+          await new Promise((r) => setTimeout(r, 1_500));
         }
-        if (c === checks) checksDown.to = Date.now();
-      }
-      backAt = Date.now();
-      doneWhenBack = done;
-      log(`both back and ready ${since(struckAt)} s after the first SIGKILL`);
-    })();
-    await faults;
-    const flows = await traffic;
-    const result = await audit(flows);
-    // Submits sent between the SIGKILL and the restarted checks answering ready: the outage really met traffic.
-    const sentBeforeChecksReady = flows.filter((f) => f.submitStart !== undefined && f.submitStart >= checksDown.from! && f.submitStart <= checksDown.to!).length;
-    const restarted = await Promise.all([checks, delivery].map(async (c) => (await project.inspect(c)).restarts - before[c]));
-    figures.killedWorkers = {
-      seconds: since(t), killedToReadySeconds: Math.round((checksDown.to! - checksDown.from!) / 100) / 10, sentBeforeChecksReady, restarted,
-      slowestSubmitMs: Math.max(...flows.map((f) => (f.submitEnd ?? 0) - (f.submitStart ?? 0))), ...result, examples: undefined,
-    };
-    log(`killed workers: ${JSON.stringify(figures.killedWorkers)}`);
-    expect(result.examples).toEqual([]);
-    expect(result).toMatchObject({ lost: 0, doubled: 0 });
-    expect(sentBeforeChecksReady).toBeGreaterThan(0);
-    expect(restarted).toEqual([1, 1]);
-    expect(result.flows).toBeGreaterThanOrEqual(60);
-  }, 6 * 60_000);
+        // Both come back on their own (restart: unless-stopped) and answer ready again.
+        for (const c of [checks, delivery]) {
+          for (;;) {
+            const s = await project.inspect(c);
+            if (s.status === 'running' && s.restarts > before[c] && (await project.ready(c, ports[c]))) break;
+            if (Date.now() - t > 150_000) throw new Error(`${c} did not come back ready: ${JSON.stringify(s)}`);
+            await new Promise((r) => setTimeout(r, 200));
+          }
+          if (c === checks) checksDown.to = Date.now();
+        }
+        backAt = Date.now();
+        doneWhenBack = done;
+        log(`both back and ready ${since(struckAt)} s after the first SIGKILL`);
+      })();
+      await faults;
+      const flows = await traffic;
+      const result = await audit(flows);
+      // Submits sent between the SIGKILL and the restarted checks answering ready: the outage really met traffic.
+      const sentBeforeChecksReady = flows.filter(
+        (f) => f.submitStart !== undefined && f.submitStart >= checksDown.from! && f.submitStart <= checksDown.to!,
+      ).length;
+      const restarted = await Promise.all([checks, delivery].map(async (c) => (await project.inspect(c)).restarts - before[c]));
+      figures.killedWorkers = {
+        seconds: since(t),
+        killedToReadySeconds: Math.round((checksDown.to! - checksDown.from!) / 100) / 10,
+        sentBeforeChecksReady,
+        restarted,
+        slowestSubmitMs: Math.max(...flows.map((f) => (f.submitEnd ?? 0) - (f.submitStart ?? 0))),
+        ...result,
+        examples: undefined,
+      };
+      log(`killed workers: ${JSON.stringify(figures.killedWorkers)}`);
+      expect(result.examples).toEqual([]);
+      expect(result).toMatchObject({ lost: 0, doubled: 0 });
+      expect(sentBeforeChecksReady).toBeGreaterThan(0);
+      expect(restarted).toEqual([1, 1]);
+      expect(result.flows).toBeGreaterThanOrEqual(60);
+    },
+    6 * 60_000,
+  );
 
-  it('decides 300 submits with checks and delivery at three replicas each, none lost or doubled, spread over the replicas', async () => {
-    const t0 = Date.now();
-    await project.mustCompose(['up', '-d', '--wait', '--no-deps', '--scale', 'checks=3', '--scale', 'delivery=3', 'checks', 'delivery'], { timeoutMs: 5 * 60_000 });
-    figures.scaleUpSeconds = since(t0);
-    const replicas = { checks: await project.containers('checks'), delivery: await project.containers('delivery') };
-    expect(replicas.checks).toHaveLength(3);
-    expect(replicas.delivery).toHaveLength(3);
-    const handled = async () => ({
-      checks: await Promise.all(replicas.checks.map(async (c) => sumSamples(await project.metrics(c, 3003), 'messaging_handler_duration_seconds_count', { type: /^submit\.requested/, outcome: /^ack$/ }))),
-      delivery: await Promise.all(replicas.delivery.map(async (c) => sumSamples(await project.metrics(c, 3004), 'delivery_submits_total'))),
-    });
-    const before = await handled();
-    const t = Date.now();
-    const flows = await runFlows((started) => started < 300, 12, () => searchAndSubmit(client, ids.campaign, ids.offer));
-    const seconds = since(t);
-    const result = await audit(flows);
-    const after = await handled();
-    const spread = {
-      checks: after.checks.map((n, i) => n - before.checks[i]),
-      delivery: after.delivery.map((n, i) => n - before.delivery[i]),
-    };
-    figures.threeReplicas = { seconds, ...result, examples: undefined, spread };
-    log(`three replicas: 300 flows in ${seconds} s, ${JSON.stringify(result)}, decided per replica ${JSON.stringify(spread)}`);
-    expect(result.examples).toEqual([]);
-    expect(result).toMatchObject({ flows: 300, lost: 0, doubled: 0 });
-    expect(spread.checks.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(300);
-    expect(spread.delivery.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(300);
-    for (const n of [...spread.checks, ...spread.delivery]) expect(n).toBeGreaterThan(0);
-  }, 10 * 60_000);
+  it(
+    'decides 300 submits with checks and delivery at three replicas each, none lost or doubled, spread over the replicas',
+    async () => {
+      const t0 = Date.now();
+      await project.mustCompose(['up', '-d', '--wait', '--no-deps', '--scale', 'checks=3', '--scale', 'delivery=3', 'checks', 'delivery'], {
+        timeoutMs: 5 * 60_000,
+      });
+      figures.scaleUpSeconds = since(t0);
+      const replicas = { checks: await project.containers('checks'), delivery: await project.containers('delivery') };
+      expect(replicas.checks).toHaveLength(3);
+      expect(replicas.delivery).toHaveLength(3);
+      const handled = async () => ({
+        checks: await Promise.all(
+          replicas.checks.map(async (c) =>
+            sumSamples(await project.metrics(c, 3003), 'messaging_handler_duration_seconds_count', {
+              type: /^submit\.requested/,
+              outcome: /^ack$/,
+            }),
+          ),
+        ),
+        delivery: await Promise.all(
+          replicas.delivery.map(async (c) => sumSamples(await project.metrics(c, 3004), 'delivery_submits_total')),
+        ),
+      });
+      const before = await handled();
+      const t = Date.now();
+      const flows = await runFlows(
+        (started) => started < 300,
+        12,
+        () => searchAndSubmit(client, ids.campaign, ids.offer),
+      );
+      const seconds = since(t);
+      const result = await audit(flows);
+      const after = await handled();
+      const spread = {
+        checks: after.checks.map((n, i) => n - before.checks[i]),
+        delivery: after.delivery.map((n, i) => n - before.delivery[i]),
+      };
+      figures.threeReplicas = { seconds, ...result, examples: undefined, spread };
+      log(`three replicas: 300 flows in ${seconds} s, ${JSON.stringify(result)}, decided per replica ${JSON.stringify(spread)}`);
+      expect(result.examples).toEqual([]);
+      expect(result).toMatchObject({ flows: 300, lost: 0, doubled: 0 });
+      expect(spread.checks.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(300);
+      expect(spread.delivery.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(300);
+      for (const n of [...spread.checks, ...spread.delivery]) expect(n).toBeGreaterThan(0);
+    },
+    10 * 60_000,
+  );
 
   it('tears down with docker compose down -v, leaving no container, network or volume', async () => {
     const t = Date.now();

@@ -11,9 +11,17 @@ export interface Run {
 }
 
 /** Runs a program with arguments (no shell), with an optional standard input and a time limit; never rejects on a non-zero exit. */
-export function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; cwd?: string } = {}): Promise<Run> {
+export function run(
+  cmd: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; cwd?: string } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      cwd: opts.cwd ?? ROOT,
+      env: opts.env ?? process.env,
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -61,7 +69,8 @@ export class ComposeProject {
 
   async mustCompose(args: string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<string> {
     const r = await this.compose(args, opts);
-    if (r.code !== 0) throw new Error(`docker compose ${args.join(' ')} exited ${r.code}\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-6000)}`);
+    if (r.code !== 0)
+      throw new Error(`docker compose ${args.join(' ')} exited ${r.code}\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-6000)}`);
     return r.stdout;
   }
 
@@ -72,8 +81,14 @@ export class ComposeProject {
   /** The project's containers (running or not) of one service, by name, oldest replica first. */
   async containers(service: string): Promise<string[]> {
     const out = await this.docker([
-      'ps', '-a', '--filter', `label=com.docker.compose.project=${this.name}`, '--filter', `label=com.docker.compose.service=${service}`,
-      '--format', '{{.Names}}',
+      'ps',
+      '-a',
+      '--filter',
+      `label=com.docker.compose.project=${this.name}`,
+      '--filter',
+      `label=com.docker.compose.service=${service}`,
+      '--format',
+      '{{.Names}}',
     ]);
     return out.split('\n').filter(Boolean).sort();
   }
@@ -81,7 +96,10 @@ export class ComposeProject {
   /** State, health, restart count and host pid of a container. */
   async inspect(container: string): Promise<{ status: string; health: string; restarts: number; pid: number; exitCode: number }> {
     const out = await this.docker([
-      'inspect', '-f', '{{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}} {{.RestartCount}} {{.State.Pid}} {{.State.ExitCode}}', container,
+      'inspect',
+      '-f',
+      '{{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}} {{.RestartCount}} {{.State.Pid}} {{.State.ExitCode}}',
+      container,
     ]);
     const [status, health, restarts, pid, exitCode] = out.trim().split(' ');
     return { status, health, restarts: Number(restarts), pid: Number(pid), exitCode: Number(exitCode) };
@@ -89,7 +107,17 @@ export class ComposeProject {
 
   /** Runs the ops CLI in a throw-away container of the image, as docs/deploy-compose.md tells an operator to. */
   ops(args: string[], mounts: string[] = []): Promise<string> {
-    return this.mustCompose(['run', '--rm', '-T', '--no-deps', ...mounts.flatMap((m) => ['-v', m]), 'migrate', 'node', 'dist/apps/ops/src/main.js', ...args]);
+    return this.mustCompose([
+      'run',
+      '--rm',
+      '-T',
+      '--no-deps',
+      ...mounts.flatMap((m) => ['-v', m]),
+      'migrate',
+      'node',
+      'dist/apps/ops/src/main.js',
+      ...args,
+    ]);
   }
 
   /** One SQL query's rows (psql -At), run inside the project's PostgreSQL. */

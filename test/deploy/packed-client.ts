@@ -16,9 +16,13 @@ function mustExec(cmd: string, args: string[], cwd: string, timeoutMs: number): 
 
 /** The exact version the root package.json pins for a development dependency (typescript, @types/node). */
 async function rootPin(name: string): Promise<string> {
-  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string>; dependencies?: Record<string, string> };
+  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+    devDependencies?: Record<string, string>;
+    dependencies?: Record<string, string>;
+  };
   const version = pkg.devDependencies?.[name] ?? pkg.dependencies?.[name];
-  if (!version || !/^\d+\.\d+\.\d+$/.test(version)) throw new Error(`the root package.json pins no exact version of ${name} (found ${version ?? 'none'})`);
+  if (!version || !/^\d+\.\d+\.\d+$/.test(version))
+    throw new Error(`the root package.json pins no exact version of ${name} (found ${version ?? 'none'})`);
   return version;
 }
 
@@ -50,18 +54,37 @@ export async function packAndInstallClient(workDir: string): Promise<{ projectDi
   const projectDir = join(workDir, 'consumer');
   await rm(projectDir, { recursive: true, force: true });
   await mkdir(projectDir, { recursive: true });
-  await writeFile(join(projectDir, 'package.json'), `${JSON.stringify({ name: 'lead-router-client-consumer', version: '0.0.0', private: true, type: 'commonjs' }, null, 2)}\n`);
+  await writeFile(
+    join(projectDir, 'package.json'),
+    `${JSON.stringify({ name: 'lead-router-client-consumer', version: '0.0.0', private: true, type: 'commonjs' }, null, 2)}\n`,
+  );
   const [typescript, typesNode] = await Promise.all([rootPin('typescript'), rootPin('@types/node')]);
-  await mustExec('npm', ['install', '--no-audit', '--no-fund', tarball, `typescript@${typescript}`, `@types/node@${typesNode}`], projectDir, 300_000);
+  await mustExec(
+    'npm',
+    ['install', '--no-audit', '--no-fund', tarball, `typescript@${typescript}`, `@types/node@${typesNode}`],
+    projectDir,
+    300_000,
+  );
 
   await copyFile(join(CLIENT, 'examples', 'quick-start.ts'), join(projectDir, 'quick-start.ts'));
   const tsconfig = {
-    compilerOptions: { strict: true, module: 'commonjs', target: 'ES2022', lib: ['ES2022'], types: ['node'], skipLibCheck: false, outDir: 'dist' },
+    compilerOptions: {
+      strict: true,
+      module: 'commonjs',
+      target: 'ES2022',
+      lib: ['ES2022'],
+      types: ['node'],
+      skipLibCheck: false,
+      outDir: 'dist',
+    },
     files: ['quick-start.ts'],
   };
   await writeFile(join(projectDir, 'tsconfig.json'), `${JSON.stringify(tsconfig, null, 2)}\n`);
   const tsc = await run('npx', ['--no-install', 'tsc', '-p', '.'], { cwd: projectDir, timeoutMs: 180_000 });
-  if (tsc.code !== 0) throw new Error(`the packed client's quick start does not type-check in a fresh project (tsc exited ${tsc.code}):\n${tsc.stdout}\n${tsc.stderr}`);
+  if (tsc.code !== 0)
+    throw new Error(
+      `the packed client's quick start does not type-check in a fresh project (tsc exited ${tsc.code}):\n${tsc.stdout}\n${tsc.stderr}`,
+    );
   return { projectDir, tarball };
 }
 
@@ -74,7 +97,11 @@ export async function runPackedExample(
   projectDir: string,
   env: { LEAD_ROUTER_URL: string; LEAD_ROUTER_API_KEY: string; LEAD_ROUTER_CAMPAIGN_ID: string; LEAD_ROUTER_AFFILIATE_ID: string },
 ): Promise<{ offers: number; status: number; code: string; svc_lead_id: string | null }> {
-  const r = await run(process.execPath, [join('dist', 'quick-start.js')], { cwd: projectDir, timeoutMs: 60_000, env: { PATH: process.env.PATH ?? '', ...env } });
+  const r = await run(process.execPath, [join('dist', 'quick-start.js')], {
+    cwd: projectDir,
+    timeoutMs: 60_000,
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
   if (r.code !== 0) throw new Error(`the packed quick start exited ${r.code}\n${r.stderr.slice(-4000)}\n${r.stdout.slice(-2000)}`);
   const line = r.stdout.trim().split('\n').pop() ?? '';
   let printed: unknown;
@@ -83,8 +110,18 @@ export async function runPackedExample(
   } catch {
     throw new Error(`the packed quick start printed no JSON line:\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`);
   }
-  const { offers, status, code, svc_lead_id } = (printed ?? {}) as { offers?: unknown; status?: unknown; code?: unknown; svc_lead_id?: unknown };
-  if (typeof offers !== 'number' || typeof status !== 'number' || typeof code !== 'string' || !(typeof svc_lead_id === 'string' || svc_lead_id === null)) {
+  const { offers, status, code, svc_lead_id } = (printed ?? {}) as {
+    offers?: unknown;
+    status?: unknown;
+    code?: unknown;
+    svc_lead_id?: unknown;
+  };
+  if (
+    typeof offers !== 'number' ||
+    typeof status !== 'number' ||
+    typeof code !== 'string' ||
+    !(typeof svc_lead_id === 'string' || svc_lead_id === null)
+  ) {
     throw new Error(`the packed quick start printed ${line} (no offer submitted?)\n${r.stderr.slice(-2000)}`);
   }
   return { offers, status, code, svc_lead_id };

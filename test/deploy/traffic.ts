@@ -45,14 +45,23 @@ export async function searchAndSubmit(client: SubmitClient, campaignId: string, 
     flow.resultId = found.results.get(offerId)?.svc_result_id;
     if (!flow.resultId) throw new Error(`the search showed no result of offer ${offerId}`);
     const body = {
-      svc_campaign_id: campaignId, svc_affiliate_id: client.affiliateId, svc_result_id: flow.resultId, search_lead_id: flow.searchId,
-      program_id: 'gen', tcpa_consent: true, consent_button_label: 'Request info',
+      svc_campaign_id: campaignId,
+      svc_affiliate_id: client.affiliateId,
+      svc_result_id: flow.resultId,
+      search_lead_id: flow.searchId,
+      program_id: 'gen',
+      tcpa_consent: true,
+      consent_button_label: 'Request info',
     };
     flow.submitStart = Date.now();
     for (;;) {
       flow.tries += 1;
       const answer = await tryCall(() =>
-        call(client.gatewayUrl, 'POST', '/api/v1/engine/leads', { key: client.key, body, headers: { 'Idempotency-Key': flow.idempotencyKey } }),
+        call(client.gatewayUrl, 'POST', '/api/v1/engine/leads', {
+          key: client.key,
+          body,
+          headers: { 'Idempotency-Key': flow.idempotencyKey },
+        }),
       );
       const status = answer === 'transport' ? 'transport' : answer.status;
       flow.firstStatus ??= status;
@@ -62,7 +71,8 @@ export async function searchAndSubmit(client: SubmitClient, campaignId: string, 
         if (answer.status === 200) flow.finalCode = answer.body.code;
         return flow;
       }
-      if (answer !== 'transport' && answer.status !== 503 && answer.status !== 429) throw new Error(`submit answered ${answer.status}: ${answer.text}`);
+      if (answer !== 'transport' && answer.status !== 503 && answer.status !== 429)
+        throw new Error(`submit answered ${answer.status}: ${answer.text}`);
       if (flow.tries >= maxTries) throw new Error(`submit got no decision in ${maxTries} tries (last: ${status})`);
       await pause(1_000);
     }
@@ -73,7 +83,12 @@ export async function searchAndSubmit(client: SubmitClient, campaignId: string, 
 }
 
 /** Runs flows, `concurrency` at a time, while `more(started)` says so; each flow as it ends goes to `ended`. */
-export async function runFlows(more: (started: number) => boolean, concurrency: number, one: () => Promise<Flow>, ended?: (f: Flow) => void): Promise<Flow[]> {
+export async function runFlows(
+  more: (started: number) => boolean,
+  concurrency: number,
+  one: () => Promise<Flow>,
+  ended?: (f: Flow) => void,
+): Promise<Flow[]> {
   const flows: Flow[] = [];
   let started = 0;
   const worker = async () => {

@@ -28,7 +28,10 @@ describe('every app (e2e)', () => {
     const code = await app.stop(15_000);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect([code, app.child.signalCode]).toEqual([0, null]); // drained and exited on its own
-    const lines = app.output().split('\n').filter((l) => l.trim() !== '');
+    const lines = app
+      .output()
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) {
       const entry = JSON.parse(line) as Record<string, unknown>;

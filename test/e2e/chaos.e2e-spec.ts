@@ -51,7 +51,14 @@ describe('fault run, CI-sized (e2e)', () => {
   });
 
   it('hit every app and the broker while submits were in flight', () => {
-    expect(report.faults.map((f) => f.fault).sort()).toEqual(['broker', 'checks', 'delivery', 'gateway', 'partner-adapter', 'search-orchestrator']);
+    expect(report.faults.map((f) => f.fault).sort()).toEqual([
+      'broker',
+      'checks',
+      'delivery',
+      'gateway',
+      'partner-adapter',
+      'search-orchestrator',
+    ]);
     expect(report.redeliveries).toBeGreaterThan(0);
     expect(report.submits.taken).toBeGreaterThan(20);
     // The rules were put to the test: some cap filled, some lead reached its sale limit.

@@ -44,8 +44,13 @@ describe('the client quick start (e2e)', () => {
   const suffix = uniqueSuffix();
   const env = testEnv(suffix);
   const ids = {
-    affiliate: randomUUID(), school: randomUUID(), partnerSchool: randomUUID(), offer: randomUUID(),
-    partner: randomUUID(), partnerOffer: randomUUID(), campaign: randomUUID(),
+    affiliate: randomUUID(),
+    school: randomUUID(),
+    partnerSchool: randomUUID(),
+    offer: randomUUID(),
+    partner: randomUUID(),
+    partnerOffer: randomUUID(),
+    campaign: randomUUID(),
   };
   const schoolSlug = `quick${suffix}`;
   let sandbox: RunningApp;
@@ -62,22 +67,53 @@ describe('the client quick start (e2e)', () => {
           { id: ids.partnerSchool, name: 'Quick Partner College', logo_url: null },
         ],
         partners: [
-          { id: ids.partner, name: 'Quick partner', adapter: 'sandbox', base_url: `${sandbox.url}/partners/${schoolSlug}?delay_ms=1000&match=all`, timeout_ms: 10000 },
+          {
+            id: ids.partner,
+            name: 'Quick partner',
+            adapter: 'sandbox',
+            base_url: `${sandbox.url}/partners/${schoolSlug}?delay_ms=1000&match=all`,
+            timeout_ms: 10000,
+          },
         ],
         offers: [
-          ownOffer(ids.offer, ids.school, 'Quick Start Nursing', `${sandbox.url}/schools/${schoolSlug}/leads?outcome=accept`, { priority: 10 }),
-          { id: ids.partnerOffer, name: 'Quick partner offer', school_id: ids.partnerSchool, source: 'partner', partner_id: ids.partner,
-            external_id: `quick-${ids.partnerOffer.slice(0, 8)}`, offer_type: 'shared', status: 'active', priority: 1, result_ttl_seconds: 600 },
+          ownOffer(ids.offer, ids.school, 'Quick Start Nursing', `${sandbox.url}/schools/${schoolSlug}/leads?outcome=accept`, {
+            priority: 10,
+          }),
+          {
+            id: ids.partnerOffer,
+            name: 'Quick partner offer',
+            school_id: ids.partnerSchool,
+            source: 'partner',
+            partner_id: ids.partner,
+            external_id: `quick-${ids.partnerOffer.slice(0, 8)}`,
+            offer_type: 'shared',
+            status: 'active',
+            priority: 1,
+            result_ttl_seconds: 600,
+          },
         ],
         campaigns: [
-          { id: ids.campaign, affiliate_id: ids.affiliate, name: 'Quick start', status: 'active',
-            offers: [{ offer_id: ids.offer, payout: 20 }, { offer_id: ids.partnerOffer, payout: 5 }] },
+          {
+            id: ids.campaign,
+            affiliate_id: ids.affiliate,
+            name: 'Quick start',
+            status: 'active',
+            offers: [
+              { offer_id: ids.offer, payout: 20 },
+              { offer_id: ids.partnerOffer, payout: 5 },
+            ],
+          },
         ],
       },
       env,
     );
     key = issueKey(ids.affiliate, env).key;
-    await Promise.all([startApp('checks', env), startApp('partner-adapter', env), startApp('search-orchestrator', env), startApp('delivery', env)]);
+    await Promise.all([
+      startApp('checks', env),
+      startApp('partner-adapter', env),
+      startApp('search-orchestrator', env),
+      startApp('delivery', env),
+    ]);
     gateway = await startApp('gateway', env);
   });
 
@@ -99,7 +135,12 @@ describe('the client quick start (e2e)', () => {
       LEAD_ROUTER_AFFILIATE_ID: ids.affiliate,
     });
     expect([run.code, run.stderr]).toEqual([0, '']);
-    const printed = JSON.parse(run.stdout.trim().split('\n').pop()!) as { offers: number; status: number; code: string; svc_lead_id: string };
+    const printed = JSON.parse(run.stdout.trim().split('\n').pop()!) as {
+      offers: number;
+      status: number;
+      code: string;
+      svc_lead_id: string;
+    };
     // Both offers: the partner's came only on a poll, about a second after the search answered.
     expect(printed).toEqual({ offers: 2, status: 200, code: 'ACCEPTED', svc_lead_id: expect.any(String) });
 

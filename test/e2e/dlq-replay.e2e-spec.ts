@@ -37,7 +37,14 @@ describe('dead letters: a stuck submit replayed with the operator CLI (e2e)', ()
   /** Submits checks has finished (acked), from its own /metrics. */
   async function checksAcks(): Promise<number> {
     const text = await (await fetch(`${checks.url}/metrics`)).text();
-    const line = text.split('\n').find((l) => l.startsWith('messaging_handler_duration_seconds_count{') && l.includes('outcome="ack"') && l.includes('type="submit.requested.v2"'));
+    const line = text
+      .split('\n')
+      .find(
+        (l) =>
+          l.startsWith('messaging_handler_duration_seconds_count{') &&
+          l.includes('outcome="ack"') &&
+          l.includes('type="submit.requested.v2"'),
+      );
     return line ? Number(line.split(' ').pop()) : 0;
   }
 
@@ -47,8 +54,22 @@ describe('dead letters: a stuck submit replayed with the operator CLI (e2e)', ()
       {
         affiliates: [{ id: ids.aff, name: 'DLQ affiliate', status: 'active', dupe_check: false }],
         schools: [{ id: ids.school, name: 'DLQ school', logo_url: null }],
-        offers: [ownOffer(ids.offer, ids.school, 'DLQ offer', { adapter: 'sandbox', url: `${sandbox.url}/schools/${schoolName}/leads?outcome=accept`, timeout_ms: 5000 })],
-        campaigns: [{ id: ids.campaign, affiliate_id: ids.aff, name: 'DLQ campaign', status: 'active', offers: [{ offer_id: ids.offer, payout: 12 }] }],
+        offers: [
+          ownOffer(ids.offer, ids.school, 'DLQ offer', {
+            adapter: 'sandbox',
+            url: `${sandbox.url}/schools/${schoolName}/leads?outcome=accept`,
+            timeout_ms: 5000,
+          }),
+        ],
+        campaigns: [
+          {
+            id: ids.campaign,
+            affiliate_id: ids.aff,
+            name: 'DLQ campaign',
+            status: 'active',
+            offers: [{ offer_id: ids.offer, payout: 12 }],
+          },
+        ],
       },
       env,
     );
@@ -128,7 +149,10 @@ describe('dead letters: a stuck submit replayed with the operator CLI (e2e)', ()
     await fixSales();
     const replay = runOps(['dlq', 'replay', DLQ], env);
     expect(replay.stderr).toBe('');
-    expect([replay.code, replay.stdout.trim()]).toEqual([0, `replayed 1 message from ${DLQ} to ${checksQueues.queue} (read 1 of 1; 0 of the 1 still in the DLQ)`]);
+    expect([replay.code, replay.stdout.trim()]).toEqual([
+      0,
+      `replayed 1 message from ${DLQ} to ${checksQueues.queue} (read 1 of 1; 0 of the 1 still in the DLQ)`,
+    ]);
     const final = await client.finalStatus(leadId, 20_000);
     expect(final.body).toEqual(expect.objectContaining({ code: 'ACCEPTED', status: 'accepted', payout: 12 }));
     expect((await receivedBySchool(sandbox.url, schoolName)).get(leadId)).toBe(1);
@@ -139,7 +163,11 @@ describe('dead letters: a stuck submit replayed with the operator CLI (e2e)', ()
       sales: (await db.query('SELECT status, payout FROM sales WHERE lead_id = $1', [leadId])).rows,
     });
     const once = await effects();
-    expect(once).toEqual({ lead: [{ status: 'accepted', decided_at: expect.any(Date) }], attempts: 1, sales: [{ status: 'accepted', payout: '12.00' }] });
+    expect(once).toEqual({
+      lead: [{ status: 'accepted', decided_at: expect.any(Date) }],
+      attempts: 1,
+      sales: [{ status: 'accepted', payout: '12.00' }],
+    });
 
     // The same message replayed again (its copy put back in the DLQ): handled, and no second effect.
     const acks = await checksAcks();

@@ -20,14 +20,29 @@ describe('duplicate pre-check (e2e)', () => {
   const env = testEnv(uniqueSuffix());
   const id = () => randomUUID();
   const ids = {
-    affA: id(), affOff: id(), affPaused: id(), affD: id(), school: id(),
-    offerLong: id(), offerShort: id(), offerD: id(),
-    campaignA: id(), campaignOff: id(), campaignPaused: id(), campaignD: id(),
+    affA: id(),
+    affOff: id(),
+    affPaused: id(),
+    affD: id(),
+    school: id(),
+    offerLong: id(),
+    offerShort: id(),
+    offerD: id(),
+    campaignA: id(),
+    campaignOff: id(),
+    campaignPaused: id(),
+    campaignD: id(),
   };
   // Each run its own people, so reruns against a kept database never see old sales.
   const tag = uniqueSuffix();
   const ada: Lead = {
-    personal: { first_name: 'Ada', last_name: 'Lovelace-Byron', email: `ada.lovelace.${tag}@gmail.com`, phone: '5125550100', date_of_birth: '1995-04-12' },
+    personal: {
+      first_name: 'Ada',
+      last_name: 'Lovelace-Byron',
+      email: `ada.lovelace.${tag}@gmail.com`,
+      phone: '5125550100',
+      date_of_birth: '1995-04-12',
+    },
     address: { zip_code: '75001' },
   };
   /** Sold 40 days ago: outside offerLong's 30-day window. */
@@ -37,7 +52,13 @@ describe('duplicate pre-check (e2e)', () => {
   };
   /** Sold by affiliate D on D's own offer. */
   const dOnly: Lead = { personal: { email: `grace.${tag}@example.com`, phone: '5125550102' } };
-  const stranger = { email: `someone.else.${tag}@example.com`, phone: '(512) 555-0199', last_name: 'Hopper', zip: '75001', dob: '1995-04-12' };
+  const stranger = {
+    email: `someone.else.${tag}@example.com`,
+    phone: '(512) 555-0199',
+    last_name: 'Hopper',
+    zip: '75001',
+    dob: '1995-04-12',
+  };
 
   let gateway: RunningApp;
   let keyA: { id: string; key: string };
@@ -47,7 +68,10 @@ describe('duplicate pre-check (e2e)', () => {
   let db: Client;
 
   const own = (offerId: string, name: string, windowDays: number) =>
-    ownOffer(offerId, ids.school, name, 'http://127.0.0.1:9/schools/e2e/leads?outcome=accept', { price: 40, duplicate_window_days: windowDays });
+    ownOffer(offerId, ids.school, name, 'http://127.0.0.1:9/schools/e2e/leads?outcome=accept', {
+      price: 40,
+      duplicate_window_days: windowDays,
+    });
 
   beforeAll(async () => {
     applyCatalog(
@@ -62,7 +86,16 @@ describe('duplicate pre-check (e2e)', () => {
         partners: [],
         offers: [own(ids.offerLong, 'Long window', 30), own(ids.offerShort, 'Short window', 7), own(ids.offerD, 'D only', 30)],
         campaigns: [
-          { id: ids.campaignA, affiliate_id: ids.affA, name: 'A', status: 'active', offers: [{ offer_id: ids.offerLong, payout: 20 }, { offer_id: ids.offerShort, payout: 20 }] },
+          {
+            id: ids.campaignA,
+            affiliate_id: ids.affA,
+            name: 'A',
+            status: 'active',
+            offers: [
+              { offer_id: ids.offerLong, payout: 20 },
+              { offer_id: ids.offerShort, payout: 20 },
+            ],
+          },
           { id: ids.campaignOff, affiliate_id: ids.affOff, name: 'Off', status: 'active', offers: [{ offer_id: ids.offerLong }] },
           { id: ids.campaignPaused, affiliate_id: ids.affPaused, name: 'Paused', status: 'active', offers: [{ offer_id: ids.offerLong }] },
           { id: ids.campaignD, affiliate_id: ids.affD, name: 'D', status: 'active', offers: [{ offer_id: ids.offerD }] },
@@ -110,7 +143,14 @@ describe('duplicate pre-check (e2e)', () => {
   }
 
   const check = (body: unknown, key: string = keyA.key) => call(gateway.url, 'POST', PATH, { key, body });
-  const answer = (duplicate: boolean) => ({ code: 'OK', status: 'accepted', reason: 'OK', success: true, duplicate_likely: duplicate, retryable: false });
+  const answer = (duplicate: boolean) => ({
+    code: 'OK',
+    status: 'accepted',
+    reason: 'OK',
+    success: true,
+    duplicate_likely: duplicate,
+    retryable: false,
+  });
   const expectDecision = (res: HttpAnswer, duplicate: boolean) => {
     expect([res.status, res.body]).toEqual([200, answer(duplicate)]);
   };
@@ -199,7 +239,16 @@ describe('duplicate pre-check (e2e)', () => {
     it('never logs contact data', async () => {
       const out = gateway.output();
       expect(out).toContain(PATH); // request lines are there to read
-      for (const secret of [`ada.lovelace.${tag}`, 'Lovelace', 'lovelace byron', '5125550100', '555-0100', '555.0100', 'Babbage', stranger.email]) {
+      for (const secret of [
+        `ada.lovelace.${tag}`,
+        'Lovelace',
+        'lovelace byron',
+        '5125550100',
+        '555-0100',
+        '555.0100',
+        'Babbage',
+        stranger.email,
+      ]) {
         expect(out.toLowerCase()).not.toContain(secret.toLowerCase());
       }
     });
@@ -211,7 +260,12 @@ describe('duplicate pre-check (e2e)', () => {
     it('400 MALFORMED_REQUEST without a usable lead field', async () => {
       for (const body of [{}, { foo: 'bar' }, { email: ' ' }, { email: 'not-an-email' }, { hashed: {} }]) {
         const res = await check(body);
-        expect([res.status, res.body.code, res.body.reason, res.body.success]).toEqual([400, 'MALFORMED_REQUEST', 'No usable lead field', false]);
+        expect([res.status, res.body.code, res.body.reason, res.body.success]).toEqual([
+          400,
+          'MALFORMED_REQUEST',
+          'No usable lead field',
+          false,
+        ]);
       }
     });
 
@@ -246,8 +300,16 @@ describe('duplicate pre-check (e2e)', () => {
     });
 
     it.each(['GET', 'PUT', 'DELETE', 'PATCH'])('405 MALFORMED_REQUEST for %s', async (method) => {
-      const res = await call(gateway.url, method, PATH, { key: keyA.key, body: method === 'GET' || method === 'DELETE' ? undefined : plain });
-      expect([res.status, res.body.code, res.body.reason, res.headers.get('allow')]).toEqual([405, 'MALFORMED_REQUEST', 'Use POST', 'POST']);
+      const res = await call(gateway.url, method, PATH, {
+        key: keyA.key,
+        body: method === 'GET' || method === 'DELETE' ? undefined : plain,
+      });
+      expect([res.status, res.body.code, res.body.reason, res.headers.get('allow')]).toEqual([
+        405,
+        'MALFORMED_REQUEST',
+        'Use POST',
+        'POST',
+      ]);
     });
 
     it('413 over 16 KB', async () => {

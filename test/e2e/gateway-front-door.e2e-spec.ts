@@ -23,7 +23,16 @@ describe('gateway front door (e2e)', () => {
   beforeAll(async () => {
     applyCatalog(catalog, env);
     // Generous budgets: these tests are about everything but the rate limit (rate-limit.e2e-spec.ts).
-    const roomy = ['--limit', 'search=6000/1000', '--limit', 'results=6000/1000', '--limit', 'leads=6000/1000', '--limit', 'dupe-check=6000/1000'];
+    const roomy = [
+      '--limit',
+      'search=6000/1000',
+      '--limit',
+      'results=6000/1000',
+      '--limit',
+      'leads=6000/1000',
+      '--limit',
+      'dupe-check=6000/1000',
+    ];
     keyA = issueKey(ids.affiliateA, env, roomy).key;
     keyB = issueKey(ids.affiliateB, env, roomy).key;
     db = new Client({ connectionString: TEST_DATABASE_URL });
@@ -40,9 +49,13 @@ describe('gateway front door (e2e)', () => {
 
   describe('search travels gateway → RabbitMQ → search-orchestrator and back', () => {
     it('answers the envelope with a svc_lead_id stored in PostgreSQL, with its lead and tracking', async () => {
-      const res = await search(keyA, searchBody(ids.campaignA, ids.affiliateA, { form_cert_url: 'https://cert.example/1', svc_is_test_lead: true }), {
-        headers: { 'X-Request-Id': 'req-e2e-search-0001' },
-      });
+      const res = await search(
+        keyA,
+        searchBody(ids.campaignA, ids.affiliateA, { form_cert_url: 'https://cert.example/1', svc_is_test_lead: true }),
+        {
+          headers: { 'X-Request-Id': 'req-e2e-search-0001' },
+        },
+      );
       expect(res.status).toBe(200);
       // The gateway's request id travels as the message's correlation id into the orchestrator's logs.
       // The orchestrator logs after it has replied and acked, so its line may reach us a moment later.
@@ -56,7 +69,12 @@ describe('gateway front door (e2e)', () => {
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(handledLines()).toContainEqual(
-        expect.objectContaining({ type: 'search.requested.v2', message_id: res.body.svc_lead_id, correlation_id: 'req-e2e-search-0001', outcome: 'ack' }),
+        expect.objectContaining({
+          type: 'search.requested.v2',
+          message_id: res.body.svc_lead_id,
+          correlation_id: 'req-e2e-search-0001',
+          outcome: 'ack',
+        }),
       );
       expect(res.body).toEqual(
         expect.objectContaining({
@@ -72,9 +90,10 @@ describe('gateway front door (e2e)', () => {
           offers: [expect.objectContaining({ offer: expect.objectContaining({ id: ids.offer }) })],
         }),
       );
-      const row = await db.query('SELECT affiliate_id, campaign_id, consumer_ip, is_test, form_cert_url, lead, tracking FROM searches WHERE id = $1', [
-        res.body.svc_lead_id,
-      ]);
+      const row = await db.query(
+        'SELECT affiliate_id, campaign_id, consumer_ip, is_test, form_cert_url, lead, tracking FROM searches WHERE id = $1',
+        [res.body.svc_lead_id],
+      );
       expect(row.rows[0]).toEqual(
         expect.objectContaining({
           affiliate_id: ids.affiliateA,
@@ -100,7 +119,9 @@ describe('gateway front door (e2e)', () => {
     it('no key: 401 AUTH_REQUIRED', async () => {
       const res = await search(undefined, searchBody(ids.campaignA, ids.affiliateA));
       expect(res.status).toBe(401);
-      expect(res.body).toEqual(expect.objectContaining({ code: 'AUTH_REQUIRED', status: 'invalid', reason: 'Missing API key', retryable: false }));
+      expect(res.body).toEqual(
+        expect.objectContaining({ code: 'AUTH_REQUIRED', status: 'invalid', reason: 'Missing API key', retryable: false }),
+      );
     });
 
     it('unknown key: 401 AUTH_INVALID, on every endpoint', async () => {
@@ -241,7 +262,11 @@ describe('gateway front door (e2e)', () => {
 
     it('wrong content type: 415 MALFORMED_REQUEST', async () => {
       for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
-        const res = await call(gateway.url, 'POST', '/api/v1/engine/search', { key: keyA, rawBody: 'a=b', headers: { 'Content-Type': type } });
+        const res = await call(gateway.url, 'POST', '/api/v1/engine/search', {
+          key: keyA,
+          rawBody: 'a=b',
+          headers: { 'Content-Type': type },
+        });
         expect([type, res.status, res.body.code]).toEqual([type, 415, 'MALFORMED_REQUEST']);
       }
     });
@@ -249,7 +274,10 @@ describe('gateway front door (e2e)', () => {
     it('oversized body: 413 (256 KB on search, 16 KB on dupe-check)', async () => {
       const big = await search(keyA, { ...searchBody(ids.campaignA, ids.affiliateA), pad: 'x'.repeat(300 * 1024) });
       expect([big.status, big.body.code]).toEqual([413, 'MALFORMED_REQUEST']);
-      const dupe = await call(gateway.url, 'POST', '/api/v1/engine/dupe-check', { key: keyA, body: { email: 'a@b.co', pad: 'x'.repeat(17 * 1024) } });
+      const dupe = await call(gateway.url, 'POST', '/api/v1/engine/dupe-check', {
+        key: keyA,
+        body: { email: 'a@b.co', pad: 'x'.repeat(17 * 1024) },
+      });
       expect([dupe.status, dupe.body.code]).toEqual([413, 'MALFORMED_REQUEST']);
       const fits = await call(gateway.url, 'POST', '/api/v1/engine/dupe-check', { key: keyA, body: { pad: 'x'.repeat(15 * 1024) } });
       expect(fits.status).toBe(400);
@@ -281,7 +309,12 @@ describe('gateway front door (e2e)', () => {
     it('direct post missing its lead names the field', async () => {
       const res = await call(gateway.url, 'POST', '/api/v1/engine/leads', {
         key: keyA,
-        body: { svc_campaign_id: ids.campaignA, svc_affiliate_id: ids.affiliateA, svc_offer_id: ids.offer, tracking: { ip_address: '73.1.1.1' } },
+        body: {
+          svc_campaign_id: ids.campaignA,
+          svc_affiliate_id: ids.affiliateA,
+          svc_offer_id: ids.offer,
+          tracking: { ip_address: '73.1.1.1' },
+        },
       });
       expect([res.status, res.body.code, res.body.field]).toEqual([400, 'REQUIRED_FIELD_MISSING', 'lead']);
     });
@@ -289,7 +322,13 @@ describe('gateway front door (e2e)', () => {
     it('direct post to a partner offer: 400 INVALID_FIELD naming svc_offer_id', async () => {
       const res = await call(gateway.url, 'POST', '/api/v1/engine/leads', {
         key: keyA,
-        body: { svc_campaign_id: ids.campaignA, svc_affiliate_id: ids.affiliateA, svc_offer_id: ids.partnerOffer, lead: {}, tracking: { ip_address: '73.1.1.1' } },
+        body: {
+          svc_campaign_id: ids.campaignA,
+          svc_affiliate_id: ids.affiliateA,
+          svc_offer_id: ids.partnerOffer,
+          lead: {},
+          tracking: { ip_address: '73.1.1.1' },
+        },
       });
       expect([res.status, res.body.code, res.body.field]).toEqual([400, 'INVALID_FIELD', 'svc_offer_id']);
     });
@@ -297,7 +336,13 @@ describe('gateway front door (e2e)', () => {
     it('direct post to an unknown offer: 404 NOT_FOUND', async () => {
       const res = await call(gateway.url, 'POST', '/api/v1/engine/leads', {
         key: keyA,
-        body: { svc_campaign_id: ids.campaignA, svc_affiliate_id: ids.affiliateA, svc_offer_id: '7c0d7a4e-0000-4000-8000-00000000abcd', lead: {}, tracking: { ip_address: '73.1.1.1' } },
+        body: {
+          svc_campaign_id: ids.campaignA,
+          svc_affiliate_id: ids.affiliateA,
+          svc_offer_id: '7c0d7a4e-0000-4000-8000-00000000abcd',
+          lead: {},
+          tracking: { ip_address: '73.1.1.1' },
+        },
       });
       expect([res.status, res.body.code]).toEqual([404, 'NOT_FOUND']);
     });
@@ -305,7 +350,13 @@ describe('gateway front door (e2e)', () => {
     it('leads on another affiliate’s campaign: 403 FORBIDDEN', async () => {
       const res = await call(gateway.url, 'POST', '/api/v1/engine/leads', {
         key: keyA,
-        body: { svc_campaign_id: ids.campaignB, svc_affiliate_id: ids.affiliateA, svc_offer_id: ids.offer, lead: {}, tracking: { ip_address: '73.1.1.1' } },
+        body: {
+          svc_campaign_id: ids.campaignB,
+          svc_affiliate_id: ids.affiliateA,
+          svc_offer_id: ids.offer,
+          lead: {},
+          tracking: { ip_address: '73.1.1.1' },
+        },
       });
       expect([res.status, res.body.code]).toEqual([403, 'FORBIDDEN']);
     });

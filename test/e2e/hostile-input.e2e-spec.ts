@@ -52,7 +52,12 @@ import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
 const SEED = process.env.HOSTILE_SEED === 'random' ? undefined : Number(process.env.HOSTILE_SEED ?? 20261122);
 const RUN_SCALE = Number(process.env.HOSTILE_RUNS ?? 1);
 function settings(numRuns: number): fc.Parameters<unknown> {
-  return { numRuns: Math.max(1, Math.round(numRuns * RUN_SCALE)), seed: SEED, path: process.env.HOSTILE_PATH, interruptAfterTimeLimit: 60_000 };
+  return {
+    numRuns: Math.max(1, Math.round(numRuns * RUN_SCALE)),
+    seed: SEED,
+    path: process.env.HOSTILE_PATH,
+    interruptAfterTimeLimit: 60_000,
+  };
 }
 
 const SEARCH = '/api/v1/engine/search';
@@ -67,9 +72,18 @@ describe('hostile input (e2e, property-based)', () => {
   const env = testEnv(uniqueSuffix());
   const id = () => randomUUID();
   const ids = {
-    affH: id(), affO: id(), school: id(), partner: id(),
-    offerX: id(), offerY: id(), partnerOffer: id(),
-    cH: id(), cH2: id(), cHPaused: id(), cO: id(), cPartner: id(),
+    affH: id(),
+    affO: id(),
+    school: id(),
+    partner: id(),
+    offerX: id(),
+    offerY: id(),
+    partnerOffer: id(),
+    cH: id(),
+    cH2: id(),
+    cHPaused: id(),
+    cO: id(),
+    cPartner: id(),
   };
   let gateway: RunningApp;
   let keyH: string;
@@ -82,14 +96,35 @@ describe('hostile input (e2e, property-based)', () => {
 
   /** Offer X's questions (the answers property below reads the contract's question rules against them). */
   const QUESTIONS = [
-    { name: 'hs_grad_year', label: 'HS grad year', type: 'select', required: true, options: [{ value: '2012', label: '2012' }, { value: '2013', label: '2013' }] },
+    {
+      name: 'hs_grad_year',
+      label: 'HS grad year',
+      type: 'select',
+      required: true,
+      options: [
+        { value: '2012', label: '2012' },
+        { value: '2013', label: '2013' },
+      ],
+    },
     { name: 'credits', label: 'Credits earned', type: 'number', required: false },
     { name: 'goal', label: 'Your goal', type: 'text', required: false },
   ];
   const own = (offerId: string, name: string, price: number) => ({
-    id: offerId, name, school_id: ids.school, source: 'own', offer_type: 'shared', status: 'active', priority: 5, price,
-    tcpa_text: `I agree that ${name} may contact me.`, result_ttl_seconds: 900,
-    programs: [{ value: 'gen', label: 'General Studies' }, { value: 'msn', label: 'MS in Nursing' }], form_fields: QUESTIONS,
+    id: offerId,
+    name,
+    school_id: ids.school,
+    source: 'own',
+    offer_type: 'shared',
+    status: 'active',
+    priority: 5,
+    price,
+    tcpa_text: `I agree that ${name} may contact me.`,
+    result_ttl_seconds: 900,
+    programs: [
+      { value: 'gen', label: 'General Studies' },
+      { value: 'msn', label: 'MS in Nursing' },
+    ],
+    form_fields: QUESTIONS,
     // Never called: every lead this file lets through is a test lead, held and not delivered.
     delivery: { adapter: 'sandbox', url: 'http://127.0.0.1:9/schools/hostile/leads?outcome=accept' },
   });
@@ -102,25 +137,62 @@ describe('hostile input (e2e, property-based)', () => {
           { id: ids.affO, name: 'Hostile O', status: 'active', dupe_check: true },
         ],
         schools: [{ id: ids.school, name: 'Hostile School', logo_url: null }],
-        partners: [{ id: ids.partner, name: 'Hostile partner', adapter: 'sandbox', base_url: 'http://127.0.0.1:9/partners/hostile?match=all', timeout_ms: 1000 }],
+        partners: [
+          {
+            id: ids.partner,
+            name: 'Hostile partner',
+            adapter: 'sandbox',
+            base_url: 'http://127.0.0.1:9/partners/hostile?match=all',
+            timeout_ms: 1000,
+          },
+        ],
         offers: [
           own(ids.offerX, 'Offer X', DISTINCT_PRICES[0]),
           own(ids.offerY, 'Offer Y', DISTINCT_PRICES[1]),
-          { id: ids.partnerOffer, name: 'Partner offer', school_id: ids.school, source: 'partner', partner_id: ids.partner,
-            external_id: `ext-${ids.partnerOffer.slice(0, 8)}`, offer_type: 'shared', status: 'active', result_ttl_seconds: 600 },
+          {
+            id: ids.partnerOffer,
+            name: 'Partner offer',
+            school_id: ids.school,
+            source: 'partner',
+            partner_id: ids.partner,
+            external_id: `ext-${ids.partnerOffer.slice(0, 8)}`,
+            offer_type: 'shared',
+            status: 'active',
+            result_ttl_seconds: 600,
+          },
         ],
         // Own offers only on the searched campaigns: a search is complete when answered, nothing arrives later.
         campaigns: [
           { id: ids.cH, affiliate_id: ids.affH, name: 'H', status: 'active', offers: [{ offer_id: ids.offerX, payout: 20 }] },
           { id: ids.cH2, affiliate_id: ids.affH, name: 'H two', status: 'active', offers: [{ offer_id: ids.offerX, payout: 5 }] },
           { id: ids.cHPaused, affiliate_id: ids.affH, name: 'H paused', status: 'paused', offers: [{ offer_id: ids.offerX }] },
-          { id: ids.cO, affiliate_id: ids.affO, name: 'O', status: 'active', offers: [{ offer_id: ids.offerX, payout: 7 }, { offer_id: ids.offerY, payout: 7 }] },
+          {
+            id: ids.cO,
+            affiliate_id: ids.affO,
+            name: 'O',
+            status: 'active',
+            offers: [
+              { offer_id: ids.offerX, payout: 7 },
+              { offer_id: ids.offerY, payout: 7 },
+            ],
+          },
           { id: ids.cPartner, affiliate_id: ids.affO, name: 'O partner', status: 'active', offers: [{ offer_id: ids.partnerOffer }] },
         ],
       },
       env,
     );
-    const roomy = ['--limit', 'search=100000/100000', '--limit', 'results=100000/100000', '--limit', 'leads=100000/100000', '--limit', 'dupe-check=100000/100000', '--limit', 'opt-outs=100000/100000'];
+    const roomy = [
+      '--limit',
+      'search=100000/100000',
+      '--limit',
+      'results=100000/100000',
+      '--limit',
+      'leads=100000/100000',
+      '--limit',
+      'dupe-check=100000/100000',
+      '--limit',
+      'opt-outs=100000/100000',
+    ];
     keyH = issueKey(ids.affH, env, roomy).key;
     keyO = issueKey(ids.affO, env, roomy).key;
     await Promise.all([startApp('checks', env), startApp('search-orchestrator', env), startApp('delivery', env)]);
@@ -151,7 +223,13 @@ describe('hostile input (e2e, property-based)', () => {
   });
 
   afterAll(async () => {
-    if (process.env.HOSTILE_STATS) console.log([...seen].sort().map(([k, n]) => `${String(n).padStart(5)}  ${k}`).join('\n')); // eslint-disable-line no-console
+    if (process.env.HOSTILE_STATS)
+      console.log(
+        [...seen]
+          .sort()
+          .map(([k, n]) => `${String(n).padStart(5)}  ${k}`)
+          .join('\n'),
+      ); // eslint-disable-line no-console
     await state?.close();
     await db?.end();
     await stopAppsAndTopology(env);
@@ -159,14 +237,28 @@ describe('hostile input (e2e, property-based)', () => {
 
   const search = () => searchBody(ids.cH, ids.affH) as Body;
   const resultSubmit = (): Body => ({
-    svc_campaign_id: ids.cH, svc_affiliate_id: ids.affH, svc_result_id: made.resultH, search_lead_id: made.searchH,
-    tcpa_consent: true, consent_button_label: 'Request info', svc_is_test_lead: true, program_id: 'gen', hs_grad_year: '2013',
+    svc_campaign_id: ids.cH,
+    svc_affiliate_id: ids.affH,
+    svc_result_id: made.resultH,
+    search_lead_id: made.searchH,
+    tcpa_consent: true,
+    consent_button_label: 'Request info',
+    svc_is_test_lead: true,
+    program_id: 'gen',
+    hs_grad_year: '2013',
   });
   const directPost = (): Body => {
     const { lead, tracking } = search();
     return {
-      svc_campaign_id: ids.cH, svc_affiliate_id: ids.affH, svc_offer_id: ids.offerX, lead, tracking, tcpa_consent: true, svc_is_test_lead: true,
-      program_id: 'gen', hs_grad_year: '2013',
+      svc_campaign_id: ids.cH,
+      svc_affiliate_id: ids.affH,
+      svc_offer_id: ids.offerX,
+      lead,
+      tracking,
+      tcpa_consent: true,
+      svc_is_test_lead: true,
+      program_id: 'gen',
+      hs_grad_year: '2013',
     };
   };
   const dupeCheck = (): Body => ({ email: 'ada@example.com' });
@@ -175,7 +267,9 @@ describe('hostile input (e2e, property-based)', () => {
   async function expectNothingStored(context: string): Promise<void> {
     const now = await state.snapshot();
     if (JSON.stringify(now) !== JSON.stringify(baseline)) {
-      throw new Error(`a refused request left something behind (${context}): before ${JSON.stringify(baseline)}, after ${JSON.stringify(now)}`);
+      throw new Error(
+        `a refused request left something behind (${context}): before ${JSON.stringify(baseline)}, after ${JSON.stringify(now)}`,
+      );
     }
   }
 
@@ -192,13 +286,19 @@ describe('hostile input (e2e, property-based)', () => {
     expectErrorEnvelope(res, method);
     if (method === 'HEAD') {
       // No body to read: the status alone.
-      if (!refusals.some((r) => r.status === res.status)) throw new Error(`${context}: HEAD answered ${res.status}, expected one of ${JSON.stringify(refusals)}`);
+      if (!refusals.some((r) => r.status === res.status))
+        throw new Error(`${context}: HEAD answered ${res.status}, expected one of ${JSON.stringify(refusals)}`);
       return;
     }
     const body = res.body as { code: string; field?: string };
     const got = { status: res.status, code: body.code, field: body.field };
-    const ok = refusals.some((r) => r.status === got.status && r.code === got.code && (r.fields === undefined || r.fields.includes(got.field as string)));
-    if (!ok) throw new Error(`${context}: answered ${JSON.stringify(got)}, expected one of ${JSON.stringify(refusals)}\n${res.text.slice(0, 400)}`);
+    const ok = refusals.some(
+      (r) => r.status === got.status && r.code === got.code && (r.fields === undefined || r.fields.includes(got.field as string)),
+    );
+    if (!ok)
+      throw new Error(
+        `${context}: answered ${JSON.stringify(got)}, expected one of ${JSON.stringify(refusals)}\n${res.text.slice(0, 400)}`,
+      );
   }
 
   const describeBreaks = (breaks: Break[]) => breaks.map((b) => b.name).join(' + ');
@@ -215,7 +315,9 @@ describe('hostile input (e2e, property-based)', () => {
         ["another affiliate's", fc.constant(ids.cO), { status: 400, code: 'NOT_FOUND', fields: ['svc_campaign_id'] }],
         ['paused', fc.constant(ids.cHPaused), { status: 400, code: 'NOT_FOUND', fields: ['svc_campaign_id'] }],
       ]),
-      uuidFieldBreak('svc_affiliate_id', [["not the key's", fc.oneof(fc.uuid(), fc.constant(ids.affO)), { status: 403, code: 'FORBIDDEN' }]]),
+      uuidFieldBreak('svc_affiliate_id', [
+        ["not the key's", fc.oneof(fc.uuid(), fc.constant(ids.affO)), { status: 403, code: 'FORBIDDEN' }],
+      ]),
       missingBreak('lead'),
       leadBreak(),
       trackingBreak(),
@@ -231,7 +333,11 @@ describe('hostile input (e2e, property-based)', () => {
         Object.assign(body.lead, leadExtra);
         for (const b of bs) b.apply(body);
         const res = await sendJson(SEARCH, body);
-        expectRefusal(answerOf(res), bs.flatMap((b) => b.refusals), describeBreaks(bs));
+        expectRefusal(
+          answerOf(res),
+          bs.flatMap((b) => b.refusals),
+          describeBreaks(bs),
+        );
         await expectNothingStored(describeBreaks(bs));
       }),
       settings(250),
@@ -260,18 +366,31 @@ describe('hostile input (e2e, property-based)', () => {
       ...common(true),
       fc.oneof(
         missingBreak('svc_result_id', { status: 400, code: 'REQUIRED_FIELD_MISSING', fields: ['svc_result_id or svc_offer_id'] }),
-        notString.map((v) => breakOf('svc_result_id of the wrong type', 'svc_result_id', (b) => (b.svc_result_id = v), invalid('svc_result_id'))),
-        fc.integer({ min: 101, max: 400 }).map((n) => breakOf('svc_result_id over 100 characters', 'svc_result_id', (b) => (b.svc_result_id = 'r'.repeat(n)), invalid('svc_result_id'))),
-        unstorableText.map((v) => breakOf('svc_result_id unstorable', 'svc_result_id', (b) => (b.svc_result_id = v), invalid('svc_result_id'))),
-        fc.oneof(fc.uuid(), text(100), fc.constant(made.resultO), fc.constant(made.searchH)).map((v) =>
-          breakOf('svc_result_id unknown to the key', 'svc_result_id', (b) => (b.svc_result_id = v), [notFound()]),
+        notString.map((v) =>
+          breakOf('svc_result_id of the wrong type', 'svc_result_id', (b) => (b.svc_result_id = v), invalid('svc_result_id')),
         ),
+        fc
+          .integer({ min: 101, max: 400 })
+          .map((n) =>
+            breakOf(
+              'svc_result_id over 100 characters',
+              'svc_result_id',
+              (b) => (b.svc_result_id = 'r'.repeat(n)),
+              invalid('svc_result_id'),
+            ),
+          ),
+        unstorableText.map((v) =>
+          breakOf('svc_result_id unstorable', 'svc_result_id', (b) => (b.svc_result_id = v), invalid('svc_result_id')),
+        ),
+        fc
+          .oneof(fc.uuid(), text(100), fc.constant(made.resultO), fc.constant(made.searchH))
+          .map((v) => breakOf('svc_result_id unknown to the key', 'svc_result_id', (b) => (b.svc_result_id = v), [notFound()])),
       ),
-      uuidFieldBreak(
-        'search_lead_id',
-        [["not the result's search", fc.oneof(fc.uuid(), fc.constant(made.searchO)), notFound()]],
-        { status: 409, code: 'MALFORMED_REQUEST', fields: ['search_lead_id'] },
-      ),
+      uuidFieldBreak('search_lead_id', [["not the result's search", fc.oneof(fc.uuid(), fc.constant(made.searchO)), notFound()]], {
+        status: 409,
+        code: 'MALFORMED_REQUEST',
+        fields: ['search_lead_id'],
+      }),
       leadBreak(),
     ]);
     const directBreaks = someBreaks([
@@ -289,22 +408,27 @@ describe('hostile input (e2e, property-based)', () => {
       leadBreak(),
       trackingBreak(),
       fc.oneof(
-        fc.oneof(notString, notUuid, unstorableText).map((v) => breakOf('svc_lead_id not a UUID', 'svc_lead_id', (b) => (b.svc_lead_id = v), invalid('svc_lead_id'))),
-        fc.oneof(fc.uuid(), fc.constant(made.submitLeadH), fc.constant(made.searchH)).map((v) =>
-          breakOf('svc_lead_id not a direct post of the key', 'svc_lead_id', (b) => (b.svc_lead_id = v), [notFound('svc_lead_id')]),
-        ),
+        fc
+          .oneof(notString, notUuid, unstorableText)
+          .map((v) => breakOf('svc_lead_id not a UUID', 'svc_lead_id', (b) => (b.svc_lead_id = v), invalid('svc_lead_id'))),
+        fc
+          .oneof(fc.uuid(), fc.constant(made.submitLeadH), fc.constant(made.searchH))
+          .map((v) =>
+            breakOf('svc_lead_id not a direct post of the key', 'svc_lead_id', (b) => (b.svc_lead_id = v), [notFound('svc_lead_id')]),
+          ),
       ),
     ]);
-    const mode = fc.oneof(
-      fc.tuple(fc.constant('result submit'), resultBreaks),
-      fc.tuple(fc.constant('direct post'), directBreaks),
-    );
+    const mode = fc.oneof(fc.tuple(fc.constant('result submit'), resultBreaks), fc.tuple(fc.constant('direct post'), directBreaks));
     await fc.assert(
       fc.asyncProperty(mode, extras(), async ([which, bs], answers) => {
         const body = { ...(which === 'result submit' ? resultSubmit() : directPost()), ...answers };
         for (const b of bs) b.apply(body);
         const res = await sendJson(LEADS, body);
-        expectRefusal(answerOf(res), bs.flatMap((b) => b.refusals), `${which}: ${describeBreaks(bs)}`);
+        expectRefusal(
+          answerOf(res),
+          bs.flatMap((b) => b.refusals),
+          `${which}: ${describeBreaks(bs)}`,
+        );
         await expectNothingStored(`${which}: ${describeBreaks(bs)}`);
       }),
       settings(300),
@@ -318,7 +442,10 @@ describe('hostile input (e2e, property-based)', () => {
       fc.oneof(
         { arbitrary: fc.constant<Field>(undefined), weight: 8 },
         { arbitrary: usable.map((value): Field => ({ value, usable: whenValid, unstorable: false })), weight: 4 },
-        { arbitrary: fc.oneof(notString, fc.constantFrom('', '   ')).map((value): Field => ({ value, usable: 'no', unstorable: false })), weight: 2 },
+        {
+          arbitrary: fc.oneof(notString, fc.constantFrom('', '   ')).map((value): Field => ({ value, usable: 'no', unstorable: false })),
+          weight: 2,
+        },
         { arbitrary: unstorableText.map((value): Field => ({ value, usable: 'no', unstorable: true })), weight: 1 },
       );
     const hex = fc.stringMatching(/^[0-9a-f]{64}$/);
@@ -329,22 +456,36 @@ describe('hostile input (e2e, property-based)', () => {
         first_name: field(text(40, 1).filter((t) => t.trim() !== '')),
         address: field(text(60, 1).filter((t) => t.trim() !== '')),
         // Usable or not depending on what they normalize to (a last name of emoji makes no key): either answer is right.
-        last_name: field(text(30, 1).filter((t) => t.trim() !== ''), 'maybe'),
+        last_name: field(
+          text(30, 1).filter((t) => t.trim() !== ''),
+          'maybe',
+        ),
         zip: field(fc.stringMatching(/^\d{5}(-\d{4})?$/), 'maybe'),
       }),
       hashed: fc.oneof(
         { arbitrary: fc.constant<{ value: Json; valid: boolean } | undefined>(undefined), weight: 3 },
-        fc.dictionary(fc.constantFrom('email', 'phone', 'zip', 'ip'), hex, { minKeys: 1, maxKeys: 3 }).map((value) => ({ value, valid: true })),
+        fc
+          .dictionary(fc.constantFrom('email', 'phone', 'zip', 'ip'), hex, { minKeys: 1, maxKeys: 3 })
+          .map((value) => ({ value, valid: true })),
         fc.dictionary(extraKey, safeJson, { maxKeys: 2 }).map((value) => ({ value, valid: true })),
         fc
-          .tuple(fc.constantFrom('email', 'phone', 'last_name', 'dob'), fc.oneof(notString, text(63), hex.map((h) => `${h}0`)))
+          .tuple(
+            fc.constantFrom('email', 'phone', 'last_name', 'dob'),
+            fc.oneof(
+              notString,
+              text(63),
+              hex.map((h) => `${h}0`),
+            ),
+          )
           .map(([k, v]) => ({ value: { [k]: v } as Json, valid: false })),
         fc.oneof(notObject, fc.constant(null)).map((value) => ({ value, valid: false })),
       ),
       offerId: fc.oneof(
         { arbitrary: fc.constant<{ value: Json; kind: 'mine' | 'foreign' | 'invalid' } | undefined>(undefined), weight: 3 },
         fc.constant({ value: ids.offerX as Json, kind: 'mine' as const }),
-        fc.oneof(fc.uuid(), fc.constant(ids.offerY), fc.constant(ids.partnerOffer)).map((value) => ({ value: value as Json, kind: 'foreign' as const })),
+        fc
+          .oneof(fc.uuid(), fc.constant(ids.offerY), fc.constant(ids.partnerOffer))
+          .map((value) => ({ value: value as Json, kind: 'foreign' as const })),
         fc.oneof(notUuid, notString, fc.constant(null)).map((value) => ({ value: value as Json, kind: 'invalid' as const })),
       ),
       extra: extras(2),
@@ -359,16 +500,26 @@ describe('hostile input (e2e, property-based)', () => {
         const res = await sendJson(DUPE, body);
         const context = JSON.stringify(body).slice(0, 300);
         // The gateway's order: unstorable text, offer_id, hashed, a usable field, then the offer's owner.
-        const hashedKeys = m.hashed?.valid ? Object.keys(m.hashed.value as object).filter((k) => ['email', 'phone', 'zip', 'ip'].includes(k)) : [];
+        const hashedKeys = m.hashed?.valid
+          ? Object.keys(m.hashed.value as object).filter((k) => ['email', 'phone', 'zip', 'ip'].includes(k))
+          : [];
         const usable = given.some(([, f]) => f.usable === 'yes') || hashedKeys.length > 0;
         const maybe = given.some(([, f]) => f.usable === 'maybe');
         const unusableAnswer: Refusal = { status: 400, code: 'MALFORMED_REQUEST' };
         if (given.some(([, f]) => f.unstorable)) {
-          expectRefusal(answerOf(res), [{ status: 400, code: 'INVALID_FIELD', fields: given.filter(([, f]) => f.unstorable).map(([k]) => k) }], context);
+          expectRefusal(
+            answerOf(res),
+            [{ status: 400, code: 'INVALID_FIELD', fields: given.filter(([, f]) => f.unstorable).map(([k]) => k) }],
+            context,
+          );
         } else if (m.offerId?.kind === 'invalid') {
           expectRefusal(answerOf(res), [{ status: 400, code: 'INVALID_FIELD', fields: ['offer_id'] }], context);
         } else if (m.hashed && !m.hashed.valid) {
-          expectRefusal(answerOf(res), [{ status: 400, code: 'INVALID_FIELD', fields: ['hashed', 'hashed.email', 'hashed.phone', 'hashed.last_name', 'hashed.dob'] }], context);
+          expectRefusal(
+            answerOf(res),
+            [{ status: 400, code: 'INVALID_FIELD', fields: ['hashed', 'hashed.email', 'hashed.phone', 'hashed.last_name', 'hashed.dob'] }],
+            context,
+          );
         } else if (!usable && (!maybe || (res.status === 400 && res.body?.code === 'MALFORMED_REQUEST'))) {
           expectRefusal(answerOf(res), [unusableAnswer], context);
         } else if (m.offerId?.kind === 'foreign') {
@@ -390,7 +541,11 @@ describe('hostile input (e2e, property-based)', () => {
   /** After an opt-out answered 200: exactly one request stored, each new suppression audited, nothing else written or queued. */
   async function expectOneOptOutStored(context: string): Promise<void> {
     const now = await state.snapshot();
-    const grew = Object.fromEntries(Object.keys(now).map((k) => [k, now[k] - baseline[k]]).filter(([, d]) => d !== 0));
+    const grew = Object.fromEntries(
+      Object.keys(now)
+        .map((k) => [k, now[k] - baseline[k]])
+        .filter(([, d]) => d !== 0),
+    );
     const { opt_outs, suppressions = 0, suppression_audit = 0, ...others } = grew;
     expect([context, opt_outs, others, suppression_audit]).toEqual([context, 1, {}, suppressions]);
     expect(suppressions).toBeLessThanOrEqual(2);
@@ -403,7 +558,12 @@ describe('hostile input (e2e, property-based)', () => {
       fc.oneof(
         { arbitrary: fc.constant<Field>(undefined), weight: 6 },
         { arbitrary: usable.map((value): Field => ({ value, usable: 'yes', unstorable: false })), weight: 3 },
-        { arbitrary: fc.oneof(notString, fc.constantFrom('', '   ', 'no-at-sign', '555-01')).map((value): Field => ({ value, usable: 'no', unstorable: false })), weight: 3 },
+        {
+          arbitrary: fc
+            .oneof(notString, fc.constantFrom('', '   ', 'no-at-sign', '555-01'))
+            .map((value): Field => ({ value, usable: 'no', unstorable: false })),
+          weight: 3,
+        },
         // Refused at the front door like on every endpoint, naming the field (never stored raw here anyway).
         { arbitrary: unstorableText.map((value): Field => ({ value, usable: 'no', unstorable: true })), weight: 1 },
       );
@@ -415,9 +575,20 @@ describe('hostile input (e2e, property-based)', () => {
       phone: field(fc.integer({ min: 2_000_000, max: 9_999_999 }).map((n) => `(417) ${String(n).slice(0, 3)}-${String(n).slice(3)}`)),
       hashed: fc.oneof(
         { arbitrary: fc.constant<{ value: Json; valid: boolean; keys: number } | undefined>(undefined), weight: 3 },
-        fc.dictionary(fc.constantFrom('email', 'phone'), hex, { minKeys: 1, maxKeys: 2 }).map((value) => ({ value, valid: true, keys: Object.keys(value).length })),
+        fc
+          .dictionary(fc.constantFrom('email', 'phone'), hex, { minKeys: 1, maxKeys: 2 })
+          .map((value) => ({ value, valid: true, keys: Object.keys(value).length })),
         fc.dictionary(extraKey, safeJson, { maxKeys: 2 }).map((value) => ({ value, valid: true, keys: 0 })),
-        fc.tuple(fc.constantFrom('email', 'phone'), fc.oneof(notString, text(63), hex.map((h) => `${h}0`))).map(([k, v]) => ({ value: { [k]: v } as Json, valid: false, keys: 0 })),
+        fc
+          .tuple(
+            fc.constantFrom('email', 'phone'),
+            fc.oneof(
+              notString,
+              text(63),
+              hex.map((h) => `${h}0`),
+            ),
+          )
+          .map(([k, v]) => ({ value: { [k]: v } as Json, valid: false, keys: 0 })),
         fc.oneof(notObject, fc.constant(null)).map((value) => ({ value, valid: false, keys: 0 })),
       ),
       extra: extras(2),
@@ -433,12 +604,24 @@ describe('hostile input (e2e, property-based)', () => {
         const given = (['email', 'phone'] as const).flatMap((k) => (m[k] ? [[k, m[k]!] as const] : []));
         const usable = given.some(([, f]) => f.usable === 'yes') || (m.hashed?.valid === true && m.hashed.keys > 0);
         if (given.some(([, f]) => f.unstorable)) {
-          expectRefusal(answerOf(res), [{ status: 400, code: 'INVALID_FIELD', fields: given.filter(([, f]) => f.unstorable).map(([k]) => k) }], context);
+          expectRefusal(
+            answerOf(res),
+            [{ status: 400, code: 'INVALID_FIELD', fields: given.filter(([, f]) => f.unstorable).map(([k]) => k) }],
+            context,
+          );
         } else if (m.hashed && !m.hashed.valid) {
-          expectRefusal(answerOf(res), [{ status: 400, code: 'INVALID_FIELD', fields: ['hashed', 'hashed.email', 'hashed.phone'] }], context);
+          expectRefusal(
+            answerOf(res),
+            [{ status: 400, code: 'INVALID_FIELD', fields: ['hashed', 'hashed.email', 'hashed.phone'] }],
+            context,
+          );
         } else if (usable) {
           count(answerOf(res));
-          expect([context, res.status, res.body]).toEqual([context, 200, { code: 'OK', status: 'accepted', reason: 'OK', success: true, retryable: false, opt_out_id: expect.any(String) }]);
+          expect([context, res.status, res.body]).toEqual([
+            context,
+            200,
+            { code: 'OK', status: 'accepted', reason: 'OK', success: true, retryable: false, opt_out_id: expect.any(String) },
+          ]);
           return expectOneOptOutStored(context);
         } else {
           expectRefusal(answerOf(res), [{ status: 400, code: 'MALFORMED_REQUEST' }], context);
@@ -481,17 +664,31 @@ describe('hostile input (e2e, property-based)', () => {
         const context = `${path} ${json.slice(0, 300)}`;
         if (path === OPT_OUT && res.status === 200) {
           count(answerOf(res));
-          expect([context, res.body]).toEqual([context, { code: 'OK', status: 'accepted', reason: 'OK', success: true, retryable: false, opt_out_id: expect.any(String) }]);
+          expect([context, res.body]).toEqual([
+            context,
+            { code: 'OK', status: 'accepted', reason: 'OK', success: true, retryable: false, opt_out_id: expect.any(String) },
+          ]);
           return expectOneOptOutStored(context);
         }
         if (path === DUPE && res.status === 200) {
           count(answerOf(res));
-          expect([context, res.body]).toEqual([context, { code: 'OK', status: 'accepted', reason: 'OK', success: true, duplicate_likely: expect.any(Boolean), retryable: false }]);
+          expect([context, res.body]).toEqual([
+            context,
+            { code: 'OK', status: 'accepted', reason: 'OK', success: true, duplicate_likely: expect.any(Boolean), retryable: false },
+          ]);
         } else {
-          expectRefusal(answerOf(res), [
-            { status: 400, code: 'MALFORMED_REQUEST' }, { status: 400, code: 'INVALID_FIELD' }, { status: 400, code: 'REQUIRED_FIELD_MISSING' },
-            { status: 403, code: 'FORBIDDEN' }, { status: 409, code: 'MALFORMED_REQUEST' }, { status: 413, code: 'MALFORMED_REQUEST' },
-          ], context);
+          expectRefusal(
+            answerOf(res),
+            [
+              { status: 400, code: 'MALFORMED_REQUEST' },
+              { status: 400, code: 'INVALID_FIELD' },
+              { status: 400, code: 'REQUIRED_FIELD_MISSING' },
+              { status: 403, code: 'FORBIDDEN' },
+              { status: 409, code: 'MALFORMED_REQUEST' },
+              { status: 413, code: 'MALFORMED_REQUEST' },
+            ],
+            context,
+          );
         }
         await expectNothingStored(context);
       }),
@@ -502,8 +699,18 @@ describe('hostile input (e2e, property-based)', () => {
   it('sizes around the body limits (256 KB, 16 KB on dupe-check), in multi-byte text, and depth around the 32-level limit: 413 above, the body read below', async () => {
     const cases = fc.record({
       endpoint: fc.constantFrom<{ path: string; limit: number; body: () => Body; refusal: Refusal }>(
-        { path: SEARCH, limit: BODY_LIMIT, body: () => ({ ...search(), svc_campaign_id: undefined }), refusal: { status: 400, code: 'REQUIRED_FIELD_MISSING', fields: ['svc_campaign_id'] } },
-        { path: LEADS, limit: BODY_LIMIT, body: () => ({ ...directPost(), svc_affiliate_id: undefined }), refusal: { status: 400, code: 'REQUIRED_FIELD_MISSING', fields: ['svc_affiliate_id'] } },
+        {
+          path: SEARCH,
+          limit: BODY_LIMIT,
+          body: () => ({ ...search(), svc_campaign_id: undefined }),
+          refusal: { status: 400, code: 'REQUIRED_FIELD_MISSING', fields: ['svc_campaign_id'] },
+        },
+        {
+          path: LEADS,
+          limit: BODY_LIMIT,
+          body: () => ({ ...directPost(), svc_affiliate_id: undefined }),
+          refusal: { status: 400, code: 'REQUIRED_FIELD_MISSING', fields: ['svc_affiliate_id'] },
+        },
         { path: DUPE, limit: DUPE_LIMIT, body: () => ({ email: '' }), refusal: { status: 400, code: 'MALFORMED_REQUEST' } },
         { path: OPT_OUT, limit: OPT_OUT_LIMIT, body: () => ({ email: '' }), refusal: { status: 400, code: 'MALFORMED_REQUEST' } },
       ),
@@ -538,11 +745,31 @@ describe('hostile input (e2e, property-based)', () => {
   // ---------------------------------------------------------------- paths, methods, headers
 
   it('path ids: anything in results/{svc_lead_id} and leads/{id} (Unicode, bad percent-encoding, very long, traversal, ids of other things) is 404, or 400 for a URL that cannot be decoded', async () => {
-    const percentBytes = fc.uint8Array({ minLength: 1, maxLength: 24 }).map((a) => Array.from(a, (b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join(''));
+    const percentBytes = fc
+      .uint8Array({ minLength: 1, maxLength: 24 })
+      .map((a) => Array.from(a, (b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join(''));
     const segment = fc.oneof(
       text(120, 1).map((s) => encodeURIComponent(s)),
       percentBytes,
-      fc.constantFrom('%', '%z', '%zz', '%E0%A4%A', '%C0%AF', '%00', '..', '%2e%2e', '..%2F..%2Fsearch', '.', '%2F', '%3F', '%23', 'null', 'undefined', '__proto__', 'constructor'),
+      fc.constantFrom(
+        '%',
+        '%z',
+        '%zz',
+        '%E0%A4%A',
+        '%C0%AF',
+        '%00',
+        '..',
+        '%2e%2e',
+        '..%2F..%2Fsearch',
+        '.',
+        '%2F',
+        '%3F',
+        '%23',
+        'null',
+        'undefined',
+        '__proto__',
+        'constructor',
+      ),
       fc.stringMatching(/^[A-Za-z0-9._~!$&'()*+,;=:@-]{1,60}$/),
       fc.integer({ min: 90, max: 9000 }).map((n) => 'a'.repeat(n)),
       fc.uuid().map((u) => u.toUpperCase()),
@@ -551,16 +778,36 @@ describe('hostile input (e2e, property-based)', () => {
     const otherIds = (kind: 'results' | 'leads') =>
       fc.constantFrom(
         ...(kind === 'results' ? [made.searchO, made.submitLeadH, made.directLeadH] : [made.searchH, made.searchO]),
-        made.resultH, made.resultO, ids.cH, ids.offerX, ids.affH, randomUUID(),
+        made.resultH,
+        made.resultO,
+        ids.cH,
+        ids.offerX,
+        ids.affH,
+        randomUUID(),
       );
-    const arb = fc.constantFrom<'results' | 'leads'>('results', 'leads').chain((kind) =>
-      fc.record({ kind: fc.constant(kind), id: fc.oneof(segment, otherIds(kind)), method: fc.constantFrom('GET', 'HEAD'), query: fc.constantFrom('', '?x=%zz&__proto__[a]=1', '?svc_lead_id=1') }),
-    );
+    const arb = fc
+      .constantFrom<'results' | 'leads'>('results', 'leads')
+      .chain((kind) =>
+        fc.record({
+          kind: fc.constant(kind),
+          id: fc.oneof(segment, otherIds(kind)),
+          method: fc.constantFrom('GET', 'HEAD'),
+          query: fc.constantFrom('', '?x=%zz&__proto__[a]=1', '?svc_lead_id=1'),
+        }),
+      );
     await fc.assert(
       fc.asyncProperty(arb, async ({ kind, id: segmentText, method, query }) => {
         const path = `/api/v1/engine/${kind}/${segmentText}${query}`;
         const res = await call(gateway.url, method, path, { key: keyH });
-        expectRefusal(answerOf(res), [{ status: 404, code: 'NOT_FOUND' }, { status: 400, code: 'MALFORMED_REQUEST' }], `${method} ${path.slice(0, 200)}`, method);
+        expectRefusal(
+          answerOf(res),
+          [
+            { status: 404, code: 'NOT_FOUND' },
+            { status: 400, code: 'MALFORMED_REQUEST' },
+          ],
+          `${method} ${path.slice(0, 200)}`,
+          method,
+        );
         await expectNothingStored(path.slice(0, 200));
       }),
       settings(200),
@@ -569,9 +816,31 @@ describe('hostile input (e2e, property-based)', () => {
 
   it('wrong methods on every route: 405 MALFORMED_REQUEST with Allow, with or without a key or a body; unknown methods 400', async () => {
     const routes: Array<[string, string]> = [
-      [SEARCH, 'POST'], [LEADS, 'POST'], [DUPE, 'POST'], [OPT_OUT, 'POST'], [`/api/v1/engine/results/${randomUUID()}`, 'GET'], [`/api/v1/engine/leads/${randomUUID()}`, 'GET'],
+      [SEARCH, 'POST'],
+      [LEADS, 'POST'],
+      [DUPE, 'POST'],
+      [OPT_OUT, 'POST'],
+      [`/api/v1/engine/results/${randomUUID()}`, 'GET'],
+      [`/api/v1/engine/leads/${randomUUID()}`, 'GET'],
     ];
-    const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PROPFIND', 'SEARCH', 'LOCK', 'PURGE', 'REPORT', 'TRACE', 'CONNECT', 'FOO', 'get'];
+    const methods = [
+      'GET',
+      'HEAD',
+      'POST',
+      'PUT',
+      'PATCH',
+      'DELETE',
+      'OPTIONS',
+      'PROPFIND',
+      'SEARCH',
+      'LOCK',
+      'PURGE',
+      'REPORT',
+      'TRACE',
+      'CONNECT',
+      'FOO',
+      'get',
+    ];
     const arb = fc.record({
       route: fc.constantFrom(...routes),
       method: fc.constantFrom(...methods),
@@ -603,9 +872,26 @@ describe('hostile input (e2e, property-based)', () => {
   it('Content-Type: anything but application/json (UTF-8) is 415; a JSON body is read only under it', async () => {
     const contentType = fc.oneof(
       fc.constantFrom(
-        'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/vnd.api+json', 'application/jsonx',
-        'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/json;charset="iso-8859-1"', 'APPLICATION/JSON', 'application/json; charset=UTF-8',
-        'application/json;charset=utf8', 'application/json; foo=bar', ' application/json ', 'application/*', '*/*', 'json', ';', '', 'application/json, text/plain',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/xml',
+        'application/vnd.api+json',
+        'application/jsonx',
+        'application/json; charset=latin1',
+        'application/json; charset=utf-16',
+        'application/json;charset="iso-8859-1"',
+        'APPLICATION/JSON',
+        'application/json; charset=UTF-8',
+        'application/json;charset=utf8',
+        'application/json; foo=bar',
+        ' application/json ',
+        'application/*',
+        '*/*',
+        'json',
+        ';',
+        '',
+        'application/json, text/plain',
       ),
       fc.string({ unit: 'grapheme-ascii', maxLength: 60 }),
     );
@@ -619,7 +905,11 @@ describe('hostile input (e2e, property-based)', () => {
         const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type)?.[1]?.toLowerCase();
         const mustBe415 = media !== 'application/json' || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8');
         const read: Refusal = byKey ? { status: 400, code: 'MALFORMED_REQUEST' } : { status: 400, code: 'REQUIRED_FIELD_MISSING' };
-        expectRefusal(answerOf(res), mustBe415 ? [{ status: 415, code: 'MALFORMED_REQUEST' }] : [read, { status: 415, code: 'MALFORMED_REQUEST' }], context);
+        expectRefusal(
+          answerOf(res),
+          mustBe415 ? [{ status: 415, code: 'MALFORMED_REQUEST' }] : [read, { status: 415, code: 'MALFORMED_REQUEST' }],
+          context,
+        );
         await expectNothingStored(context);
       }),
       settings(100),
@@ -630,9 +920,24 @@ describe('hostile input (e2e, property-based)', () => {
     const headerValue = fc.oneof(
       fc.string({ unit: 'grapheme-ascii', maxLength: 100 }),
       // Any byte but CR and LF (Node refuses control bytes in a header value: 400 before any route).
-      fc.uint8Array({ maxLength: 100 }).map((a) => Buffer.from(a).toString('latin1').replace(/[\r\n]/g, '')),
+      fc.uint8Array({ maxLength: 100 }).map((a) =>
+        Buffer.from(a)
+          .toString('latin1')
+          .replace(/[\r\n]/g, ''),
+      ),
       fc.integer({ min: 200, max: 12_000 }).map((n) => `Bearer ${'k'.repeat(n)}`),
-      fc.constantFrom('', 'Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'Token x', 'Bearer lr_', 'Bearer a b', 'Bearer\tx', `Bearer ${keyH}x`, `Bearer x${keyH}`),
+      fc.constantFrom(
+        '',
+        'Bearer',
+        'Bearer ',
+        'Basic dXNlcjpwYXNz',
+        'Token x',
+        'Bearer lr_',
+        'Bearer a b',
+        'Bearer\tx',
+        `Bearer ${keyH}x`,
+        `Bearer x${keyH}`,
+      ),
     );
     const arb = fc.record({
       path: fc.constantFrom(SEARCH, LEADS, DUPE, OPT_OUT, `/api/v1/engine/results/${randomUUID()}`, `/api/v1/engine/leads/${randomUUID()}`),
@@ -649,7 +954,12 @@ describe('hostile input (e2e, property-based)', () => {
         const res = await rawRequest(gateway.port, Buffer.from(request, 'latin1'));
         const context = `${method} ${path} ${header}: ${JSON.stringify(value.slice(0, 60))}`;
         const parserRefuses = /[\x00-\x08\x0a-\x1f\x7f]/.test(value);
-        expectRefusal(res, parserRefuses ? [{ status: 400, code: 'MALFORMED_REQUEST' }] : [{ status: 401, code: 'AUTH_INVALID' }], context, method);
+        expectRefusal(
+          res,
+          parserRefuses ? [{ status: 400, code: 'MALFORMED_REQUEST' }] : [{ status: 401, code: 'AUTH_INVALID' }],
+          context,
+          method,
+        );
       }),
       settings(150),
     );
@@ -663,32 +973,98 @@ describe('hostile input (e2e, property-based)', () => {
       [`X-API-Key: ${other}`, `Authorization: Bearer ${keyH}`],
     ];
     for (const [first, second] of pairs) {
-      const res = await rawRequest(gateway.port, `GET /api/v1/engine/results/${made.searchH} HTTP/1.1\r\nHost: x\r\n${first}\r\n${second}\r\nConnection: close\r\n\r\n`);
+      const res = await rawRequest(
+        gateway.port,
+        `GET /api/v1/engine/results/${made.searchH} HTTP/1.1\r\nHost: x\r\n${first}\r\n${second}\r\nConnection: close\r\n\r\n`,
+      );
       expectRefusal(res, [{ status: 401, code: 'AUTH_INVALID' }], `${first} + ${second}`, 'GET');
       expect(res.text).not.toContain(made.resultH);
     }
     // The same key twice is one key.
-    const same = await rawRequest(gateway.port, `GET /api/v1/engine/results/${made.searchH} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keyH}\r\nX-API-Key: ${keyH}\r\nConnection: close\r\n\r\n`);
+    const same = await rawRequest(
+      gateway.port,
+      `GET /api/v1/engine/results/${made.searchH} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keyH}\r\nX-API-Key: ${keyH}\r\nConnection: close\r\n\r\n`,
+    );
     expect([same.status, (same.body as { svc_lead_id?: string }).svc_lead_id]).toEqual([200, made.searchH]);
     await expectNothingStored('credentials');
   });
 
   it('HTTP the parser refuses (control bytes in headers, headers over 16 KB, bad request lines, conflicting lengths): the envelope, never a bare socket close', async () => {
-    const controlByte = fc.integer({ min: 0, max: 31 }).filter((b) => b !== 9).map((b) => String.fromCharCode(b));
+    const controlByte = fc
+      .integer({ min: 0, max: 31 })
+      .filter((b) => b !== 9)
+      .map((b) => String.fromCharCode(b));
     const request = fc.oneof(
-      fc.tuple(fc.constantFrom('X-API-Key', 'Content-Type', 'X-Request-Id', 'Accept'), text(10), controlByte, text(10)).map(
-        ([h, a, c, b]) => [`control byte in ${h}`, `GET /api/v1/engine/results/${randomUUID()} HTTP/1.1\r\nHost: x\r\n${h}: ${a}${c}${b}\r\nConnection: close\r\n\r\n`, [400, 401, 404]] as const,
-      ),
-      fc.tuple(controlByte, text(5)).map(([c, t]) => [`control byte in a header name`, `GET /api/v1/engine/results/x HTTP/1.1\r\nHost: x\r\nX-${c}${t}: 1\r\nConnection: close\r\n\r\n`, [400]] as const),
-      fc.integer({ min: 17, max: 64 }).map((kb) => [`a ${kb} KB header`, `GET /api/v1/engine/results/x HTTP/1.1\r\nHost: x\r\nX-Pad: ${'p'.repeat(kb * 1024)}\r\nConnection: close\r\n\r\n`, [431]] as const),
-      fc.integer({ min: 17, max: 64 }).map((kb) => [`a ${kb} KB URL`, `GET /api/v1/engine/results/${'u'.repeat(kb * 1024)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, [431]] as const),
-      fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 40 }).filter((s) => !/^[A-Z]+ \//.test(s)).map((line) => [`request line ${JSON.stringify(line)}`, `${line.replace(/\r?\n/g, ' ')}\r\n\r\n`, [400]] as const),
+      fc
+        .tuple(fc.constantFrom('X-API-Key', 'Content-Type', 'X-Request-Id', 'Accept'), text(10), controlByte, text(10))
+        .map(
+          ([h, a, c, b]) =>
+            [
+              `control byte in ${h}`,
+              `GET /api/v1/engine/results/${randomUUID()} HTTP/1.1\r\nHost: x\r\n${h}: ${a}${c}${b}\r\nConnection: close\r\n\r\n`,
+              [400, 401, 404],
+            ] as const,
+        ),
+      fc
+        .tuple(controlByte, text(5))
+        .map(
+          ([c, t]) =>
+            [
+              `control byte in a header name`,
+              `GET /api/v1/engine/results/x HTTP/1.1\r\nHost: x\r\nX-${c}${t}: 1\r\nConnection: close\r\n\r\n`,
+              [400],
+            ] as const,
+        ),
+      fc
+        .integer({ min: 17, max: 64 })
+        .map(
+          (kb) =>
+            [
+              `a ${kb} KB header`,
+              `GET /api/v1/engine/results/x HTTP/1.1\r\nHost: x\r\nX-Pad: ${'p'.repeat(kb * 1024)}\r\nConnection: close\r\n\r\n`,
+              [431],
+            ] as const,
+        ),
+      fc
+        .integer({ min: 17, max: 64 })
+        .map(
+          (kb) =>
+            [
+              `a ${kb} KB URL`,
+              `GET /api/v1/engine/results/${'u'.repeat(kb * 1024)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+              [431],
+            ] as const,
+        ),
+      fc
+        .string({ unit: 'binary-ascii', minLength: 1, maxLength: 40 })
+        .filter((s) => !/^[A-Z]+ \//.test(s))
+        .map((line) => [`request line ${JSON.stringify(line)}`, `${line.replace(/\r?\n/g, ' ')}\r\n\r\n`, [400]] as const),
       fc.constantFrom(
-        ['two different Content-Lengths', `POST ${SEARCH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\nConnection: close\r\n\r\n{}`, [400]] as const,
-        ['Content-Length and chunked', `POST ${SEARCH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n`, [400]] as const,
-        ['a Content-Length that is no number', `POST ${SEARCH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1e3\r\nConnection: close\r\n\r\n{}`, [400]] as const,
-        ['a bad chunk size', `POST ${SEARCH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`, [400]] as const,
-        ['raw UTF-8 in the path', `GET /api/v1/engine/results/\u00e9\u{1F600} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, [400]] as const,
+        [
+          'two different Content-Lengths',
+          `POST ${SEARCH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\nConnection: close\r\n\r\n{}`,
+          [400],
+        ] as const,
+        [
+          'Content-Length and chunked',
+          `POST ${SEARCH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+          [400],
+        ] as const,
+        [
+          'a Content-Length that is no number',
+          `POST ${SEARCH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1e3\r\nConnection: close\r\n\r\n{}`,
+          [400],
+        ] as const,
+        [
+          'a bad chunk size',
+          `POST ${SEARCH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+          [400],
+        ] as const,
+        [
+          'raw UTF-8 in the path',
+          `GET /api/v1/engine/results/\u00e9\u{1F600} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+          [400],
+        ] as const,
         ['a bad percent-encoding', `GET /api/v1/engine/results/%E0%A4%A HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, [400]] as const,
       ),
     );
@@ -714,25 +1090,58 @@ describe('hostile input (e2e, property-based)', () => {
     const program = fc.oneof(
       { arbitrary: fc.constantFrom(v('gen', 'valid'), v('msn', 'valid')), weight: 8 },
       { arbitrary: absent, weight: 1 },
-      { arbitrary: text(30).filter((t) => !['gen', 'msn'].includes(t)).map((t) => v(t, 'invalid')), weight: 1 },
+      {
+        arbitrary: text(30)
+          .filter((t) => !['gen', 'msn'].includes(t))
+          .map((t) => v(t, 'invalid')),
+        weight: 1,
+      },
     );
     const hsYear = fc.oneof(
       { arbitrary: fc.constantFrom(v('2012', 'valid'), v(' 2013 ', 'valid'), v(2013, 'valid')), weight: 6 },
       { arbitrary: fc.constantFrom(v(undefined, 'missing'), v(null, 'missing'), v('', 'missing'), v('   ', 'missing')), weight: 1 },
       {
         arbitrary: fc
-          .oneof(text(10).filter((t) => !['2012', '2013'].includes(t.trim()) && t.trim() !== ''), fc.constantFrom<Json>(1999, true, 'twenty13'), fc.array(safeJson, { maxLength: 2 }), fc.dictionary(extraKey, safeJson, { maxKeys: 2 }))
+          .oneof(
+            text(10).filter((t) => !['2012', '2013'].includes(t.trim()) && t.trim() !== ''),
+            fc.constantFrom<Json>(1999, true, 'twenty13'),
+            fc.array(safeJson, { maxLength: 2 }),
+            fc.dictionary(extraKey, safeJson, { maxKeys: 2 }),
+          )
           .map((x) => v(x, 'invalid')),
         weight: 2,
       },
     );
     const credits = fc.oneof(
-      { arbitrary: fc.constantFrom(v('12', 'valid'), v(12, 'valid'), v('-3.5', 'valid'), v(undefined, 'valid'), v(null, 'valid'), v('', 'valid')), weight: 6 },
-      { arbitrary: fc.oneof(fc.constantFrom<Json>('abc', '1e3', '12 credits', true, '.5'), fc.array(safeJson, { maxLength: 2 })).map((x) => v(x, 'invalid')), weight: 1 },
+      {
+        arbitrary: fc.constantFrom(
+          v('12', 'valid'),
+          v(12, 'valid'),
+          v('-3.5', 'valid'),
+          v(undefined, 'valid'),
+          v(null, 'valid'),
+          v('', 'valid'),
+        ),
+        weight: 6,
+      },
+      {
+        arbitrary: fc
+          .oneof(fc.constantFrom<Json>('abc', '1e3', '12 credits', true, '.5'), fc.array(safeJson, { maxLength: 2 }))
+          .map((x) => v(x, 'invalid')),
+        weight: 1,
+      },
     );
     const goal = fc.oneof(
       { arbitrary: fc.option(text(500), { nil: undefined }).map((t) => v(t, 'valid')), weight: 6 },
-      { arbitrary: fc.oneof(fc.integer({ min: 501, max: 1500 }).map((n) => 'g'.repeat(n)), fc.dictionary(extraKey, safeJson, { maxKeys: 2 })).map((x) => v(x, 'invalid')), weight: 1 },
+      {
+        arbitrary: fc
+          .oneof(
+            fc.integer({ min: 501, max: 1500 }).map((n) => 'g'.repeat(n)),
+            fc.dictionary(extraKey, safeJson, { maxKeys: 2 }),
+          )
+          .map((x) => v(x, 'invalid')),
+        weight: 1,
+      },
     );
     const arb = fc.record({ program, hsYear, credits, goal, extra: extras(2) });
     const before = baseline;
@@ -742,20 +1151,37 @@ describe('hostile input (e2e, property-based)', () => {
         const body: Body = { ...directPost(), ...extra, lead: person() };
         delete body.program_id;
         delete body.hs_grad_year;
-        for (const [k, choice] of [['program_id', p], ['hs_grad_year', h], ['credits', c], ['goal', g]] as const) if (choice.value !== undefined) body[k] = choice.value;
+        for (const [k, choice] of [
+          ['program_id', p],
+          ['hs_grad_year', h],
+          ['credits', c],
+          ['goal', g],
+        ] as const)
+          if (choice.value !== undefined) body[k] = choice.value;
         const res = await sendJson(LEADS, body);
         posted += 1;
         count(answerOf(res));
         // Question rules (affiliate-api.md): the program first (two programs: one must be named), then each question in order.
         const expected =
-          p.verdict === 'missing' ? ['invalid', 'REQUIRED_FIELD_MISSING', 'program_id']
-            : p.verdict === 'invalid' ? ['invalid', 'INVALID_FIELD', 'program_id']
-              : h.verdict === 'missing' ? ['invalid', 'REQUIRED_FIELD_MISSING', 'hs_grad_year']
-                : h.verdict === 'invalid' ? ['invalid', 'INVALID_FIELD', 'hs_grad_year']
-                  : c.verdict === 'invalid' ? ['invalid', 'INVALID_FIELD', 'credits']
-                    : g.verdict === 'invalid' ? ['invalid', 'INVALID_FIELD', 'goal']
+          p.verdict === 'missing'
+            ? ['invalid', 'REQUIRED_FIELD_MISSING', 'program_id']
+            : p.verdict === 'invalid'
+              ? ['invalid', 'INVALID_FIELD', 'program_id']
+              : h.verdict === 'missing'
+                ? ['invalid', 'REQUIRED_FIELD_MISSING', 'hs_grad_year']
+                : h.verdict === 'invalid'
+                  ? ['invalid', 'INVALID_FIELD', 'hs_grad_year']
+                  : c.verdict === 'invalid'
+                    ? ['invalid', 'INVALID_FIELD', 'credits']
+                    : g.verdict === 'invalid'
+                      ? ['invalid', 'INVALID_FIELD', 'goal']
                       : ['held', 'TEST_LEAD_HELD', undefined];
-        const context = JSON.stringify({ program: p.value, hs: h.value, credits: c.value, goal: typeof g.value === 'string' ? g.value.length : g.value });
+        const context = JSON.stringify({
+          program: p.value,
+          hs: h.value,
+          credits: c.value,
+          goal: typeof g.value === 'string' ? g.value.length : g.value,
+        });
         expect([context, res.status, res.body?.status, res.body?.code, res.body?.field]).toEqual([context, 200, ...expected]);
         expect(res.body).toEqual(expect.objectContaining({ payout: 0, svc_lead_id: expect.any(String), retryable: false }));
         expectNoPrice(res.text);
@@ -764,7 +1190,12 @@ describe('hostile input (e2e, property-based)', () => {
     );
     // One lead (and its consent) per post; a test lead is never sold, never a duplicate key, never sent to a school, never counted against a cap.
     const after = await state.snapshot();
-    expect(after).toEqual({ ...before, leads: before.leads + posted, consent_evidence: before.consent_evidence + posted, processed_messages: after.processed_messages });
+    expect(after).toEqual({
+      ...before,
+      leads: before.leads + posted,
+      consent_evidence: before.consent_evidence + posted,
+      processed_messages: after.processed_messages,
+    });
   });
 
   it('well-formed Unicode in free-text lead fields, tracking values and extra properties is accepted and stored as sent (trimmed)', async () => {

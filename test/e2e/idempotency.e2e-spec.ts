@@ -27,8 +27,16 @@ describe('Idempotency-Key on search and leads (e2e)', () => {
   let db: Client;
 
   const own = (offerId: string, schoolId: string, name: string, query: string) => ({
-    id: offerId, name, school_id: schoolId, source: 'own', offer_type: 'shared', status: 'active', priority: 5, price: 30,
-    tcpa_text: 'I agree.', result_ttl_seconds: 900,
+    id: offerId,
+    name,
+    school_id: schoolId,
+    source: 'own',
+    offer_type: 'shared',
+    status: 'active',
+    priority: 5,
+    price: 30,
+    tcpa_text: 'I agree.',
+    result_ttl_seconds: 900,
     delivery: { adapter: 'sandbox', url: `${sandbox.url}/schools/${school(name)}/leads?${query}`, timeout_ms: 4000 },
   });
 
@@ -44,8 +52,13 @@ describe('Idempotency-Key on search and leads (e2e)', () => {
         key: apiKey,
         headers: { 'Idempotency-Key': key },
         body: {
-          svc_campaign_id: campaignId, svc_affiliate_id: ids.aff, svc_result_id: resultId, search_lead_id: searchId,
-          tcpa_consent: true, consent_button_label: 'Request info', ...extra,
+          svc_campaign_id: campaignId,
+          svc_affiliate_id: ids.aff,
+          svc_result_id: resultId,
+          search_lead_id: searchId,
+          tcpa_consent: true,
+          consent_button_label: 'Request info',
+          ...extra,
         },
       }),
   });
@@ -59,7 +72,10 @@ describe('Idempotency-Key on search and leads (e2e)', () => {
     applyCatalog(
       {
         affiliates: [{ id: ids.aff, name: 'Idem', status: 'active', dupe_check: false }],
-        schools: [{ id: ids.sFast, name: 'Idem fast' }, { id: ids.sSlow, name: 'Idem slow' }],
+        schools: [
+          { id: ids.sFast, name: 'Idem fast' },
+          { id: ids.sSlow, name: 'Idem slow' },
+        ],
         offers: [own(ids.oFast, ids.sFast, 'fast', 'outcome=accept'), own(ids.oSlow, ids.sSlow, 'slow', 'outcome=accept&delay_ms=1500')],
         campaigns: [
           { id: ids.cFast, affiliate_id: ids.aff, name: 'Fast', status: 'active', offers: [{ offer_id: ids.oFast, payout: 2 }] },
@@ -71,7 +87,12 @@ describe('Idempotency-Key on search and leads (e2e)', () => {
     apiKey = issueKey(ids.aff, env, ['--limit', 'search=60000/1000', '--limit', 'results=60000/1000', '--limit', 'leads=60000/1000']).key;
     db = new Client({ connectionString: TEST_DATABASE_URL });
     await db.connect();
-    await Promise.all([startApp('checks', env), startApp('partner-adapter', env), startApp('search-orchestrator', env), startApp('delivery', env)]);
+    await Promise.all([
+      startApp('checks', env),
+      startApp('partner-adapter', env),
+      startApp('search-orchestrator', env),
+      startApp('delivery', env),
+    ]);
     gateway = await startApp('gateway', env);
     client = new SubmitClient(gateway.url, apiKey, ids.aff);
   });
@@ -90,7 +111,9 @@ describe('Idempotency-Key on search and leads (e2e)', () => {
     const again = await keyed(key).search(ids.cFast, lead);
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ code: 'OK', status: 'accepted', svc_lead_id: first.body.svc_lead_id });
-    expect(again.body.offers.map((o: { svc_result_id: string }) => o.svc_result_id)).toEqual(first.body.offers.map((o: { svc_result_id: string }) => o.svc_result_id));
+    expect(again.body.offers.map((o: { svc_result_id: string }) => o.svc_result_id)).toEqual(
+      first.body.offers.map((o: { svc_result_id: string }) => o.svc_result_id),
+    );
     expect(await searchesOf(lead.personal.email)).toBe(1);
     // Without a key, the same body is a new search, as the contract says.
     const unkeyed = await client.search(ids.cFast, lead);
@@ -143,7 +166,13 @@ describe('Idempotency-Key on search and leads (e2e)', () => {
     expect((await keyed(key).submit(ids.cFast, searchId, resultId)).body.code).toBe('ACCEPTED');
     const other = await keyed(key).submit(ids.cFast, searchId, resultId, { consent_button_label: 'Something else' });
     expect(other.status).toBe(400);
-    expect(other.body).toMatchObject({ code: 'INVALID_FIELD', status: 'invalid', success: false, field: 'Idempotency-Key', error: 'idempotency_key_reused' });
+    expect(other.body).toMatchObject({
+      code: 'INVALID_FIELD',
+      status: 'invalid',
+      success: false,
+      field: 'Idempotency-Key',
+      error: 'idempotency_key_reused',
+    });
     // A key names one endpoint's request: the same key on search is another request, not a reuse.
     expect((await keyed(key).search(ids.cFast, person())).status).toBe(200);
     for (const bad of ['', 'has space', 'x'.repeat(256), 'ünïcode']) {
@@ -162,10 +191,12 @@ describe('Idempotency-Key on search and leads (e2e)', () => {
     const { searchId, results } = await client.searchDone(ids.cSlow, person());
     const resultId = results.get(ids.oSlow).svc_result_id;
     const key = randomUUID();
-    const lost = keyed(key).submit(ids.cSlow, searchId, resultId).then(
-      () => 'answered',
-      () => 'connection lost',
-    );
+    const lost = keyed(key)
+      .submit(ids.cSlow, searchId, resultId)
+      .then(
+        () => 'answered',
+        () => 'connection lost',
+      );
     // The school takes 1.5 s: the lead is on its way to it when the gateway dies.
     for (let i = 0; i < 100 && (await count('SELECT count(*) AS n FROM leads WHERE search_id = $1', [searchId])) === 0; i++) {
       await new Promise((r) => setTimeout(r, 20));

@@ -29,9 +29,20 @@ describe('isolation between affiliates (e2e)', () => {
   const env = testEnv(suffix, { SUBMIT_ANSWER_TIMEOUT_MS: '1500', API_KEY_CACHE_MS: '60000' });
   const id = () => randomUUID();
   const ids = {
-    affA: id(), affB: id(), schoolA: id(), schoolShared: id(), schoolPartner: id(), partner: id(),
-    offerA: id(), offerSlow: id(), offerRejecting: id(), offerShared: id(), partnerOffer: id(),
-    cA: id(), cA2: id(), cB: id(),
+    affA: id(),
+    affB: id(),
+    schoolA: id(),
+    schoolShared: id(),
+    schoolPartner: id(),
+    partner: id(),
+    offerA: id(),
+    offerSlow: id(),
+    offerRejecting: id(),
+    offerShared: id(),
+    partnerOffer: id(),
+    cA: id(),
+    cA2: id(),
+    cB: id(),
   };
   const school = (name: string) => `iso${suffix}-${name}`;
   /** A's terms: what B must never see. Payouts only A's campaigns carry. */
@@ -51,12 +62,26 @@ describe('isolation between affiliates (e2e)', () => {
   const answers: Array<{ label: string; res: HttpAnswer }> = [];
   /** What A's flows created. */
   const a = {
-    liveSearch: '', testSearch: '', results: new Map<string, string>(), testResults: new Map<string, string>(),
-    acceptedLead: '', rejectedLead: '', pendingLead: '', heldLead: '', partnerLead: '', directLead: '',
+    liveSearch: '',
+    testSearch: '',
+    results: new Map<string, string>(),
+    testResults: new Map<string, string>(),
+    acceptedLead: '',
+    rejectedLead: '',
+    pendingLead: '',
+    heldLead: '',
+    partnerLead: '',
+    directLead: '',
   };
   const b = { search: '', results: new Map<string, string>() };
 
-  async function rec(label: string, method: string, path: string, opts: Parameters<typeof call>[3] = {}, url = gateway.url): Promise<HttpAnswer> {
+  async function rec(
+    label: string,
+    method: string,
+    path: string,
+    opts: Parameters<typeof call>[3] = {},
+    url = gateway.url,
+  ): Promise<HttpAnswer> {
     const res = await call(url, method, path, opts);
     answers.push({ label, res });
     return res;
@@ -75,25 +100,67 @@ describe('isolation between affiliates (e2e)', () => {
       body = (await rec('poll', 'GET', `/api/v1/engine/results/${body.svc_lead_id}`, { key })).body;
     }
     expect(body.processing_done).toBe(true);
-    return { searchId: body.svc_lead_id as string, results: new Map<string, string>(body.offers.map((o: any) => [o.offer.id, o.svc_result_id])), body }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return {
+      searchId: body.svc_lead_id as string,
+      results: new Map<string, string>(body.offers.map((o: any) => [o.offer.id, o.svc_result_id])),
+      body,
+    }; // eslint-disable-line @typescript-eslint/no-explicit-any
   }
   const submit = (label: string, key: string, body: Record<string, unknown>) => rec(label, 'POST', '/api/v1/engine/leads', { key, body });
-  const resultSubmit = (key: string, campaignId: string, affiliateId: string, searchId: string, resultId: string, extra: Record<string, unknown> = {}) =>
+  const resultSubmit = (
+    key: string,
+    campaignId: string,
+    affiliateId: string,
+    searchId: string,
+    resultId: string,
+    extra: Record<string, unknown> = {},
+  ) =>
     submit('result submit', key, {
-      svc_campaign_id: campaignId, svc_affiliate_id: affiliateId, svc_result_id: resultId, search_lead_id: searchId,
-      tcpa_consent: true, consent_button_label: 'Request info', program_id: 'gen', ...extra,
+      svc_campaign_id: campaignId,
+      svc_affiliate_id: affiliateId,
+      svc_result_id: resultId,
+      search_lead_id: searchId,
+      tcpa_consent: true,
+      consent_button_label: 'Request info',
+      program_id: 'gen',
+      ...extra,
     });
-  const directPost = (key: string, campaignId: string, affiliateId: string, offerId: string, lead: Person, extra: Record<string, unknown> = {}) =>
+  const directPost = (
+    key: string,
+    campaignId: string,
+    affiliateId: string,
+    offerId: string,
+    lead: Person,
+    extra: Record<string, unknown> = {},
+  ) =>
     submit('direct post', key, {
-      svc_campaign_id: campaignId, svc_affiliate_id: affiliateId, svc_offer_id: offerId, lead, tracking: { ip_address: '73.12.44.10' },
-      tcpa_consent: true, program_id: 'gen', ...extra,
+      svc_campaign_id: campaignId,
+      svc_affiliate_id: affiliateId,
+      svc_offer_id: offerId,
+      lead,
+      tracking: { ip_address: '73.12.44.10' },
+      tcpa_consent: true,
+      program_id: 'gen',
+      ...extra,
     });
 
   const own = (offerId: string, schoolId: string, name: string, price: number, outcome: string) => ({
-    id: offerId, name, school_id: schoolId, source: 'own', offer_type: 'shared', status: 'active', priority: 5, price,
+    id: offerId,
+    name,
+    school_id: schoolId,
+    source: 'own',
+    offer_type: 'shared',
+    status: 'active',
+    priority: 5,
+    price,
     tcpa_text: `I agree that ${name} may contact me.`,
-    result_ttl_seconds: 900, programs: [{ value: 'gen', label: 'General Studies' }],
-    delivery: { adapter: 'sandbox', url: `${sandbox.url}/schools/${school(name.toLowerCase().replace(/\W+/g, '-'))}/leads?outcome=${outcome}`, timeout_ms: 6000 },
+    result_ttl_seconds: 900,
+    programs: [{ value: 'gen', label: 'General Studies' }],
+    delivery: {
+      adapter: 'sandbox',
+      url: `${sandbox.url}/schools/${school(name.toLowerCase().replace(/\W+/g, '-'))}/leads?outcome=${outcome}`,
+      timeout_ms: 6000,
+    },
   });
 
   beforeAll(async () => {
@@ -111,34 +178,84 @@ describe('isolation between affiliates (e2e)', () => {
           { id: ids.schoolPartner, name: 'Isolation School Partner', logo_url: null },
         ],
         partners: [
-          { id: ids.partner, name: 'Isolation partner', adapter: 'sandbox', base_url: `${sandbox.url}/partners/${school('partner')}?match=all&delay_ms=300&outcome=accept`, timeout_ms: 5000 },
+          {
+            id: ids.partner,
+            name: 'Isolation partner',
+            adapter: 'sandbox',
+            base_url: `${sandbox.url}/partners/${school('partner')}?match=all&delay_ms=300&outcome=accept`,
+            timeout_ms: 5000,
+          },
         ],
         offers: [
           own(ids.offerA, ids.schoolA, 'Alpha Secret Nursing', DISTINCT_PRICES[0], 'accept'),
           own(ids.offerSlow, ids.schoolA, 'Alpha Slow Offer', DISTINCT_PRICES[0], 'accept&delay_ms=2500'),
           own(ids.offerRejecting, ids.schoolA, 'Alpha Rejecting Offer', DISTINCT_PRICES[0], 'reject'),
           own(ids.offerShared, ids.schoolShared, 'Shared Offer', DISTINCT_PRICES[1], 'accept'),
-          { id: ids.partnerOffer, name: 'Partner Offer', school_id: ids.schoolPartner, source: 'partner', partner_id: ids.partner,
-            external_id: `ext-${ids.partnerOffer.slice(0, 8)}`, offer_type: 'shared', status: 'active', result_ttl_seconds: 600 },
+          {
+            id: ids.partnerOffer,
+            name: 'Partner Offer',
+            school_id: ids.schoolPartner,
+            source: 'partner',
+            partner_id: ids.partner,
+            external_id: `ext-${ids.partnerOffer.slice(0, 8)}`,
+            offer_type: 'shared',
+            status: 'active',
+            result_ttl_seconds: 600,
+          },
         ],
         campaigns: [
           {
-            id: ids.cA, affiliate_id: ids.affA, name: 'A', status: 'active',
+            id: ids.cA,
+            affiliate_id: ids.affA,
+            name: 'A',
+            status: 'active',
             offers: [
-              { offer_id: ids.offerA, payout: A_PAYOUTS[0] }, { offer_id: ids.offerShared, payout: A_PAYOUTS[1] }, { offer_id: ids.partnerOffer, payout: A_PAYOUTS[2] },
-              { offer_id: ids.offerSlow, payout: A_PAYOUTS[4] }, { offer_id: ids.offerRejecting, payout: A_PAYOUTS[4] },
+              { offer_id: ids.offerA, payout: A_PAYOUTS[0] },
+              { offer_id: ids.offerShared, payout: A_PAYOUTS[1] },
+              { offer_id: ids.partnerOffer, payout: A_PAYOUTS[2] },
+              { offer_id: ids.offerSlow, payout: A_PAYOUTS[4] },
+              { offer_id: ids.offerRejecting, payout: A_PAYOUTS[4] },
             ],
           },
-          { id: ids.cA2, affiliate_id: ids.affA, name: 'A two', status: 'active', offers: [{ offer_id: ids.offerA, payout: A_PAYOUTS[3] }] },
-          { id: ids.cB, affiliate_id: ids.affB, name: 'B', status: 'active', offers: [{ offer_id: ids.offerShared, payout: B_PAYOUTS.shared }, { offer_id: ids.partnerOffer, payout: B_PAYOUTS.partner }] },
+          {
+            id: ids.cA2,
+            affiliate_id: ids.affA,
+            name: 'A two',
+            status: 'active',
+            offers: [{ offer_id: ids.offerA, payout: A_PAYOUTS[3] }],
+          },
+          {
+            id: ids.cB,
+            affiliate_id: ids.affB,
+            name: 'B',
+            status: 'active',
+            offers: [
+              { offer_id: ids.offerShared, payout: B_PAYOUTS.shared },
+              { offer_id: ids.partnerOffer, payout: B_PAYOUTS.partner },
+            ],
+          },
         ],
       },
       env,
     );
-    const roomy = ['--limit', 'search=6000/1000', '--limit', 'results=6000/1000', '--limit', 'leads=6000/1000', '--limit', 'dupe-check=6000/1000'];
+    const roomy = [
+      '--limit',
+      'search=6000/1000',
+      '--limit',
+      'results=6000/1000',
+      '--limit',
+      'leads=6000/1000',
+      '--limit',
+      'dupe-check=6000/1000',
+    ];
     keyA = issueKey(ids.affA, env, roomy).key;
     keyB = issueKey(ids.affB, env, roomy).key;
-    await Promise.all([startApp('checks', env), startApp('partner-adapter', env), startApp('search-orchestrator', env), startApp('delivery', env)]);
+    await Promise.all([
+      startApp('checks', env),
+      startApp('partner-adapter', env),
+      startApp('search-orchestrator', env),
+      startApp('delivery', env),
+    ]);
     [gateway, gateway2] = await Promise.all([startApp('gateway', env), startApp('gateway', env)]);
 
     // A's traffic: searches live and in test mode (own and partner results), then every kind of submit answer.
@@ -151,7 +268,14 @@ describe('isolation between affiliates (e2e)', () => {
     const accepted = await resultSubmit(keyA, ids.cA, ids.affA, a.liveSearch, a.results.get(ids.offerA)!);
     expect([accepted.status, accepted.body.code, accepted.body.payout]).toEqual([200, 'ACCEPTED', A_PAYOUTS[0]]);
     a.acceptedLead = accepted.body.svc_lead_id;
-    const partnerSold = await resultSubmit(keyA, ids.cA, ids.affA, a.liveSearch, a.results.get(ids.partnerOffer)!, partnerAnswers(live.body));
+    const partnerSold = await resultSubmit(
+      keyA,
+      ids.cA,
+      ids.affA,
+      a.liveSearch,
+      a.results.get(ids.partnerOffer)!,
+      partnerAnswers(live.body),
+    );
     expect(partnerSold.body.code).toBe('ACCEPTED');
     a.partnerLead = partnerSold.body.svc_lead_id;
     // Same school as offerA: a live search shows only one of them, so this one is posted directly.
@@ -179,7 +303,13 @@ describe('isolation between affiliates (e2e)', () => {
   });
 
   /** Answers to a partner result's questions: its first program and the first option of each question. */
-  function partnerAnswers(body: { offers: Array<{ offer: { id: string }; programs: Array<{ value: string }>; form_fields: Array<{ name: string; options?: Array<{ value: string }> }> }> }) {
+  function partnerAnswers(body: {
+    offers: Array<{
+      offer: { id: string };
+      programs: Array<{ value: string }>;
+      form_fields: Array<{ name: string; options?: Array<{ value: string }> }>;
+    }>;
+  }) {
     const entry = body.offers.find((o) => o.offer.id === ids.partnerOffer)!;
     return {
       program_id: entry.programs[0]?.value,
@@ -190,8 +320,24 @@ describe('isolation between affiliates (e2e)', () => {
   /** Nothing of A's in an answer B got: A's ids, A-only offer and school names and consent text, A's payouts, A's person. */
   function expectNothingOfA(res: HttpAnswer, context: string): void {
     const secrets: Array<[string, RegExp]> = [
-      ...[ids.affA, ids.cA, ids.cA2, ids.offerA, ids.offerSlow, ids.offerRejecting, a.liveSearch, a.testSearch, a.acceptedLead, a.rejectedLead, a.pendingLead, a.heldLead,
-        a.partnerLead, a.directLead, ...a.results.values(), ...a.testResults.values()]
+      ...[
+        ids.affA,
+        ids.cA,
+        ids.cA2,
+        ids.offerA,
+        ids.offerSlow,
+        ids.offerRejecting,
+        a.liveSearch,
+        a.testSearch,
+        a.acceptedLead,
+        a.rejectedLead,
+        a.pendingLead,
+        a.heldLead,
+        a.partnerLead,
+        a.directLead,
+        ...a.results.values(),
+        ...a.testResults.values(),
+      ]
         .filter(Boolean)
         .map((s): [string, RegExp] => [s, new RegExp(s, 'i')]),
       ...A_NAMES.map((s): [string, RegExp] => [s, new RegExp(s, 'i')]),
@@ -202,51 +348,167 @@ describe('isolation between affiliates (e2e)', () => {
   }
 
   describe("another affiliate's ids, endpoint by endpoint", () => {
-    type Row = [label: string, send: () => Promise<HttpAnswer>, status: number, code: string, extra: Record<string, unknown>, sameAs?: () => Promise<HttpAnswer>];
+    type Row = [
+      label: string,
+      send: () => Promise<HttpAnswer>,
+      status: number,
+      code: string,
+      extra: Record<string, unknown>,
+      sameAs?: () => Promise<HttpAnswer>,
+    ];
     const unknown = () => randomUUID();
     const rows = (): Row[] => [
       // search
-      ["search on A's campaign", () => search(keyB, ids.cA, ids.affB, personB), 400, 'NOT_FOUND', { field: 'svc_campaign_id' }, () => search(keyB, unknown(), ids.affB, personB)],
-      ["search on A's offer id as a campaign", () => search(keyB, ids.offerA, ids.affB, personB), 400, 'NOT_FOUND', { field: 'svc_campaign_id' }, () => search(keyB, unknown(), ids.affB, personB)],
+      [
+        "search on A's campaign",
+        () => search(keyB, ids.cA, ids.affB, personB),
+        400,
+        'NOT_FOUND',
+        { field: 'svc_campaign_id' },
+        () => search(keyB, unknown(), ids.affB, personB),
+      ],
+      [
+        "search on A's offer id as a campaign",
+        () => search(keyB, ids.offerA, ids.affB, personB),
+        400,
+        'NOT_FOUND',
+        { field: 'svc_campaign_id' },
+        () => search(keyB, unknown(), ids.affB, personB),
+      ],
       ["search naming A's affiliate id (own campaign)", () => search(keyB, ids.cB, ids.affA, personB), 403, 'FORBIDDEN', {}],
       ["search naming A's affiliate id and campaign", () => search(keyB, ids.cA, ids.affA, personB), 403, 'FORBIDDEN', {}],
       // results/{svc_lead_id}
-      ...(['liveSearch', 'testSearch'] as const).map((k): Row => [`poll of A's ${k}`, () => rec('poll', 'GET', `/api/v1/engine/results/${a[k]}`, { key: keyB }), 404, 'NOT_FOUND', {}, () => rec('poll', 'GET', `/api/v1/engine/results/${unknown()}`, { key: keyB })]),
+      ...(['liveSearch', 'testSearch'] as const).map((k): Row => [
+        `poll of A's ${k}`,
+        () => rec('poll', 'GET', `/api/v1/engine/results/${a[k]}`, { key: keyB }),
+        404,
+        'NOT_FOUND',
+        {},
+        () => rec('poll', 'GET', `/api/v1/engine/results/${unknown()}`, { key: keyB }),
+      ]),
       ...(
-        [["A's result id", () => a.results.get(ids.offerA)!], ["A's lead id", () => a.acceptedLead], ["A's campaign id", () => ids.cA], ["A's offer id", () => ids.offerA], ["A's affiliate id", () => ids.affA]] as const
+        [
+          ["A's result id", () => a.results.get(ids.offerA)!],
+          ["A's lead id", () => a.acceptedLead],
+          ["A's campaign id", () => ids.cA],
+          ["A's offer id", () => ids.offerA],
+          ["A's affiliate id", () => ids.affA],
+        ] as const
       ).flatMap(([what, value]): Row[] => [
-        [`poll of ${what} (B's key)`, () => rec('poll', 'GET', `/api/v1/engine/results/${value()}`, { key: keyB }), 404, 'NOT_FOUND', {}, () => rec('poll', 'GET', `/api/v1/engine/results/${unknown()}`, { key: keyB })],
+        [
+          `poll of ${what} (B's key)`,
+          () => rec('poll', 'GET', `/api/v1/engine/results/${value()}`, { key: keyB }),
+          404,
+          'NOT_FOUND',
+          {},
+          () => rec('poll', 'GET', `/api/v1/engine/results/${unknown()}`, { key: keyB }),
+        ],
       ]),
       // leads/{svc_lead_id}
       ...(['acceptedLead', 'rejectedLead', 'pendingLead', 'heldLead', 'partnerLead', 'directLead'] as const).map((k): Row => [
-        `lead status of A's ${k}`, () => rec('lead status', 'GET', `/api/v1/engine/leads/${a[k]}`, { key: keyB }), 404, 'NOT_FOUND', {},
+        `lead status of A's ${k}`,
+        () => rec('lead status', 'GET', `/api/v1/engine/leads/${a[k]}`, { key: keyB }),
+        404,
+        'NOT_FOUND',
+        {},
         () => rec('lead status', 'GET', `/api/v1/engine/leads/${unknown()}`, { key: keyB }),
       ]),
       ...(
-        [["A's search id", () => a.liveSearch], ["A's result id", () => a.results.get(ids.offerA)!], ["A's offer id", () => ids.offerA], ["A's campaign id", () => ids.cA], ["A's affiliate id", () => ids.affA]] as const
+        [
+          ["A's search id", () => a.liveSearch],
+          ["A's result id", () => a.results.get(ids.offerA)!],
+          ["A's offer id", () => ids.offerA],
+          ["A's campaign id", () => ids.cA],
+          ["A's affiliate id", () => ids.affA],
+        ] as const
       ).map(([what, value]): Row => [
-        `lead status of ${what}`, () => rec('lead status', 'GET', `/api/v1/engine/leads/${value()}`, { key: keyB }), 404, 'NOT_FOUND', {},
+        `lead status of ${what}`,
+        () => rec('lead status', 'GET', `/api/v1/engine/leads/${value()}`, { key: keyB }),
+        404,
+        'NOT_FOUND',
+        {},
         () => rec('lead status', 'GET', `/api/v1/engine/leads/${unknown()}`, { key: keyB }),
       ]),
       // leads: result submit
-      ["submit of A's result on B's campaign", () => resultSubmit(keyB, ids.cB, ids.affB, a.liveSearch, a.results.get(ids.offerShared)!), 404, 'NOT_FOUND', { error: 'search_result_not_found' },
-        () => resultSubmit(keyB, ids.cB, ids.affB, a.liveSearch, unknown())],
+      [
+        "submit of A's result on B's campaign",
+        () => resultSubmit(keyB, ids.cB, ids.affB, a.liveSearch, a.results.get(ids.offerShared)!),
+        404,
+        'NOT_FOUND',
+        { error: 'search_result_not_found' },
+        () => resultSubmit(keyB, ids.cB, ids.affB, a.liveSearch, unknown()),
+      ],
       // The partner offer is on B's campaign too: A's partner result still is not B's.
-      ["submit of A's partner result on B's campaign", () => resultSubmit(keyB, ids.cB, ids.affB, a.liveSearch, a.results.get(ids.partnerOffer)!), 404, 'NOT_FOUND', { error: 'search_result_not_found' },
-        () => resultSubmit(keyB, ids.cB, ids.affB, unknown(), unknown())],
-      ["submit of B's result under A's search id", () => resultSubmit(keyB, ids.cB, ids.affB, a.liveSearch, b.results.get(ids.offerShared)!), 404, 'NOT_FOUND', { error: 'search_result_not_found' }],
-      ["submit of A's result on A's campaign", () => resultSubmit(keyB, ids.cA, ids.affB, a.liveSearch, a.results.get(ids.offerA)!), 403, 'FORBIDDEN', {}],
-      ["submit naming A's affiliate id", () => resultSubmit(keyB, ids.cB, ids.affA, b.search, b.results.get(ids.offerShared)!), 403, 'FORBIDDEN', {}],
+      [
+        "submit of A's partner result on B's campaign",
+        () => resultSubmit(keyB, ids.cB, ids.affB, a.liveSearch, a.results.get(ids.partnerOffer)!),
+        404,
+        'NOT_FOUND',
+        { error: 'search_result_not_found' },
+        () => resultSubmit(keyB, ids.cB, ids.affB, unknown(), unknown()),
+      ],
+      [
+        "submit of B's result under A's search id",
+        () => resultSubmit(keyB, ids.cB, ids.affB, a.liveSearch, b.results.get(ids.offerShared)!),
+        404,
+        'NOT_FOUND',
+        { error: 'search_result_not_found' },
+      ],
+      [
+        "submit of A's result on A's campaign",
+        () => resultSubmit(keyB, ids.cA, ids.affB, a.liveSearch, a.results.get(ids.offerA)!),
+        403,
+        'FORBIDDEN',
+        {},
+      ],
+      [
+        "submit naming A's affiliate id",
+        () => resultSubmit(keyB, ids.cB, ids.affA, b.search, b.results.get(ids.offerShared)!),
+        403,
+        'FORBIDDEN',
+        {},
+      ],
       // leads: direct post
       ["direct post to A's offer on B's campaign", () => directPost(keyB, ids.cB, ids.affB, ids.offerA, person()), 403, 'FORBIDDEN', {}],
       ["direct post to A's offer on A's campaign", () => directPost(keyB, ids.cA, ids.affB, ids.offerA, person()), 403, 'FORBIDDEN', {}],
-      ["direct post retry naming A's direct post", () => directPost(keyB, ids.cB, ids.affB, ids.offerShared, person(), { svc_lead_id: a.directLead }), 404, 'NOT_FOUND', {},
-        () => directPost(keyB, ids.cB, ids.affB, ids.offerShared, person(), { svc_lead_id: unknown() })],
+      [
+        "direct post retry naming A's direct post",
+        () => directPost(keyB, ids.cB, ids.affB, ids.offerShared, person(), { svc_lead_id: a.directLead }),
+        404,
+        'NOT_FOUND',
+        {},
+        () => directPost(keyB, ids.cB, ids.affB, ids.offerShared, person(), { svc_lead_id: unknown() }),
+      ],
       // dupe-check
-      ["pre-check scoped to A's offer", () => rec('dupe-check', 'POST', '/api/v1/engine/dupe-check', { key: keyB, body: { email: personA.personal.email, offer_id: ids.offerA } }), 403, 'FORBIDDEN', {},
-        () => rec('dupe-check', 'POST', '/api/v1/engine/dupe-check', { key: keyB, body: { email: personA.personal.email, offer_id: unknown() } })],
-      ["pre-check scoped to A's campaign id as an offer", () => rec('dupe-check', 'POST', '/api/v1/engine/dupe-check', { key: keyB, body: { email: personA.personal.email, offer_id: ids.cA } }), 403, 'FORBIDDEN', {},
-        () => rec('dupe-check', 'POST', '/api/v1/engine/dupe-check', { key: keyB, body: { email: personA.personal.email, offer_id: unknown() } })],
+      [
+        "pre-check scoped to A's offer",
+        () =>
+          rec('dupe-check', 'POST', '/api/v1/engine/dupe-check', {
+            key: keyB,
+            body: { email: personA.personal.email, offer_id: ids.offerA },
+          }),
+        403,
+        'FORBIDDEN',
+        {},
+        () =>
+          rec('dupe-check', 'POST', '/api/v1/engine/dupe-check', {
+            key: keyB,
+            body: { email: personA.personal.email, offer_id: unknown() },
+          }),
+      ],
+      [
+        "pre-check scoped to A's campaign id as an offer",
+        () =>
+          rec('dupe-check', 'POST', '/api/v1/engine/dupe-check', { key: keyB, body: { email: personA.personal.email, offer_id: ids.cA } }),
+        403,
+        'FORBIDDEN',
+        {},
+        () =>
+          rec('dupe-check', 'POST', '/api/v1/engine/dupe-check', {
+            key: keyB,
+            body: { email: personA.personal.email, offer_id: unknown() },
+          }),
+      ],
     ];
 
     it('each answers the contract’s refusal, holds nothing of A’s, and equals the answer to an unknown id where the contract gives both one answer', async () => {
@@ -295,13 +557,20 @@ describe('isolation between affiliates (e2e)', () => {
 
   describe('revoked and expired keys, with keys cached for a minute on two gateways', () => {
     /** One request per endpoint that a live key passes (none of them stores anything). */
-    const everyEndpoint = (key: string) => [
-      ['search', 'POST', '/api/v1/engine/search', { key, body: { svc_campaign_id: ids.cA, svc_affiliate_id: ids.affA, lead: 'x', tracking: {} } }, 400],
-      ['results', 'GET', `/api/v1/engine/results/${a.liveSearch}`, { key }, 200],
-      ['leads', 'POST', '/api/v1/engine/leads', { key, body: { svc_campaign_id: ids.cA, svc_affiliate_id: ids.affA } }, 400],
-      ['lead status', 'GET', `/api/v1/engine/leads/${a.acceptedLead}`, { key }, 200],
-      ['dupe-check', 'POST', '/api/v1/engine/dupe-check', { key, body: { email: personB.personal.email } }, 200],
-    ] as const;
+    const everyEndpoint = (key: string) =>
+      [
+        [
+          'search',
+          'POST',
+          '/api/v1/engine/search',
+          { key, body: { svc_campaign_id: ids.cA, svc_affiliate_id: ids.affA, lead: 'x', tracking: {} } },
+          400,
+        ],
+        ['results', 'GET', `/api/v1/engine/results/${a.liveSearch}`, { key }, 200],
+        ['leads', 'POST', '/api/v1/engine/leads', { key, body: { svc_campaign_id: ids.cA, svc_affiliate_id: ids.affA } }, 400],
+        ['lead status', 'GET', `/api/v1/engine/leads/${a.acceptedLead}`, { key }, 200],
+        ['dupe-check', 'POST', '/api/v1/engine/dupe-check', { key, body: { email: personB.personal.email } }, 200],
+      ] as const;
 
     async function expectEveryEndpoint(key: string, live: boolean, label: string) {
       for (const gw of [gateway, gateway2]) {
@@ -347,14 +616,29 @@ describe('isolation between affiliates (e2e)', () => {
         status = await rec('lead status', 'GET', `/api/v1/engine/leads/${a.pendingLead}`, { key: keyA });
       }
       expect([status.body.code, status.body.payout]).toEqual(['ACCEPTED', A_PAYOUTS[4]]);
-      const dupe = await rec('dupe-check', 'POST', '/api/v1/engine/dupe-check', { key: keyA, body: { email: personA.personal.email, offer_id: ids.offerA } });
+      const dupe = await rec('dupe-check', 'POST', '/api/v1/engine/dupe-check', {
+        key: keyA,
+        body: { email: personA.personal.email, offer_id: ids.offerA },
+      });
       expect([dupe.status, dupe.body.duplicate_likely]).toEqual([200, true]);
     });
 
     it('every answer of this file (all endpoints, live and test, own and partner results, every decision and error): no price key, no price value', () => {
       const labels = new Set(answers.map((x) => `${x.label} ${x.res.status}`));
       // The scan covers what it claims to.
-      for (const needed of ['search live 200', 'search test 200', 'poll 200', 'result submit 200', 'direct post 202', 'direct post 200', 'lead status 200', 'dupe-check 200', 'poll 404', 'result submit 404', 'direct post 403']) {
+      for (const needed of [
+        'search live 200',
+        'search test 200',
+        'poll 200',
+        'result submit 200',
+        'direct post 202',
+        'direct post 200',
+        'lead status 200',
+        'dupe-check 200',
+        'poll 404',
+        'result submit 404',
+        'direct post 403',
+      ]) {
         expect([needed, labels.has(needed)]).toEqual([needed, true]);
       }
       const partnerPolls = answers.filter((x) => x.label === 'poll' && x.res.status === 200 && x.res.text.includes(ids.partnerOffer));
@@ -385,7 +669,12 @@ describe('isolation between affiliates (e2e)', () => {
         const { opt_out_id, ...rest } = res.body as { opt_out_id: string };
         ids.add(opt_out_id);
         const headerNames = (h: Headers) => [...h.keys()].sort();
-        expect([label, res.status, rest, headerNames(res.headers)]).toEqual([label, 200, { code: 'OK', status: 'accepted', reason: 'OK', success: true, retryable: false }, headerNames(answers[0].headers)]);
+        expect([label, res.status, rest, headerNames(res.headers)]).toEqual([
+          label,
+          200,
+          { code: 'OK', status: 'accepted', reason: 'OK', success: true, retryable: false },
+          headerNames(answers[0].headers),
+        ]);
         expectNothingOfA(res, label);
         expectNoPrice(res.text);
       }

@@ -27,8 +27,19 @@ describe('observability (e2e)', () => {
   const env = testEnv(suffix, { LOG_LEVEL: 'debug' });
   const id = () => randomUUID();
   const ids = {
-    aff: id(), sAccept: id(), sReject: id(), sError: id(), sPartner: id(),
-    oAccept: id(), oReject: id(), oError: id(), partnerOk: id(), partnerDown: id(), pOffer: id(), pOfferDown: id(), campaign: id(),
+    aff: id(),
+    sAccept: id(),
+    sReject: id(),
+    sError: id(),
+    sPartner: id(),
+    oAccept: id(),
+    oReject: id(),
+    oError: id(),
+    partnerOk: id(),
+    partnerDown: id(),
+    pOffer: id(),
+    pOfferDown: id(),
+    campaign: id(),
   };
   const names = { accept: `Obs Accept ${suffix}`, partnerOk: `obs-partner-ok-${suffix}`, partnerDown: `obs-partner-down-${suffix}` };
 
@@ -86,7 +97,13 @@ describe('observability (e2e)', () => {
     ownOffer(offerId, schoolId, name, `${apps.sandbox!.url}/schools/obs-${suffix}-${outcome}/leads?outcome=${outcome}`);
 
   const lead = () => ({
-    personal: { first_name: canary.first_name, last_name: canary.last_name, email: canary.email, phone: canary.phone, date_of_birth: '1994-03-09' },
+    personal: {
+      first_name: canary.first_name,
+      last_name: canary.last_name,
+      email: canary.email,
+      phone: canary.phone,
+      date_of_birth: '1994-03-09',
+    },
     address: { address_line_1: canary.address_line_1, city: 'Austin', state: 'TX', zip_code: '78701' },
     education: { education_level: 'associate', high_school_graduation_year: '2012' },
   });
@@ -112,34 +129,81 @@ describe('observability (e2e)', () => {
           { id: ids.sPartner, name: `Obs Partner School ${suffix}`, logo_url: null },
         ],
         partners: [
-          { id: ids.partnerOk, name: names.partnerOk, adapter: 'sandbox', base_url: partnerUrl(names.partnerOk, 'accept'), timeout_ms: 4000 },
-          { id: ids.partnerDown, name: names.partnerDown, adapter: 'sandbox', base_url: partnerUrl(names.partnerDown, 'error'), timeout_ms: 4000 },
+          {
+            id: ids.partnerOk,
+            name: names.partnerOk,
+            adapter: 'sandbox',
+            base_url: partnerUrl(names.partnerOk, 'accept'),
+            timeout_ms: 4000,
+          },
+          {
+            id: ids.partnerDown,
+            name: names.partnerDown,
+            adapter: 'sandbox',
+            base_url: partnerUrl(names.partnerDown, 'error'),
+            timeout_ms: 4000,
+          },
         ],
         offers: [
           own(ids.oAccept, ids.sAccept, 'Accepting', 'accept'),
           own(ids.oReject, ids.sReject, 'Refusing', 'reject'),
           own(ids.oError, ids.sError, 'Failing', 'error'),
-          { id: ids.pOffer, name: 'Partner offer', school_id: ids.sPartner, source: 'partner', partner_id: ids.partnerOk,
-            external_id: `ext-ok-${suffix}`, offer_type: 'shared', status: 'active', result_ttl_seconds: 900 },
-          { id: ids.pOfferDown, name: 'Partner offer down', school_id: ids.sPartner, source: 'partner', partner_id: ids.partnerDown,
-            external_id: `ext-down-${suffix}`, offer_type: 'shared', status: 'active', result_ttl_seconds: 900 },
+          {
+            id: ids.pOffer,
+            name: 'Partner offer',
+            school_id: ids.sPartner,
+            source: 'partner',
+            partner_id: ids.partnerOk,
+            external_id: `ext-ok-${suffix}`,
+            offer_type: 'shared',
+            status: 'active',
+            result_ttl_seconds: 900,
+          },
+          {
+            id: ids.pOfferDown,
+            name: 'Partner offer down',
+            school_id: ids.sPartner,
+            source: 'partner',
+            partner_id: ids.partnerDown,
+            external_id: `ext-down-${suffix}`,
+            offer_type: 'shared',
+            status: 'active',
+            result_ttl_seconds: 900,
+          },
         ],
         campaigns: [
           {
-            id: ids.campaign, affiliate_id: ids.aff, name: 'Obs', status: 'active',
+            id: ids.campaign,
+            affiliate_id: ids.aff,
+            name: 'Obs',
+            status: 'active',
             offers: [
-              { offer_id: ids.oAccept, payout: 20 }, { offer_id: ids.oReject, payout: 20 }, { offer_id: ids.oError, payout: 20 },
-              { offer_id: ids.pOffer, payout: 10 }, { offer_id: ids.pOfferDown, payout: 10 },
+              { offer_id: ids.oAccept, payout: 20 },
+              { offer_id: ids.oReject, payout: 20 },
+              { offer_id: ids.oError, payout: 20 },
+              { offer_id: ids.pOffer, payout: 10 },
+              { offer_id: ids.pOfferDown, payout: 10 },
             ],
           },
         ],
       },
       env,
     );
-    const roomy = ['--limit', 'search=6000/1000', '--limit', 'results=6000/1000', '--limit', 'leads=6000/1000', '--limit', 'dupe-check=6000/1000'];
+    const roomy = [
+      '--limit',
+      'search=6000/1000',
+      '--limit',
+      'results=6000/1000',
+      '--limit',
+      'leads=6000/1000',
+      '--limit',
+      'dupe-check=6000/1000',
+    ];
     key = issueKey(ids.aff, env, roomy).key;
     tightKey = issueKey(ids.aff, env, ['--limit', 'search=1/1']).key;
-    const workers = await Promise.all((['checks', 'partner-adapter', 'search-orchestrator', 'delivery'] as const).map((a) => startApp(a, env)));
+    const workers = await Promise.all(
+      (['checks', 'partner-adapter', 'search-orchestrator', 'delivery'] as const).map((a) => startApp(a, env)),
+    );
     for (const w of workers) apps[w.app] = w;
     apps.gateway = await startApp('gateway', env);
     await runTraffic();
@@ -157,7 +221,8 @@ describe('observability (e2e)', () => {
 
   /** Search, poll, four submits, the pre-check and the error paths, each with its own request id. */
   async function runTraffic(): Promise<void> {
-    const post = (path: string, body: unknown, headers: Record<string, string> = {}, k = key) => call(gw(), 'POST', path, { key: k, body, headers });
+    const post = (path: string, body: unknown, headers: Record<string, string> = {}, k = key) =>
+      call(gw(), 'POST', path, { key: k, body, headers });
     answers.search = await post('/api/v1/engine/search', searchBody(), { 'X-Request-Id': rid.search });
     expect(answers.search.status).toBe(200);
     const searchId = answers.search.body.svc_lead_id as string;
@@ -167,7 +232,12 @@ describe('observability (e2e)', () => {
       body = (await call(gw(), 'GET', `/api/v1/engine/results/${searchId}`, { key })).body;
     }
     expect(body.processing_done).toBe(true);
-    type Entry = { svc_result_id: string; offer: { id: string }; programs: Array<{ value: string }>; form_fields: Array<{ name: string; options?: Array<{ value: string }> }> };
+    type Entry = {
+      svc_result_id: string;
+      offer: { id: string };
+      programs: Array<{ value: string }>;
+      form_fields: Array<{ name: string; options?: Array<{ value: string }> }>;
+    };
     const entryOf = (offerId: string): Entry => {
       const entry = (body.offers as Entry[]).find((o) => o.offer.id === offerId);
       if (!entry) throw new Error(`no result for offer ${offerId}: ${JSON.stringify(body.offers.map((o: Entry) => o.offer.id))}`);
@@ -198,17 +268,31 @@ describe('observability (e2e)', () => {
 
     answers.dupe = await post(
       '/api/v1/engine/dupe-check',
-      { email: canary.email, phone: `+1 ${area}-${exchange}-${line}`, first_name: canary.first_name, last_name: canary.last_name, zip: '78701', address: canary.address_line_1, dob: '1994-03-09' },
+      {
+        email: canary.email,
+        phone: `+1 ${area}-${exchange}-${line}`,
+        first_name: canary.first_name,
+        last_name: canary.last_name,
+        zip: '78701',
+        address: canary.address_line_1,
+        dob: '1994-03-09',
+      },
       { 'X-Request-Id': rid.dupe },
     );
     // Error paths: a bad email (400 naming the field), an ill-formed request id, contact data in the query string and the path, malformed JSON, a 429.
     const bad = searchBody({ lead: { ...lead(), personal: { ...lead().personal, email: badEmail } } });
     answers.invalid = await post('/api/v1/engine/search', bad, { 'X-Request-Id': rid.invalid });
     answers.illFormedId = await post('/api/v1/engine/search', bad, { 'X-Request-Id': `id with spaces ${tag}` });
-    answers.query = await call(gw(), 'POST', `/api/v1/engine/search?email=${encodeURIComponent(canary.email)}&phone=${digits}`, { key, body: bad });
+    answers.query = await call(gw(), 'POST', `/api/v1/engine/search?email=${encodeURIComponent(canary.email)}&phone=${digits}`, {
+      key,
+      body: bad,
+    });
     answers.path = await call(gw(), 'GET', `/api/v1/engine/results/${encodeURIComponent(canary.email)}`, { key });
     answers.pathPhone = await call(gw(), 'GET', `/api/v1/engine/results/${digits}`, { key });
-    answers.malformed = await call(gw(), 'POST', '/api/v1/engine/search', { key, rawBody: `{"lead":{"personal":{"email":"${canary.email}","phone":"${digits}"` });
+    answers.malformed = await call(gw(), 'POST', '/api/v1/engine/search', {
+      key,
+      rawBody: `{"lead":{"personal":{"email":"${canary.email}","phone":"${digits}"`,
+    });
     answers.firstTight = await post('/api/v1/engine/search', searchBody(), {}, tightKey);
     answers.limited = await post('/api/v1/engine/search', searchBody(), {}, tightKey);
 
@@ -218,10 +302,27 @@ describe('observability (e2e)', () => {
     await amqp.start();
     try {
       const poison = {
-        leadId: canary.email, kind: 'result_submit', affiliateId: canary.last_name, apiKeyId: canary.phone, campaignId: canary.last_name,
-        resultId: canary.phone, searchId: canary.phone, offerId: null, originLeadId: null, lead: lead(), tracking: null, consumerIp: null,
-        ipSource: null, programId: null, answers: {}, tcpaConsent: true, consentButtonLabel: null, formCertUrl: null, universalLeadCert: null,
-        isTest: false, requestedAt: new Date().toISOString(),
+        leadId: canary.email,
+        kind: 'result_submit',
+        affiliateId: canary.last_name,
+        apiKeyId: canary.phone,
+        campaignId: canary.last_name,
+        resultId: canary.phone,
+        searchId: canary.phone,
+        offerId: null,
+        originLeadId: null,
+        lead: lead(),
+        tracking: null,
+        consumerIp: null,
+        ipSource: null,
+        programId: null,
+        answers: {},
+        tcpaConsent: true,
+        consentButtonLabel: null,
+        formCertUrl: null,
+        universalLeadCert: null,
+        isTest: false,
+        requestedAt: new Date().toISOString(),
       };
       await amqp.publish('submit.requested.v2', poison, { correlationId: rid.poison });
       const { exchange, routingKey } = routeOf(amqp.topology, 'delivery.requested.v1');
@@ -230,8 +331,16 @@ describe('observability (e2e)', () => {
     } finally {
       await amqp.close();
     }
-    await eventually(() => apps.checks!.output().includes('dead-lettering submit.requested.v2'), 15_000, 'the poisoned message to be dead-lettered');
-    await eventually(() => apps.delivery!.output().includes('dead-lettering delivery.requested.v1'), 15_000, 'the malformed message to be dead-lettered');
+    await eventually(
+      () => apps.checks!.output().includes('dead-lettering submit.requested.v2'),
+      15_000,
+      'the poisoned message to be dead-lettered',
+    );
+    await eventually(
+      () => apps.delivery!.output().includes('dead-lettering delivery.requested.v1'),
+      15_000,
+      'the malformed message to be dead-lettered',
+    );
     // The partner-adapter and the orchestrator log after they answered: wait for the last lines of the flow.
     await eventually(
       () => {
@@ -239,7 +348,11 @@ describe('observability (e2e)', () => {
         const merged = lines.filter((l) => l.msg === 'partner answers merged');
         const partners = new Set(merged.flatMap((l) => l.partner_ids as string[]));
         // Both partners merged (in one message or two), and each merge's message handled.
-        return partners.has(ids.partnerOk) && partners.has(ids.partnerDown) && handledMessages(lines, 'partner.search.answered.v2').length >= merged.length;
+        return (
+          partners.has(ids.partnerOk) &&
+          partners.has(ids.partnerDown) &&
+          handledMessages(lines, 'partner.search.answered.v2').length >= merged.length
+        );
       },
       10_000,
       'both partner answers to be merged',
@@ -248,7 +361,8 @@ describe('observability (e2e)', () => {
 
   const lines = (app: AppName): LogLine[] => logLines(output[app] ?? '');
   const withId = (app: AppName, correlationId: string) => lines(app).filter((l) => l.correlation_id === correlationId);
-  const handled = (app: AppName, type: string, correlationId: string) => handledMessages(lines(app), type).filter((l) => l.correlation_id === correlationId);
+  const handled = (app: AppName, type: string, correlationId: string) =>
+    handledMessages(lines(app), type).filter((l) => l.correlation_id === correlationId);
 
   describe('correlation id', () => {
     it('answers every request with its id: the caller’s when well-formed (X-Request-Id or X-Correlation-Id), else a new one', () => {
@@ -271,9 +385,12 @@ describe('observability (e2e)', () => {
       const merged = withId('search-orchestrator', rid.search).filter((l) => l.msg === 'partner answers merged');
       expect(merged.flatMap((l) => l.partner_ids as string[]).sort()).toEqual([ids.partnerDown, ids.partnerOk].sort());
       // Lines a handler writes itself carry it too (partner-adapter: one per partner answer, debug or warn).
-      expect(withId('partner-adapter', rid.search).filter((l) => l.msg === 'partner search answered').map((l) => l.partner).sort()).toEqual(
-        [names.partnerDown, names.partnerOk].sort(),
-      );
+      expect(
+        withId('partner-adapter', rid.search)
+          .filter((l) => l.msg === 'partner search answered')
+          .map((l) => l.partner)
+          .sort(),
+      ).toEqual([names.partnerDown, names.partnerOk].sort());
     });
 
     it('follows each submit: gateway -> checks -> delivery (-> partner-adapter for a partner result)', () => {
@@ -293,14 +410,17 @@ describe('observability (e2e)', () => {
       expect(urls).toContain('/api/v1/engine/leads');
       expect(urls.filter((u) => u.startsWith('/api/v1/engine/results/') && /[0-9a-f-]{36}$/.test(u))).toEqual([]);
       expect(urls.filter((u) => /^\/(health|metrics)/.test(u))).toEqual([]);
-      for (const l of access) expect(l).toEqual(expect.objectContaining({ responseTime: expect.any(Number), res: { statusCode: expect.any(Number) } }));
+      for (const l of access)
+        expect(l).toEqual(expect.objectContaining({ responseTime: expect.any(Number), res: { statusCode: expect.any(Number) } }));
     });
 
     it('is on the retry and dead-letter lines of a failing message', () => {
       expect(withId('checks', rid.poison).map((l) => l.msg)).toEqual(
         expect.arrayContaining([expect.stringMatching(/failed on try 1; retrying/), expect.stringMatching(/^dead-lettering/)]),
       );
-      expect(withId('delivery', rid.malformed).map((l) => l.msg)).toContainEqual(expect.stringMatching(/^dead-lettering .* invalid JSON body/));
+      expect(withId('delivery', rid.malformed).map((l) => l.msg)).toContainEqual(
+        expect.stringMatching(/^dead-lettering .* invalid JSON body/),
+      );
     });
 
     it('is on every line written while handling a request or a message, in every app', () => {
@@ -327,12 +447,15 @@ describe('observability (e2e)', () => {
       expect([answers.firstTight.status, answers.limited.status]).toEqual([200, 429]);
     });
 
-    it.each(['gateway', 'search-orchestrator', 'checks', 'partner-adapter', 'delivery', 'sandbox'] as AppName[])('%s logs none of them', (app) => {
-      const text = (output[app] ?? '').toLowerCase();
-      expect(lines(app).length).toBeGreaterThan(10); // debug level: there is plenty to search
-      const found = forbidden.filter((value) => text.includes(value));
-      expect(found).toEqual([]);
-    });
+    it.each(['gateway', 'search-orchestrator', 'checks', 'partner-adapter', 'delivery', 'sandbox'] as AppName[])(
+      '%s logs none of them',
+      (app) => {
+        const text = (output[app] ?? '').toLowerCase();
+        expect(lines(app).length).toBeGreaterThan(10); // debug level: there is plenty to search
+        const found = forbidden.filter((value) => text.includes(value));
+        expect(found).toEqual([]);
+      },
+    );
   });
 
   describe('metrics', () => {
@@ -346,7 +469,9 @@ describe('observability (e2e)', () => {
       expect(total(m('gateway'), 'gateway_error_answers_total', { status: '400' })).toBeGreaterThanOrEqual(3);
       expect(total(m('gateway'), 'gateway_dupe_check_answers_total')).toBe(1);
       expect(total(m('gateway'), 'gateway_polls_total')).toBeGreaterThanOrEqual(1);
-      expect(total(m('gateway'), 'http_request_duration_seconds_count', { route: '/api/v1/engine/search', status: '200' })).toBeGreaterThanOrEqual(2);
+      expect(
+        total(m('gateway'), 'http_request_duration_seconds_count', { route: '/api/v1/engine/search', status: '200' }),
+      ).toBeGreaterThanOrEqual(2);
       expect(total(m('gateway'), 'http_request_duration_seconds_count', { route: '/api/v1/engine/leads' })).toBe(4);
     });
 
@@ -356,14 +481,22 @@ describe('observability (e2e)', () => {
       expect(total(orch, 'search_results_shown_total', { source: 'partner' })).toBeGreaterThanOrEqual(1);
       expect(total(orch, 'search_first_results_count')).toBeGreaterThanOrEqual(1);
       expect(total(orch, 'search_partner_answers_total')).toBeGreaterThanOrEqual(2);
-      expect(total(orch, 'messaging_handler_duration_seconds_count', { consumer: 'search-orchestrator', type: 'search.requested.v2', outcome: 'ack' })).toBeGreaterThanOrEqual(1);
+      expect(
+        total(orch, 'messaging_handler_duration_seconds_count', {
+          consumer: 'search-orchestrator',
+          type: 'search.requested.v2',
+          outcome: 'ack',
+        }),
+      ).toBeGreaterThanOrEqual(1);
     });
 
     it('partner-adapter: search and submit latency per partner, calls by outcome', () => {
       const pa = m('partner-adapter');
       expect(total(pa, 'partner_search_duration_seconds_count', { partner: names.partnerOk, outcome: 'answered' })).toBe(1);
       // The rate-limit test's first search asks the failing partner again (the other one sold this person already).
-      expect(total(pa, 'partner_search_duration_seconds_count', { partner: names.partnerDown, outcome: 'error' })).toBeGreaterThanOrEqual(1);
+      expect(total(pa, 'partner_search_duration_seconds_count', { partner: names.partnerDown, outcome: 'error' })).toBeGreaterThanOrEqual(
+        1,
+      );
       expect(total(pa, 'partner_submit_duration_seconds_count', { partner: names.partnerOk, outcome: 'accepted' })).toBe(1);
       expect(total(pa, 'partner_calls_total', { partner: names.partnerOk, operation: 'submit' })).toBe(1);
     });
@@ -379,8 +512,16 @@ describe('observability (e2e)', () => {
 
     it('checks and delivery: handler durations, failures, retries and dead letters of the poisoned messages', () => {
       const c = m('checks');
-      expect(total(c, 'messaging_handler_duration_seconds_count', { consumer: 'checks', type: 'submit.requested.v2', outcome: 'ack' })).toBe(4);
-      expect(total(m('delivery'), 'messaging_handler_duration_seconds_count', { consumer: 'delivery', type: 'delivery.requested.v1', outcome: 'ack' })).toBe(4);
+      expect(
+        total(c, 'messaging_handler_duration_seconds_count', { consumer: 'checks', type: 'submit.requested.v2', outcome: 'ack' }),
+      ).toBe(4);
+      expect(
+        total(m('delivery'), 'messaging_handler_duration_seconds_count', {
+          consumer: 'delivery',
+          type: 'delivery.requested.v1',
+          outcome: 'ack',
+        }),
+      ).toBe(4);
       expect(total(c, 'messaging_handler_failures_total', { consumer: 'checks', type: 'submit.requested.v2' })).toBe(3);
       expect(total(c, 'messaging_messages_retried_total', { consumer: 'checks' })).toBe(2);
       expect(total(c, 'messaging_messages_dead_lettered_total', { consumer: 'checks', cause: 'exhausted' })).toBe(1);
@@ -388,12 +529,20 @@ describe('observability (e2e)', () => {
     });
 
     it.each(['search-orchestrator', 'checks', 'partner-adapter', 'delivery'] as AppName[])('%s declares the messaging metrics', (app) => {
-      for (const name of ['messaging_handler_duration_seconds', 'messaging_handler_failures_total', 'messaging_messages_dead_lettered_total', 'messaging_broker_connected']) {
+      for (const name of [
+        'messaging_handler_duration_seconds',
+        'messaging_handler_failures_total',
+        'messaging_messages_dead_lettered_total',
+        'messaging_broker_connected',
+      ]) {
         expect(families[app]?.has(name)).toBe(true);
       }
       expect(total(m(app), 'messaging_broker_connected')).toBe(1);
       // The depths of its own queue and DLQ, and of no other.
-      const queues = (name: string) => m(app).filter((s) => s.name === name).map((s) => s.labels.queue);
+      const queues = (name: string) =>
+        m(app)
+          .filter((s) => s.name === name)
+          .map((s) => s.labels.queue);
       expect(queues('messaging_queue_depth')).toEqual([`${env.AMQP_PREFIX}.${app}`]);
       expect(queues('messaging_dlq_depth')).toEqual([`${env.AMQP_PREFIX}.${app}.dlq`]);
     });

@@ -96,8 +96,17 @@ const CONTRACT: ContractEndpoint[] = [
 /** Fields of the contract's answer tables. */
 const ANSWER_FIELDS: Record<string, string[]> = {
   SearchAnswer: [
-    'code', 'status', 'reason', 'success', 'svc_lead_id', 'processing_done', 'poll_after_ms', 'accepted_count',
-    'max_accepted_submissions', 'true_exclusive_accepted', 'offers',
+    'code',
+    'status',
+    'reason',
+    'success',
+    'svc_lead_id',
+    'processing_done',
+    'poll_after_ms',
+    'accepted_count',
+    'max_accepted_submissions',
+    'true_exclusive_accepted',
+    'offers',
   ],
   ResultEntry: ['svc_result_id', 'campaign_id', 'offer', 'school', 'programs', 'payout', 'form_fields', 'expires_at'],
   ResultOffer: ['id', 'name', 'offer_type', 'is_exclusive', 'tcpa_text'],
@@ -105,8 +114,32 @@ const ANSWER_FIELDS: Record<string, string[]> = {
   ResultProgram: ['value', 'label', 'payout'],
   FormField: ['name', 'label', 'type', 'required', 'required_when', 'options'],
   FormFieldOption: ['value', 'label'],
-  SubmitAnswer: ['code', 'status', 'reason', 'source', 'success', 'accepted', 'retryable', 'svc_lead_id', 'payout', 'message', 'disposition'],
-  LeadStatusAnswer: ['code', 'status', 'reason', 'success', 'accepted', 'retryable', 'svc_lead_id', 'payout', 'message', 'disposition', 'returned'],
+  SubmitAnswer: [
+    'code',
+    'status',
+    'reason',
+    'source',
+    'success',
+    'accepted',
+    'retryable',
+    'svc_lead_id',
+    'payout',
+    'message',
+    'disposition',
+  ],
+  LeadStatusAnswer: [
+    'code',
+    'status',
+    'reason',
+    'success',
+    'accepted',
+    'retryable',
+    'svc_lead_id',
+    'payout',
+    'message',
+    'disposition',
+    'returned',
+  ],
   ReturnAnswer: ['code', 'status', 'reason', 'success', 'retryable', 'svc_lead_id', 'returned'],
   LeadReturn: ['at', 'reason'],
   DupeCheckAnswer: ['code', 'status', 'reason', 'success', 'retryable', 'duplicate_likely'],
@@ -128,7 +161,19 @@ const LEAD_GROUPS: Record<string, string[]> = {
   education: ['education_level', 'high_school_graduation_year', 'start_timeline', 'learning_preference'],
   background: ['military_affiliation', 'us_citizen'],
 };
-const TRACKING_FIELDS = ['ip_address', 'subid', 'subid2', 'utm_source', 'utm_medium', 'utm_campaign', 'wbraid', 'fbclid', 'msclkid', 'ttclid', 'click_id'];
+const TRACKING_FIELDS = [
+  'ip_address',
+  'subid',
+  'subid2',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'wbraid',
+  'fbclid',
+  'msclkid',
+  'ttclid',
+  'click_id',
+];
 const DUPE_CHECK_FIELDS = ['offer_id', 'email', 'phone', 'first_name', 'last_name', 'zip', 'address', 'dob', 'hashed'];
 const HASHED_FIELDS = ['email', 'phone', 'last_name', 'zip', 'dob', 'birth_year', 'grad_year', 'ip'];
 
@@ -140,7 +185,15 @@ const LEADS_MODES: Record<string, string[]> = {
 
 /** The codes of a success answer, and of an error answer, as the decision catalog builds them. */
 const catalogCodes = (group: Record<string, unknown>) =>
-  new Set(Object.values(group).map((d) => (typeof d === 'function' ? (d as (...a: string[]) => { code: string })(...Array<string>(d.length).fill('1')) : (d as { code: string })).code));
+  new Set(
+    Object.values(group).map(
+      (d) =>
+        (typeof d === 'function'
+          ? (d as (...a: string[]) => { code: string })(...Array<string>(d.length).fill('1'))
+          : (d as { code: string })
+        ).code,
+    ),
+  );
 const SUBMIT_CODES = catalogCodes(SUBMIT);
 const ERROR_CODES = catalogCodes(REFUSAL);
 
@@ -197,7 +250,9 @@ describe('OpenAPI document of the affiliate API (e2e)', () => {
   describe.each(CONTRACT.map((e) => [`${e.method.toUpperCase()} ${e.path}`, e] as const))('%s', (_name, endpoint) => {
     it('answers exactly the contract’s statuses, plus a default for the front door’s others', () => {
       const responses = operation(endpoint).responses as Record<string, Json>;
-      const numbered = Object.keys(responses).filter((s) => s !== 'default').map(Number);
+      const numbered = Object.keys(responses)
+        .filter((s) => s !== 'default')
+        .map(Number);
       expect(numbered.sort()).toEqual([...endpoint.success, ...endpoint.errors].sort());
       expect(responses.default).toBeDefined();
     });
@@ -258,12 +313,41 @@ describe('OpenAPI document of the affiliate API (e2e)', () => {
     expect([entry.type, refName(entry.items)]).toEqual(['array', 'ResultEntry']);
     expect(schema('ResultOffer').properties.offer_type.enum).toEqual(['shared', 'exclusive', 'true_exclusive']);
     expect(schema('ErrorEnvelope').required).toEqual(expect.arrayContaining(['code', 'status', 'reason']));
-    expect(schema('ErrorEnvelope').properties.status.enum).toEqual(['accepted', 'saved', 'pending', 'held', 'rejected', 'invalid', 'failed']);
+    expect(schema('ErrorEnvelope').properties.status.enum).toEqual([
+      'accepted',
+      'saved',
+      'pending',
+      'held',
+      'rejected',
+      'invalid',
+      'failed',
+    ]);
     expect(schema('ErrorEnvelope').properties.code.enum).toEqual(
-      expect.arrayContaining(['REQUIRED_FIELD_MISSING', 'INVALID_FIELD', 'NOT_FOUND', 'FORBIDDEN', 'AUTH_REQUIRED', 'AUTH_INVALID', 'MALFORMED_REQUEST', 'RATE_LIMITED', 'INTERNAL_ERROR', 'UNAVAILABLE']),
+      expect.arrayContaining([
+        'REQUIRED_FIELD_MISSING',
+        'INVALID_FIELD',
+        'NOT_FOUND',
+        'FORBIDDEN',
+        'AUTH_REQUIRED',
+        'AUTH_INVALID',
+        'MALFORMED_REQUEST',
+        'RATE_LIMITED',
+        'INTERNAL_ERROR',
+        'UNAVAILABLE',
+      ]),
     );
     expect(schema('SubmitAnswer').properties.code.enum).toEqual(
-      expect.arrayContaining(['ACCEPTED', 'DUPLICATE', 'NOT_ELIGIBLE', 'CAP_REACHED', 'BUYER_REJECTED', 'PENDING', 'TEST_LEAD_HELD', 'OFFER_UNAVAILABLE', 'REQUIRED_FIELD_MISSING']),
+      expect.arrayContaining([
+        'ACCEPTED',
+        'DUPLICATE',
+        'NOT_ELIGIBLE',
+        'CAP_REACHED',
+        'BUYER_REJECTED',
+        'PENDING',
+        'TEST_LEAD_HELD',
+        'OFFER_UNAVAILABLE',
+        'REQUIRED_FIELD_MISSING',
+      ]),
     );
   });
 
@@ -314,7 +398,9 @@ describe('OpenAPI document of the affiliate API (e2e)', () => {
     expect(schema('SubmitAnswer').properties.code.enum).not.toContain('OK');
     expect(schema('SubmitAnswer').properties.code.enum).not.toContain('RATE_LIMITED');
     // Builders (a refusal naming its field or reason) are called with placeholders: their `error` does not depend on them.
-    const refusals = Object.values(REFUSAL).map((d) => (typeof d === 'function' ? (d as (...a: string[]) => (typeof REFUSAL)['unavailable'])(...Array<string>(d.length).fill('x')) : d));
+    const refusals = Object.values(REFUSAL).map((d) =>
+      typeof d === 'function' ? (d as (...a: string[]) => (typeof REFUSAL)['unavailable'])(...Array<string>(d.length).fill('x')) : d,
+    );
     const details = refusals.flatMap((d) => ('error' in d && d.error !== undefined ? [d.error] : []));
     expect(schema('ErrorEnvelope').properties.error.enum.sort()).toEqual([...new Set(details)].sort());
     // A PENDING submit travels as 202: that answer is narrowed to it.
@@ -331,7 +417,11 @@ describe('OpenAPI document of the affiliate API (e2e)', () => {
         const where = `${endpoint.method} ${endpoint.path} ${status}`;
         expect([where, narrowed.properties.code.enum.every((c: string) => ERROR_CODES.has(c))]).toEqual([where, true]);
         if (status === 429 || status === 503) {
-          expect([where, narrowed.properties.retryable.enum, narrowed.required]).toEqual([where, [true], expect.arrayContaining(['retry_after_seconds'])]);
+          expect([where, narrowed.properties.retryable.enum, narrowed.required]).toEqual([
+            where,
+            [true],
+            expect.arrayContaining(['retry_after_seconds']),
+          ]);
         }
       }
     }
@@ -343,9 +433,16 @@ describe('OpenAPI document of the affiliate API (e2e)', () => {
     const decidedBy = schema('SubmitDisposition').properties.decided_by;
     expect([decidedBy.nullable, decidedBy.enum]).toEqual([true, ['service', 'buyer', null]]);
     const nullable: Array<[string, string]> = [
-      ['SubmitDisposition', 'decided_at'], ['SubmitDisposition', 'search_lead_id'], ['ResultEntry', 'campaign_id'], ['ResultEntry', 'expires_at'],
-      ['ResultOffer', 'is_exclusive'], ['ResultOffer', 'tcpa_text'], ['ResultSchool', 'logo_url'], ['FormField', 'label'],
-      ['LeadStatusAnswer', 'returned'], ['ReturnRequest', 'note'],
+      ['SubmitDisposition', 'decided_at'],
+      ['SubmitDisposition', 'search_lead_id'],
+      ['ResultEntry', 'campaign_id'],
+      ['ResultEntry', 'expires_at'],
+      ['ResultOffer', 'is_exclusive'],
+      ['ResultOffer', 'tcpa_text'],
+      ['ResultSchool', 'logo_url'],
+      ['FormField', 'label'],
+      ['LeadStatusAnswer', 'returned'],
+      ['ReturnRequest', 'note'],
     ];
     for (const [name, field] of nullable) expect([name, field, schema(name).properties[field].nullable]).toEqual([name, field, true]);
   });
@@ -395,7 +492,9 @@ describe('OpenAPI document of the affiliate API (e2e)', () => {
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.text).toContain('swagger-ui');
     const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]).filter((u) => !/^(https?:|data:|#)/.test(u));
-    expect(assets).toEqual(expect.arrayContaining([expect.stringContaining('swagger-ui-init.js'), expect.stringContaining('swagger-ui-bundle.js')]));
+    expect(assets).toEqual(
+      expect.arrayContaining([expect.stringContaining('swagger-ui-init.js'), expect.stringContaining('swagger-ui-bundle.js')]),
+    );
     for (const asset of assets) {
       const url = new URL(asset, `${gateway.url}/docs`).pathname;
       const res = await call(gateway.url, 'GET', url);

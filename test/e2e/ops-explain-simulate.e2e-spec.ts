@@ -47,22 +47,51 @@ describe('ops lead explain and catalog simulate on real searches (e2e)', () => {
   /** The catalog; `okStates` narrows the ok offer's states (the proposal simulated). */
   const catalog = (okStates?: string[]) => ({
     affiliates: [{ id: ids.aff, name: 'Explain E2E Affiliate', status: 'active' }],
-    schools: [...RULES.map((k) => ({ id: schoolIds[k], name: `Explain ${k} school`, logo_url: null })), { id: ids.slowSchool, name: 'Explain slow school', logo_url: null }],
+    schools: [
+      ...RULES.map((k) => ({ id: schoolIds[k], name: `Explain ${k} school`, logo_url: null })),
+      { id: ids.slowSchool, name: 'Explain slow school', logo_url: null },
+    ],
     // The partner answers after 5 s; partner-adapter gives up at 1 s.
-    partners: [{ id: ids.partner, name: 'Explain slow partner', adapter: 'sandbox', base_url: `${sandbox.url}/partners/explain${suffix}?delay_ms=5000&match=all`, timeout_ms: 1000 }],
+    partners: [
+      {
+        id: ids.partner,
+        name: 'Explain slow partner',
+        adapter: 'sandbox',
+        base_url: `${sandbox.url}/partners/explain${suffix}?delay_ms=5000&match=all`,
+        timeout_ms: 1000,
+      },
+    ],
     offers: [
       ...RULES.map((k) => {
         const extra = k === 'ok' && okStates ? { eligibility: { states: okStates } } : rules[k];
         return ownOffer(offerIds[k], schoolIds[k], name(k), `${sandbox.url}/schools/explain${suffix}/leads?outcome=accept`, extra);
       }),
-      { id: ids.slow, name: name('slow'), school_id: ids.slowSchool, source: 'partner', partner_id: ids.partner, external_id: `ext-${ids.slow.slice(0, 8)}`, offer_type: 'shared', status: 'active' },
+      {
+        id: ids.slow,
+        name: name('slow'),
+        school_id: ids.slowSchool,
+        source: 'partner',
+        partner_id: ids.partner,
+        external_id: `ext-${ids.slow.slice(0, 8)}`,
+        offer_type: 'shared',
+        status: 'active',
+      },
     ],
-    campaigns: [{ id: ids.camp, affiliate_id: ids.aff, name: 'Explain E2E', status: 'active', offers: [...RULES.map((k) => ({ offer_id: offerIds[k], payout: 10 })), { offer_id: ids.slow, payout: 4 }] }],
+    campaigns: [
+      {
+        id: ids.camp,
+        affiliate_id: ids.aff,
+        name: 'Explain E2E',
+        status: 'active',
+        offers: [...RULES.map((k) => ({ offer_id: offerIds[k], payout: 10 })), { offer_id: ids.slow, payout: 4 }],
+      },
+    ],
   });
 
   type Search = Awaited<ReturnType<SubmitClient['searchDone']>>;
   const search = (who: Person) => client.searchDone(ids.camp, who);
-  const submit = (s: Search, k: Own) => client.submit(ids.camp, s.searchId, s.results.get(offerIds[k]).svc_result_id, { program_id: 'gen' });
+  const submit = (s: Search, k: Own) =>
+    client.submit(ids.camp, s.searchId, s.results.get(offerIds[k]).svc_result_id, { program_id: 'gen' });
   /** A real sale: the submit accepted by the sandbox school (waited for when the answer is PENDING). */
   async function sell(s: Search, k: Own): Promise<void> {
     const res = await submit(s, k);
@@ -74,7 +103,12 @@ describe('ops lead explain and catalog simulate on real searches (e2e)', () => {
     sandbox = await startApp('sandbox', env, 'live');
     applyCatalog(catalog(), env);
     const key = issueKey(ids.aff, env).key;
-    await Promise.all([startApp('checks', env), startApp('partner-adapter', env), startApp('search-orchestrator', env), startApp('delivery', env)]);
+    await Promise.all([
+      startApp('checks', env),
+      startApp('partner-adapter', env),
+      startApp('search-orchestrator', env),
+      startApp('delivery', env),
+    ]);
     client = new SubmitClient((await startApp('gateway', env)).url, key, ids.aff);
 
     // Someone else (CA) uses up the day and total caps, while the person is sold to the dup offer.
@@ -119,15 +153,29 @@ describe('ops lead explain and catalog simulate on real searches (e2e)', () => {
     };
     expect(block('ok')).toMatch(/^[^\n]+, own: shown, rank \d+ \(result [0-9a-f-]+\)\n/);
     expect(block('excl')).toMatch(/: shown, rank \d+/);
-    expect(block('state')).toMatch(/not shown: not_eligible \(states\)\n {4}rule +state TX not in \[CA, NV\]\n {4}facts +lead state = TX \(stored\); offer states = \[CA, NV\] \(now\)/);
-    expect(block('age')).toMatch(/not shown: not_eligible \(min_age\)\n {4}rule +age (\d+) below min_age 40\n {4}facts +lead age = \1 \(stored\); offer min_age = 40 \(now\)/);
-    expect(block('edu')).toMatch(/not shown: not_eligible \(education_levels\)\n {4}rule +education level associate not in \[bachelor, master\]\n {4}facts +lead education level = associate \(stored\); offer education_levels = \[bachelor, master\] \(now\)/);
-    expect(block('prog')).toMatch(/not shown: no_eligible_program \(programs\.msn\.education_levels\)\n {4}rule +no program qualifies: msn: education level associate not in \[master\]/);
+    expect(block('state')).toMatch(
+      /not shown: not_eligible \(states\)\n {4}rule +state TX not in \[CA, NV\]\n {4}facts +lead state = TX \(stored\); offer states = \[CA, NV\] \(now\)/,
+    );
+    expect(block('age')).toMatch(
+      /not shown: not_eligible \(min_age\)\n {4}rule +age (\d+) below min_age 40\n {4}facts +lead age = \1 \(stored\); offer min_age = 40 \(now\)/,
+    );
+    expect(block('edu')).toMatch(
+      /not shown: not_eligible \(education_levels\)\n {4}rule +education level associate not in \[bachelor, master\]\n {4}facts +lead education level = associate \(stored\); offer education_levels = \[bachelor, master\] \(now\)/,
+    );
+    expect(block('prog')).toMatch(
+      /not shown: no_eligible_program \(programs\.msn\.education_levels\)\n {4}rule +no program qualifies: msn: education level associate not in \[master\]/,
+    );
     expect(block('prog')).toMatch(/^ {4}program +msn \(MSN\): education level associate not in \[master\]$/m);
-    expect(block('day')).toMatch(/not shown: cap_reached\n {4}rule +day cap 1 of 1 reached \(America\/Chicago\)\n {4}facts +day cap limit = 1 \(now\); sales counted in the period from \S+ = 1 \(now\)/);
+    expect(block('day')).toMatch(
+      /not shown: cap_reached\n {4}rule +day cap 1 of 1 reached \(America\/Chicago\)\n {4}facts +day cap limit = 1 \(now\); sales counted in the period from \S+ = 1 \(now\)/,
+    );
     expect(block('total')).toMatch(/not shown: cap_reached\n {4}rule +total cap 1 of 1 reached\n {4}facts +total cap limit = 1 \(now\)/);
-    expect(block('dup')).toMatch(/not shown: duplicate\n {4}rule +sold to this person 0 days ago \(\S+Z\); window 30 days\n {4}facts +last sale of this offer to the person = \S+Z \(now\); offer duplicate_window_days = 30 \(now\)/);
-    expect(block('slow')).toMatch(/, partner: not shown: partner_timeout[^\n]*\n {4}rule +partner Explain slow partner timed out after [\d,]+ ms \(timeout_ms 1,000 now\)\n {4}facts +partner call status = timeout \(stored\)/);
+    expect(block('dup')).toMatch(
+      /not shown: duplicate\n {4}rule +sold to this person 0 days ago \(\S+Z\); window 30 days\n {4}facts +last sale of this offer to the person = \S+Z \(now\); offer duplicate_window_days = 30 \(now\)/,
+    );
+    expect(block('slow')).toMatch(
+      /, partner: not shown: partner_timeout[^\n]*\n {4}rule +partner Explain slow partner timed out after [\d,]+ ms \(timeout_ms 1,000 now\)\n {4}facts +partner call status = timeout \(stored\)/,
+    );
     expect(out).not.toMatch(/^ {4}note /m);
 
     const refused = out.slice(out.indexOf(`\n  Submit ${refusedId}\n`));
@@ -152,21 +200,46 @@ describe('ops lead explain and catalog simulate on real searches (e2e)', () => {
       stored: { shown: false, reason: 'not_eligible', detail: 'states' },
       verdict: { shown: false, reason: 'not_eligible', detail: 'states' },
       rule: 'state TX not in [CA, NV]',
-      facts: [{ name: 'lead state', value: 'TX', source: 'stored' }, { name: 'offer states', value: ['CA', 'NV'], source: 'now' }],
+      facts: [
+        { name: 'lead state', value: 'TX', source: 'stored' },
+        { name: 'offer states', value: ['CA', 'NV'], source: 'now' },
+      ],
     });
-    expect(offer('age')).toMatchObject({ verdict: { reason: 'not_eligible', detail: 'min_age' }, rule: expect.stringMatching(/^age \d+ below min_age 40$/), facts: fact('offer min_age', 40) });
+    expect(offer('age')).toMatchObject({
+      verdict: { reason: 'not_eligible', detail: 'min_age' },
+      rule: expect.stringMatching(/^age \d+ below min_age 40$/),
+      facts: fact('offer min_age', 40),
+    });
     expect(offer('edu')).toMatchObject({
       verdict: { reason: 'not_eligible', detail: 'education_levels' },
       rule: 'education level associate not in [bachelor, master]',
-      facts: [{ name: 'lead education level', value: 'associate', source: 'stored' }, { name: 'offer education_levels', value: ['bachelor', 'master'], source: 'now' }],
+      facts: [
+        { name: 'lead education level', value: 'associate', source: 'stored' },
+        { name: 'offer education_levels', value: ['bachelor', 'master'], source: 'now' },
+      ],
     });
     expect(offer('prog')).toMatchObject({
       verdict: { reason: 'no_eligible_program' },
       rule: 'no program qualifies: msn: education level associate not in [master]',
-      programs: [{ value: 'msn', eligible: false, rule: 'education level associate not in [master]', facts: fact('program msn education_levels', ['master']) }],
+      programs: [
+        {
+          value: 'msn',
+          eligible: false,
+          rule: 'education level associate not in [master]',
+          facts: fact('program msn education_levels', ['master']),
+        },
+      ],
     });
-    expect(offer('day')).toMatchObject({ verdict: { reason: 'cap_reached' }, rule: 'day cap 1 of 1 reached (America/Chicago)', facts: fact('day cap limit', 1) });
-    expect(offer('total')).toMatchObject({ verdict: { reason: 'cap_reached' }, rule: 'total cap 1 of 1 reached', facts: fact('total cap limit', 1) });
+    expect(offer('day')).toMatchObject({
+      verdict: { reason: 'cap_reached' },
+      rule: 'day cap 1 of 1 reached (America/Chicago)',
+      facts: fact('day cap limit', 1),
+    });
+    expect(offer('total')).toMatchObject({
+      verdict: { reason: 'cap_reached' },
+      rule: 'total cap 1 of 1 reached',
+      facts: fact('total cap limit', 1),
+    });
     expect(offer('dup')).toMatchObject({
       verdict: { reason: 'duplicate' },
       rule: expect.stringMatching(/^sold to this person 0 days ago \(\S+Z\); window 30 days$/),
@@ -177,7 +250,10 @@ describe('ops lead explain and catalog simulate on real searches (e2e)', () => {
       stored: { reason: 'partner_timeout' },
       verdict: { reason: 'partner_timeout' },
       rule: expect.stringMatching(/^partner Explain slow partner timed out after [\d,]+ ms \(timeout_ms 1,000 now\)$/),
-      facts: expect.arrayContaining([{ name: 'partner call status', value: 'timeout', source: 'stored' }, { name: 'partner timeout_ms', value: 1000, source: 'now' }]),
+      facts: expect.arrayContaining([
+        { name: 'partner call status', value: 'timeout', source: 'stored' },
+        { name: 'partner timeout_ms', value: 1000, source: 'now' },
+      ]),
     });
 
     const refused = x.submits.find((s: { id: string }) => s.id === refusedId);
@@ -197,12 +273,19 @@ describe('ops lead explain and catalog simulate on real searches (e2e)', () => {
     expect(run.code).toBe(0);
     const sim = JSON.parse(run.stdout);
     const losing = [searches.first, searches.explained].sort();
-    expect(sim).toMatchObject({ window: { last: 10 }, campaigns: [{ id: ids.camp }], searches: 3, searches_changed: 2, partner_unknown: 0 });
+    expect(sim).toMatchObject({
+      window: { last: 10 },
+      campaigns: [{ id: ids.camp }],
+      searches: 3,
+      searches_changed: 2,
+      partner_unknown: 0,
+    });
     expect(sim.rules).toEqual([{ rule: 'not_eligible (states)', lost: 2, gained: 0 }]);
     const ok = sim.offers.find((o: { offer: { id: string } }) => o.offer.id === offerIds.ok);
     expect(ok).toMatchObject({ shown_before: 3, shown_after: 1, lost: 2, gained: 0, ids_truncated: false, gained_search_ids: [] });
     expect([...ok.lost_search_ids].sort()).toEqual(losing);
     expect(ok.lost_search_ids).not.toContain(searches.other);
-    for (const o of sim.offers.filter((o: { offer: { id: string } }) => o.offer.id !== offerIds.ok)) expect([o.offer.name, o.lost, o.gained]).toEqual([o.offer.name, 0, 0]);
+    for (const o of sim.offers.filter((o: { offer: { id: string } }) => o.offer.id !== offerIds.ok))
+      expect([o.offer.name, o.lost, o.gained]).toEqual([o.offer.name, 0, 0]);
   });
 });

@@ -13,8 +13,17 @@ import { testEnv, uniqueSuffix } from '../support/test-env';
 describe('ops lead show and report on a real lead (e2e)', () => {
   const suffix = uniqueSuffix();
   const env = testEnv(suffix);
-  const ids = { aff: randomUUID(), sAcc: randomUUID(), sRej: randomUUID(), sPar: randomUUID(), oAcc: randomUUID(), oRej: randomUUID(),
-    partner: randomUUID(), pOffer: randomUUID(), camp: randomUUID() };
+  const ids = {
+    aff: randomUUID(),
+    sAcc: randomUUID(),
+    sRej: randomUUID(),
+    sPar: randomUUID(),
+    oAcc: randomUUID(),
+    oRej: randomUUID(),
+    partner: randomUUID(),
+    pOffer: randomUUID(),
+    camp: randomUUID(),
+  };
   const school = (name: string) => `ops${suffix}-${name}`;
   let sandbox: RunningApp;
   let client: SubmitClient;
@@ -25,33 +34,84 @@ describe('ops lead show and report on a real lead (e2e)', () => {
   let rejectedId: string;
 
   const own = (offerId: string, schoolId: string, name: string, outcome: string) => ({
-    id: offerId, name, school_id: schoolId, source: 'own', offer_type: 'shared', status: 'active', priority: 5, price: 45,
-    tcpa_text: `I agree that ${name} may contact me.`, programs: [{ value: 'gen', label: 'General Studies' }],
-    delivery: { adapter: 'sandbox', url: `${sandbox.url}/schools/${school(name.toLowerCase().replace(/\W+/g, '-'))}/leads?outcome=${outcome}`, timeout_ms: 6000 },
+    id: offerId,
+    name,
+    school_id: schoolId,
+    source: 'own',
+    offer_type: 'shared',
+    status: 'active',
+    priority: 5,
+    price: 45,
+    tcpa_text: `I agree that ${name} may contact me.`,
+    programs: [{ value: 'gen', label: 'General Studies' }],
+    delivery: {
+      adapter: 'sandbox',
+      url: `${sandbox.url}/schools/${school(name.toLowerCase().replace(/\W+/g, '-'))}/leads?outcome=${outcome}`,
+      timeout_ms: 6000,
+    },
   });
 
   beforeAll(async () => {
     sandbox = await startApp('sandbox', env, 'live');
     // The refusing school quotes the person's name and email back: the operator must see them masked.
-    const rejectReason = encodeURIComponent(`Already enrolled: ${lead.personal.first_name} ${lead.personal.last_name} ${lead.personal.email}`);
-    applyCatalog({
-      affiliates: [{ id: ids.aff, name: 'Ops E2E Affiliate', status: 'active' }],
-      schools: [
-        { id: ids.sAcc, name: 'Accepting U', logo_url: null }, { id: ids.sRej, name: 'Refusing College', logo_url: null },
-        { id: ids.sPar, name: 'Partner School', logo_url: null },
-      ],
-      partners: [{ id: ids.partner, name: 'Ops partner', adapter: 'sandbox', base_url: `${sandbox.url}/partners/${school('partner')}?match=all&outcome=accept`, timeout_ms: 5000 }],
-      offers: [
-        own(ids.oAcc, ids.sAcc, 'Accepting Offer', 'accept'),
-        own(ids.oRej, ids.sRej, 'Refusing Offer', `reject&reason=${rejectReason}`),
-        { id: ids.pOffer, name: 'Partner offer', school_id: ids.sPar, source: 'partner', partner_id: ids.partner, external_id: `ext-${ids.pOffer.slice(0, 8)}`,
-          offer_type: 'shared', status: 'active', result_ttl_seconds: 600 },
-      ],
-      campaigns: [{ id: ids.camp, affiliate_id: ids.aff, name: 'Ops E2E', status: 'active',
-        offers: [{ offer_id: ids.oAcc, payout: 17.5 }, { offer_id: ids.oRej, payout: 9 }, { offer_id: ids.pOffer, payout: 4 }] }],
-    }, env);
+    const rejectReason = encodeURIComponent(
+      `Already enrolled: ${lead.personal.first_name} ${lead.personal.last_name} ${lead.personal.email}`,
+    );
+    applyCatalog(
+      {
+        affiliates: [{ id: ids.aff, name: 'Ops E2E Affiliate', status: 'active' }],
+        schools: [
+          { id: ids.sAcc, name: 'Accepting U', logo_url: null },
+          { id: ids.sRej, name: 'Refusing College', logo_url: null },
+          { id: ids.sPar, name: 'Partner School', logo_url: null },
+        ],
+        partners: [
+          {
+            id: ids.partner,
+            name: 'Ops partner',
+            adapter: 'sandbox',
+            base_url: `${sandbox.url}/partners/${school('partner')}?match=all&outcome=accept`,
+            timeout_ms: 5000,
+          },
+        ],
+        offers: [
+          own(ids.oAcc, ids.sAcc, 'Accepting Offer', 'accept'),
+          own(ids.oRej, ids.sRej, 'Refusing Offer', `reject&reason=${rejectReason}`),
+          {
+            id: ids.pOffer,
+            name: 'Partner offer',
+            school_id: ids.sPar,
+            source: 'partner',
+            partner_id: ids.partner,
+            external_id: `ext-${ids.pOffer.slice(0, 8)}`,
+            offer_type: 'shared',
+            status: 'active',
+            result_ttl_seconds: 600,
+          },
+        ],
+        campaigns: [
+          {
+            id: ids.camp,
+            affiliate_id: ids.aff,
+            name: 'Ops E2E',
+            status: 'active',
+            offers: [
+              { offer_id: ids.oAcc, payout: 17.5 },
+              { offer_id: ids.oRej, payout: 9 },
+              { offer_id: ids.pOffer, payout: 4 },
+            ],
+          },
+        ],
+      },
+      env,
+    );
     const key = issueKey(ids.aff, env).key;
-    await Promise.all([startApp('checks', env), startApp('partner-adapter', env), startApp('search-orchestrator', env), startApp('delivery', env)]);
+    await Promise.all([
+      startApp('checks', env),
+      startApp('partner-adapter', env),
+      startApp('search-orchestrator', env),
+      startApp('delivery', env),
+    ]);
     const gateway = await startApp('gateway', env);
     client = new SubmitClient(gateway.url, key, ids.aff);
 
@@ -72,7 +132,8 @@ describe('ops lead show and report on a real lead (e2e)', () => {
 
   const noContactData = (output: string) => {
     const p = lead.personal;
-    for (const raw of [p.email, p.phone, p.last_name, p.date_of_birth, lead.address.address_line_1]) expect(output.toLowerCase()).not.toContain(raw.toLowerCase());
+    for (const raw of [p.email, p.phone, p.last_name, p.date_of_birth, lead.address.address_line_1])
+      expect(output.toLowerCase()).not.toContain(raw.toLowerCase());
     expect(output).not.toMatch(new RegExp(`\\b${p.first_name}\\b`, 'i'));
   };
 
@@ -113,11 +174,15 @@ describe('ops lead show and report on a real lead (e2e)', () => {
     expect(story.asked).toEqual({ id: searchId, is: 'search' });
     expect(story.search).toMatchObject({ id: searchId, campaign: { id: ids.camp, name: 'Ops E2E' }, is_test: false, accepted_count: 1 });
     expect(story.results.map((r: { offer: { id: string } }) => r.offer.id).sort()).toEqual([ids.oAcc, ids.oRej, ids.pOffer].sort());
-    expect(story.partner_calls).toEqual([expect.objectContaining({ partner: { id: ids.partner, name: 'Ops partner' }, status: 'answered', result_count: 1 })]);
+    expect(story.partner_calls).toEqual([
+      expect.objectContaining({ partner: { id: ids.partner, name: 'Ops partner' }, status: 'answered', result_count: 1 }),
+    ]);
     const byId = new Map(story.submits.map((s: { id: string }) => [s.id, s]));
     expect(byId.get(acceptedId)).toMatchObject({
       decision: { status: 'accepted', code: 'ACCEPTED', decided_by: 'buyer', payout: 17.5 },
-      delivery_attempts: [{ attempt: 1, outcome: 'accepted', http_status: 200, finished_at: expect.any(String), duration_ms: expect.any(Number) }],
+      delivery_attempts: [
+        { attempt: 1, outcome: 'accepted', http_status: 200, finished_at: expect.any(String), duration_ms: expect.any(Number) },
+      ],
       sale: { status: 'accepted', payout: 17.5, price: 45 },
     });
     expect(byId.get(rejectedId)).toMatchObject({
@@ -128,13 +193,34 @@ describe('ops lead show and report on a real lead (e2e)', () => {
   });
 
   it('report counts the same traffic for the campaign', () => {
-    const run = runOps(['report', '--from', started.toISOString(), '--to', new Date(Date.now() + 1000).toISOString(), '--by', 'campaign',
-      '--affiliate', ids.aff, '--json'], env);
+    const run = runOps(
+      [
+        'report',
+        '--from',
+        started.toISOString(),
+        '--to',
+        new Date(Date.now() + 1000).toISOString(),
+        '--by',
+        'campaign',
+        '--affiliate',
+        ids.aff,
+        '--json',
+      ],
+      env,
+    );
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(report.groups).toEqual([expect.objectContaining({
-      id: ids.camp, name: 'Ops E2E', searches: 1, results_shown: 3, submits: 2, accepted: 1, payouts: 17.5,
-      submits_by_code: expect.objectContaining({ ACCEPTED: 1, BUYER_REJECTED: 1, PENDING: 0 }),
-    })]);
+    expect(report.groups).toEqual([
+      expect.objectContaining({
+        id: ids.camp,
+        name: 'Ops E2E',
+        searches: 1,
+        results_shown: 3,
+        submits: 2,
+        accepted: 1,
+        payouts: 17.5,
+        submits_by_code: expect.objectContaining({ ACCEPTED: 1, BUYER_REJECTED: 1, PENDING: 0 }),
+      }),
+    ]);
   });
 });

@@ -21,10 +21,34 @@ describe('opt-outs (e2e)', () => {
   const env = testEnv(suffix, { REVOCATION_SEND_TIMEOUT_MS: '2500' });
   const id = () => randomUUID();
   const ids = {
-    affA: id(), affB: id(), s1: id(), s2: id(), slow: id(), slow2: id(), deaf: id(), pSchool: id(), partner: id(),
-    o1: id(), o2: id(), oSlow: id(), oSlow2: id(), oDeaf: id(), oPartner: id(), campA: id(), campB: id(), campSlow: id(), campDeaf: id(),
+    affA: id(),
+    affB: id(),
+    s1: id(),
+    s2: id(),
+    slow: id(),
+    slow2: id(),
+    deaf: id(),
+    pSchool: id(),
+    partner: id(),
+    o1: id(),
+    o2: id(),
+    oSlow: id(),
+    oSlow2: id(),
+    oDeaf: id(),
+    oPartner: id(),
+    campA: id(),
+    campB: id(),
+    campSlow: id(),
+    campDeaf: id(),
   };
-  const names = { s1: `oo-s1-${suffix}`, s2: `oo-s2-${suffix}`, slow: `oo-slow-${suffix}`, slow2: `oo-slow2-${suffix}`, deaf: `oo-deaf-${suffix}`, partner: `oo-p-${suffix}` };
+  const names = {
+    s1: `oo-s1-${suffix}`,
+    s2: `oo-s2-${suffix}`,
+    slow: `oo-slow-${suffix}`,
+    slow2: `oo-slow2-${suffix}`,
+    deaf: `oo-deaf-${suffix}`,
+    partner: `oo-p-${suffix}`,
+  };
   const apps: Partial<Record<string, RunningApp>> = {};
   let a: SubmitClient;
   let b: SubmitClient;
@@ -32,7 +56,11 @@ describe('opt-outs (e2e)', () => {
 
   const schoolUrl = (name: string, query = 'outcome=accept') => `${apps.sandbox!.url}/schools/${name}/leads?${query}`;
   const revocationsOf = async (kind: 'schools' | 'partners', name: string) =>
-    ((await (await fetch(`${apps.sandbox!.url}/${kind}/${name}/revocations`)).json()) as { revocations: Array<{ notice_id: string; lead_id: string; deliveries: number; acknowledged: boolean }> }).revocations;
+    (
+      (await (await fetch(`${apps.sandbox!.url}/${kind}/${name}/revocations`)).json()) as {
+        revocations: Array<{ notice_id: string; lead_id: string; deliveries: number; acknowledged: boolean }>;
+      }
+    ).revocations;
 
   async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
     const end = Date.now() + timeoutMs;
@@ -49,15 +77,21 @@ describe('opt-outs (e2e)', () => {
     const { searchId, results } = await client.searchDone(campaignId, who);
     const sold = new Map<string, string>();
     for (const [offerId, r] of results) {
-      const answers = Object.fromEntries((r.form_fields as Array<{ name: string; options?: Array<{ value: string }> }>).map((f) => [f.name, f.options?.[0]?.value ?? 'yes']));
-      const res = await client.submit(campaignId, searchId, r.svc_result_id, { ...(r.programs[0] ? { program_id: r.programs[0].value } : {}), ...answers });
+      const answers = Object.fromEntries(
+        (r.form_fields as Array<{ name: string; options?: Array<{ value: string }> }>).map((f) => [f.name, f.options?.[0]?.value ?? 'yes']),
+      );
+      const res = await client.submit(campaignId, searchId, r.svc_result_id, {
+        ...(r.programs[0] ? { program_id: r.programs[0].value } : {}),
+        ...answers,
+      });
       expect({ offerId, code: res.body.code }).toEqual({ offerId, code: 'ACCEPTED' });
       sold.set(offerId, res.body.svc_lead_id);
     }
     return sold;
   }
 
-  const optOutApi = (client: SubmitClient, body: unknown) => call(apps.gateway!.url, 'POST', '/api/v1/engine/opt-outs', { key: client.key, body });
+  const optOutApi = (client: SubmitClient, body: unknown) =>
+    call(apps.gateway!.url, 'POST', '/api/v1/engine/opt-outs', { key: client.key, body });
 
   beforeAll(async () => {
     apps.sandbox = await startApp('sandbox', env, 'live');
@@ -68,21 +102,71 @@ describe('opt-outs (e2e)', () => {
           { id: ids.affA, name: 'Opt-out A', status: 'active', dupe_check: false },
           { id: ids.affB, name: 'Opt-out B', status: 'active', dupe_check: false },
         ],
-        schools: [ids.s1, ids.s2, ids.slow, ids.slow2, ids.deaf, ids.pSchool].map((sid, i) => ({ id: sid, name: `Opt-out School ${i} ${suffix}`, logo_url: null })),
+        schools: [ids.s1, ids.s2, ids.slow, ids.slow2, ids.deaf, ids.pSchool].map((sid, i) => ({
+          id: sid,
+          name: `Opt-out School ${i} ${suffix}`,
+          logo_url: null,
+        })),
         partners: [{ id: ids.partner, name: names.partner, adapter: 'sandbox', base_url: partnerBase, timeout_ms: 4000 }],
         offers: [
           ownOffer(ids.o1, ids.s1, 'Offer one', schoolUrl(names.s1)),
           ownOffer(ids.o2, ids.s2, 'Offer two', schoolUrl(names.s2)),
           // Their schools answer leads and notices 1.5 s late: delivery is killed while the notices are on their way.
-          ownOffer(ids.oSlow, ids.slow, 'Slow offer', { adapter: 'sandbox', url: schoolUrl(names.slow, 'outcome=accept&delay_ms=1500'), timeout_ms: 4000 }),
-          ownOffer(ids.oSlow2, ids.slow2, 'Slow offer two', { adapter: 'sandbox', url: schoolUrl(names.slow2, 'outcome=accept&delay_ms=1500'), timeout_ms: 4000 }),
+          ownOffer(ids.oSlow, ids.slow, 'Slow offer', {
+            adapter: 'sandbox',
+            url: schoolUrl(names.slow, 'outcome=accept&delay_ms=1500'),
+            timeout_ms: 4000,
+          }),
+          ownOffer(ids.oSlow2, ids.slow2, 'Slow offer two', {
+            adapter: 'sandbox',
+            url: schoolUrl(names.slow2, 'outcome=accept&delay_ms=1500'),
+            timeout_ms: 4000,
+          }),
           ownOffer(ids.oDeaf, ids.deaf, 'Deaf offer', schoolUrl(names.deaf, 'outcome=accept&revocation=ignore')),
-          { id: ids.oPartner, name: 'Partner offer', school_id: ids.pSchool, source: 'partner', partner_id: ids.partner, external_id: `ext-${suffix}`, offer_type: 'shared', status: 'active', result_ttl_seconds: 900 },
+          {
+            id: ids.oPartner,
+            name: 'Partner offer',
+            school_id: ids.pSchool,
+            source: 'partner',
+            partner_id: ids.partner,
+            external_id: `ext-${suffix}`,
+            offer_type: 'shared',
+            status: 'active',
+            result_ttl_seconds: 900,
+          },
         ],
         campaigns: [
-          { id: ids.campA, affiliate_id: ids.affA, name: 'A', status: 'active', offers: [{ offer_id: ids.o1, payout: 20 }, { offer_id: ids.o2, payout: 15 }, { offer_id: ids.oPartner, payout: 10 }] },
-          { id: ids.campB, affiliate_id: ids.affB, name: 'B', status: 'active', offers: [{ offer_id: ids.o1, payout: 18 }, { offer_id: ids.o2, payout: 12 }] },
-          { id: ids.campSlow, affiliate_id: ids.affA, name: 'Slow', status: 'active', offers: [{ offer_id: ids.oSlow, payout: 5 }, { offer_id: ids.oSlow2, payout: 4 }] },
+          {
+            id: ids.campA,
+            affiliate_id: ids.affA,
+            name: 'A',
+            status: 'active',
+            offers: [
+              { offer_id: ids.o1, payout: 20 },
+              { offer_id: ids.o2, payout: 15 },
+              { offer_id: ids.oPartner, payout: 10 },
+            ],
+          },
+          {
+            id: ids.campB,
+            affiliate_id: ids.affB,
+            name: 'B',
+            status: 'active',
+            offers: [
+              { offer_id: ids.o1, payout: 18 },
+              { offer_id: ids.o2, payout: 12 },
+            ],
+          },
+          {
+            id: ids.campSlow,
+            affiliate_id: ids.affA,
+            name: 'Slow',
+            status: 'active',
+            offers: [
+              { offer_id: ids.oSlow, payout: 5 },
+              { offer_id: ids.oSlow2, payout: 4 },
+            ],
+          },
           { id: ids.campDeaf, affiliate_id: ids.affB, name: 'Deaf', status: 'active', offers: [{ offer_id: ids.oDeaf, payout: 5 }] },
         ],
       },
@@ -109,11 +193,21 @@ describe('opt-outs (e2e)', () => {
     // Another affiliate's request, by the hash of the normalized phone only.
     const res = await optOutApi(b, { hashed: { phone: hashOf('phone', ada.personal.phone) } });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ code: 'OK', status: 'accepted', reason: 'OK', success: true, retryable: false, opt_out_id: expect.any(String) });
+    expect(res.body).toEqual({
+      code: 'OK',
+      status: 'accepted',
+      reason: 'OK',
+      success: true,
+      retryable: false,
+      opt_out_id: expect.any(String),
+    });
 
     const p = ada.personal.phone;
     const reformatted = { ...ada, personal: { ...ada.personal, phone: `+1 (${p.slice(0, 3)}) ${p.slice(3, 6)}-${p.slice(6)}` } };
-    for (const [client, campaign] of [[a, ids.campA], [b, ids.campB]] as const) {
+    for (const [client, campaign] of [
+      [a, ids.campA],
+      [b, ids.campB],
+    ] as const) {
       const search = await client.searchDone(campaign, reformatted);
       expect({ campaign, offers: search.body.offers, done: search.body.processing_done }).toEqual({ campaign, offers: [], done: true });
       // Not processed: stored without contact data, its decisions saying why.
@@ -124,14 +218,21 @@ describe('opt-outs (e2e)', () => {
     const direct = await b.directPost(ids.campB, ids.o1, reformatted);
     expect(direct.body).toMatchObject({ code: 'NOT_ELIGIBLE', status: 'rejected', reason: 'Not eligible' });
 
-    for (const [kind, name, offerId] of [['schools', names.s1, ids.o1], ['schools', names.s2, ids.o2], ['partners', names.partner, ids.oPartner]] as const) {
+    for (const [kind, name, offerId] of [
+      ['schools', names.s1, ids.o1],
+      ['schools', names.s2, ids.o2],
+      ['partners', names.partner, ids.oPartner],
+    ] as const) {
       const notices = await until(`a notice at ${name}`, async () => {
         const n = await revocationsOf(kind, name);
         return n.some((x) => x.acknowledged) ? n : undefined;
       });
       expect(notices.map((n) => n.lead_id)).toEqual([sold.get(offerId)]);
     }
-    const stored = await db.query('SELECT buyer_kind, acknowledged_at IS NOT NULL AS acknowledged FROM revocation_notices WHERE lead_id = ANY($1::uuid[])', [[...sold.values()]]);
+    const stored = await db.query(
+      'SELECT buyer_kind, acknowledged_at IS NOT NULL AS acknowledged FROM revocation_notices WHERE lead_id = ANY($1::uuid[])',
+      [[...sold.values()]],
+    );
     expect(stored.rows.map((r) => `${r.buyer_kind}:${r.acknowledged}`).sort()).toEqual(['partner:true', 'school:true', 'school:true']);
   });
 
@@ -142,26 +243,46 @@ describe('opt-outs (e2e)', () => {
     expect((await optOutApi(a, { email: bo.personal.email })).status).toBe(200);
 
     // The schools answer 1.5 s late: kill delivery while a notice's call is under way.
-    await until('a notice being sent', async () => ((await db.query('SELECT max(attempts) AS n FROM revocation_notices WHERE lead_id = ANY($1::uuid[])', [leads])).rows[0]?.n >= 1 ? true : undefined));
+    await until('a notice being sent', async () =>
+      (await db.query('SELECT max(attempts) AS n FROM revocation_notices WHERE lead_id = ANY($1::uuid[])', [leads])).rows[0]?.n >= 1
+        ? true
+        : undefined,
+    );
     await apps.delivery!.kill();
     apps.delivery = await startApp('delivery', env);
 
-    const rows = await until('both notices acknowledged', async () => {
-      const r = (await db.query('SELECT lead_id, attempts, acknowledged_at FROM revocation_notices WHERE lead_id = ANY($1::uuid[])', [leads])).rows;
-      return r.length === 2 && r.every((x) => x.acknowledged_at) ? r : undefined;
-    }, 30_000);
+    const rows = await until(
+      'both notices acknowledged',
+      async () => {
+        const r = (
+          await db.query('SELECT lead_id, attempts, acknowledged_at FROM revocation_notices WHERE lead_id = ANY($1::uuid[])', [leads])
+        ).rows;
+        return r.length === 2 && r.every((x) => x.acknowledged_at) ? r : undefined;
+      },
+      30_000,
+    );
     // The kill cut a send: that notice was claimed again after the restart.
     expect(Math.max(...rows.map((r) => r.attempts))).toBeGreaterThanOrEqual(2);
-    for (const [name, leadId] of [[names.slow, leads[0]], [names.slow2, leads[1]]] as const) {
+    for (const [name, leadId] of [
+      [names.slow, leads[0]],
+      [names.slow2, leads[1]],
+    ] as const) {
       const notices = await revocationsOf('schools', name);
-      expect({ name, leads: notices.map((n) => n.lead_id), acknowledged: notices.map((n) => n.acknowledged) }).toEqual({ name, leads: [leadId], acknowledged: [true] });
+      expect({ name, leads: notices.map((n) => n.lead_id), acknowledged: notices.map((n) => n.acknowledged) }).toEqual({
+        name,
+        leads: [leadId],
+        acknowledged: [true],
+      });
     }
   });
 
   it('the overdue list shows a notice whose buyer never acknowledges', async () => {
     const cy = person();
     const sold = await sellToEveryResult(b, ids.campDeaf, cy);
-    const added = runOps(['optout', 'add', '--phone', cy.personal.phone, '--received-at', '2026-10-01T09:00:00Z', '--reference', 'letter 42', '--json'], env);
+    const added = runOps(
+      ['optout', 'add', '--phone', cy.personal.phone, '--received-at', '2026-10-01T09:00:00Z', '--reference', 'letter 42', '--json'],
+      env,
+    );
     expect(added.code).toBe(0);
     expect(JSON.parse(added.stdout)).toMatchObject({ notices: 1, due_at: '2026-10-15T09:00:00.000Z' });
     const overdue = await until('the overdue list to show the refused notice', async () => {

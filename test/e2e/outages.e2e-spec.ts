@@ -117,7 +117,14 @@ describe('dependency outages (e2e)', () => {
     const poll = await pollOf(searchId);
     expect(poll.status).toBe(200);
     expect(poll.body).toEqual(expect.objectContaining({ processing_done: true, accepted_count: 1 }));
-    return { who, searchId, leadId, spare: { resultId: partner.svc_result_id as string, answers: answersFor(partner) }, poll: poll.body, status: status.body };
+    return {
+      who,
+      searchId,
+      leadId,
+      spare: { resultId: partner.svc_result_id as string, answers: answersFor(partner) },
+      poll: poll.body,
+      status: status.body,
+    };
   }
   type Journey = Awaited<ReturnType<typeof journey>>;
 
@@ -138,7 +145,8 @@ describe('dependency outages (e2e)', () => {
   }
 
   const pollOf = (searchId: string) => call(apps.gateway.url, 'GET', `/api/v1/engine/results/${searchId}`, { key: client.key });
-  const dupeCheck = (who: Person) => call(apps.gateway.url, 'POST', '/api/v1/engine/dupe-check', { key: client.key, body: { email: who.personal.email } });
+  const dupeCheck = (who: Person) =>
+    call(apps.gateway.url, 'POST', '/api/v1/engine/dupe-check', { key: client.key, body: { email: who.personal.email } });
 
   /** One call of an endpoint, on the state a journey left behind. */
   function hit(endpoint: Endpoint, j: Journey): Promise<HttpAnswer> {
@@ -166,7 +174,14 @@ describe('dependency outages (e2e)', () => {
     expect({ what, status: res.status, body: res.body }).toEqual({
       what,
       status: 503,
-      body: { code: 'UNAVAILABLE', status: 'failed', reason: 'Service temporarily unavailable', success: false, retryable: true, retry_after_seconds: 1 },
+      body: {
+        code: 'UNAVAILABLE',
+        status: 'failed',
+        reason: 'Service temporarily unavailable',
+        success: false,
+        retryable: true,
+        retry_after_seconds: 1,
+      },
     });
     expect(res.headers.get('retry-after')).toBe('1');
     expect({ what, ms: res.ms, within: res.ms < withinMs }).toEqual({ what, ms: res.ms, within: true });
@@ -218,7 +233,9 @@ describe('dependency outages (e2e)', () => {
     for (const { endpoint, res, endedAt } of seen) {
       const startedAt = endedAt - res.ms;
       const intoOutage = endedAt - Math.max(startedAt, outageAt);
-      expect({ endpoint, status: res.status, ms: res.ms, intoOutage, within: intoOutage < 2000 }).toEqual(expect.objectContaining({ endpoint, within: true }));
+      expect({ endpoint, status: res.status, ms: res.ms, intoOutage, within: intoOutage < 2000 }).toEqual(
+        expect.objectContaining({ endpoint, within: true }),
+      );
       if (res.status === 503) {
         expectUnavailable(res, `${endpoint} during the outage's start`, startedAt < outageAt ? Infinity : 2000);
         continue;
@@ -234,7 +251,9 @@ describe('dependency outages (e2e)', () => {
         'dupe-check': (r) => r.status === 200 && r.body?.duplicate_likely === true,
         'opt-out': (r) => r.status === 200 && r.body?.code === 'OK',
       };
-      expect({ endpoint, status: res.status, body: res.body, fine: ok[endpoint](res) }).toEqual(expect.objectContaining({ endpoint, fine: true }));
+      expect({ endpoint, status: res.status, body: res.body, fine: ok[endpoint](res) }).toEqual(
+        expect.objectContaining({ endpoint, fine: true }),
+      );
       if (pending(res)) pendingLeads.push({ leadId: res.body.svc_lead_id as string, endpoint });
     }
   }
@@ -252,7 +271,11 @@ describe('dependency outages (e2e)', () => {
 
   function expectAllRunning() {
     for (const app of [...Object.values(apps), sandbox]) {
-      expect({ app: app.name, exitCode: app.child.exitCode, signal: app.child.signalCode }).toEqual({ app: app.name, exitCode: null, signal: null });
+      expect({ app: app.name, exitCode: app.child.exitCode, signal: app.child.signalCode }).toEqual({
+        app: app.name,
+        exitCode: null,
+        signal: null,
+      });
     }
   }
 
@@ -270,70 +293,76 @@ describe('dependency outages (e2e)', () => {
     ['redis', 'stall'],
     ['rabbitmq', 'cut'],
     ['rabbitmq', 'stall'],
-  ] as Array<[Dependency, Mode]>)('%s %s: 503 or served within 2 s on every endpoint, nothing exits, all recovers without a restart', async (dep, mode) => {
-    last ??= await journey(); // when run alone (-t)
-    const j = last;
-    // Traffic runs across the moment the dependency goes away.
-    let stop = false;
-    const running = traffic(j, () => stop);
-    await new Promise((r) => setTimeout(r, 300));
-    const outageAt = Date.now();
-    await proxies[dep][mode]();
-    try {
-      await new Promise((r) => setTimeout(r, 1500));
-      stop = true;
-      expectTrafficAnswers(await running, outageAt);
+  ] as Array<[Dependency, Mode]>)(
+    '%s %s: 503 or served within 2 s on every endpoint, nothing exits, all recovers without a restart',
+    async (dep, mode) => {
+      last ??= await journey(); // when run alone (-t)
+      const j = last;
+      // Traffic runs across the moment the dependency goes away.
+      let stop = false;
+      const running = traffic(j, () => stop);
+      await new Promise((r) => setTimeout(r, 300));
+      const outageAt = Date.now();
+      await proxies[dep][mode]();
+      try {
+        await new Promise((r) => setTimeout(r, 1500));
+        stop = true;
+        expectTrafficAnswers(await running, outageAt);
 
-      // Every endpoint, twice: 503 within 2 s, or served as before where the dependency is not needed.
-      for (let round = 0; round < 2; round++) {
-        for (const endpoint of ENDPOINTS) {
-          const res = await hit(endpoint, j);
-          if (SERVED_WITHOUT[dep].includes(endpoint)) expectServed(endpoint, res, j);
-          else expectUnavailable(res, `${endpoint} without ${dep}`);
+        // Every endpoint, twice: 503 within 2 s, or served as before where the dependency is not needed.
+        for (let round = 0; round < 2; round++) {
+          for (const endpoint of ENDPOINTS) {
+            const res = await hit(endpoint, j);
+            if (SERVED_WITHOUT[dep].includes(endpoint)) expectServed(endpoint, res, j);
+            else expectUnavailable(res, `${endpoint} without ${dep}`);
+          }
         }
+
+        // What needs no dependency is answered as usual: a call without a key, an unknown route.
+        const noKey = await call(apps.gateway.url, 'POST', '/api/v1/engine/search', { body: {} });
+        expect([noKey.status, noKey.body?.code]).toEqual([401, 'AUTH_REQUIRED']);
+        const unknown = await call(apps.gateway.url, 'GET', '/api/v1/engine/nothing-here', { key: client.key });
+        expect([unknown.status, unknown.body?.code]).toEqual([404, 'NOT_FOUND']);
+
+        // Operators see it: the gateway's metrics say which dependency is down.
+        const metrics = await call(apps.gateway.url, 'GET', '/metrics');
+        expect(metrics.status).toBe(200);
+        expect(metrics.text).toMatch(new RegExp(`gateway_dependency_up\\{[^}]*dependency="${dep}"[^}]*\\} 0`));
+
+        // Readiness says which dependency is missing; liveness stays up; every process runs.
+        for (const name of USED_BY[dep]) {
+          await eventually(`${name} not ready without ${dep}`, async () => {
+            const ready = await health(apps[name], 'ready');
+            return ready.status === 503 && ready.body?.checks?.[dep]?.status === 'down';
+          });
+        }
+        for (const app of Object.values(apps)) expect((await health(app, 'live')).status).toBe(200);
+        expectAllRunning();
+      } finally {
+        stop = true;
+        await running.catch(() => undefined);
+        await proxies[dep].restore();
       }
 
-      // What needs no dependency is answered as usual: a call without a key, an unknown route.
-      const noKey = await call(apps.gateway.url, 'POST', '/api/v1/engine/search', { body: {} });
-      expect([noKey.status, noKey.body?.code]).toEqual([401, 'AUTH_REQUIRED']);
-      const unknown = await call(apps.gateway.url, 'GET', '/api/v1/engine/nothing-here', { key: client.key });
-      expect([unknown.status, unknown.body?.code]).toEqual([404, 'NOT_FOUND']);
-
-      // Operators see it: the gateway's metrics say which dependency is down.
-      const metrics = await call(apps.gateway.url, 'GET', '/metrics');
-      expect(metrics.status).toBe(200);
-      expect(metrics.text).toMatch(new RegExp(`gateway_dependency_up\\{[^}]*dependency="${dep}"[^}]*\\} 0`));
-
-      // Readiness says which dependency is missing; liveness stays up; every process runs.
-      for (const name of USED_BY[dep]) {
-        await eventually(`${name} not ready without ${dep}`, async () => {
-          const ready = await health(apps[name], 'ready');
-          return ready.status === 503 && ready.body?.checks?.[dep]?.status === 'down';
-        });
+      // Back without a restart: every app ready, the whole journey works, PENDING submits are decided.
+      for (const app of Object.values(apps))
+        await eventually(`${app.name} ready again after ${dep}`, async () => (await health(app, 'ready')).status === 200);
+      // The gateway is ready only once its own probes see the dependency again: ready means it serves.
+      expect((await call(apps.gateway.url, 'GET', '/metrics')).text).toMatch(
+        new RegExp(`gateway_dependency_up\\{[^}]*dependency="${dep}"[^}]*\\} 1`),
+      );
+      let again: Journey | undefined;
+      await eventually(`a whole journey after ${dep} ${mode}`, async () => {
+        again = await journey();
+        return true;
+      });
+      last = again!;
+      for (const { leadId, endpoint } of pendingLeads.splice(0)) {
+        const final = await client.finalStatus(leadId, 30_000);
+        const code = endpoint === 'direct post' ? 'ACCEPTED' : expect.stringMatching(/^(ACCEPTED|DUPLICATE)$/);
+        expect({ leadId, status: final.status, code: final.body?.code }).toEqual({ leadId, status: 200, code });
       }
-      for (const app of Object.values(apps)) expect((await health(app, 'live')).status).toBe(200);
       expectAllRunning();
-    } finally {
-      stop = true;
-      await running.catch(() => undefined);
-      await proxies[dep].restore();
-    }
-
-    // Back without a restart: every app ready, the whole journey works, PENDING submits are decided.
-    for (const app of Object.values(apps)) await eventually(`${app.name} ready again after ${dep}`, async () => (await health(app, 'ready')).status === 200);
-    // The gateway is ready only once its own probes see the dependency again: ready means it serves.
-    expect((await call(apps.gateway.url, 'GET', '/metrics')).text).toMatch(new RegExp(`gateway_dependency_up\\{[^}]*dependency="${dep}"[^}]*\\} 1`));
-    let again: Journey | undefined;
-    await eventually(`a whole journey after ${dep} ${mode}`, async () => {
-      again = await journey();
-      return true;
-    });
-    last = again!;
-    for (const { leadId, endpoint } of pendingLeads.splice(0)) {
-      const final = await client.finalStatus(leadId, 30_000);
-      const code = endpoint === 'direct post' ? 'ACCEPTED' : expect.stringMatching(/^(ACCEPTED|DUPLICATE)$/);
-      expect({ leadId, status: final.status, code: final.body?.code }).toEqual({ leadId, status: 200, code });
-    }
-    expectAllRunning();
-  });
+    },
+  );
 });

@@ -27,10 +27,20 @@ describe('json partner adapter (e2e)', () => {
   const keys = { E2E_EXCHANGE_KEY: exchangeApiKey(exchange), E2E_EXCHANGE_WRONG_KEY: 'not-the-key' };
   const id = () => randomUUID();
   const ids = {
-    aff: id(), campaign: id(),
-    pAccept: id(), pReject: id(), pDuplicate: id(), pWrongKey: id(),
-    oAccept: id(), oReject: id(), oDuplicate: id(), oWrongKey: id(),
-    sAccept: id(), sReject: id(), sDuplicate: id(), sWrongKey: id(),
+    aff: id(),
+    campaign: id(),
+    pAccept: id(),
+    pReject: id(),
+    pDuplicate: id(),
+    pWrongKey: id(),
+    oAccept: id(),
+    oReject: id(),
+    oDuplicate: id(),
+    oWrongKey: id(),
+    sAccept: id(),
+    sReject: id(),
+    sDuplicate: id(),
+    sWrongKey: id(),
   };
   /** A campaign code whose sandbox content has several programs and a program-specific select question. */
   const code = [...Array(200).keys()]
@@ -47,8 +57,15 @@ describe('json partner adapter (e2e)', () => {
   const partner = (partnerId: string, name: string, query: string, keyVariable = 'E2E_EXCHANGE_KEY') =>
     exchangePartner(partnerId, name, `${sandbox.url}/exchange/${exchange}?${query}`, keyVariable);
   const offer = (offerId: string, partnerId: string, schoolId: string, externalId: string) => ({
-    id: offerId, name: `Exchange offer ${externalId}`, school_id: schoolId, source: 'partner', partner_id: partnerId,
-    external_id: externalId, offer_type: 'shared', status: 'active', result_ttl_seconds: 600,
+    id: offerId,
+    name: `Exchange offer ${externalId}`,
+    school_id: schoolId,
+    source: 'partner',
+    partner_id: partnerId,
+    external_id: externalId,
+    offer_type: 'shared',
+    status: 'active',
+    result_ttl_seconds: 600,
   });
 
   beforeAll(async () => {
@@ -56,7 +73,10 @@ describe('json partner adapter (e2e)', () => {
     applyCatalog(
       {
         affiliates: [{ id: ids.aff, name: 'Json partner affiliate', status: 'active' }],
-        schools: ['sAccept', 'sReject', 'sDuplicate', 'sWrongKey'].map((k) => ({ id: ids[k as keyof typeof ids], name: `Exchange school ${k}` })),
+        schools: ['sAccept', 'sReject', 'sDuplicate', 'sWrongKey'].map((k) => ({
+          id: ids[k as keyof typeof ids],
+          name: `Exchange school ${k}`,
+        })),
         partners: [
           partner(ids.pAccept, 'Exchange accepting', 'delay_ms=300&outcome=accept'),
           partner(ids.pReject, 'Exchange declining', `outcome=reject&reason=${encodeURIComponent(PARTNER_REASON)}`),
@@ -71,8 +91,16 @@ describe('json partner adapter (e2e)', () => {
         ],
         campaigns: [
           {
-            id: ids.campaign, affiliate_id: ids.aff, name: 'Json partners', status: 'active',
-            offers: [{ offer_id: ids.oAccept, payout: 12.5 }, { offer_id: ids.oReject, payout: 9 }, { offer_id: ids.oDuplicate, payout: 9 }, { offer_id: ids.oWrongKey, payout: 9 }],
+            id: ids.campaign,
+            affiliate_id: ids.aff,
+            name: 'Json partners',
+            status: 'active',
+            offers: [
+              { offer_id: ids.oAccept, payout: 12.5 },
+              { offer_id: ids.oReject, payout: 9 },
+              { offer_id: ids.oDuplicate, payout: 9 },
+              { offer_id: ids.oWrongKey, payout: 9 },
+            ],
           },
         ],
       },
@@ -99,7 +127,9 @@ describe('json partner adapter (e2e)', () => {
   /** The answers a submit needs for `program`: every required question and those required for it, each with an allowed value. */
   const answersFor = (fields: FormField[], program: string) =>
     Object.fromEntries(
-      fields.filter((f) => f.required || f.required_when?.program_ids.includes(program)).map((f) => [f.name, f.options ? f.options[0].value : 'yes']),
+      fields
+        .filter((f) => f.required || f.required_when?.program_ids.includes(program))
+        .map((f) => [f.name, f.options ? f.options[0].value : 'yes']),
     );
   const received = async () => {
     const res = await fetch(`${sandbox.url}/exchange/${exchange}/received`);
@@ -128,8 +158,14 @@ describe('json partner adapter (e2e)', () => {
       RequestId: search.searchId,
       Campaigns: [code],
       Applicant: {
-        FirstName: 'Ada', LastName: lead.personal.last_name, Email: lead.personal.email, Phone: lead.personal.phone,
-        State: 'TX', PostalCode: '75001', EducationLevel: 'associate', GraduationYear: '2013',
+        FirstName: 'Ada',
+        LastName: lead.personal.last_name,
+        Email: lead.personal.email,
+        Phone: lead.personal.phone,
+        State: 'TX',
+        PostalCode: '75001',
+        EducationLevel: 'associate',
+        GraduationYear: '2013',
       },
       Source: { SubId: 'e2e', IpAddress: '73.12.44.10' },
       TestMode: false,
@@ -148,7 +184,10 @@ describe('json partner adapter (e2e)', () => {
           const requiredBy = f.required_when ? f.required_when.program_ids.filter((p) => offered.includes(p)) : f.required ? offered : [];
           const always = requiredBy.length === offered.length;
           return {
-            name: f.name, label: f.label, type: f.type, required: always,
+            name: f.name,
+            label: f.label,
+            type: f.type,
+            required: always,
             ...(!always && requiredBy.length > 0 ? { required_when: { program_ids: requiredBy } } : {}),
             ...(f.options ? { options: f.options } : {}),
           };
@@ -164,11 +203,14 @@ describe('json partner adapter (e2e)', () => {
 
   it('a wrong API key is an error answer for that partner alone: its offer is not shown and the search still ends', async () => {
     expect(search.results.has(ids.oWrongKey)).toBe(false);
-    const { rows } = await db.query(`SELECT status, detail FROM search_partner_calls WHERE search_id = $1 AND partner_id = $2`, [search.searchId, ids.pWrongKey]);
+    const { rows } = await db.query(`SELECT status, detail FROM search_partner_calls WHERE search_id = $1 AND partner_id = $2`, [
+      search.searchId,
+      ids.pWrongKey,
+    ]);
     expect(rows).toEqual([{ status: 'error', detail: 'PARTNER_HTTP_ERROR: HTTP 401' }]);
   });
 
-  it('delivers a submit through the mapped call, answers and consent in the partner\'s names, and reads Approved as accepted', async () => {
+  it("delivers a submit through the mapped call, answers and consent in the partner's names, and reads Approved as accepted", async () => {
     const entry = search.results.get(ids.oAccept);
     const program = entry.form_fields.find((f: FormField) => f.required_when)!.required_when!.program_ids[0];
     const answers = answersFor(entry.form_fields, program);
@@ -179,25 +221,45 @@ describe('json partner adapter (e2e)', () => {
       MatchToken: expect.stringMatching(/^mt_[0-9a-f]{24}$/),
       CampaignCode: code,
       ProgramCode: program,
-      Applicant: { FirstName: 'Ada', LastName: lead.personal.last_name, Email: lead.personal.email, Phone: lead.personal.phone, PostalCode: '75001' },
+      Applicant: {
+        FirstName: 'Ada',
+        LastName: lead.personal.last_name,
+        Email: lead.personal.email,
+        Phone: lead.personal.phone,
+        PostalCode: '75001',
+      },
       Responses: answers,
-      Consent: { Given: true, Text: entry.offer.tcpa_text, ButtonLabel: 'Request info', Timestamp: expect.any(String), IpAddress: '73.12.44.10' },
+      Consent: {
+        Given: true,
+        Text: entry.offer.tcpa_text,
+        ButtonLabel: 'Request info',
+        Timestamp: expect.any(String),
+        IpAddress: '73.12.44.10',
+      },
       ExternalRef: res.body.svc_lead_id,
     });
   });
 
-  it('decides the exchange\'s 409 AlreadyOnFile and Declined by the response rules, with the contract\'s standardized reasons', async () => {
+  it("decides the exchange's 409 AlreadyOnFile and Declined by the response rules, with the contract's standardized reasons", async () => {
     const submitTo = (offerId: string) => {
       const entry = search.results.get(offerId);
       const program = entry.programs[0].value;
-      return client.submit(ids.campaign, search.searchId, entry.svc_result_id, { program_id: program, ...answersFor(entry.form_fields, program) });
+      return client.submit(ids.campaign, search.searchId, entry.svc_result_id, {
+        program_id: program,
+        ...answersFor(entry.form_fields, program),
+      });
     };
     const [duplicate, rejected] = await Promise.all([submitTo(ids.oDuplicate), submitTo(ids.oReject)]);
-    expect(duplicate.body).toEqual(expect.objectContaining({ code: 'DUPLICATE', status: 'rejected', reason: 'Duplicate - Client', payout: 0 }));
-    expect(rejected.body).toEqual(expect.objectContaining({ code: 'BUYER_REJECTED', status: 'rejected', reason: 'Rejected - Client', payout: 0 }));
+    expect(duplicate.body).toEqual(
+      expect.objectContaining({ code: 'DUPLICATE', status: 'rejected', reason: 'Duplicate - Client', payout: 0 }),
+    );
+    expect(rejected.body).toEqual(
+      expect.objectContaining({ code: 'BUYER_REJECTED', status: 'rejected', reason: 'Rejected - Client', payout: 0 }),
+    );
     // The partner's own words are kept for operators, never answered.
     expect(JSON.stringify(rejected.body)).not.toContain(PARTNER_REASON);
-    const detail = async (leadId: string) => (await db.query(`SELECT outcome, detail FROM delivery_attempts WHERE lead_id = $1`, [leadId])).rows;
+    const detail = async (leadId: string) =>
+      (await db.query(`SELECT outcome, detail FROM delivery_attempts WHERE lead_id = $1`, [leadId])).rows;
     expect(await detail(rejected.body.svc_lead_id)).toEqual([{ outcome: 'rejected', detail: PARTNER_REASON }]);
     expect(await detail(duplicate.body.svc_lead_id)).toEqual([{ outcome: 'duplicate', detail: 'Applicant already on file' }]);
   });

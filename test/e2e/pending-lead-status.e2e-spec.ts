@@ -50,7 +50,9 @@ describe('a PENDING lead that is not stored yet (e2e)', () => {
 
     const retry = await client.directPost(ids.campaignA, ids.offer, lead, { program_id: 'bsn', svc_lead_id: leadId });
     expect(retry.status).toBe(503);
-    expect(retry.body).toEqual(expect.objectContaining({ code: 'UNAVAILABLE', retryable: true, field: 'svc_lead_id', error: 'lead_pending' }));
+    expect(retry.body).toEqual(
+      expect.objectContaining({ code: 'UNAVAILABLE', retryable: true, field: 'svc_lead_id', error: 'lead_pending' }),
+    );
     expect(retry.headers.get('retry-after')).toBe('2');
 
     checks = await startApp('checks', env);

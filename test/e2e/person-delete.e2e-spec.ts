@@ -22,7 +22,17 @@ import { TEST_DATABASE_URL, TEST_REDIS_URL, testEnv, uniqueSuffix } from '../sup
 describe('person delete (e2e)', () => {
   const suffix = uniqueSuffix();
   const env = testEnv(suffix);
-  const ids = { aff: randomUUID(), sAcc: randomUUID(), sRej: randomUUID(), sPar: randomUUID(), oAcc: randomUUID(), oRej: randomUUID(), partner: randomUUID(), pOffer: randomUUID(), camp: randomUUID() };
+  const ids = {
+    aff: randomUUID(),
+    sAcc: randomUUID(),
+    sRej: randomUUID(),
+    sPar: randomUUID(),
+    oAcc: randomUUID(),
+    oRej: randomUUID(),
+    partner: randomUUID(),
+    pOffer: randomUUID(),
+    camp: randomUUID(),
+  };
   const school = (name: string) => `del${suffix}-${name}`;
   const lead = person();
   const p = lead.personal;
@@ -54,28 +64,79 @@ describe('person delete (e2e)', () => {
   }
 
   const own = (offerId: string, schoolId: string, name: string, url: string) => ({
-    id: offerId, name, school_id: schoolId, source: 'own', offer_type: 'shared', status: 'active', priority: 5, price: 45,
-    tcpa_text: `I agree that ${name} may contact me.`, programs: [{ value: 'gen', label: 'General Studies' }],
+    id: offerId,
+    name,
+    school_id: schoolId,
+    source: 'own',
+    offer_type: 'shared',
+    status: 'active',
+    priority: 5,
+    price: 45,
+    tcpa_text: `I agree that ${name} may contact me.`,
+    programs: [{ value: 'gen', label: 'General Studies' }],
     delivery: { adapter: 'sandbox', url, timeout_ms: 6000 },
   });
 
   beforeAll(async () => {
     apps.push(await startApp('sandbox', env, 'live'));
     const sandbox = apps[0];
-    applyCatalog({
-      affiliates: [{ id: ids.aff, name: 'Deletion E2E', status: 'active' }],
-      schools: [{ id: ids.sAcc, name: 'Accepting U', logo_url: null }, { id: ids.sRej, name: 'Quoting College', logo_url: null }, { id: ids.sPar, name: 'Partner School', logo_url: null }],
-      partners: [{ id: ids.partner, name: 'Deletion partner', adapter: 'sandbox', base_url: `${sandbox.url}/partners/${school('partner')}?match=all&outcome=accept`, timeout_ms: 5000 }],
-      offers: [
-        own(ids.oAcc, ids.sAcc, 'Accepting Offer', `${sandbox.url}/schools/${school('accepting')}/leads?outcome=accept`),
-        own(ids.oRej, ids.sRej, 'Quoting Offer', await quotingSchool()),
-        { id: ids.pOffer, name: 'Partner offer', school_id: ids.sPar, source: 'partner', partner_id: ids.partner, external_id: `ext-${ids.pOffer.slice(0, 8)}`, offer_type: 'shared', status: 'active', result_ttl_seconds: 600 },
-      ],
-      campaigns: [{ id: ids.camp, affiliate_id: ids.aff, name: 'Deletion E2E', status: 'active',
-        offers: [{ offer_id: ids.oAcc, payout: 12 }, { offer_id: ids.oRej, payout: 8 }, { offer_id: ids.pOffer, payout: 3 }] }],
-    }, env);
+    applyCatalog(
+      {
+        affiliates: [{ id: ids.aff, name: 'Deletion E2E', status: 'active' }],
+        schools: [
+          { id: ids.sAcc, name: 'Accepting U', logo_url: null },
+          { id: ids.sRej, name: 'Quoting College', logo_url: null },
+          { id: ids.sPar, name: 'Partner School', logo_url: null },
+        ],
+        partners: [
+          {
+            id: ids.partner,
+            name: 'Deletion partner',
+            adapter: 'sandbox',
+            base_url: `${sandbox.url}/partners/${school('partner')}?match=all&outcome=accept`,
+            timeout_ms: 5000,
+          },
+        ],
+        offers: [
+          own(ids.oAcc, ids.sAcc, 'Accepting Offer', `${sandbox.url}/schools/${school('accepting')}/leads?outcome=accept`),
+          own(ids.oRej, ids.sRej, 'Quoting Offer', await quotingSchool()),
+          {
+            id: ids.pOffer,
+            name: 'Partner offer',
+            school_id: ids.sPar,
+            source: 'partner',
+            partner_id: ids.partner,
+            external_id: `ext-${ids.pOffer.slice(0, 8)}`,
+            offer_type: 'shared',
+            status: 'active',
+            result_ttl_seconds: 600,
+          },
+        ],
+        campaigns: [
+          {
+            id: ids.camp,
+            affiliate_id: ids.aff,
+            name: 'Deletion E2E',
+            status: 'active',
+            offers: [
+              { offer_id: ids.oAcc, payout: 12 },
+              { offer_id: ids.oRej, payout: 8 },
+              { offer_id: ids.pOffer, payout: 3 },
+            ],
+          },
+        ],
+      },
+      env,
+    );
     const key = issueKey(ids.aff, env).key;
-    apps.push(...(await Promise.all([startApp('checks', env), startApp('partner-adapter', env), startApp('search-orchestrator', env), startApp('delivery', env)])));
+    apps.push(
+      ...(await Promise.all([
+        startApp('checks', env),
+        startApp('partner-adapter', env),
+        startApp('search-orchestrator', env),
+        startApp('delivery', env),
+      ])),
+    );
     const gateway = await startApp('gateway', env);
     apps.push(gateway);
     client = new SubmitClient(gateway.url, key, ids.aff);
@@ -95,7 +156,10 @@ describe('person delete (e2e)', () => {
     expect(Object.keys(await tablesHolding(db, canaries))).toEqual(expect.arrayContaining(['leads', 'delivery_attempts']));
 
     const phone = `+1 (${p.phone.slice(0, 3)}) ${p.phone.slice(3, 6)}.${p.phone.slice(6)}`;
-    runs = [runOps(['person', 'delete', '--phone', phone, '--reference', `e2e-${suffix}`, '--json'], env), runOps(['person', 'delete', '--email', p.email.toUpperCase(), '--json'], env)];
+    runs = [
+      runOps(['person', 'delete', '--phone', phone, '--reference', `e2e-${suffix}`, '--json'], env),
+      runOps(['person', 'delete', '--email', p.email.toUpperCase(), '--json'], env),
+    ];
   }, 60_000);
 
   afterAll(async () => {
@@ -111,7 +175,11 @@ describe('person delete (e2e)', () => {
       expect([r.code, r.stderr]).toEqual([0, expect.stringContaining('places searched')]);
       return JSON.parse(r.stdout);
     });
-    expect(byPhone).toMatchObject({ request: { recorded_now: true, suppressed: 1, notices: 1 }, erased: { searches: { count: 2, live: 1, test: 1 }, leads: { count: 3 }, delivery_attempt_details: 1 }, kept: { consent_evidence: 2 } });
+    expect(byPhone).toMatchObject({
+      request: { recorded_now: true, suppressed: 1, notices: 1 },
+      erased: { searches: { count: 2, live: 1, test: 1 }, leads: { count: 3 }, delivery_attempt_details: 1 },
+      kept: { consent_evidence: 2 },
+    });
     expect(byPhone.erased.redis_keys).toBeGreaterThanOrEqual(1);
     expect(byEmail).toMatchObject({ nothing_new: true, request: { recorded_now: true, suppressed: 1 } });
     for (const r of runs) for (const c of canaries) expect(`${r.stdout}${r.stderr}`.toLowerCase()).not.toContain(c.toLowerCase());

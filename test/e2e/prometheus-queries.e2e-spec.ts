@@ -40,7 +40,15 @@ const alerts = alertingRules(groups);
 describe('Prometheus queries of the dashboard and the alert rules (e2e)', () => {
   const suffix = uniqueSuffix();
   const env = testEnv(suffix);
-  const ids = { aff: randomUUID(), school: randomUUID(), partnerSchool: randomUUID(), offer: randomUUID(), partner: randomUUID(), pOffer: randomUUID(), campaign: randomUUID() };
+  const ids = {
+    aff: randomUUID(),
+    school: randomUUID(),
+    partnerSchool: randomUUID(),
+    offer: randomUUID(),
+    partner: randomUUID(),
+    pOffer: randomUUID(),
+    campaign: randomUUID(),
+  };
   const partnerName = `prom-partner-${suffix}`;
   const apps: Partial<Record<AppName, RunningApp>> = {};
   let prometheus: RunningPrometheus | undefined;
@@ -67,7 +75,13 @@ describe('Prometheus queries of the dashboard and the alert rules (e2e)', () => 
         svc_campaign_id: ids.campaign,
         svc_affiliate_id: ids.aff,
         lead: {
-          personal: { first_name: 'Prom', last_name: `Etheus${suffix}`, email: `prom.${suffix}@example.com`, phone: '5125550142', date_of_birth: '1994-03-09' },
+          personal: {
+            first_name: 'Prom',
+            last_name: `Etheus${suffix}`,
+            email: `prom.${suffix}@example.com`,
+            phone: '5125550142',
+            date_of_birth: '1994-03-09',
+          },
           address: { address_line_1: '1 Scrape Way', city: 'Austin', state: 'TX', zip_code: '78701' },
           education: { education_level: 'associate', high_school_graduation_year: '2012' },
         },
@@ -82,7 +96,12 @@ describe('Prometheus queries of the dashboard and the alert rules (e2e)', () => 
       body = (await call(gw, 'GET', `/api/v1/engine/results/${searchId}`, { key })).body;
     }
     expect(body.processing_done).toBe(true);
-    type Entry = { svc_result_id: string; offer: { id: string }; programs: Array<{ value: string }>; form_fields: Array<{ name: string; options?: Array<{ value: string }> }> };
+    type Entry = {
+      svc_result_id: string;
+      offer: { id: string };
+      programs: Array<{ value: string }>;
+      form_fields: Array<{ name: string; options?: Array<{ value: string }> }>;
+    };
     const entries = body.offers as Entry[];
     expect(entries.map((e) => e.offer.id).sort()).toEqual([ids.offer, ids.pOffer].sort());
     const entry = entries.find((e) => e.offer.id === ids.offer)!;
@@ -113,18 +132,46 @@ describe('Prometheus queries of the dashboard and the alert rules (e2e)', () => 
           { id: ids.partnerSchool, name: `Prom Partner School ${suffix}`, logo_url: null },
         ],
         partners: [
-          { id: ids.partner, name: partnerName, adapter: 'sandbox', base_url: `${apps.sandbox.url}/partners/${partnerName}?match=all&outcome=accept`, timeout_ms: 4000 },
+          {
+            id: ids.partner,
+            name: partnerName,
+            adapter: 'sandbox',
+            base_url: `${apps.sandbox.url}/partners/${partnerName}?match=all&outcome=accept`,
+            timeout_ms: 4000,
+          },
         ],
         offers: [
           ownOffer(ids.offer, ids.school, 'Scraped', `${apps.sandbox.url}/schools/prom-${suffix}/leads?outcome=accept`),
-          { id: ids.pOffer, name: 'Partner offer', school_id: ids.partnerSchool, source: 'partner', partner_id: ids.partner,
-            external_id: `ext-${suffix}`, offer_type: 'shared', status: 'active', result_ttl_seconds: 900 },
+          {
+            id: ids.pOffer,
+            name: 'Partner offer',
+            school_id: ids.partnerSchool,
+            source: 'partner',
+            partner_id: ids.partner,
+            external_id: `ext-${suffix}`,
+            offer_type: 'shared',
+            status: 'active',
+            result_ttl_seconds: 900,
+          },
         ],
-        campaigns: [{ id: ids.campaign, affiliate_id: ids.aff, name: 'Prom', status: 'active', offers: [{ offer_id: ids.offer, payout: 20 }, { offer_id: ids.pOffer, payout: 10 }] }],
+        campaigns: [
+          {
+            id: ids.campaign,
+            affiliate_id: ids.aff,
+            name: 'Prom',
+            status: 'active',
+            offers: [
+              { offer_id: ids.offer, payout: 20 },
+              { offer_id: ids.pOffer, payout: 10 },
+            ],
+          },
+        ],
       },
       env,
     );
-    const workers = await Promise.all((['checks', 'partner-adapter', 'search-orchestrator', 'delivery'] as const).map((a) => startApp(a, env)));
+    const workers = await Promise.all(
+      (['checks', 'partner-adapter', 'search-orchestrator', 'delivery'] as const).map((a) => startApp(a, env)),
+    );
     for (const w of workers) apps[w.app] = w;
     apps.gateway = await startApp('gateway', env);
 
@@ -145,7 +192,12 @@ describe('Prometheus queries of the dashboard and the alert rules (e2e)', () => 
       return since.length === APPS.length || `${since.length} of ${APPS.length} scraped twice`;
     });
     await until('the submit and the partner call to be scraped, and every recording rule evaluated on them', async () => {
-      for (const q of ['gateway_submits_total{code="ACCEPTED"}', 'partner_calls_total', 'gateway_error_answers_total', ...records.map((r) => r.record)]) {
+      for (const q of [
+        'gateway_submits_total{code="ACCEPTED"}',
+        'partner_calls_total',
+        'gateway_error_answers_total',
+        ...records.map((r) => r.record),
+      ]) {
         if ((await instantQuery(prometheus!.url, q)).length === 0) return `${q}: no series yet`;
       }
       return true;
@@ -166,17 +218,23 @@ describe('Prometheus queries of the dashboard and the alert rules (e2e)', () => 
     expect({ expr, series: (await instantQuery(prometheus!.url, expr)).length > 0 }).toEqual({ expr, series: true });
   });
 
-  it.each(records.map((r) => [r.record, r.expr] as const))('record %s: its expression and the recorded series return a series', async (record, expr) => {
-    expect({ expr, series: (await instantQuery(prometheus!.url, expr)).length > 0 }).toEqual({ expr, series: true });
-    expect({ record, series: (await instantQuery(prometheus!.url, record)).length > 0 }).toEqual({ record, series: true });
-  });
+  it.each(records.map((r) => [r.record, r.expr] as const))(
+    'record %s: its expression and the recorded series return a series',
+    async (record, expr) => {
+      expect({ expr, series: (await instantQuery(prometheus!.url, expr)).length > 0 }).toEqual({ expr, series: true });
+      expect({ record, series: (await instantQuery(prometheus!.url, record)).length > 0 }).toEqual({ record, series: true });
+    },
+  );
 
-  it.each(alerts.map((a) => [a.alert, a.expr] as const))('alert %s: its expression evaluates, and every series it compares exists', async (_alert, expr) => {
-    await instantQuery(prometheus!.url, expr); // throws on a parse or evaluation error
-    for (const { series } of comparisonsOf(expr)!) {
-      expect({ series, found: (await instantQuery(prometheus!.url, series)).length > 0 }).toEqual({ series, found: true });
-    }
-  });
+  it.each(alerts.map((a) => [a.alert, a.expr] as const))(
+    'alert %s: its expression evaluates, and every series it compares exists',
+    async (_alert, expr) => {
+      await instantQuery(prometheus!.url, expr); // throws on a parse or evaluation error
+      for (const { series } of comparisonsOf(expr)!) {
+        expect({ series, found: (await instantQuery(prometheus!.url, series)).length > 0 }).toEqual({ series, found: true });
+      }
+    },
+  );
 
   it('evaluates every rule without error', async () => {
     const res = (await (await fetch(`${prometheus!.url}/api/v1/rules`)).json()) as {

@@ -35,7 +35,13 @@ describe('rate limits (e2e)', () => {
     expect(admitted).toBeLessThanOrEqual(11);
     const refused = first.find((a) => a.status === 429)!;
     expect(refused.body).toEqual(
-      expect.objectContaining({ code: 'RATE_LIMITED', status: 'failed', reason: 'Too many requests', retryable: true, retry_after_seconds: 1 }),
+      expect.objectContaining({
+        code: 'RATE_LIMITED',
+        status: 'failed',
+        reason: 'Too many requests',
+        retryable: true,
+        retry_after_seconds: 1,
+      }),
     );
     expect(refused.headers.get('retry-after')).toBe('1');
 

@@ -42,16 +42,30 @@ describe('returns and statements (e2e)', () => {
     applyCatalog(
       {
         affiliates: [{ id: ids.aff, name: 'Returns affiliate', status: 'active' }],
-        schools: [{ id: ids.school, name: 'Returns school', logo_url: null }, { id: ids.otherSchool, name: 'Other school', logo_url: null }],
+        schools: [
+          { id: ids.school, name: 'Returns school', logo_url: null },
+          { id: ids.otherSchool, name: 'Other school', logo_url: null },
+        ],
         offers: [
           ownOffer(ids.oMain, ids.school, 'Returns main', url, { price: 40.1, returns: { ...policy, refunds_cap: false } }),
-          ownOffer(ids.oCap, ids.school, 'Returns capped', url, { price: 30, caps: [{ period: 'total', limit: 1 }], returns: { ...policy, refunds_cap: true } }),
+          ownOffer(ids.oCap, ids.school, 'Returns capped', url, {
+            price: 30,
+            caps: [{ period: 'total', limit: 1 }],
+            returns: { ...policy, refunds_cap: true },
+          }),
           ownOffer(ids.oOther, ids.otherSchool, 'Other school offer', url, { price: 10, returns: policy }),
         ],
         campaigns: [
           {
-            id: ids.campaign, affiliate_id: ids.aff, name: 'Returns', status: 'active',
-            offers: [{ offer_id: ids.oMain, payout: 12.35 }, { offer_id: ids.oCap, payout: 5 }, { offer_id: ids.oOther, payout: 1 }],
+            id: ids.campaign,
+            affiliate_id: ids.aff,
+            name: 'Returns',
+            status: 'active',
+            offers: [
+              { offer_id: ids.oMain, payout: 12.35 },
+              { offer_id: ids.oCap, payout: 5 },
+              { offer_id: ids.oOther, payout: 1 },
+            ],
           },
         ],
       },
@@ -82,16 +96,22 @@ describe('returns and statements (e2e)', () => {
   }
   const giveBack = (leadId: string, reason = 'wrong_number', key = schoolKey, extra: Record<string, unknown> = {}): Promise<HttpAnswer> =>
     call(gateway.url, 'POST', RETURNS, { key, body: { svc_lead_id: leadId, reason, ...extra } });
-  const returnRows = async (leadId: string) => (await db.query(`SELECT reason, payout_reversal, price_reversal FROM lead_returns WHERE lead_id = $1`, [leadId])).rows;
+  const returnRows = async (leadId: string) =>
+    (await db.query(`SELECT reason, payout_reversal, price_reversal FROM lead_returns WHERE lead_id = $1`, [leadId])).rows;
 
-  it('a school returns a lead inside its window: the lead status and the affiliate\'s statement show the reversal, totals exact and as ops report counts them', async () => {
+  it("a school returns a lead inside its window: the lead status and the affiliate's statement show the reversal, totals exact and as ops report counts them", async () => {
     const from = new Date(Date.now() - 1000).toISOString();
     const [kept, returned] = [await sold(), await sold()];
     const res = await giveBack(returned, 'wrong_number', schoolKey, { note: 'the number rings a bakery' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      code: 'OK', status: 'accepted', reason: 'Lead returned', success: true, retryable: false,
-      svc_lead_id: returned, returned: { at: expect.any(String), reason: 'wrong_number' },
+      code: 'OK',
+      status: 'accepted',
+      reason: 'Lead returned',
+      success: true,
+      retryable: false,
+      svc_lead_id: returned,
+      returned: { at: expect.any(String), reason: 'wrong_number' },
     });
     expect(res.text).not.toContain('price');
     const status = await affiliate.leadStatus(returned);
@@ -102,28 +122,46 @@ describe('returns and statements (e2e)', () => {
     const statement = runOps(['statement', '--affiliate', ids.aff, '--from', from, '--to', to, '--format', 'json'], env);
     expect([statement.code, statement.stderr]).toEqual([0, expect.stringMatching(/^statement: 2 accepted, 1 returns in [\d.]+ s\n$/)]);
     const json = JSON.parse(statement.stdout);
-    expect(json.accepted.map((l: { svc_lead_id: string; amount: string }) => [l.svc_lead_id, l.amount])).toEqual([[kept, '12.35'], [returned, '12.35']]);
-    expect(json.returns).toEqual([expect.objectContaining({ svc_lead_id: returned, reason: 'wrong_number', amount: '-12.35', returned_at: res.body.returned.at })]);
+    expect(json.accepted.map((l: { svc_lead_id: string; amount: string }) => [l.svc_lead_id, l.amount])).toEqual([
+      [kept, '12.35'],
+      [returned, '12.35'],
+    ]);
+    expect(json.returns).toEqual([
+      expect.objectContaining({ svc_lead_id: returned, reason: 'wrong_number', amount: '-12.35', returned_at: res.body.returned.at }),
+    ]);
     expect(json.totals).toEqual({ accepted: 2, gross: '24.70', returns: 1, returned: '-12.35', net: '12.35' });
-    const report = JSON.parse(runOps(['report', '--from', from, '--to', to, '--by', 'affiliate', '--affiliate', ids.aff, '--json'], env).stdout);
+    const report = JSON.parse(
+      runOps(['report', '--from', from, '--to', to, '--by', 'affiliate', '--affiliate', ids.aff, '--json'], env).stdout,
+    );
     expect([report.totals.accepted, report.totals.payouts.toFixed(2)]).toEqual([2, '24.70']);
 
     const school = runOps(['statement', '--school', ids.school, '--from', from, '--to', to], env);
     expect(school.stdout.trimEnd().split('\n').slice(-3)).toEqual(['gross,,,,,,80.20,2', 'returns,,,,,,-40.10,1', 'net,,,,,,40.10,']);
     const show = runOps(['lead', 'show', returned], env);
-    expect(show.stdout).toMatch(/returned +\S+ by the school \(api\), reason wrong_number; payout reversed -12\.35, price reversed -40\.10; no cap slot given back/);
+    expect(show.stdout).toMatch(
+      /returned +\S+ by the school \(api\), reason wrong_number; payout reversed -12\.35, price reversed -40\.10; no cap slot given back/,
+    );
   });
 
-  it('refuses in the contract\'s envelope: past the window or already returned 409, an unknown reason 400 naming it, the wrong key 401/403, a large body 413, another method 405', async () => {
+  it("refuses in the contract's envelope: past the window or already returned 409, an unknown reason 400 naming it, the wrong key 401/403, a large body 413, another method 405", async () => {
     const old = await sold();
     await db.query(`UPDATE leads SET decided_at = now() - interval '8 days' WHERE id = $1`, [old]);
     const late = await giveBack(old);
-    expect([late.status, late.body.code, late.body.status, late.body.reason, late.body.success]).toEqual([409, 'RETURN_WINDOW_CLOSED', 'rejected', 'Return window closed', false]);
+    expect([late.status, late.body.code, late.body.status, late.body.reason, late.body.success]).toEqual([
+      409,
+      'RETURN_WINDOW_CLOSED',
+      'rejected',
+      'Return window closed',
+      false,
+    ]);
 
     const lead = await sold();
     const unknown = await giveBack(lead, 'changed_mind');
     expect([unknown.status, unknown.body.code, unknown.body.field, unknown.body.reason]).toEqual([
-      400, 'INVALID_FIELD', 'reason', "reason must be one of the offer's return reasons: wrong_number, not_the_person",
+      400,
+      'INVALID_FIELD',
+      'reason',
+      "reason must be one of the offer's return reasons: wrong_number, not_the_person",
     ]);
     const missing = await call(gateway.url, 'POST', RETURNS, { key: schoolKey, body: { svc_lead_id: lead } });
     expect([missing.status, missing.body.code, missing.body.field]).toEqual([400, 'REQUIRED_FIELD_MISSING', 'reason']);
@@ -165,11 +203,14 @@ describe('returns and statements (e2e)', () => {
     expect(again.body.code).toBe('CAP_REACHED');
   });
 
-  it('another school\'s key cannot return the lead: 404, as for a lead that does not exist', async () => {
+  it("another school's key cannot return the lead: 404, as for a lead that does not exist", async () => {
     const lead = await sold();
     const other = await giveBack(lead, 'wrong_number', otherSchoolKey);
     const none = await giveBack(randomUUID(), 'wrong_number', otherSchoolKey);
-    expect([other.status, other.body]).toEqual([404, { code: 'NOT_FOUND', status: 'invalid', reason: 'Lead not found', success: false, retryable: false, field: 'svc_lead_id' }]);
+    expect([other.status, other.body]).toEqual([
+      404,
+      { code: 'NOT_FOUND', status: 'invalid', reason: 'Lead not found', success: false, retryable: false, field: 'svc_lead_id' },
+    ]);
     expect(other.body).toEqual(none.body);
     expect(await returnRows(lead)).toEqual([]);
     expect((await giveBack(lead)).status).toBe(200);
@@ -178,7 +219,10 @@ describe('returns and statements (e2e)', () => {
   it('PostgreSQL down: 503 UNAVAILABLE, retryable, nothing booked; the same return succeeds once it is back', async () => {
     const lead = await sold();
     await postgres.start();
-    const proxied = await startApp('gateway', { ...env, DATABASE_URL: TEST_DATABASE_URL.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${postgres.port}`) });
+    const proxied = await startApp('gateway', {
+      ...env,
+      DATABASE_URL: TEST_DATABASE_URL.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${postgres.port}`),
+    });
     const giveBackVia = () => call(proxied.url, 'POST', RETURNS, { key: schoolKey, body: { svc_lead_id: lead, reason: 'wrong_number' } });
     await postgres.cut();
     try {
@@ -190,7 +234,8 @@ describe('returns and statements (e2e)', () => {
     }
     expect(await returnRows(lead)).toEqual([]);
     let back = await giveBackVia();
-    for (let i = 0; back.status === 503 && i < 50; i += 1) back = await new Promise<HttpAnswer>((r) => setTimeout(() => r(giveBackVia()), 100));
+    for (let i = 0; back.status === 503 && i < 50; i += 1)
+      back = await new Promise<HttpAnswer>((r) => setTimeout(() => r(giveBackVia()), 100));
     expect([back.status, back.body.svc_lead_id]).toEqual([200, lead]);
   });
 });

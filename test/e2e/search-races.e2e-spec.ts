@@ -21,8 +21,13 @@ describe('search orchestration races (e2e)', () => {
   const env = testEnv(uniqueSuffix());
   const id = () => randomUUID();
   const ids = {
-    aff: id(), schoolOwn: id(), own: id(), campaign: id(),
-    partners: [id(), id(), id()], schools: [id(), id(), id()], offers: [id(), id(), id()],
+    aff: id(),
+    schoolOwn: id(),
+    own: id(),
+    campaign: id(),
+    partners: [id(), id(), id()],
+    schools: [id(), id(), id()],
+    offers: [id(), id(), id()],
   };
   let gateway: RunningApp;
   let key: { id: string; key: string };
@@ -34,16 +39,52 @@ describe('search orchestration races (e2e)', () => {
     applyCatalog(
       {
         affiliates: [{ id: ids.aff, name: 'Races', status: 'active', dupe_check: false }],
-        schools: [{ id: ids.schoolOwn, name: 'Own School', logo_url: null }, ...ids.schools.map((s, i) => ({ id: s, name: `Partner School ${i}`, logo_url: null }))],
-        partners: ids.partners.map((p, i) => ({ id: p, name: `Race partner ${i}`, adapter: 'sandbox', base_url: `http://127.0.0.1:9/partners/race${i}`, timeout_ms: 30000 })),
-        offers: [
-          { id: ids.own, name: 'Own', school_id: ids.schoolOwn, source: 'own', offer_type: 'shared', status: 'active', priority: 5, price: 10,
-            tcpa_text: 'ok', programs: [{ value: 'gen', label: 'General' }], delivery: { adapter: 'sandbox', url: 'http://127.0.0.1:9/schools/x/leads' } },
-          ...ids.offers.map((o, i) => ({ id: o, name: `Partner offer ${i}`, school_id: ids.schools[i], source: 'partner', partner_id: ids.partners[i],
-            external_id: `race-${i}`, offer_type: 'shared', status: 'active', priority: i * 4 })),
+        schools: [
+          { id: ids.schoolOwn, name: 'Own School', logo_url: null },
+          ...ids.schools.map((s, i) => ({ id: s, name: `Partner School ${i}`, logo_url: null })),
         ],
-        campaigns: [{ id: ids.campaign, affiliate_id: ids.aff, name: 'Races', status: 'active',
-          offers: [{ offer_id: ids.own, payout: 3 }, ...ids.offers.map((o) => ({ offer_id: o, payout: 7 }))] }],
+        partners: ids.partners.map((p, i) => ({
+          id: p,
+          name: `Race partner ${i}`,
+          adapter: 'sandbox',
+          base_url: `http://127.0.0.1:9/partners/race${i}`,
+          timeout_ms: 30000,
+        })),
+        offers: [
+          {
+            id: ids.own,
+            name: 'Own',
+            school_id: ids.schoolOwn,
+            source: 'own',
+            offer_type: 'shared',
+            status: 'active',
+            priority: 5,
+            price: 10,
+            tcpa_text: 'ok',
+            programs: [{ value: 'gen', label: 'General' }],
+            delivery: { adapter: 'sandbox', url: 'http://127.0.0.1:9/schools/x/leads' },
+          },
+          ...ids.offers.map((o, i) => ({
+            id: o,
+            name: `Partner offer ${i}`,
+            school_id: ids.schools[i],
+            source: 'partner',
+            partner_id: ids.partners[i],
+            external_id: `race-${i}`,
+            offer_type: 'shared',
+            status: 'active',
+            priority: i * 4,
+          })),
+        ],
+        campaigns: [
+          {
+            id: ids.campaign,
+            affiliate_id: ids.aff,
+            name: 'Races',
+            status: 'active',
+            offers: [{ offer_id: ids.own, payout: 3 }, ...ids.offers.map((o) => ({ offer_id: o, payout: 7 }))],
+          },
+        ],
       },
       env,
     );
@@ -73,10 +114,18 @@ describe('search orchestration races (e2e)', () => {
     partnerId: ids.partners[i],
     outcome: 'answered',
     latencyMs: 12,
-    results: [{
-      offerId: ids.offers[i], externalId: `race-${i}`, partnerResultId: `pr-${i}`, programs: [{ value: `p${i}`, label: `Program ${i}` }],
-      formFields: [], tcpaText: `Partner ${i} may contact me`, school: null, expiresInSeconds: 600,
-    }],
+    results: [
+      {
+        offerId: ids.offers[i],
+        externalId: `race-${i}`,
+        partnerResultId: `pr-${i}`,
+        programs: [{ value: `p${i}`, label: `Program ${i}` }],
+        formFields: [],
+        tcpaText: `Partner ${i} may contact me`,
+        school: null,
+        expiresInSeconds: 600,
+      },
+    ],
   });
   /** Partner i's answer in a message of this release. */
   const answerOf = (searchId: string, i: number): PartnerSearchAnsweredV2 => {
@@ -102,8 +151,12 @@ describe('search orchestration races (e2e)', () => {
     // Each answer twice: once as this release sends it, once as the previous release did (a rolling deploy).
     await Promise.all(
       [0, 1, 2].flatMap((i) => [
-        amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, answerOf(searchId, i), { messageId: `partner-answer:${searchId}:${ids.partners[i]}` }),
-        amqp.publish(MESSAGE_TYPES.LegacyPartnerSearchAnswered, legacyAnswerOf(searchId, i), { messageId: `partner-answer:${searchId}:${ids.partners[i]}:v1` }),
+        amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, answerOf(searchId, i), {
+          messageId: `partner-answer:${searchId}:${ids.partners[i]}`,
+        }),
+        amqp.publish(MESSAGE_TYPES.LegacyPartnerSearchAnswered, legacyAnswerOf(searchId, i), {
+          messageId: `partner-answer:${searchId}:${ids.partners[i]}:v1`,
+        }),
       ]),
     );
     const done = await waitDone(searchId);
@@ -121,7 +174,9 @@ describe('search orchestration races (e2e)', () => {
     expect(version).toBe(4); // the first results, then one change per partner
 
     // Redis holds the newest version, and a late redelivery changes nothing.
-    await amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, answerOf(searchId, 1), { messageId: `partner-answer:${searchId}:${ids.partners[1]}` });
+    await amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, answerOf(searchId, 1), {
+      messageId: `partner-answer:${searchId}:${ids.partners[1]}`,
+    });
     await new Promise((r) => setTimeout(r, 500));
     const hot = await redis.hgetall(`search:${searchId}`);
     expect(Number(hot.v)).toBe(4);
@@ -135,14 +190,20 @@ describe('search orchestration races (e2e)', () => {
     const first = await call(gateway.url, 'POST', '/api/v1/engine/search', { key: key.key, body: searchBody(ids.campaign, ids.aff) });
     const searchId = first.body.svc_lead_id as string;
     await db.query(`UPDATE searches SET closes_at = now() - interval '1 second' WHERE id = $1`, [searchId]);
-    await amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, answerOf(searchId, 0), { messageId: `partner-answer:${searchId}:${ids.partners[0]}` });
+    await amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, answerOf(searchId, 0), {
+      messageId: `partner-answer:${searchId}:${ids.partners[0]}`,
+    });
     const unknown = randomUUID();
-    await amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, answerOf(unknown, 0), { messageId: `partner-answer:${unknown}:${ids.partners[0]}` });
+    await amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, answerOf(unknown, 0), {
+      messageId: `partner-answer:${unknown}:${ids.partners[0]}`,
+    });
     const deadline = Date.now() + 5000;
     let status = 'pending';
     while (status === 'pending' && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));
-      status = (await db.query('SELECT status FROM search_partner_calls WHERE search_id = $1 AND partner_id = $2', [searchId, ids.partners[0]])).rows[0].status;
+      status = (
+        await db.query('SELECT status FROM search_partner_calls WHERE search_id = $1 AND partner_id = $2', [searchId, ids.partners[0]])
+      ).rows[0].status;
     }
     expect(status).toBe('answered');
     expect((await db.query('SELECT count(*)::int AS n FROM results WHERE search_id = $1', [searchId])).rows[0].n).toBe(1);
@@ -166,10 +227,21 @@ describe('search orchestration races (e2e)', () => {
   const searchRequest = (searchId: string, extra: Partial<SearchRequestedV1> = {}): SearchRequestedV1 => {
     const now = Date.now();
     return {
-      searchId, affiliateId: ids.aff, campaignId: ids.campaign, apiKeyId: key.id, isTest: false,
-      lead: searchBody(ids.campaign, ids.aff).lead as SearchRequestedV1['lead'], tracking: { ip_address: '73.12.44.10' }, consumerIp: '73.12.44.10',
-      ipSource: 'consumer', tcpaConsent: null, formCertUrl: null, universalLeadCert: null,
-      requestedAt: new Date(now).toISOString(), replyBy: new Date(now + 5000).toISOString(), ...extra,
+      searchId,
+      affiliateId: ids.aff,
+      campaignId: ids.campaign,
+      apiKeyId: key.id,
+      isTest: false,
+      lead: searchBody(ids.campaign, ids.aff).lead as SearchRequestedV1['lead'],
+      tracking: { ip_address: '73.12.44.10' },
+      consumerIp: '73.12.44.10',
+      ipSource: 'consumer',
+      tcpaConsent: null,
+      formCertUrl: null,
+      universalLeadCert: null,
+      requestedAt: new Date(now).toISOString(),
+      replyBy: new Date(now + 5000).toISOString(),
+      ...extra,
     };
   };
 
@@ -177,7 +249,9 @@ describe('search orchestration races (e2e)', () => {
     const searchId = randomUUID();
     const request = searchRequest(searchId);
     const answers = await Promise.allSettled(
-      [1, 2].map(() => amqp.request<SearchRequestedV1, RawReply>(MESSAGE_TYPES.SearchRequested, request, { messageId: searchId, timeoutMs: 5000 })),
+      [1, 2].map(() =>
+        amqp.request<SearchRequestedV1, RawReply>(MESSAGE_TYPES.SearchRequested, request, { messageId: searchId, timeoutMs: 5000 }),
+      ),
     );
     const ok = answers.filter((a): a is PromiseFulfilledResult<RawReply> => a.status === 'fulfilled').map((a) => searchAnswerOf(a.value));
     expect(ok.length).toBeGreaterThanOrEqual(1);
@@ -190,11 +264,22 @@ describe('search orchestration races (e2e)', () => {
   it('the reply is the search answer’s body, and the state is in Redis before the reply', async () => {
     const searchId = randomUUID();
     const request = searchRequest(searchId);
-    const reply = await amqp.request<SearchRequestedV1, RawReply>(MESSAGE_TYPES.SearchRequested, request, { messageId: searchId, timeoutMs: 5000 });
+    const reply = await amqp.request<SearchRequestedV1, RawReply>(MESSAGE_TYPES.SearchRequested, request, {
+      messageId: searchId,
+      timeoutMs: 5000,
+    });
     const { offers, ...envelope } = searchAnswerOf(reply);
     expect(envelope).toEqual({
-      code: 'OK', status: 'accepted', reason: 'OK', success: true, svc_lead_id: searchId, processing_done: false, poll_after_ms: 1000,
-      accepted_count: 0, max_accepted_submissions: 3, true_exclusive_accepted: false,
+      code: 'OK',
+      status: 'accepted',
+      reason: 'OK',
+      success: true,
+      svc_lead_id: searchId,
+      processing_done: false,
+      poll_after_ms: 1000,
+      accepted_count: 0,
+      max_accepted_submissions: 3,
+      true_exclusive_accepted: false,
     });
     expect(offers.map((o) => o.offer.id)).toEqual([ids.own]);
     // Read at once after the reply: the state is already there, with the own result in order.

@@ -18,12 +18,36 @@ describe('search and polling (e2e)', () => {
   const env = testEnv(uniqueSuffix());
   const id = () => randomUUID();
   const ids = {
-    affA: id(), affB: id(),
-    schoolNorth: id(), schoolSouth: id(), schoolCapped: id(), schoolDup: id(), schoolOld: id(), schoolNy: id(),
-    schoolPartner: id(), schoolPartnerNy: id(), schoolSlow: id(),
-    own1: id(), own1b: id(), ownNoPayout: id(), ownCapped: id(), ownDup: id(), ownOldDup: id(), ownNy: id(),
-    partnerFast: id(), partnerSlow: id(), partnerDead: id(), pOffer: id(), pOfferNy: id(), pSlowOffer: id(), pDeadOffer: id(),
-    campaign: id(), campaignTimeout: id(), campaignSlow: id(), campaignB: id(), campaignMoved: id(),
+    affA: id(),
+    affB: id(),
+    schoolNorth: id(),
+    schoolSouth: id(),
+    schoolCapped: id(),
+    schoolDup: id(),
+    schoolOld: id(),
+    schoolNy: id(),
+    schoolPartner: id(),
+    schoolPartnerNy: id(),
+    schoolSlow: id(),
+    own1: id(),
+    own1b: id(),
+    ownNoPayout: id(),
+    ownCapped: id(),
+    ownDup: id(),
+    ownOldDup: id(),
+    ownNy: id(),
+    partnerFast: id(),
+    partnerSlow: id(),
+    partnerDead: id(),
+    pOffer: id(),
+    pOfferNy: id(),
+    pSlowOffer: id(),
+    pDeadOffer: id(),
+    campaign: id(),
+    campaignTimeout: id(),
+    campaignSlow: id(),
+    campaignB: id(),
+    campaignMoved: id(),
   };
   const email = `ada.${uniqueSuffix()}@example.com`;
   let sandbox: RunningApp;
@@ -66,9 +90,27 @@ describe('search and polling (e2e)', () => {
         ['schoolSlow', 'Slow Partner College', null],
       ].map(([k, name, logo]) => ({ id: ids[k as keyof typeof ids], name, logo_url: logo })),
       partners: [
-        { id: ids.partnerFast, name: 'E2E delayed', adapter: 'sandbox', base_url: `${sandbox.url}/partners/e2e-delayed?delay_ms=2000&match=all`, timeout_ms: 10000 },
-        { id: ids.partnerSlow, name: 'E2E slow', adapter: 'sandbox', base_url: `${sandbox.url}/partners/e2e-slow?delay_ms=2500&match=all`, timeout_ms: 10000 },
-        { id: ids.partnerDead, name: 'E2E dead', adapter: 'sandbox', base_url: `${sandbox.url}/partners/e2e-dead?outcome=timeout`, timeout_ms: 1500 },
+        {
+          id: ids.partnerFast,
+          name: 'E2E delayed',
+          adapter: 'sandbox',
+          base_url: `${sandbox.url}/partners/e2e-delayed?delay_ms=2000&match=all`,
+          timeout_ms: 10000,
+        },
+        {
+          id: ids.partnerSlow,
+          name: 'E2E slow',
+          adapter: 'sandbox',
+          base_url: `${sandbox.url}/partners/e2e-slow?delay_ms=2500&match=all`,
+          timeout_ms: 10000,
+        },
+        {
+          id: ids.partnerDead,
+          name: 'E2E dead',
+          adapter: 'sandbox',
+          base_url: `${sandbox.url}/partners/e2e-dead?outcome=timeout`,
+          timeout_ms: 1500,
+        },
       ],
       offers: [
         own(ids.own1, ids.schoolNorth, 'Northfield Online Nursing', {
@@ -79,16 +121,40 @@ describe('search and polling (e2e)', () => {
             { value: 'msn', label: 'MS in Nursing', eligibility: { education_levels: ['bachelor'] } },
           ],
           form_fields: [
-            { name: 'hs_grad_year', label: 'High school graduation year', type: 'select', required: true,
-              options: [{ value: '2012', label: '2012' }, { value: '2013', label: '2013' }] },
-            { name: 'rn_license', label: 'Do you hold an RN license?', type: 'select', required: false,
-              required_when: { program_ids: ['rn-bsn'] }, options: [{ value: 'yes', label: 'Yes' }, { value: 'no', label: 'No' }] },
+            {
+              name: 'hs_grad_year',
+              label: 'High school graduation year',
+              type: 'select',
+              required: true,
+              options: [
+                { value: '2012', label: '2012' },
+                { value: '2013', label: '2013' },
+              ],
+            },
+            {
+              name: 'rn_license',
+              label: 'Do you hold an RN license?',
+              type: 'select',
+              required: false,
+              required_when: { program_ids: ['rn-bsn'] },
+              options: [
+                { value: 'yes', label: 'Yes' },
+                { value: 'no', label: 'No' },
+              ],
+            },
           ],
           eligibility: { states: ['TX', 'CA'], min_age: 18 },
         }),
         own(ids.own1b, ids.schoolNorth, 'Northfield Business', { priority: 3 }),
-        own(ids.ownNoPayout, ids.schoolSouth, 'Southgate Criminal Justice', { priority: 8, offer_type: 'true_exclusive', result_ttl_seconds: 600 }),
-        own(ids.ownCapped, ids.schoolCapped, 'Capped Offer', { priority: 7, caps: [{ period: 'day', limit: 1, timezone: 'America/Chicago' }] }),
+        own(ids.ownNoPayout, ids.schoolSouth, 'Southgate Criminal Justice', {
+          priority: 8,
+          offer_type: 'true_exclusive',
+          result_ttl_seconds: 600,
+        }),
+        own(ids.ownCapped, ids.schoolCapped, 'Capped Offer', {
+          priority: 7,
+          caps: [{ period: 'day', limit: 1, timezone: 'America/Chicago' }],
+        }),
         own(ids.ownDup, ids.schoolDup, 'Dup Offer', { priority: 6, duplicate_window_days: 30 }),
         own(ids.ownOldDup, ids.schoolOld, 'Old Dup Offer', { priority: 4, duplicate_window_days: 2 }),
         own(ids.ownNy, ids.schoolNy, 'NY Only Offer', { priority: 9, eligibility: { states: ['NY'] } }),
@@ -99,7 +165,10 @@ describe('search and polling (e2e)', () => {
       ],
       campaigns: [
         {
-          id: ids.campaign, affiliate_id: ids.affA, name: 'Search e2e', status: 'active',
+          id: ids.campaign,
+          affiliate_id: ids.affA,
+          name: 'Search e2e',
+          status: 'active',
           offers: [
             { offer_id: ids.own1, payout: 20, program_payouts: { bsn: 30 } },
             { offer_id: ids.own1b, payout: 5 },
@@ -112,8 +181,20 @@ describe('search and polling (e2e)', () => {
             { offer_id: ids.pOfferNy, payout: 12.5 },
           ],
         },
-        { id: ids.campaignTimeout, affiliate_id: ids.affA, name: 'Dead partner', status: 'active', offers: [{ offer_id: ids.own1 }, { offer_id: ids.pDeadOffer }] },
-        { id: ids.campaignSlow, affiliate_id: ids.affA, name: 'Slow partner', status: 'active', offers: [{ offer_id: ids.ownNoPayout }, { offer_id: ids.pSlowOffer }] },
+        {
+          id: ids.campaignTimeout,
+          affiliate_id: ids.affA,
+          name: 'Dead partner',
+          status: 'active',
+          offers: [{ offer_id: ids.own1 }, { offer_id: ids.pDeadOffer }],
+        },
+        {
+          id: ids.campaignSlow,
+          affiliate_id: ids.affA,
+          name: 'Slow partner',
+          status: 'active',
+          offers: [{ offer_id: ids.ownNoPayout }, { offer_id: ids.pSlowOffer }],
+        },
         { id: ids.campaignB, affiliate_id: ids.affB, name: 'B', status: 'active', offers: [{ offer_id: ids.own1 }] },
         { id: ids.campaignMoved, affiliate_id: ids.affA, name: 'Moved later', status: 'active', offers: [{ offer_id: ids.own1 }] },
       ],
@@ -164,7 +245,10 @@ describe('search and polling (e2e)', () => {
     ]);
     const emailHash = hashOf('email', `  ${email.toUpperCase()} `)!;
     expect(emailHash).toBe(sha256Hex(email));
-    for (const [offerId, schoolId, daysAgo] of [[ids.ownDup, ids.schoolDup, 1], [ids.ownOldDup, ids.schoolOld, 5]] as const) {
+    for (const [offerId, schoolId, daysAgo] of [
+      [ids.ownDup, ids.schoolDup, 1],
+      [ids.ownOldDup, ids.schoolOld, 5],
+    ] as const) {
       const leadId = randomUUID();
       await db.query(
         `INSERT INTO leads (id, kind, affiliate_id, campaign_id, offer_id, api_key_id, lead, consumer_ip, status, code, lead_group_id)
@@ -184,8 +268,16 @@ describe('search and polling (e2e)', () => {
     expect(first.status).toBe(200);
     expect(first.ms).toBeLessThan(1500);
     expect(first.body).toEqual(
-      expect.objectContaining({ code: 'OK', status: 'accepted', success: true, processing_done: false, poll_after_ms: 1000,
-        accepted_count: 0, max_accepted_submissions: 3, true_exclusive_accepted: false }),
+      expect.objectContaining({
+        code: 'OK',
+        status: 'accepted',
+        success: true,
+        processing_done: false,
+        poll_after_ms: 1000,
+        accepted_count: 0,
+        max_accepted_submissions: 3,
+        true_exclusive_accepted: false,
+      }),
     );
     // Own offers, best first by priority; a live search shows Northfield once (its best offer).
     expect(offerIds(first)).toEqual([ids.own1, ids.ownNoPayout, ids.ownOldDup]);
@@ -213,7 +305,13 @@ describe('search and polling (e2e)', () => {
     expect(nursing).toEqual({
       svc_result_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       campaign_id: ids.campaign,
-      offer: { id: ids.own1, name: 'Northfield Online Nursing', offer_type: 'shared', is_exclusive: false, tcpa_text: 'I agree that Northfield Online Nursing may contact me.' },
+      offer: {
+        id: ids.own1,
+        name: 'Northfield Online Nursing',
+        offer_type: 'shared',
+        is_exclusive: false,
+        tcpa_text: 'I agree that Northfield Online Nursing may contact me.',
+      },
       school: { name: 'Northfield University', logo_url: 'https://cdn.example.org/nf.png' },
       // msn needs a bachelor: left out of the result. bsn has its own payout; rn-bsn the offer's.
       programs: [
@@ -222,10 +320,27 @@ describe('search and polling (e2e)', () => {
       ],
       payout: 30,
       form_fields: [
-        { name: 'hs_grad_year', label: 'High school graduation year', type: 'select', required: true,
-          options: [{ value: '2012', label: '2012' }, { value: '2013', label: '2013' }] },
-        { name: 'rn_license', label: 'Do you hold an RN license?', type: 'select', required: false,
-          required_when: { program_ids: ['rn-bsn'] }, options: [{ value: 'yes', label: 'Yes' }, { value: 'no', label: 'No' }] },
+        {
+          name: 'hs_grad_year',
+          label: 'High school graduation year',
+          type: 'select',
+          required: true,
+          options: [
+            { value: '2012', label: '2012' },
+            { value: '2013', label: '2013' },
+          ],
+        },
+        {
+          name: 'rn_license',
+          label: 'Do you hold an RN license?',
+          type: 'select',
+          required: false,
+          required_when: { program_ids: ['rn-bsn'] },
+          options: [
+            { value: 'yes', label: 'Yes' },
+            { value: 'no', label: 'No' },
+          ],
+        },
       ],
       expires_at: expect.any(String),
     });
@@ -330,7 +445,11 @@ describe('search and polling (e2e)', () => {
 
   it('another affiliate key gets 404 for the search, like an unknown or malformed id', async () => {
     const res = await search(ids.campaign);
-    for (const [searchId, key] of [[res.body.svc_lead_id, keyB], [randomUUID(), keyA.key], ['not-a-uuid', keyA.key]]) {
+    for (const [searchId, key] of [
+      [res.body.svc_lead_id, keyB],
+      [randomUUID(), keyA.key],
+      ['not-a-uuid', keyA.key],
+    ]) {
       const answer = await poll(searchId, key);
       expect(answer.status).toBe(404);
       expect(answer.body).toEqual(expect.objectContaining({ code: 'NOT_FOUND', status: 'invalid' }));
@@ -338,7 +457,7 @@ describe('search and polling (e2e)', () => {
     }
   });
 
-  it('403 FORBIDDEN on a poll of the caller\'s search once its campaign is no longer the caller\'s', async () => {
+  it("403 FORBIDDEN on a poll of the caller's search once its campaign is no longer the caller's", async () => {
     const res = await search(ids.campaignMoved);
     expect(res.status).toBe(200);
     const moved = catalog();

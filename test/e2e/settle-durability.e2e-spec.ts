@@ -29,7 +29,9 @@ describe('booking a buyer answer survives a PostgreSQL blip (e2e)', () => {
     const built = buildTestCatalog(sandbox.url);
     ids = built.ids;
     const catalog = built.catalog as unknown as { offers: unknown[]; campaigns: Array<{ offers: unknown[] }> };
-    catalog.offers.push(ownOffer(slowOffer, ids.school, 'Slow School', `${sandbox.url}/schools/${school}/leads?outcome=accept&delay_ms=1500`));
+    catalog.offers.push(
+      ownOffer(slowOffer, ids.school, 'Slow School', `${sandbox.url}/schools/${school}/leads?outcome=accept&delay_ms=1500`),
+    );
     catalog.campaigns[0].offers.push({ offer_id: slowOffer, payout: 25 });
     applyCatalog(catalog, env);
     const key = issueKey(ids.affiliateA, env, ['--limit', 'leads=6000/1000']).key;

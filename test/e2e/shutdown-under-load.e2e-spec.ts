@@ -28,7 +28,14 @@ describe('graceful shutdown under load (e2e)', () => {
   const GRACE_MS = 15_000;
   const env = testEnv(suffix, { SHUTDOWN_GRACE_MS: String(GRACE_MS), LOG_LEVEL: 'info' });
   const N = 500;
-  const ids = { aff: randomUUID(), school: randomUUID(), slowSchool: randomUUID(), offer: randomUUID(), slowOffer: randomUUID(), campaign: randomUUID() };
+  const ids = {
+    aff: randomUUID(),
+    school: randomUUID(),
+    slowSchool: randomUUID(),
+    offer: randomUUID(),
+    slowOffer: randomUUID(),
+    campaign: randomUUID(),
+  };
   const schoolName = `load-${suffix}`;
   let sandbox: RunningApp;
   let db: Client;
@@ -46,10 +53,24 @@ describe('graceful shutdown under load (e2e)', () => {
         partners: [],
         offers: [
           ownOffer(ids.offer, ids.school, 'Load offer', `${sandbox.url}/schools/${schoolName}/leads?outcome=accept&delay_ms=250`),
-          ownOffer(ids.slowOffer, ids.slowSchool, 'Slow offer', `${sandbox.url}/schools/${schoolName}-slow/leads?outcome=accept&delay_ms=2500`),
+          ownOffer(
+            ids.slowOffer,
+            ids.slowSchool,
+            'Slow offer',
+            `${sandbox.url}/schools/${schoolName}-slow/leads?outcome=accept&delay_ms=2500`,
+          ),
         ],
         campaigns: [
-          { id: ids.campaign, affiliate_id: ids.aff, name: 'Load', status: 'active', offers: [{ offer_id: ids.offer, payout: 4 }, { offer_id: ids.slowOffer, payout: 4 }] },
+          {
+            id: ids.campaign,
+            affiliate_id: ids.aff,
+            name: 'Load',
+            status: 'active',
+            offers: [
+              { offer_id: ids.offer, payout: 4 },
+              { offer_id: ids.slowOffer, payout: 4 },
+            ],
+          },
         ],
       },
       env,
@@ -68,11 +89,27 @@ describe('graceful shutdown under load (e2e)', () => {
   const directPost = (leadId: string): SubmitRequestedV1 => {
     const lead = person();
     return {
-      leadId, kind: 'direct_post', affiliateId: ids.aff, apiKeyId: apiKey.id, campaignId: ids.campaign,
-      resultId: null, searchId: null, offerId: ids.offer, originLeadId: null,
-      lead, tracking: { ip_address: '73.12.44.10' }, consumerIp: '73.12.44.10', ipSource: 'consumer',
-      programId: 'gen', answers: {}, tcpaConsent: true, consentButtonLabel: 'Request info', formCertUrl: null, universalLeadCert: null,
-      isTest: false, requestedAt: new Date().toISOString(),
+      leadId,
+      kind: 'direct_post',
+      affiliateId: ids.aff,
+      apiKeyId: apiKey.id,
+      campaignId: ids.campaign,
+      resultId: null,
+      searchId: null,
+      offerId: ids.offer,
+      originLeadId: null,
+      lead,
+      tracking: { ip_address: '73.12.44.10' },
+      consumerIp: '73.12.44.10',
+      ipSource: 'consumer',
+      programId: 'gen',
+      answers: {},
+      tcpaConsent: true,
+      consentButtonLabel: 'Request info',
+      formCertUrl: null,
+      universalLeadCert: null,
+      isTest: false,
+      requestedAt: new Date().toISOString(),
     };
   };
 
@@ -109,7 +146,9 @@ describe('graceful shutdown under load (e2e)', () => {
     await amqp.start();
     try {
       // The gateway's message id for a submit is `submit:<lead id>`; the broker now holds every one of them.
-      await Promise.all(leadIds.map((leadId) => amqp.publish(MESSAGE_TYPES.SubmitRequested, directPost(leadId), { messageId: `submit:${leadId}` })));
+      await Promise.all(
+        leadIds.map((leadId) => amqp.publish(MESSAGE_TYPES.SubmitRequested, directPost(leadId), { messageId: `submit:${leadId}` })),
+      );
     } finally {
       await amqp.close();
     }
@@ -120,17 +159,26 @@ describe('graceful shutdown under load (e2e)', () => {
     expect(atSigterm).toBeGreaterThanOrEqual(N / 5);
     expect(atSigterm).toBeLessThan(N * 0.8);
     // A replacement replica starts while the stopped ones drain (a rolling restart).
-    const [deliveryExit, checksExit, restarted] = await Promise.all([terminate(delivery[0]), terminate(checks[0]), startApp('delivery', env)]);
+    const [deliveryExit, checksExit, restarted] = await Promise.all([
+      terminate(delivery[0]),
+      terminate(checks[0]),
+      startApp('delivery', env),
+    ]);
 
     for (let i = 0; i < 600 && (await decided(leadIds)) < N; i++) await new Promise((r) => setTimeout(r, 100));
 
     // Nothing lost: every submit decided, accepted, sold once, attempted once.
     const leads = await db.query(`SELECT status, code, count(*)::int AS n FROM leads WHERE id = ANY($1) GROUP BY status, code`, [leadIds]);
     expect(leads.rows).toEqual([{ status: 'accepted', code: 'ACCEPTED', n: N }]);
-    const sales = await db.query(`SELECT lead_id, count(*)::int AS n, min(status) AS status FROM sales WHERE lead_id = ANY($1) GROUP BY lead_id`, [leadIds]);
+    const sales = await db.query(
+      `SELECT lead_id, count(*)::int AS n, min(status) AS status FROM sales WHERE lead_id = ANY($1) GROUP BY lead_id`,
+      [leadIds],
+    );
     expect(sales.rows).toHaveLength(N);
     expect(sales.rows.filter((r) => r.n !== 1 || r.status !== 'accepted')).toEqual([]);
-    const attempts = await db.query(`SELECT lead_id, count(*)::int AS n FROM delivery_attempts WHERE lead_id = ANY($1) GROUP BY lead_id`, [leadIds]);
+    const attempts = await db.query(`SELECT lead_id, count(*)::int AS n FROM delivery_attempts WHERE lead_id = ANY($1) GROUP BY lead_id`, [
+      leadIds,
+    ]);
     expect(attempts.rows).toHaveLength(N);
     expect(attempts.rows.filter((r) => r.n !== 1)).toEqual([]);
     // Nothing twice at the buyer: the school received each lead exactly once (its Idempotency-Key is the lead id).
@@ -163,7 +211,8 @@ describe('graceful shutdown under load (e2e)', () => {
     expect(handledWhileDraining(delivery[0]).length).toBeGreaterThan(0);
     expect(handledWhileDraining(delivery[0]).every((l) => l.outcome === 'ack')).toBe(true);
     // The replicas that kept running shared the rest of the work.
-    for (const app of [delivery[1], delivery[2]]) expect(handledMessages(logLines(app.output()), MESSAGE_TYPES.DeliveryRequested).length).toBeGreaterThan(0);
+    for (const app of [delivery[1], delivery[2]])
+      expect(handledMessages(logLines(app.output()), MESSAGE_TYPES.DeliveryRequested).length).toBeGreaterThan(0);
     expect(handledMessages(logLines(checks[1].output()), MESSAGE_TYPES.SubmitRequested).length).toBeGreaterThan(0);
   });
 

@@ -20,9 +20,26 @@ describe('submit races and a killed delivery worker (e2e)', () => {
   const env = testEnv(suffix, { SUBMIT_ANSWER_TIMEOUT_MS: '1500' });
   const id = () => randomUUID();
   const ids = {
-    aff: id(), sCap: id(), s1: id(), s2: id(), s3: id(), s4: id(), s5: id(), sTe: id(), sSlow: id(),
-    oCap: id(), o1: id(), o2: id(), o3: id(), o4: id(), o5: id(), oTe: id(), oSlow: id(),
-    cCap: id(), cShared: id(), cSlow: id(),
+    aff: id(),
+    sCap: id(),
+    s1: id(),
+    s2: id(),
+    s3: id(),
+    s4: id(),
+    s5: id(),
+    sTe: id(),
+    sSlow: id(),
+    oCap: id(),
+    o1: id(),
+    o2: id(),
+    o3: id(),
+    o4: id(),
+    o5: id(),
+    oTe: id(),
+    oSlow: id(),
+    cCap: id(),
+    cShared: id(),
+    cSlow: id(),
   };
   const school = (name: string) => `race${suffix}-${name}`;
   const schoolNames = ['cap', 'o1', 'o2', 'o3', 'o4', 'o5', 'te', 'slow'];
@@ -34,8 +51,16 @@ describe('submit races and a killed delivery worker (e2e)', () => {
   let amqp: AmqpConnection;
 
   const own = (offerId: string, schoolId: string, name: string, extra: Record<string, unknown> = {}, query = 'outcome=accept') => ({
-    id: offerId, name, school_id: schoolId, source: 'own', offer_type: 'shared', status: 'active', priority: 5, price: 30,
-    tcpa_text: 'I agree.', result_ttl_seconds: 900,
+    id: offerId,
+    name,
+    school_id: schoolId,
+    source: 'own',
+    offer_type: 'shared',
+    status: 'active',
+    priority: 5,
+    price: 30,
+    tcpa_text: 'I agree.',
+    result_ttl_seconds: 900,
     delivery: { adapter: 'sandbox', url: `${sandbox.url}/schools/${school(name)}/leads?${query}`, timeout_ms: 4000 },
     ...extra,
   });
@@ -45,17 +70,26 @@ describe('submit races and a killed delivery worker (e2e)', () => {
     applyCatalog(
       {
         affiliates: [{ id: ids.aff, name: 'Race', status: 'active', dupe_check: false }],
-        schools: Object.entries(ids).filter(([k]) => k.startsWith('s')).map(([k, v]) => ({ id: v, name: `Race ${k}` })),
+        schools: Object.entries(ids)
+          .filter(([k]) => k.startsWith('s'))
+          .map(([k, v]) => ({ id: v, name: `Race ${k}` })),
         offers: [
           own(ids.oCap, ids.sCap, 'cap', { caps: [{ period: 'total', limit: 10 }] }),
-          own(ids.o1, ids.s1, 'o1'), own(ids.o2, ids.s2, 'o2'), own(ids.o3, ids.s3, 'o3'), own(ids.o4, ids.s4, 'o4'), own(ids.o5, ids.s5, 'o5'),
+          own(ids.o1, ids.s1, 'o1'),
+          own(ids.o2, ids.s2, 'o2'),
+          own(ids.o3, ids.s3, 'o3'),
+          own(ids.o4, ids.s4, 'o4'),
+          own(ids.o5, ids.s5, 'o5'),
           own(ids.oTe, ids.sTe, 'te', { offer_type: 'true_exclusive' }),
           own(ids.oSlow, ids.sSlow, 'slow', {}, 'outcome=accept&delay_ms=2500'),
         ],
         campaigns: [
           { id: ids.cCap, affiliate_id: ids.aff, name: 'Cap', status: 'active', offers: [{ offer_id: ids.oCap, payout: 3 }] },
           {
-            id: ids.cShared, affiliate_id: ids.aff, name: 'Shared', status: 'active',
+            id: ids.cShared,
+            affiliate_id: ids.aff,
+            name: 'Shared',
+            status: 'active',
             offers: [ids.o1, ids.o2, ids.o3, ids.o4, ids.o5, ids.oTe].map((o) => ({ offer_id: o, payout: 2 })),
           },
           { id: ids.cSlow, affiliate_id: ids.aff, name: 'Slow', status: 'active', offers: [{ offer_id: ids.oSlow, payout: 2 }] },
@@ -91,7 +125,8 @@ describe('submit races and a killed delivery worker (e2e)', () => {
   /** Every accepted lead of ours reached its school exactly once, and no refused one reached it. */
   async function expectDeliveredOnce(accepted: string[], refused: string[]) {
     const received = new Map<string, number>();
-    for (const name of schoolNames) for (const [k, n] of await receivedBySchool(sandbox.url, school(name))) received.set(k, (received.get(k) ?? 0) + n);
+    for (const name of schoolNames)
+      for (const [k, n] of await receivedBySchool(sandbox.url, school(name))) received.set(k, (received.get(k) ?? 0) + n);
     for (const leadId of accepted) expect([leadId, received.get(leadId)]).toEqual([leadId, 1]);
     for (const leadId of refused) expect([leadId, received.get(leadId) ?? 0]).toEqual([leadId, 0]);
   }
@@ -125,7 +160,10 @@ describe('submit races and a killed delivery worker (e2e)', () => {
       }
       const live = await db.query(`SELECT count(*)::int AS n FROM sales WHERE search_id = $1 AND status <> 'released'`, [s.searchId]);
       expect(live.rows[0].n).toBe(3);
-      await expectDeliveredOnce(accepted.map((r) => r.body.svc_lead_id), answers.filter((r) => r.body.code !== 'ACCEPTED').map((r) => r.body.svc_lead_id));
+      await expectDeliveredOnce(
+        accepted.map((r) => r.body.svc_lead_id),
+        answers.filter((r) => r.body.code !== 'ACCEPTED').map((r) => r.body.svc_lead_id),
+      );
     }
   });
 
@@ -169,7 +207,9 @@ describe('submit races and a killed delivery worker (e2e)', () => {
     expect(['ACCEPTED', 'BUYER_REJECTED']).toContain(final.body.code);
     const rows = await db.query(`SELECT status, code FROM leads WHERE id = $1`, [leadId]);
     expect(rows.rows).toHaveLength(1);
-    const attempts = await db.query(`SELECT outcome, finished_at IS NOT NULL AS finished FROM delivery_attempts WHERE lead_id = $1`, [leadId]);
+    const attempts = await db.query(`SELECT outcome, finished_at IS NOT NULL AS finished FROM delivery_attempts WHERE lead_id = $1`, [
+      leadId,
+    ]);
     expect(attempts.rows).toEqual([{ outcome: expect.any(String), finished: true }]);
     const received = await receivedBySchool(sandbox.url, school('slow'));
     expect(received.get(leadId) ?? 0).toBeLessThanOrEqual(1);
@@ -184,10 +224,26 @@ describe('submit races and a killed delivery worker (e2e)', () => {
     const s = await client.searchDone(ids.cShared, person());
     const leadId = randomUUID();
     const msg: SubmitRequestedV1 = {
-      leadId, kind: 'result_submit', affiliateId: ids.aff, apiKeyId, campaignId: ids.cShared,
-      resultId: s.results.get(ids.o4).svc_result_id, searchId: s.searchId, offerId: null, originLeadId: null,
-      lead: null, tracking: null, consumerIp: null, ipSource: null, programId: null, answers: {},
-      tcpaConsent: true, consentButtonLabel: 'Go', formCertUrl: null, universalLeadCert: null, isTest: false,
+      leadId,
+      kind: 'result_submit',
+      affiliateId: ids.aff,
+      apiKeyId,
+      campaignId: ids.cShared,
+      resultId: s.results.get(ids.o4).svc_result_id,
+      searchId: s.searchId,
+      offerId: null,
+      originLeadId: null,
+      lead: null,
+      tracking: null,
+      consumerIp: null,
+      ipSource: null,
+      programId: null,
+      answers: {},
+      tcpaConsent: true,
+      consentButtonLabel: 'Go',
+      formCertUrl: null,
+      universalLeadCert: null,
+      isTest: false,
       requestedAt: new Date().toISOString(),
     };
     await Promise.all([0, 1].map(() => amqp.publish(MESSAGE_TYPES.SubmitRequested, msg, { messageId: `submit:${leadId}` })));

@@ -20,12 +20,42 @@ describe('submit and delivery (e2e)', () => {
   const env = testEnv(suffix, { SUBMIT_ANSWER_TIMEOUT_MS: '1500' });
   const id = () => randomUUID();
   const ids = {
-    affA: id(), affB: id(),
-    sNorth: id(), sA: id(), sB: id(), sC: id(), sTe: id(), sCap: id(), sRej: id(), sDupC: id(), sSlow: id(), sExp: id(), sNoPay: id(),
-    sExcl: id(), sPartner: id(),
-    oMain: id(), oA: id(), oB: id(), oC: id(), oTe: id(), oCap: id(), oRej: id(), oDupC: id(), oSlow: id(), oExp: id(), oNoPay: id(),
-    oExcl: id(), oExclShared: id(), partner: id(), pOffer: id(), sJson: id(), oJson: id(),
-    cMain: id(), cMisc: id(), cOther: id(), cB: id(),
+    affA: id(),
+    affB: id(),
+    sNorth: id(),
+    sA: id(),
+    sB: id(),
+    sC: id(),
+    sTe: id(),
+    sCap: id(),
+    sRej: id(),
+    sDupC: id(),
+    sSlow: id(),
+    sExp: id(),
+    sNoPay: id(),
+    sExcl: id(),
+    sPartner: id(),
+    oMain: id(),
+    oA: id(),
+    oB: id(),
+    oC: id(),
+    oTe: id(),
+    oCap: id(),
+    oRej: id(),
+    oDupC: id(),
+    oSlow: id(),
+    oExp: id(),
+    oNoPay: id(),
+    oExcl: id(),
+    oExclShared: id(),
+    partner: id(),
+    pOffer: id(),
+    sJson: id(),
+    oJson: id(),
+    cMain: id(),
+    cMisc: id(),
+    cOther: id(),
+    cB: id(),
   };
   const school = (name: string) => `sub${suffix}-${name}`;
   let sandbox: RunningApp;
@@ -39,7 +69,11 @@ describe('submit and delivery (e2e)', () => {
       offerId,
       schoolId,
       name,
-      { adapter: 'sandbox', url: `${sandbox.url}/schools/${school(name.toLowerCase().replace(/\W+/g, '-'))}/leads?outcome=${outcome}`, timeout_ms: 6000 },
+      {
+        adapter: 'sandbox',
+        url: `${sandbox.url}/schools/${school(name.toLowerCase().replace(/\W+/g, '-'))}/leads?outcome=${outcome}`,
+        timeout_ms: 6000,
+      },
       extra,
     );
 
@@ -53,7 +87,13 @@ describe('submit and delivery (e2e)', () => {
         .filter(([k]) => k.startsWith('s'))
         .map(([k, v]) => ({ id: v, name: `School ${k}`, logo_url: null })),
       partners: [
-        { id: ids.partner, name: 'Submit partner', adapter: 'sandbox', base_url: `${sandbox.url}/partners/${school('partner')}?match=all&outcome=accept`, timeout_ms: 5000 },
+        {
+          id: ids.partner,
+          name: 'Submit partner',
+          adapter: 'sandbox',
+          base_url: `${sandbox.url}/partners/${school('partner')}?match=all&outcome=accept`,
+          timeout_ms: 5000,
+        },
       ],
       offers: [
         own(ids.oMain, ids.sNorth, 'Main', 'accept', {
@@ -64,9 +104,27 @@ describe('submit and delivery (e2e)', () => {
             { value: 'msn', label: 'MS in Nursing', eligibility: { education_levels: ['bachelor'] } },
           ],
           form_fields: [
-            { name: 'hs_grad_year', label: 'HS grad year', type: 'select', required: true, options: [{ value: '2012', label: '2012' }, { value: '2013', label: '2013' }] },
-            { name: 'rn_license', label: 'RN license', type: 'select', required: false, required_when: { program_ids: ['rn-bsn'] },
-              options: [{ value: 'yes', label: 'Yes' }, { value: 'no', label: 'No' }] },
+            {
+              name: 'hs_grad_year',
+              label: 'HS grad year',
+              type: 'select',
+              required: true,
+              options: [
+                { value: '2012', label: '2012' },
+                { value: '2013', label: '2013' },
+              ],
+            },
+            {
+              name: 'rn_license',
+              label: 'RN license',
+              type: 'select',
+              required: false,
+              required_when: { program_ids: ['rn-bsn'] },
+              options: [
+                { value: 'yes', label: 'Yes' },
+                { value: 'no', label: 'No' },
+              ],
+            },
           ],
           eligibility: { states: ['TX', 'CA'] },
         }),
@@ -88,32 +146,71 @@ describe('submit and delivery (e2e)', () => {
             url: `${sandbox.url}/schools/${school('json')}/leads?outcome=accept`,
             timeout_ms: 5000,
             headers: { 'X-Vendor': 'lead-router' },
-            field_map: { 'applicant.email': 'lead.personal.email', 'applicant.zip': 'lead.address.zip_code', reference: 'lead_id', source: '=lead-router' },
-            response_rules: { accepted: { path: 'result', in: ['accepted'] }, duplicate: { path: 'result', in: ['duplicate'] }, buyer_lead_id_path: 'id' },
+            field_map: {
+              'applicant.email': 'lead.personal.email',
+              'applicant.zip': 'lead.address.zip_code',
+              reference: 'lead_id',
+              source: '=lead-router',
+            },
+            response_rules: {
+              accepted: { path: 'result', in: ['accepted'] },
+              duplicate: { path: 'result', in: ['duplicate'] },
+              buyer_lead_id_path: 'id',
+            },
           },
         }),
-        { id: ids.pOffer, name: 'Partner offer', school_id: ids.sPartner, source: 'partner', partner_id: ids.partner,
-          external_id: `ext-${ids.pOffer.slice(0, 8)}`, offer_type: 'shared', status: 'active', result_ttl_seconds: 600 },
+        {
+          id: ids.pOffer,
+          name: 'Partner offer',
+          school_id: ids.sPartner,
+          source: 'partner',
+          partner_id: ids.partner,
+          external_id: `ext-${ids.pOffer.slice(0, 8)}`,
+          offer_type: 'shared',
+          status: 'active',
+          result_ttl_seconds: 600,
+        },
       ],
       campaigns: [
         {
-          id: ids.cMain, affiliate_id: ids.affA, name: 'Main', status: 'active',
+          id: ids.cMain,
+          affiliate_id: ids.affA,
+          name: 'Main',
+          status: 'active',
           offers: [
             { offer_id: ids.oMain, payout: 20, program_payouts: { bsn: 30 } },
-            { offer_id: ids.oA, payout: 5 }, { offer_id: ids.oB, payout: 5 }, { offer_id: ids.oC, payout: 5 },
-            { offer_id: ids.oTe, payout: 50 }, { offer_id: ids.pOffer, payout: 12.5 },
+            { offer_id: ids.oA, payout: 5 },
+            { offer_id: ids.oB, payout: 5 },
+            { offer_id: ids.oC, payout: 5 },
+            { offer_id: ids.oTe, payout: 50 },
+            { offer_id: ids.pOffer, payout: 12.5 },
           ],
         },
         {
-          id: ids.cMisc, affiliate_id: ids.affA, name: 'Misc', status: 'active',
+          id: ids.cMisc,
+          affiliate_id: ids.affA,
+          name: 'Misc',
+          status: 'active',
           offers: [
-            { offer_id: ids.oCap, payout: 8 }, { offer_id: ids.oRej, payout: 8 }, { offer_id: ids.oDupC, payout: 8 },
-            { offer_id: ids.oSlow, payout: 9 }, { offer_id: ids.oExp, payout: 8 }, { offer_id: ids.oNoPay },
-            { offer_id: ids.oExcl, payout: 8 }, { offer_id: ids.oExclShared, payout: 8 }, { offer_id: ids.oJson, payout: 7 },
+            { offer_id: ids.oCap, payout: 8 },
+            { offer_id: ids.oRej, payout: 8 },
+            { offer_id: ids.oDupC, payout: 8 },
+            { offer_id: ids.oSlow, payout: 9 },
+            { offer_id: ids.oExp, payout: 8 },
+            { offer_id: ids.oNoPay },
+            { offer_id: ids.oExcl, payout: 8 },
+            { offer_id: ids.oExclShared, payout: 8 },
+            { offer_id: ids.oJson, payout: 7 },
           ],
         },
         { id: ids.cOther, affiliate_id: ids.affA, name: 'Other', status: 'active', offers: [{ offer_id: ids.oMain, payout: 1 }] },
-        { id: ids.cB, affiliate_id: ids.affB, name: 'B', status: 'active', offers: [{ offer_id: ids.oMain, payout: 1 }, { offer_id: ids.oA }] },
+        {
+          id: ids.cB,
+          affiliate_id: ids.affB,
+          name: 'B',
+          status: 'active',
+          offers: [{ offer_id: ids.oMain, payout: 1 }, { offer_id: ids.oA }],
+        },
       ],
     };
   }
@@ -121,7 +218,16 @@ describe('submit and delivery (e2e)', () => {
   beforeAll(async () => {
     sandbox = await startApp('sandbox', env, 'live');
     applyCatalog(catalog(), env);
-    const roomy = ['--limit', 'search=6000/1000', '--limit', 'results=6000/1000', '--limit', 'leads=6000/1000', '--limit', 'dupe-check=6000/1000'];
+    const roomy = [
+      '--limit',
+      'search=6000/1000',
+      '--limit',
+      'results=6000/1000',
+      '--limit',
+      'leads=6000/1000',
+      '--limit',
+      'dupe-check=6000/1000',
+    ];
     a = new SubmitClient('', issueKey(ids.affA, env, roomy).key, ids.affA);
     b = new SubmitClient('', issueKey(ids.affB, env, roomy).key, ids.affB);
     db = new Client({ connectionString: TEST_DATABASE_URL });
@@ -144,7 +250,10 @@ describe('submit and delivery (e2e)', () => {
 
   const mainAnswers = { program_id: 'bsn', hs_grad_year: '2013' };
   /** Answers a result's questions: its first program, and the first option (or a number) of every question. */
-  const answersFor = (entry: { programs: Array<{ value: string }>; form_fields: Array<{ name: string; type: string; options?: Array<{ value: string }> }> }) => ({
+  const answersFor = (entry: {
+    programs: Array<{ value: string }>;
+    form_fields: Array<{ name: string; type: string; options?: Array<{ value: string }> }>;
+  }) => ({
     ...(entry.programs[0] ? { program_id: entry.programs[0].value } : {}),
     ...Object.fromEntries(entry.form_fields.map((f) => [f.name, f.options?.[0]?.value ?? (f.type === 'number' ? '1' : 'yes')])),
   });
@@ -156,7 +265,15 @@ describe('submit and delivery (e2e)', () => {
       const res = await a.submit(ids.cMain, s.searchId, s.results.get(ids.oMain).svc_result_id, mainAnswers);
       expect(res.status).toBe(200);
       expect(res.body).toEqual(
-        expect.objectContaining({ code: 'ACCEPTED', status: 'accepted', reason: 'Lead accepted', success: true, accepted: true, retryable: false, payout: 30 }),
+        expect.objectContaining({
+          code: 'ACCEPTED',
+          status: 'accepted',
+          reason: 'Lead accepted',
+          success: true,
+          accepted: true,
+          retryable: false,
+          payout: 30,
+        }),
       );
       expect(res.body.svc_lead_id).not.toBe(s.searchId);
       expect(res.body).not.toHaveProperty('source');
@@ -164,10 +281,29 @@ describe('submit and delivery (e2e)', () => {
 
       const received = await receivedBySchool(sandbox.url, school('main'));
       expect(received.get(res.body.svc_lead_id)).toBe(1);
-      const [row] = (await db.query(`SELECT kind, search_id, status, payout, program_id, answers, lead_group_id FROM leads WHERE id = $1`, [res.body.svc_lead_id])).rows;
-      expect(row).toEqual({ kind: 'result_submit', search_id: s.searchId, status: 'accepted', payout: '30.00', program_id: 'bsn', answers: { hs_grad_year: '2013' }, lead_group_id: s.searchId });
-      const [consent] = (await db.query(`SELECT tcpa_consent, tcpa_text, button_label, ip FROM consent_evidence WHERE lead_id = $1`, [res.body.svc_lead_id])).rows;
-      expect(consent).toEqual({ tcpa_consent: true, tcpa_text: 'I agree that Main may contact me.', button_label: 'Request info', ip: '73.12.44.10' });
+      const [row] = (
+        await db.query(`SELECT kind, search_id, status, payout, program_id, answers, lead_group_id FROM leads WHERE id = $1`, [
+          res.body.svc_lead_id,
+        ])
+      ).rows;
+      expect(row).toEqual({
+        kind: 'result_submit',
+        search_id: s.searchId,
+        status: 'accepted',
+        payout: '30.00',
+        program_id: 'bsn',
+        answers: { hs_grad_year: '2013' },
+        lead_group_id: s.searchId,
+      });
+      const [consent] = (
+        await db.query(`SELECT tcpa_consent, tcpa_text, button_label, ip FROM consent_evidence WHERE lead_id = $1`, [res.body.svc_lead_id])
+      ).rows;
+      expect(consent).toEqual({
+        tcpa_consent: true,
+        tcpa_text: 'I agree that Main may contact me.',
+        button_label: 'Request info',
+        ip: '73.12.44.10',
+      });
       const [sale] = (await db.query(`SELECT status, payout, price FROM sales WHERE lead_id = $1`, [res.body.svc_lead_id])).rows;
       expect(sale).toEqual({ status: 'accepted', payout: '30.00', price: '45.00' });
 
@@ -176,7 +312,9 @@ describe('submit and delivery (e2e)', () => {
       expect(poll.body.accepted_count).toBe(1);
       // The lead status reads the same decision; another affiliate's key gets 404.
       const status = await a.leadStatus(res.body.svc_lead_id);
-      expect(status.body).toEqual(expect.objectContaining({ code: 'ACCEPTED', status: 'accepted', payout: 30, svc_lead_id: res.body.svc_lead_id }));
+      expect(status.body).toEqual(
+        expect.objectContaining({ code: 'ACCEPTED', status: 'accepted', payout: 30, svc_lead_id: res.body.svc_lead_id }),
+      );
       expect((await b.leadStatus(res.body.svc_lead_id)).status).toBe(404);
       expect((await a.leadStatus(randomUUID())).status).toBe(404);
     });
@@ -198,7 +336,11 @@ describe('submit and delivery (e2e)', () => {
 
     it('a program without its own payout gets the campaign payout; an offer with none configured answers no payout key', async () => {
       const s = await a.searchDone(ids.cMain, person());
-      const rn = await a.submit(ids.cMain, s.searchId, s.results.get(ids.oMain).svc_result_id, { program_id: 'rn-bsn', hs_grad_year: '2012', rn_license: 'yes' });
+      const rn = await a.submit(ids.cMain, s.searchId, s.results.get(ids.oMain).svc_result_id, {
+        program_id: 'rn-bsn',
+        hs_grad_year: '2012',
+        rn_license: 'yes',
+      });
       expect([rn.body.code, rn.body.payout]).toEqual(['ACCEPTED', 20]);
       const m = await a.searchDone(ids.cMisc, person());
       const none = await a.submit(ids.cMisc, m.searchId, m.results.get(ids.oNoPay).svc_result_id);
@@ -212,7 +354,10 @@ describe('submit and delivery (e2e)', () => {
       const res = await a.submit(ids.cMain, s.searchId, entry.svc_result_id, answersFor(entry));
       expect([res.status, res.body.code]).toEqual([200, 'ACCEPTED']);
       expect(res.body.payout).toBeGreaterThan(0);
-      const received = (await (await fetch(`${sandbox.url}/partners/${school('partner')}/received`)).json()) as { submits?: unknown[]; items?: unknown[] };
+      const received = (await (await fetch(`${sandbox.url}/partners/${school('partner')}/received`)).json()) as {
+        submits?: unknown[];
+        items?: unknown[];
+      };
       expect(JSON.stringify(received)).toContain(res.body.svc_lead_id);
     });
 
@@ -220,16 +365,24 @@ describe('submit and delivery (e2e)', () => {
       const lead = person();
       const res = await a.directPost(ids.cMisc, ids.oJson, lead);
       expect([res.body.code, res.body.payout]).toEqual(['ACCEPTED', 7]);
-      const got = (await (await fetch(`${sandbox.url}/schools/${school('json')}/received`)).json()) as { leads: Array<{ body: unknown; headers: Record<string, string> }> };
+      const got = (await (await fetch(`${sandbox.url}/schools/${school('json')}/received`)).json()) as {
+        leads: Array<{ body: unknown; headers: Record<string, string> }>;
+      };
       expect(got.leads).toHaveLength(1);
-      expect(got.leads[0].body).toEqual({ applicant: { email: lead.personal.email, zip: '75001' }, reference: res.body.svc_lead_id, source: 'lead-router' });
+      expect(got.leads[0].body).toEqual({
+        applicant: { email: lead.personal.email, zip: '75001' },
+        reference: res.body.svc_lead_id,
+        source: 'lead-router',
+      });
       expect(got.leads[0].headers['idempotency-key']).toBe(res.body.svc_lead_id);
     });
 
     it('the submit lead fields replace the search values, and the delivered lead carries them', async () => {
       const lead = person();
       const s = await a.searchDone(ids.cMain, lead);
-      const res = await a.submit(ids.cMain, s.searchId, s.results.get(ids.oA).svc_result_id, { lead: { personal: { first_name: 'Augusta' } } });
+      const res = await a.submit(ids.cMain, s.searchId, s.results.get(ids.oA).svc_result_id, {
+        lead: { personal: { first_name: 'Augusta' } },
+      });
       expect(res.body.code).toBe('ACCEPTED');
       const [row] = (await db.query(`SELECT lead FROM leads WHERE id = $1`, [res.body.svc_lead_id])).rows;
       expect(row.lead.personal).toEqual(expect.objectContaining({ first_name: 'Augusta', email: lead.personal.email }));
@@ -246,7 +399,16 @@ describe('submit and delivery (e2e)', () => {
     it('a required answer left out: invalid REQUIRED_FIELD_MISSING naming the question', async () => {
       const res = await a.submit(ids.cMain, search.searchId, main(), { program_id: 'bsn' });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual(expect.objectContaining({ status: 'invalid', code: 'REQUIRED_FIELD_MISSING', reason: 'Missing HS grad year', payout: 0, success: false, accepted: false }));
+      expect(res.body).toEqual(
+        expect.objectContaining({
+          status: 'invalid',
+          code: 'REQUIRED_FIELD_MISSING',
+          reason: 'Missing HS grad year',
+          payout: 0,
+          success: false,
+          accepted: false,
+        }),
+      );
       const when = await a.submit(ids.cMain, search.searchId, main(), { program_id: 'rn-bsn', hs_grad_year: '2013' });
       expect([when.body.code, when.body.reason]).toEqual(['REQUIRED_FIELD_MISSING', 'Missing RN license']);
     });
@@ -281,7 +443,10 @@ describe('submit and delivery (e2e)', () => {
         lead: { education: { education_level: 'associate' } },
       });
       expect([program.body.status, program.body.code]).toEqual(['rejected', 'NOT_ELIGIBLE']);
-      const moved = await a.submit(ids.cMain, s.searchId, s.results.get(ids.oMain).svc_result_id, { ...mainAnswers, lead: { address: { state: 'NY' } } });
+      const moved = await a.submit(ids.cMain, s.searchId, s.results.get(ids.oMain).svc_result_id, {
+        ...mainAnswers,
+        lead: { address: { state: 'NY' } },
+      });
       expect([moved.body.status, moved.body.code]).toEqual(['rejected', 'NOT_ELIGIBLE']);
     });
 
@@ -291,7 +456,9 @@ describe('submit and delivery (e2e)', () => {
       const first = await a.submit(ids.cMain, s.searchId, s.results.get(ids.oB).svc_result_id);
       expect(first.body.code).toBe('ACCEPTED');
       const again = await a.submit(ids.cMain, s.searchId, s.results.get(ids.oB).svc_result_id);
-      expect(again.body).toEqual(expect.objectContaining({ status: 'rejected', code: 'DUPLICATE', reason: 'Duplicate - Offer', payout: 0 }));
+      expect(again.body).toEqual(
+        expect.objectContaining({ status: 'rejected', code: 'DUPLICATE', reason: 'Duplicate - Offer', payout: 0 }),
+      );
 
       // The same person (email written differently) in a new search: the offer is left out of the results...
       const sameEmail = { ...person(), personal: { ...person().personal, email: `  ${lead.personal.email.toUpperCase()}` } };
@@ -306,7 +473,9 @@ describe('submit and delivery (e2e)', () => {
     it('the school system says duplicate: DUPLICATE Duplicate - Client; the sale and cap slot are released', async () => {
       const s = await a.searchDone(ids.cMisc, person());
       const res = await a.submit(ids.cMisc, s.searchId, s.results.get(ids.oDupC).svc_result_id);
-      expect(res.body).toEqual(expect.objectContaining({ status: 'rejected', code: 'DUPLICATE', reason: 'Duplicate - Client', source: 'buyer', payout: 0 }));
+      expect(res.body).toEqual(
+        expect.objectContaining({ status: 'rejected', code: 'DUPLICATE', reason: 'Duplicate - Client', source: 'buyer', payout: 0 }),
+      );
       const [sale] = (await db.query(`SELECT status FROM sales WHERE lead_id = $1`, [res.body.svc_lead_id])).rows;
       expect(sale.status).toBe('released');
     });
@@ -314,7 +483,9 @@ describe('submit and delivery (e2e)', () => {
     it('the school system refuses: BUYER_REJECTED with a standardized reason, never the school text', async () => {
       const s = await a.searchDone(ids.cMisc, person());
       const res = await a.submit(ids.cMisc, s.searchId, s.results.get(ids.oRej).svc_result_id);
-      expect(res.body).toEqual(expect.objectContaining({ status: 'rejected', code: 'BUYER_REJECTED', reason: 'Rejected - Client', payout: 0 }));
+      expect(res.body).toEqual(
+        expect.objectContaining({ status: 'rejected', code: 'BUYER_REJECTED', reason: 'Rejected - Client', payout: 0 }),
+      );
       expect(res.text).not.toContain('Secret');
       const [attempt] = (await db.query(`SELECT outcome, detail FROM delivery_attempts WHERE lead_id = $1`, [res.body.svc_lead_id])).rows;
       expect(attempt.outcome).toBe('rejected');
@@ -347,14 +518,17 @@ describe('submit and delivery (e2e)', () => {
       const pending = await a.leadStatus(res.body.svc_lead_id);
       expect(pending.body.status).toBe('pending');
       const final = await a.finalStatus(res.body.svc_lead_id);
-      expect(final.body).toEqual(expect.objectContaining({ status: 'accepted', code: 'ACCEPTED', payout: 9, svc_lead_id: res.body.svc_lead_id }));
+      expect(final.body).toEqual(
+        expect.objectContaining({ status: 'accepted', code: 'ACCEPTED', payout: 9, svc_lead_id: res.body.svc_lead_id }),
+      );
     });
   });
 
   describe('sales rules', () => {
     it('up to three shared sales per search; the fourth is NOT_ELIGIBLE and says why', async () => {
       const s = await a.searchDone(ids.cMain, person());
-      for (const o of [ids.oA, ids.oB, ids.oC]) expect((await a.submit(ids.cMain, s.searchId, s.results.get(o).svc_result_id)).body.code).toBe('ACCEPTED');
+      for (const o of [ids.oA, ids.oB, ids.oC])
+        expect((await a.submit(ids.cMain, s.searchId, s.results.get(o).svc_result_id)).body.code).toBe('ACCEPTED');
       const fourth = await a.submit(ids.cMain, s.searchId, s.results.get(ids.oMain).svc_result_id, mainAnswers);
       expect([fourth.body.code, fourth.body.reason]).toEqual(['NOT_ELIGIBLE', 'Lead already sold the maximum number of times']);
       const poll = await call(gateway.url, 'GET', `/api/v1/engine/results/${s.searchId}`, { key: a.key });
@@ -390,7 +564,16 @@ describe('submit and delivery (e2e)', () => {
       const res = await a.submit(ids.cMain, s.searchId, s.results.get(ids.oC).svc_result_id);
       expect(res.status).toBe(200);
       expect(res.body).toEqual(
-        expect.objectContaining({ code: 'TEST_LEAD_HELD', status: 'held', reason: 'Test lead held', payout: 0, submitted: false, test_lead: true, success: true, accepted: true }),
+        expect.objectContaining({
+          code: 'TEST_LEAD_HELD',
+          status: 'held',
+          reason: 'Test lead held',
+          payout: 0,
+          submitted: false,
+          test_lead: true,
+          success: true,
+          accepted: true,
+        }),
       );
       expect((await receivedBySchool(sandbox.url, school('shared-c'))).get(res.body.svc_lead_id)).toBeUndefined();
       const { rows } = await db.query(`SELECT count(*)::int AS n FROM sales WHERE lead_id = $1`, [res.body.svc_lead_id]);
@@ -399,7 +582,10 @@ describe('submit and delivery (e2e)', () => {
       expect(keys.rows[0].n).toBe(0);
       // A test search's submit stays a test lead, even without the flag; a required answer is still checked.
       const main = await a.searchDone(ids.cMain, person(), { svc_is_test_lead: true });
-      const missing = await a.submit(ids.cMain, main.searchId, main.results.get(ids.oMain).svc_result_id, { program_id: 'bsn', svc_is_test_lead: false });
+      const missing = await a.submit(ids.cMain, main.searchId, main.results.get(ids.oMain).svc_result_id, {
+        program_id: 'bsn',
+        svc_is_test_lead: false,
+      });
       expect(missing.body.code).toBe('REQUIRED_FIELD_MISSING');
       const held = await a.submit(ids.cMain, main.searchId, main.results.get(ids.oMain).svc_result_id, mainAnswers);
       expect([held.body.code, held.body.test_lead]).toEqual(['TEST_LEAD_HELD', true]);
@@ -416,7 +602,9 @@ describe('submit and delivery (e2e)', () => {
       const s = await a.searchDone(ids.cMain, person());
       expect((await a.submit(ids.cMain, s.searchId, s.results.get(ids.oA).svc_result_id)).body.code).toBe('ACCEPTED');
       const before = (await db.query(`SELECT count(*)::int AS n FROM leads WHERE search_id = $1`, [s.searchId])).rows[0].n;
-      const changed = await a.submit(ids.cMain, s.searchId, s.results.get(ids.oB).svc_result_id, { lead: { personal: { first_name: 'Someone' } } });
+      const changed = await a.submit(ids.cMain, s.searchId, s.results.get(ids.oB).svc_result_id, {
+        lead: { personal: { first_name: 'Someone' } },
+      });
       expect([changed.status, changed.body.code, changed.body.status]).toEqual([403, 'FORBIDDEN', 'invalid']);
       const after = (await db.query(`SELECT count(*)::int AS n FROM leads WHERE search_id = $1`, [s.searchId])).rows[0].n;
       expect(after).toBe(before);
@@ -451,7 +639,10 @@ describe('submit and delivery (e2e)', () => {
         body: { svc_campaign_id: 'x', svc_affiliate_id: ids.affA, svc_result_id: resultId, search_lead_id: s.searchId },
       });
       expect([badField.status, badField.body.code, badField.body.field]).toEqual([400, 'INVALID_FIELD', 'svc_campaign_id']);
-      const missing = await call(gateway.url, 'POST', '/api/v1/engine/leads', { key: a.key, body: { svc_affiliate_id: ids.affA, svc_result_id: resultId, search_lead_id: s.searchId } });
+      const missing = await call(gateway.url, 'POST', '/api/v1/engine/leads', {
+        key: a.key,
+        body: { svc_affiliate_id: ids.affA, svc_result_id: resultId, search_lead_id: s.searchId },
+      });
       expect([missing.status, missing.body.code]).toEqual([400, 'REQUIRED_FIELD_MISSING']);
     });
 
@@ -483,13 +674,18 @@ describe('submit and delivery (e2e)', () => {
       expect(accepted.body.code).toBe('ACCEPTED');
       const p = sold.personal;
       const digits = p.phone;
-      const formatted = { email: `  ${p.email.toUpperCase()} `, phone: `+1 (${digits.slice(0, 3)}) ${digits.slice(3, 6)}-${digits.slice(6)}` };
+      const formatted = {
+        email: `  ${p.email.toUpperCase()} `,
+        phone: `+1 (${digits.slice(0, 3)}) ${digits.slice(3, 6)}-${digits.slice(6)}`,
+      };
       const raw = await precheck(formatted);
       expect(raw.body).toEqual({ code: 'OK', status: 'accepted', reason: 'OK', success: true, duplicate_likely: true, retryable: false });
       expect((await precheck({ ...formatted, offer_id: ids.oA })).body.duplicate_likely).toBe(true);
       expect((await precheck({ phone: formatted.phone, offer_id: ids.oB })).body.duplicate_likely).toBe(false);
       expect((await precheck({ hashed: { email: sha256Hex(p.email.toLowerCase()) } })).body.duplicate_likely).toBe(true);
-      expect((await precheck({ last_name: p.last_name.toUpperCase(), zip: '75001-1234', dob: '04/12/1995' })).body.duplicate_likely).toBe(true);
+      expect((await precheck({ last_name: p.last_name.toUpperCase(), zip: '75001-1234', dob: '04/12/1995' })).body.duplicate_likely).toBe(
+        true,
+      );
 
       expect((await precheck({ email: person().personal.email })).body.duplicate_likely).toBe(false);
 

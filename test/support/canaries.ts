@@ -18,7 +18,10 @@ async function rowsOf<T>(db: Queries, sql: string, params?: unknown[]): Promise<
  */
 export async function tablesHolding(db: Queries, canaries: readonly string[]): Promise<Record<string, number>> {
   const needles = canaries.map((c) => c.toLowerCase());
-  const tables = await rowsOf<{ name: string }>(db, `SELECT c.relname AS name FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' ORDER BY c.relname`);
+  const tables = await rowsOf<{ name: string }>(
+    db,
+    `SELECT c.relname AS name FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' ORDER BY c.relname`,
+  );
   const found: Record<string, number> = {};
   for (const { name } of tables) {
     const [{ n }] = await rowsOf<{ n: number }>(
@@ -33,7 +36,10 @@ export async function tablesHolding(db: Queries, canaries: readonly string[]): P
 
 /** How many tables the schema has (each partition counted): what tablesHolding read. */
 export async function tableCount(db: Queries): Promise<number> {
-  const [{ n }] = await rowsOf<{ n: number }>(db, `SELECT count(*)::int AS n FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind = 'r'`);
+  const [{ n }] = await rowsOf<{ n: number }>(
+    db,
+    `SELECT count(*)::int AS n FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind = 'r'`,
+  );
   return n;
 }
 
@@ -42,7 +48,11 @@ export async function tableCount(db: Queries): Promise<number> {
  * set, sorted set) whose value holds one of `canaries`, in lower case. The
  * client must have no key prefix of its own.
  */
-export async function redisKeysHolding(redis: Redis, prefix: string, canaries: readonly string[]): Promise<{ keys: string[]; scanned: number }> {
+export async function redisKeysHolding(
+  redis: Redis,
+  prefix: string,
+  canaries: readonly string[],
+): Promise<{ keys: string[]; scanned: number }> {
   const needles = canaries.map((c) => c.toLowerCase());
   const keys: string[] = [];
   let scanned = 0;

@@ -58,7 +58,13 @@ export function buildTestCatalog(sandboxUrl = 'http://127.0.0.1:4100') {
       },
     ],
     campaigns: [
-      { id: ids.campaignA, affiliate_id: ids.affiliateA, name: 'A live', status: 'active', offers: [{ offer_id: ids.offer, payout: 20 }, { offer_id: ids.partnerOffer }] },
+      {
+        id: ids.campaignA,
+        affiliate_id: ids.affiliateA,
+        name: 'A live',
+        status: 'active',
+        offers: [{ offer_id: ids.offer, payout: 20 }, { offer_id: ids.partnerOffer }],
+      },
       { id: ids.campaignAPaused, affiliate_id: ids.affiliateA, name: 'A paused', status: 'paused', offers: [{ offer_id: ids.offer }] },
       { id: ids.campaignB, affiliate_id: ids.affiliateB, name: 'B live', status: 'active', offers: [{ offer_id: ids.offer }] },
     ],
@@ -86,7 +92,13 @@ export function searchBody(campaignId: string, affiliateId: string, overrides: R
  * program, delivered by the sandbox adapter to a URL (or with the given
  * delivery settings); `extra` overrides any field.
  */
-export function ownOffer(offerId: string, schoolId: string, name: string, delivery: string | Record<string, unknown>, extra: Record<string, unknown> = {}) {
+export function ownOffer(
+  offerId: string,
+  schoolId: string,
+  name: string,
+  delivery: string | Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+) {
   return {
     id: offerId,
     name,

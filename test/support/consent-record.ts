@@ -1,7 +1,10 @@
 import { CONSENT_RECORD_FORM, ConsentRecord } from '../../libs/domain/src';
 
 /** A consent record as the chain holds it (libs/domain ConsentRecord), at a position, with a statement. */
-export function consentRecord(position: number, statement: string | null = 'I agree that Northfield may call me. “Quotes” & <tags>, café'): ConsentRecord {
+export function consentRecord(
+  position: number,
+  statement: string | null = 'I agree that Northfield may call me. “Quotes” & <tags>, café',
+): ConsentRecord {
   return {
     form: CONSENT_RECORD_FORM,
     position,

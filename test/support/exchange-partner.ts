@@ -8,7 +8,13 @@ import { join } from 'node:path';
  * under this test's id, name and base_url. `keyVariable` names the
  * environment variable partner-adapter reads the API key from.
  */
-export function exchangePartner(id: string, name: string, baseUrl: string, keyVariable: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function exchangePartner(
+  id: string,
+  name: string,
+  baseUrl: string,
+  keyVariable: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   const entry = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'exchange-partner.json'), 'utf8')) as Record<string, unknown>;
   return { ...entry, id, name, base_url: baseUrl, timeout_ms: 5000, headers: { 'X-Api-Key': `\${env:${keyVariable}}` }, ...extra };
 }

@@ -33,7 +33,9 @@ function rabbitmqctl(...args: string[]): string {
 }
 
 export function resetVhost(vhost: string): void {
-  const vhosts = rabbitmqctl('list_vhosts').split('\n').map((l) => l.trim());
+  const vhosts = rabbitmqctl('list_vhosts')
+    .split('\n')
+    .map((l) => l.trim());
   if (vhosts.includes(vhost)) rabbitmqctl('delete_vhost', vhost);
   rabbitmqctl('add_vhost', vhost);
   rabbitmqctl('set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*');

@@ -54,9 +54,12 @@ export function variablesIn(text: string): string[] {
  * value. Throws on a variable without a value, so nothing is sent half-done.
  */
 export function substitute(expr: string, values: Record<string, string>): string {
-  return expr.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_m, braced: string | undefined, bare: string | undefined) => {
-    const name = (braced ?? bare)!;
-    if (!(name in values)) throw new Error(`no value for the variable $${name} in ${expr}`);
-    return values[name];
-  });
+  return expr.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (_m, braced: string | undefined, bare: string | undefined) => {
+      const name = (braced ?? bare)!;
+      if (!(name in values)) throw new Error(`no value for the variable $${name} in ${expr}`);
+      return values[name];
+    },
+  );
 }

@@ -33,9 +33,40 @@ const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
 
 /** Unicode that has hurt systems before: bidi overrides, zero-width and joiners, BOM, separators, combining marks, emoji, control characters, injection-looking text. */
 export const NASTY = [
-  '\u202e', '\u202d', '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u2028', '\u2029', '\u00a0', '\u0085', '\u0001', '\u001b', '\u007f',
-  'e\u0301\u0301', '👩‍👩‍👧‍👦', '🏳️‍🌈', '\ud83d\ude00', 'مرحبا', 'שלום', '日本語', 'Ω≈ç√', 'ﷺ', '𒐫', '\\u0000', '%00', '%zz', '${x}', '{{7*7}}',
-  "'; DROP TABLE leads;--", '<script>alert(1)</script>', '../../etc/passwd', '\r\n', '\t',
+  '\u202e',
+  '\u202d',
+  '\u200b',
+  '\u200c',
+  '\u200d',
+  '\u2060',
+  '\ufeff',
+  '\u2028',
+  '\u2029',
+  '\u00a0',
+  '\u0085',
+  '\u0001',
+  '\u001b',
+  '\u007f',
+  'e\u0301\u0301',
+  '👩‍👩‍👧‍👦',
+  '🏳️‍🌈',
+  '\ud83d\ude00',
+  'مرحبا',
+  'שלום',
+  '日本語',
+  'Ω≈ç√',
+  'ﷺ',
+  '𒐫',
+  '\\u0000',
+  '%00',
+  '%zz',
+  '${x}',
+  '{{7*7}}',
+  "'; DROP TABLE leads;--",
+  '<script>alert(1)</script>',
+  '../../etc/passwd',
+  '\r\n',
+  '\t',
 ];
 
 /** Well-formed text (encodable as UTF-8, no NUL) of at most `max` code units, from several corners of Unicode. */
@@ -107,7 +138,11 @@ export const notUuid: fc.Arbitrary<string> = fc
   .filter((s) => !isUUID(s));
 
 /** A required UUID field broken every way: missing, null, wrong type, not a UUID, or a UUID with its own refusal. */
-export function uuidFieldBreak(field: string, refusalsForUuid: Array<[string, fc.Arbitrary<string>, Refusal]>, missing?: Refusal): fc.Arbitrary<Break> {
+export function uuidFieldBreak(
+  field: string,
+  refusalsForUuid: Array<[string, fc.Arbitrary<string>, Refusal]>,
+  missing?: Refusal,
+): fc.Arbitrary<Break> {
   const required: Refusal = missing ?? { status: 400, code: 'REQUIRED_FIELD_MISSING', fields: [field] };
   const invalid: Refusal = { status: 400, code: 'INVALID_FIELD', fields: [field] };
   return fc.oneof(
@@ -129,7 +164,14 @@ export function breakOf(name: string, target: string, apply: (b: Body) => void, 
 
 const FREE_TEXT = new Set(['personal.first_name', 'personal.last_name', 'address.address_line_1', 'address.city']);
 const LEAD_PATHS = Object.entries(LEAD_GROUPS).flatMap(([g, fields]) => fields.map((f) => `${g}.${f}`));
-const FLAT_ALIASES: Record<string, string> = { email: 'personal.email', phone: 'personal.phone', zip: 'address.zip_code', dob: 'personal.date_of_birth', state: 'address.state', hs_grad_year: 'education.high_school_graduation_year' };
+const FLAT_ALIASES: Record<string, string> = {
+  email: 'personal.email',
+  phone: 'personal.phone',
+  zip: 'address.zip_code',
+  dob: 'personal.date_of_birth',
+  state: 'address.state',
+  hs_grad_year: 'education.high_school_graduation_year',
+};
 
 /** A value checkLeadField refuses for this field (LEAD-FIELDS.md): wrong type, empty, too long, unstorable, or (for a formatted or vocabulary field) any other text. */
 function badLeadValue(path: string): fc.Arbitrary<Json> {
@@ -146,37 +188,74 @@ export function leadBreak(prefix = 'lead'): fc.Arbitrary<Break> {
     fc.constantFrom(...LEAD_PATHS).chain((path) =>
       badLeadValue(path).map((v) => {
         const [g, f] = path.split('.');
-        return breakOf(`${prefix}.${path} invalid`, prefix, (b) => ((b[prefix] ??= {})[g] ??= {})[f] = v, invalid(`${prefix}.${path}`));
+        return breakOf(`${prefix}.${path} invalid`, prefix, (b) => (((b[prefix] ??= {})[g] ??= {})[f] = v), invalid(`${prefix}.${path}`));
       }),
     ),
     fc.constantFrom(...LEAD_PATHS).chain((path) =>
       unstorableText.map((v) => {
         const [g, f] = path.split('.');
-        return breakOf(`${prefix}.${path} unstorable`, prefix, (b) => ((b[prefix] ??= {})[g] ??= {})[f] = v, invalid(`${prefix}.${path}`));
+        return breakOf(
+          `${prefix}.${path} unstorable`,
+          prefix,
+          (b) => (((b[prefix] ??= {})[g] ??= {})[f] = v),
+          invalid(`${prefix}.${path}`),
+        );
       }),
     ),
-    fc.constantFrom(...Object.keys(FLAT_ALIASES)).chain((flat) =>
-      badLeadValue(FLAT_ALIASES[flat]).map((v) => breakOf(`${prefix}.${flat} (flat) invalid`, prefix, (b) => ((b[prefix] ??= {})[flat] = v), invalid(`${prefix}.${flat}`))),
-    ),
+    fc
+      .constantFrom(...Object.keys(FLAT_ALIASES))
+      .chain((flat) =>
+        badLeadValue(FLAT_ALIASES[flat]).map((v) =>
+          breakOf(`${prefix}.${flat} (flat) invalid`, prefix, (b) => ((b[prefix] ??= {})[flat] = v), invalid(`${prefix}.${flat}`)),
+        ),
+      ),
     // A flat key that contradicts its nested twin.
     fc.constant(
-      breakOf(`${prefix}.email contradicts ${prefix}.personal.email`, prefix, (b) => {
-        const lead = (b[prefix] ??= {});
-        lead.personal = { ...lead.personal, email: 'ada@example.com' };
-        lead.email = 'someone.else@example.org';
-      }, invalid(`${prefix}.email`)),
+      breakOf(
+        `${prefix}.email contradicts ${prefix}.personal.email`,
+        prefix,
+        (b) => {
+          const lead = (b[prefix] ??= {});
+          lead.personal = { ...lead.personal, email: 'ada@example.com' };
+          lead.email = 'someone.else@example.org';
+        },
+        invalid(`${prefix}.email`),
+      ),
     ),
-    fc.constantFrom(...Object.keys(LEAD_GROUPS)).chain((group) =>
-      notObject.map((v) => breakOf(`${prefix}.${group} not an object`, prefix, (b) => ((b[prefix] ??= {})[group] = v), invalid(`${prefix}.${group}`))),
-    ),
+    fc
+      .constantFrom(...Object.keys(LEAD_GROUPS))
+      .chain((group) =>
+        notObject.map((v) =>
+          breakOf(`${prefix}.${group} not an object`, prefix, (b) => ((b[prefix] ??= {})[group] = v), invalid(`${prefix}.${group}`)),
+        ),
+      ),
     notObject.map((v) => breakOf(`${prefix} not an object`, prefix, (b) => (b[prefix] = v), invalid(prefix))),
   );
 }
 
 /** Special-purpose addresses (LEAD-FIELDS.md: refused), and text that is no address at all. */
 const SPECIAL_IPS = [
-  '10.0.0.1', '172.16.5.4', '192.168.1.20', '100.64.3.3', '127.0.0.1', '169.254.1.1', '0.0.0.0', '224.0.0.1', '240.0.0.1', '255.255.255.255',
-  '192.0.2.1', '198.51.100.7', '203.0.113.9', '::', '::1', 'fe80::1', 'fc00::1', 'ff02::1', '2001:db8::5', '::ffff:127.0.0.1', '::ffff:10.0.0.1',
+  '10.0.0.1',
+  '172.16.5.4',
+  '192.168.1.20',
+  '100.64.3.3',
+  '127.0.0.1',
+  '169.254.1.1',
+  '0.0.0.0',
+  '224.0.0.1',
+  '240.0.0.1',
+  '255.255.255.255',
+  '192.0.2.1',
+  '198.51.100.7',
+  '203.0.113.9',
+  '::',
+  '::1',
+  'fe80::1',
+  'fc00::1',
+  'ff02::1',
+  '2001:db8::5',
+  '::ffff:127.0.0.1',
+  '::ffff:10.0.0.1',
 ];
 
 /** Breaks inside `tracking` (required with its ip_address on search and direct post). */
@@ -186,37 +265,92 @@ export function trackingBreak(): fc.Arbitrary<Break> {
   return fc.oneof(
     fc.constant(breakOf('tracking missing', t, (b) => delete b.tracking, [{ status: 400, code: 'REQUIRED_FIELD_MISSING', fields: [t] }])),
     fc.constant(breakOf('tracking null', t, (b) => (b.tracking = null), [{ status: 400, code: 'REQUIRED_FIELD_MISSING', fields: [t] }])),
-    notObject.map((v) => breakOf('tracking not an object', t, (b) => (b.tracking = v), [{ status: 400, code: 'INVALID_FIELD', fields: [t] }])),
-    fc.constant(breakOf('ip_address missing', t, (b) => delete b.tracking.ip_address, [{ status: 400, code: 'REQUIRED_FIELD_MISSING', fields: [ip] }])),
-    notString.map((v) => breakOf('ip_address of the wrong type', t, (b) => (b.tracking.ip_address = v), [{ status: 400, code: 'INVALID_FIELD', fields: [ip] }])),
+    notObject.map((v) =>
+      breakOf('tracking not an object', t, (b) => (b.tracking = v), [{ status: 400, code: 'INVALID_FIELD', fields: [t] }]),
+    ),
+    fc.constant(
+      breakOf('ip_address missing', t, (b) => delete b.tracking.ip_address, [
+        { status: 400, code: 'REQUIRED_FIELD_MISSING', fields: [ip] },
+      ]),
+    ),
+    notString.map((v) =>
+      breakOf('ip_address of the wrong type', t, (b) => (b.tracking.ip_address = v), [
+        { status: 400, code: 'INVALID_FIELD', fields: [ip] },
+      ]),
+    ),
     fc
-      .oneof(fc.constantFrom(...SPECIAL_IPS), text(40).filter((s) => s.trim() !== '' && !parseIp(s)?.publicUnicast))
-      .map((v) => breakOf('ip_address not a public address', t, (b) => (b.tracking.ip_address = v), [{ status: 400, code: 'INVALID_FIELD', fields: [ip] }])),
-    fc.tuple(extraKey, notString).map(([k, v]) => breakOf('a tracking value of the wrong type', t, (b) => (b.tracking[k] = v), [{ status: 400, code: 'INVALID_FIELD', fields: [`${t}.${k}`] }])),
+      .oneof(
+        fc.constantFrom(...SPECIAL_IPS),
+        text(40).filter((s) => s.trim() !== '' && !parseIp(s)?.publicUnicast),
+      )
+      .map((v) =>
+        breakOf('ip_address not a public address', t, (b) => (b.tracking.ip_address = v), [
+          { status: 400, code: 'INVALID_FIELD', fields: [ip] },
+        ]),
+      ),
+    fc
+      .tuple(extraKey, notString)
+      .map(([k, v]) =>
+        breakOf('a tracking value of the wrong type', t, (b) => (b.tracking[k] = v), [
+          { status: 400, code: 'INVALID_FIELD', fields: [`${t}.${k}`] },
+        ]),
+      ),
     fc
       .tuple(extraKey, fc.integer({ min: 501, max: 2000 }))
-      .map(([k, n]) => breakOf('a tracking value over 500 characters', t, (b) => (b.tracking[k] = 'v'.repeat(n)), [{ status: 400, code: 'INVALID_FIELD', fields: [`${t}.${k}`] }])),
-    fc.integer({ min: 101, max: 5000 }).map((n) => breakOf('a tracking key over 100 characters', t, (b) => (b.tracking['k'.repeat(n)] = 'v'), [{ status: 400, code: 'INVALID_FIELD', fields: [t] }])),
-    fc.integer({ min: 51, max: 200 }).map((n) =>
-      breakOf('more than 50 tracking keys', t, (b) => Object.assign(b.tracking, Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v']))), [{ status: 400, code: 'INVALID_FIELD', fields: [t] }]),
-    ),
-    fc.tuple(extraKey, unstorableText).map(([k, v]) => breakOf('a tracking value unstorable', t, (b) => (b.tracking[k] = v), [{ status: 400, code: 'INVALID_FIELD', fields: [`${t}.${k}`] }])),
+      .map(([k, n]) =>
+        breakOf('a tracking value over 500 characters', t, (b) => (b.tracking[k] = 'v'.repeat(n)), [
+          { status: 400, code: 'INVALID_FIELD', fields: [`${t}.${k}`] },
+        ]),
+      ),
+    fc
+      .integer({ min: 101, max: 5000 })
+      .map((n) =>
+        breakOf('a tracking key over 100 characters', t, (b) => (b.tracking['k'.repeat(n)] = 'v'), [
+          { status: 400, code: 'INVALID_FIELD', fields: [t] },
+        ]),
+      ),
+    fc
+      .integer({ min: 51, max: 200 })
+      .map((n) =>
+        breakOf(
+          'more than 50 tracking keys',
+          t,
+          (b) => Object.assign(b.tracking, Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v']))),
+          [{ status: 400, code: 'INVALID_FIELD', fields: [t] }],
+        ),
+      ),
+    fc
+      .tuple(extraKey, unstorableText)
+      .map(([k, v]) =>
+        breakOf('a tracking value unstorable', t, (b) => (b.tracking[k] = v), [
+          { status: 400, code: 'INVALID_FIELD', fields: [`${t}.${k}`] },
+        ]),
+      ),
   );
 }
 
 /** An optional field of a given type, sent with another type (or too long, or unstorable). */
 export function optionalFieldBreak(field: string, type: 'boolean' | 'string', maxLength?: number): fc.Arbitrary<Break> {
   const invalid: Refusal[] = [{ status: 400, code: 'INVALID_FIELD', fields: [field] }];
-  const options: Array<fc.Arbitrary<Break>> = [(type === 'boolean' ? notBoolean : notString).map((v) => breakOf(`${field} of the wrong type`, field, (b) => (b[field] = v), invalid))];
+  const options: Array<fc.Arbitrary<Break>> = [
+    (type === 'boolean' ? notBoolean : notString).map((v) => breakOf(`${field} of the wrong type`, field, (b) => (b[field] = v), invalid)),
+  ];
   if (type === 'string') options.push(unstorableText.map((v) => breakOf(`${field} unstorable`, field, (b) => (b[field] = v), invalid)));
   if (maxLength !== undefined) {
-    options.push(fc.integer({ min: maxLength + 1, max: maxLength * 3 }).map((n) => breakOf(`${field} over ${maxLength} characters`, field, (b) => (b[field] = 'x'.repeat(n)), invalid)));
+    options.push(
+      fc
+        .integer({ min: maxLength + 1, max: maxLength * 3 })
+        .map((n) => breakOf(`${field} over ${maxLength} characters`, field, (b) => (b[field] = 'x'.repeat(n)), invalid)),
+    );
   }
   return fc.oneof(...options);
 }
 
 /** A required object left out or sent as null. */
-export function missingBreak(field: string, refusal: Refusal = { status: 400, code: 'REQUIRED_FIELD_MISSING', fields: [field] }): fc.Arbitrary<Break> {
+export function missingBreak(
+  field: string,
+  refusal: Refusal = { status: 400, code: 'REQUIRED_FIELD_MISSING', fields: [field] },
+): fc.Arbitrary<Break> {
   return fc.constantFrom(
     breakOf(`${field} missing`, field, (b) => delete b[field], [refusal]),
     breakOf(`${field} null`, field, (b) => (b[field] = null), [refusal]),
@@ -225,12 +359,20 @@ export function missingBreak(field: string, refusal: Refusal = { status: 400, co
 
 /** An extra property whose key or value holds unstorable text: refused, named by its path (U+FFFD where the key cannot be echoed). */
 export const unstorableExtraBreak: fc.Arbitrary<Break> = fc.oneof(
-  fc.tuple(extraKey, unstorableText).map(([k, v]) => breakOf('an extra value unstorable', `extra:${k}`, (b) => (b[k] = v), [{ status: 400, code: 'INVALID_FIELD', fields: [k] }])),
-  fc.tuple(unstorableText, safeJson).map(([k, v]) => breakOf('an extra key unstorable', 'extra-key', (b) => (b[k] = v), [{ status: 400, code: 'INVALID_FIELD' }])),
+  fc
+    .tuple(extraKey, unstorableText)
+    .map(([k, v]) =>
+      breakOf('an extra value unstorable', `extra:${k}`, (b) => (b[k] = v), [{ status: 400, code: 'INVALID_FIELD', fields: [k] }]),
+    ),
+  fc
+    .tuple(unstorableText, safeJson)
+    .map(([k, v]) => breakOf('an extra key unstorable', 'extra-key', (b) => (b[k] = v), [{ status: 400, code: 'INVALID_FIELD' }])),
   fc.tuple(extraKey, fc.integer({ min: 0, max: 3 }), unstorableText).map(([k, depth, v]) => {
     let nested: Json = v;
     for (let i = 0; i < depth; i++) nested = i % 2 ? [nested] : { [`n${i}`]: nested };
-    return breakOf('an unstorable string nested in an extra value', `extra:${k}`, (b) => (b[k] = nested), [{ status: 400, code: 'INVALID_FIELD' }]);
+    return breakOf('an unstorable string nested in an extra value', `extra:${k}`, (b) => (b[k] = nested), [
+      { status: 400, code: 'INVALID_FIELD' },
+    ]);
   }),
 );
 
@@ -244,7 +386,9 @@ export function someBreaks(kinds: Array<fc.Arbitrary<Break>>, max = 3): fc.Arbit
   return fc.oneof(
     { arbitrary: one.map((b) => [b]), weight: 3 },
     {
-      arbitrary: fc.array(one, { minLength: 2, maxLength: max }).map((breaks) => breaks.filter((b, i) => breaks.findIndex((o) => o.target === b.target) === i)),
+      arbitrary: fc
+        .array(one, { minLength: 2, maxLength: max })
+        .map((breaks) => breaks.filter((b, i) => breaks.findIndex((o) => o.target === b.target) === i)),
       weight: 2,
     },
   );
@@ -257,18 +401,41 @@ export function someBreaks(kinds: Array<fc.Arbitrary<Break>>, max = 3): fc.Arbit
  */
 export function wholeBodyBreak(validJson: string): fc.Arbitrary<{ name: string; bytes: Buffer; refusal: Refusal }> {
   const malformed = (status = 400): Refusal => ({ status, code: 'MALFORMED_REQUEST' });
-  const of = (name: string, bytes: Buffer | string, refusal = malformed()) => ({ name, bytes: Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes, 'utf8'), refusal });
+  const of = (name: string, bytes: Buffer | string, refusal = malformed()) => ({
+    name,
+    bytes: Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes, 'utf8'),
+    refusal,
+  });
   return fc.oneof(
     fc.integer({ min: 0, max: validJson.length - 1 }).map((n) => of('truncated JSON', validJson.slice(0, n))),
-    fc.string({ unit: 'binary-ascii', maxLength: 60 }).filter((s) => !isJsonObject(s)).map((s) => of('text that is no JSON object', s)),
-    fc.oneof(fc.array(safeJson, { maxLength: 3 }), fc.integer(), text(20), fc.boolean(), fc.constant(null)).map((v) => of('JSON that is not an object', JSON.stringify(v))),
-    fc.integer({ min: 33, max: 5000 }).map((n) => of(`nested ${n} deep`, validJson.replace(/^\{/, `{"x_deep":${'['.repeat(n)}${']'.repeat(n)},`))),
-    fc.integer({ min: 17, max: 2500 }).map((n) => of(`objects nested ${2 * n} deep`, validJson.replace(/^\{/, `{"x_deep":${'{"a":['.repeat(n)}${']}'.repeat(n)},`))),
-    fc.constantFrom('{"__proto__":{"admin":true},', '{"constructor":{"prototype":{"admin":true}},').map((p) => of(`prototype pollution ${p}`, validJson.replace(/^\{/, p))),
-    fc.constantFrom('{"x_obj":{"__proto__":{"x":1}},', '{"x_obj":[{"constructor":{"prototype":{"x":1}}}],').map((p) => of(`nested prototype pollution ${p}`, validJson.replace(/^\{/, p))),
-    fc.uint8Array({ minLength: 1, maxLength: 8 }).filter((bytes) => !isUtf8(bytes)).map((bytes) =>
-      of('bytes that are not UTF-8 inside a string', Buffer.concat([Buffer.from('{"x_bytes":"'), Buffer.from(bytes), Buffer.from(`",${validJson.slice(1)}`)])),
-    ),
+    fc
+      .string({ unit: 'binary-ascii', maxLength: 60 })
+      .filter((s) => !isJsonObject(s))
+      .map((s) => of('text that is no JSON object', s)),
+    fc
+      .oneof(fc.array(safeJson, { maxLength: 3 }), fc.integer(), text(20), fc.boolean(), fc.constant(null))
+      .map((v) => of('JSON that is not an object', JSON.stringify(v))),
+    fc
+      .integer({ min: 33, max: 5000 })
+      .map((n) => of(`nested ${n} deep`, validJson.replace(/^\{/, `{"x_deep":${'['.repeat(n)}${']'.repeat(n)},`))),
+    fc
+      .integer({ min: 17, max: 2500 })
+      .map((n) => of(`objects nested ${2 * n} deep`, validJson.replace(/^\{/, `{"x_deep":${'{"a":['.repeat(n)}${']}'.repeat(n)},`))),
+    fc
+      .constantFrom('{"__proto__":{"admin":true},', '{"constructor":{"prototype":{"admin":true}},')
+      .map((p) => of(`prototype pollution ${p}`, validJson.replace(/^\{/, p))),
+    fc
+      .constantFrom('{"x_obj":{"__proto__":{"x":1}},', '{"x_obj":[{"constructor":{"prototype":{"x":1}}}],')
+      .map((p) => of(`nested prototype pollution ${p}`, validJson.replace(/^\{/, p))),
+    fc
+      .uint8Array({ minLength: 1, maxLength: 8 })
+      .filter((bytes) => !isUtf8(bytes))
+      .map((bytes) =>
+        of(
+          'bytes that are not UTF-8 inside a string',
+          Buffer.concat([Buffer.from('{"x_bytes":"'), Buffer.from(bytes), Buffer.from(`",${validJson.slice(1)}`)]),
+        ),
+      ),
     fc.constant(of('empty body', '')),
     fc.constant(of('whitespace body', ' \r\n\t ')),
   );

@@ -93,7 +93,19 @@ export class StoredState {
 }
 
 /** Keys an error answer may carry: the contract's (code, status, reason, retryable, retry_after_seconds, error) and the gateway's documented additions. */
-const ERROR_KEYS = new Set(['code', 'status', 'reason', 'success', 'retryable', 'retry_after_seconds', 'error', 'field', 'errors', 'request_id', 'dependency']);
+const ERROR_KEYS = new Set([
+  'code',
+  'status',
+  'reason',
+  'success',
+  'retryable',
+  'retry_after_seconds',
+  'error',
+  'field',
+  'errors',
+  'request_id',
+  'dependency',
+]);
 
 /** The codes each HTTP status may carry (affiliate-api.md, Errors and Authentication; 405/408/413/415/431 are the gateway's MALFORMED_REQUEST). */
 const CODES_BY_HTTP: Record<number, string[]> = {
@@ -153,7 +165,8 @@ export function expectErrorEnvelope(res: AnswerLike, method = 'GET'): void {
   }
   if (body.errors !== undefined) {
     expect(Array.isArray(body.errors)).toBe(true);
-    for (const e of body.errors as unknown[]) expect(e).toEqual({ field: expect.any(String), code: expect.any(String), message: expect.any(String) });
+    for (const e of body.errors as unknown[])
+      expect(e).toEqual({ field: expect.any(String), code: expect.any(String), message: expect.any(String) });
   }
   expectNoPrice(res.text);
 }

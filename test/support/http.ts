@@ -11,7 +11,13 @@ export async function call(
   baseUrl: string,
   method: string,
   path: string,
-  opts: { key?: string; header?: 'bearer' | 'x-api-key'; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> } = {},
+  opts: {
+    key?: string;
+    header?: 'bearer' | 'x-api-key';
+    body?: unknown;
+    rawBody?: string | Uint8Array;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<HttpAnswer> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.key) {

@@ -49,7 +49,9 @@ export function containerEnv(objects: K8sObject[], container: Any): ResolvedEnv 
     const o: Any = find(objects, kind, name);
     if (!o) return undefined;
     if (kind === 'ConfigMap') return { ...(o.data ?? {}) };
-    const decoded = Object.fromEntries(Object.entries<string>(o.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+    const decoded = Object.fromEntries(
+      Object.entries<string>(o.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
+    );
     return { ...decoded, ...(o.stringData ?? {}) };
   };
   for (const from of container.envFrom ?? []) {
@@ -74,7 +76,9 @@ export function containerEnv(objects: K8sObject[], container: Any): ResolvedEnv 
 
 /** Variables the container gets that libs/config does not know (a typo, or a setting nobody reads). */
 export function unknownVariables(env: ResolvedEnv, known = schemaVariables()): string[] {
-  return env.names.filter((n) => !known.has(n) && !IMAGE_VARIABLES.includes(n)).map((n) => `${n} is not a variable of libs/config/src/env.schema.ts`);
+  return env.names
+    .filter((n) => !known.has(n) && !IMAGE_VARIABLES.includes(n))
+    .map((n) => `${n} is not a variable of libs/config/src/env.schema.ts`);
 }
 
 /** The app's configuration as it would load inside the container (the real loadConfig). */
@@ -97,7 +101,18 @@ export function quantity(value: string | number | undefined): number | undefined
   if (typeof value === 'number') return value;
   const m = /^(\d+(?:\.\d+)?)(m|k|Ki|M|Mi|G|Gi|T|Ti)?$/.exec(value ?? '');
   if (!m) return undefined;
-  const unit: Record<string, number> = { '': 1, m: 1e-3, k: 1e3, Ki: 2 ** 10, M: 1e6, Mi: 2 ** 20, G: 1e9, Gi: 2 ** 30, T: 1e12, Ti: 2 ** 40 };
+  const unit: Record<string, number> = {
+    '': 1,
+    m: 1e-3,
+    k: 1e3,
+    Ki: 2 ** 10,
+    M: 1e6,
+    Mi: 2 ** 20,
+    G: 1e9,
+    Gi: 2 ** 30,
+    T: 1e12,
+    Ti: 2 ** 40,
+  };
   return Number(m[1]) * unit[m[2] ?? ''];
 }
 
@@ -123,7 +138,8 @@ function securityProblems(pod: Any, container: Any): string[] {
   if (sc.readOnlyRootFilesystem !== true) problems.push(`${container.name}: root filesystem is writable`);
   if (sc.allowPrivilegeEscalation !== false) problems.push(`${container.name}: allowPrivilegeEscalation is not false`);
   if (!(sc.capabilities?.drop ?? []).includes('ALL')) problems.push(`${container.name}: capabilities not dropped`);
-  if ((sc.seccompProfile ?? pod.securityContext?.seccompProfile)?.type !== 'RuntimeDefault') problems.push(`${container.name}: no RuntimeDefault seccomp profile`);
+  if ((sc.seccompProfile ?? pod.securityContext?.seccompProfile)?.type !== 'RuntimeDefault')
+    problems.push(`${container.name}: no RuntimeDefault seccomp profile`);
   return problems;
 }
 
@@ -155,7 +171,8 @@ export function deploymentProblems(objects: K8sObject[], app: AppName): string[]
   if (runs !== app) problems.push(`Deployment ${app} runs APP=${runs}`);
   // The image's CMD starts dist/apps/$APP/src/main.js; a command here would bypass it.
   if (container.command || container.args) problems.push(`Deployment ${app}: overrides the image's command`);
-  if (!matches((d as Any).spec?.selector?.matchLabels, podLabels(d))) problems.push(`Deployment ${app}: selector does not match its pod labels`);
+  if (!matches((d as Any).spec?.selector?.matchLabels, podLabels(d)))
+    problems.push(`Deployment ${app}: selector does not match its pod labels`);
 
   const env = containerEnv(objects, container);
   problems.push(...env.problems, ...unknownVariables(env));
@@ -185,7 +202,9 @@ export function deploymentProblems(objects: K8sObject[], app: AppName): string[]
   if (pause === undefined) problems.push(`${app}: a preStop hook whose length is unknown`);
   else if (config && grace * 1000 < pause * 1000 + config.shutdownDelayMs + config.shutdownGraceMs + FORCE_EXIT_MARGIN_MS) {
     const delay = config.shutdownDelayMs > 0 ? ` + SHUTDOWN_DELAY_MS ${config.shutdownDelayMs} ms` : '';
-    problems.push(`${app}: terminationGracePeriodSeconds ${grace} < preStop ${pause} s${delay} + SHUTDOWN_GRACE_MS ${config.shutdownGraceMs} ms + ${FORCE_EXIT_MARGIN_MS} ms`);
+    problems.push(
+      `${app}: terminationGracePeriodSeconds ${grace} < preStop ${pause} s${delay} + SHUTDOWN_GRACE_MS ${config.shutdownGraceMs} ms + ${FORCE_EXIT_MARGIN_MS} ms`,
+    );
   }
 
   const budgets = ofKind(objects, 'PodDisruptionBudget').filter((p) => matches((p as Any).spec?.selector?.matchLabels, podLabels(d)));
@@ -211,7 +230,8 @@ export function serviceProblems(objects: K8sObject[]): string[] {
       const port = portOf(container, p.targetPort ?? p.port);
       if (port === undefined) problems.push(`Service ${s.metadata.name}: targetPort ${p.targetPort} is no port of ${d.metadata.name}`);
       const scrape = s.metadata.annotations?.['prometheus.io/port'];
-      if (scrape !== undefined && Number(scrape) !== port) problems.push(`Service ${s.metadata.name}: scrapes port ${scrape}, the pods listen on ${port}`);
+      if (scrape !== undefined && Number(scrape) !== port)
+        problems.push(`Service ${s.metadata.name}: scrapes port ${scrape}, the pods listen on ${port}`);
     }
   }
   return problems;
@@ -224,13 +244,18 @@ export function hpaProblems(objects: K8sObject[]): string[] {
   const [h] = hpas;
   const problems: string[] = [];
   const ref = h.spec.scaleTargetRef;
-  if (ref.kind !== 'Deployment' || ref.apiVersion !== 'apps/v1' || ref.name !== 'gateway') problems.push(`HPA ${h.metadata.name} targets ${ref.kind} ${ref.name}, not Deployment gateway`);
+  if (ref.kind !== 'Deployment' || ref.apiVersion !== 'apps/v1' || ref.name !== 'gateway')
+    problems.push(`HPA ${h.metadata.name} targets ${ref.kind} ${ref.name}, not Deployment gateway`);
   const d = find(objects, 'Deployment', ref.name);
   if (!d) problems.push(`HPA ${h.metadata.name} targets ${ref.name}, which is not in this set`);
-  else if (quantity(appContainer(d).container?.resources?.requests?.cpu) === undefined) problems.push(`HPA: ${ref.name} has no CPU request`);
-  const cpu = (h.spec.metrics ?? []).find((m: Any) => m.type === 'Resource' && m.resource?.name === 'cpu' && m.resource?.target?.type === 'Utilization');
+  else if (quantity(appContainer(d).container?.resources?.requests?.cpu) === undefined)
+    problems.push(`HPA: ${ref.name} has no CPU request`);
+  const cpu = (h.spec.metrics ?? []).find(
+    (m: Any) => m.type === 'Resource' && m.resource?.name === 'cpu' && m.resource?.target?.type === 'Utilization',
+  );
   if (!cpu) problems.push(`HPA ${h.metadata.name} does not scale on CPU utilization`);
-  if (!(h.spec.minReplicas >= 1 && h.spec.minReplicas <= h.spec.maxReplicas)) problems.push(`HPA ${h.metadata.name}: replicas ${h.spec.minReplicas}..${h.spec.maxReplicas}`);
+  if (!(h.spec.minReplicas >= 1 && h.spec.minReplicas <= h.spec.maxReplicas))
+    problems.push(`HPA ${h.metadata.name}: replicas ${h.spec.minReplicas}..${h.spec.maxReplicas}`);
   return problems;
 }
 
@@ -249,7 +274,8 @@ export function scaledObjectProblems(objects: K8sObject[], consumers: readonly s
   for (const s of scaled) {
     const name = s.metadata.name;
     const ref = s.spec.scaleTargetRef;
-    if ((ref.kind ?? 'Deployment') !== 'Deployment' || (ref.apiVersion ?? 'apps/v1') !== 'apps/v1') problems.push(`ScaledObject ${name} targets a ${ref.kind}`);
+    if ((ref.kind ?? 'Deployment') !== 'Deployment' || (ref.apiVersion ?? 'apps/v1') !== 'apps/v1')
+      problems.push(`ScaledObject ${name} targets a ${ref.kind}`);
     const d = find(objects, 'Deployment', ref.name);
     if (!d) {
       problems.push(`ScaledObject ${name} targets Deployment ${ref.name}, which is not in this set`);
@@ -268,12 +294,14 @@ export function scaledObjectProblems(objects: K8sObject[], consumers: readonly s
       if (t.type !== 'rabbitmq') problems.push(`ScaledObject ${name}: trigger type ${t.type}`);
       if (m.mode !== 'QueueLength') problems.push(`ScaledObject ${name}: mode ${m.mode}, not QueueLength`);
       if (!/^[1-9]\d*$/.test(m.value ?? '')) problems.push(`ScaledObject ${name}: value ${m.value} is not a positive whole number`);
-      if (m.host !== undefined || m.vhostName !== undefined) problems.push(`ScaledObject ${name}: host and vhost come from the Secret, not the trigger`);
+      if (m.host !== undefined || m.vhostName !== undefined)
+        problems.push(`ScaledObject ${name}: host and vhost come from the Secret, not the trigger`);
       if (m.protocol !== 'amqp') problems.push(`ScaledObject ${name}: protocol ${m.protocol}; the Secret holds an amqp:// URL`);
       if (config) {
         const topology = topologyFor(config);
         const own = queuesOf(topology, app as string).queue;
-        if (!consumerQueueNames(topology).includes(m.queueName)) problems.push(`ScaledObject ${name}: queue ${m.queueName} is not a consumer queue of the topology`);
+        if (!consumerQueueNames(topology).includes(m.queueName))
+          problems.push(`ScaledObject ${name}: queue ${m.queueName} is not a consumer queue of the topology`);
         if (m.queueName !== own) problems.push(`ScaledObject ${name}: queue ${m.queueName}, but ${app} consumes ${own}`);
       }
       problems.push(...brokerProblems(objects, name, t, containerEnv(objects, container).values.AMQP_URL));
@@ -299,13 +327,17 @@ function brokerProblems(objects: K8sObject[], name: string, trigger: Any, podAmq
 export function replicaOwnershipProblems(objects: K8sObject[]): string[] {
   const problems: string[] = [];
   const scaledBy = new Map<string, string[]>();
-  for (const h of ofKind(objects, 'HorizontalPodAutoscaler') as Any[]) scaledBy.set(h.spec.scaleTargetRef.name, [...(scaledBy.get(h.spec.scaleTargetRef.name) ?? []), `HPA ${h.metadata.name}`]);
-  for (const s of ofKind(objects, 'ScaledObject') as Any[]) scaledBy.set(s.spec.scaleTargetRef.name, [...(scaledBy.get(s.spec.scaleTargetRef.name) ?? []), `ScaledObject ${s.metadata.name}`]);
+  for (const h of ofKind(objects, 'HorizontalPodAutoscaler') as Any[])
+    scaledBy.set(h.spec.scaleTargetRef.name, [...(scaledBy.get(h.spec.scaleTargetRef.name) ?? []), `HPA ${h.metadata.name}`]);
+  for (const s of ofKind(objects, 'ScaledObject') as Any[])
+    scaledBy.set(s.spec.scaleTargetRef.name, [...(scaledBy.get(s.spec.scaleTargetRef.name) ?? []), `ScaledObject ${s.metadata.name}`]);
   for (const d of ofKind(objects, 'Deployment') as Any[]) {
     const by = scaledBy.get(d.metadata.name) ?? [];
     if (by.length > 1) problems.push(`Deployment ${d.metadata.name} is scaled by ${by.join(' and ')}`);
-    if (by.length > 0 && d.spec.replicas !== undefined) problems.push(`Deployment ${d.metadata.name} sets replicas, but ${by[0]} owns them`);
-    if (by.length === 0 && d.spec.replicas === undefined) problems.push(`Deployment ${d.metadata.name} has neither replicas nor an autoscaler`);
+    if (by.length > 0 && d.spec.replicas !== undefined)
+      problems.push(`Deployment ${d.metadata.name} sets replicas, but ${by[0]} owns them`);
+    if (by.length === 0 && d.spec.replicas === undefined)
+      problems.push(`Deployment ${d.metadata.name} has neither replicas nor an autoscaler`);
   }
   return problems;
 }
@@ -340,7 +372,8 @@ export function migrationJobProblems(objects: K8sObject[], migrateScript: string
   const [job] = jobs;
   const { container: c, problems } = opsPodProblems(objects, `Job ${job.metadata.name}`, job.spec.template.spec);
   if (!c) return problems;
-  if ((c.command ?? []).join(' ') !== migrateScript) problems.unshift(`Job ${job.metadata.name} runs "${(c.command ?? []).join(' ')}", npm run migrate is "${migrateScript}"`);
+  if ((c.command ?? []).join(' ') !== migrateScript)
+    problems.unshift(`Job ${job.metadata.name} runs "${(c.command ?? []).join(' ')}", npm run migrate is "${migrateScript}"`);
 
   // The first deploy step applies only what carries the label: the Job and everything it needs.
   const labelled = (o: K8sObject | undefined) => o?.metadata.labels?.[DEPLOY_STEP_LABEL] === 'migrate';
@@ -350,8 +383,10 @@ export function migrationJobProblems(objects: K8sObject[], migrateScript: string
     const name = (from.configMapRef ?? from.secretRef).name;
     if (!labelled(find(objects, kind, name))) problems.push(`${kind} ${name} (needed by the migration) lacks ${DEPLOY_STEP_LABEL}=migrate`);
   }
-  for (const ns of ofKind(objects, 'Namespace')) if (!labelled(ns)) problems.push(`Namespace ${ns.metadata.name} lacks ${DEPLOY_STEP_LABEL}=migrate`);
-  for (const d of ofKind(objects, 'Deployment')) if (labelled(d)) problems.push(`Deployment ${d.metadata.name} would start in the migration step`);
+  for (const ns of ofKind(objects, 'Namespace'))
+    if (!labelled(ns)) problems.push(`Namespace ${ns.metadata.name} lacks ${DEPLOY_STEP_LABEL}=migrate`);
+  for (const d of ofKind(objects, 'Deployment'))
+    if (labelled(d)) problems.push(`Deployment ${d.metadata.name} would start in the migration step`);
   return problems;
 }
 
@@ -376,7 +411,8 @@ export function retentionCronJobProblems(objects: K8sObject[], opsScript: string
   if (!['Etc/UTC', 'UTC'].includes(cron.spec.timeZone)) problems.push(`${what}: timeZone ${cron.spec.timeZone}, not UTC`);
   if (cron.spec.concurrencyPolicy !== 'Forbid') problems.push(`${what}: concurrencyPolicy ${cron.spec.concurrencyPolicy}, not Forbid`);
   const job = cron.spec.jobTemplate?.spec ?? {};
-  if (!(job.activeDeadlineSeconds > 0 && job.activeDeadlineSeconds < 86_400)) problems.push(`${what}: activeDeadlineSeconds ${job.activeDeadlineSeconds}, not within a day`);
+  if (!(job.activeDeadlineSeconds > 0 && job.activeDeadlineSeconds < 86_400))
+    problems.push(`${what}: activeDeadlineSeconds ${job.activeDeadlineSeconds}, not within a day`);
   const { container: c, problems: podProblems } = opsPodProblems(objects, what, job.template?.spec);
   problems.push(...podProblems);
   if (c) {
@@ -389,7 +425,8 @@ export function retentionCronJobProblems(objects: K8sObject[], opsScript: string
     if (args.includes('--dry-run')) problems.push(`${what} only ever dry-runs`);
   }
   const labelled = (o: Any) => o?.metadata?.labels?.[DEPLOY_STEP_LABEL] === 'migrate';
-  if (labelled(cron) || labelled(cron.spec.jobTemplate)) problems.push(`${what} would be applied in the migration step, before the schema it needs`);
+  if (labelled(cron) || labelled(cron.spec.jobTemplate))
+    problems.push(`${what} would be applied in the migration step, before the schema it needs`);
   return problems;
 }
 
@@ -400,7 +437,8 @@ export function secretProblems(objects: K8sObject[], keys = ['DATABASE_URL', 'RE
   if (secrets.length !== 1) return [`${secrets.length} Secrets, expected 1`];
   for (const key of keys) if (secrets[0].data?.[key] === undefined) problems.push(`Secret ${secrets[0].metadata.name} has no ${key}`);
   for (const cm of ofKind(objects, 'ConfigMap') as Any[]) {
-    for (const key of keys) if (cm.data?.[key] !== undefined) problems.push(`ConfigMap ${cm.metadata.name} holds ${key}, which may carry a password`);
+    for (const key of keys)
+      if (cm.data?.[key] !== undefined) problems.push(`ConfigMap ${cm.metadata.name} holds ${key}, which may carry a password`);
   }
   return problems;
 }
@@ -410,13 +448,16 @@ export function namespaceProblems(objects: K8sObject[]): string[] {
   const namespaces = ofKind(objects, 'Namespace');
   if (namespaces.length !== 1) return [`${namespaces.length} Namespaces, expected 1`];
   const ns = namespaces[0].metadata.name;
-  return objects.filter((o) => o.kind !== 'Namespace' && o.metadata.namespace !== ns).map((o) => `${o.kind} ${o.metadata.name} is in namespace ${o.metadata.namespace}, not ${ns}`);
+  return objects
+    .filter((o) => o.kind !== 'Namespace' && o.metadata.namespace !== ns)
+    .map((o) => `${o.kind} ${o.metadata.name} is in namespace ${o.metadata.namespace}, not ${ns}`);
 }
 
 /** All containers run one image, pinned to a release (a tag other than latest, or a digest). */
 export function imageProblems(objects: K8sObject[], parse: (ref: string) => { name: string; tag?: string; digest?: string }): string[] {
   const images = new Set<string>();
-  for (const o of objects as Any[]) for (const c of (o.spec?.jobTemplate?.spec ?? o.spec)?.template?.spec?.containers ?? []) images.add(c.image);
+  for (const o of objects as Any[])
+    for (const c of (o.spec?.jobTemplate?.spec ?? o.spec)?.template?.spec?.containers ?? []) images.add(c.image);
   const problems: string[] = [];
   if (images.size !== 1) problems.push(`containers run ${images.size} images (${[...images].join(', ')}), expected one`);
   for (const image of images) {
@@ -452,12 +493,16 @@ function selects(selector: Any, labels: Record<string, string>): boolean {
 export function podMonitorProblems(apps: K8sObject[], monitoring: K8sObject[]): string[] {
   const problems: string[] = [];
   const namespace = ofKind(apps, 'Namespace')[0]?.metadata.name;
-  for (const o of monitoring) if (o.metadata.namespace !== namespace) problems.push(`${o.kind} ${o.metadata.name} is in namespace ${o.metadata.namespace}, the apps in ${namespace}`);
-  if (ofKind(monitoring, 'PrometheusRule').length !== 1) problems.push(`${ofKind(monitoring, 'PrometheusRule').length} PrometheusRules, expected 1`);
+  for (const o of monitoring)
+    if (o.metadata.namespace !== namespace)
+      problems.push(`${o.kind} ${o.metadata.name} is in namespace ${o.metadata.namespace}, the apps in ${namespace}`);
+  if (ofKind(monitoring, 'PrometheusRule').length !== 1)
+    problems.push(`${ofKind(monitoring, 'PrometheusRule').length} PrometheusRules, expected 1`);
   const monitors = ofKind(monitoring, 'PodMonitor') as Any[];
   const deployments = ofKind(apps, 'Deployment');
   for (const m of monitors) {
-    if (!deployments.some((d) => selects(m.spec?.selector, podLabels(d)))) problems.push(`PodMonitor ${m.metadata.name} selects no app's pods`);
+    if (!deployments.some((d) => selects(m.spec?.selector, podLabels(d))))
+      problems.push(`PodMonitor ${m.metadata.name} selects no app's pods`);
   }
   for (const d of deployments) {
     const labels = podLabels(d);
@@ -472,14 +517,24 @@ export function podMonitorProblems(apps: K8sObject[], monitoring: K8sObject[]): 
     problems.push(...configProblems);
     const endpoints: Any[] = m.spec.podMetricsEndpoints ?? [];
     const scraped = endpoints.filter((e) => typeof e.port === 'string' && (container.ports ?? []).some((p: Any) => p.name === e.port));
-    if (scraped.length !== 1) problems.push(`${d.metadata.name}: PodMonitor ${m.metadata.name} names no port of its container (${endpoints.map((e) => e.port).join(', ')})`);
+    if (scraped.length !== 1)
+      problems.push(
+        `${d.metadata.name}: PodMonitor ${m.metadata.name} names no port of its container (${endpoints.map((e) => e.port).join(', ')})`,
+      );
     for (const e of scraped) {
-      if ((e.path ?? '/metrics') !== '/metrics') problems.push(`${d.metadata.name}: PodMonitor ${m.metadata.name} scrapes ${e.path}, not /metrics`);
+      if ((e.path ?? '/metrics') !== '/metrics')
+        problems.push(`${d.metadata.name}: PodMonitor ${m.metadata.name} scrapes ${e.path}, not /metrics`);
       const port = portOf(container, e.port);
-      if (config && port !== config.httpPort) problems.push(`${d.metadata.name}: PodMonitor ${m.metadata.name} scrapes port ${port}, the app serves /metrics on ${config.httpPort}`);
+      if (config && port !== config.httpPort)
+        problems.push(
+          `${d.metadata.name}: PodMonitor ${m.metadata.name} scrapes port ${port}, the app serves /metrics on ${config.httpPort}`,
+        );
     }
     const job = m.spec.jobLabel ? labels[m.spec.jobLabel] : undefined;
-    if (job !== SCRAPE_JOB) problems.push(`${d.metadata.name}: PodMonitor ${m.metadata.name} gives job ${job ?? `${namespace}/${m.metadata.name}`}, the alert rules select job ${SCRAPE_JOB}`);
+    if (job !== SCRAPE_JOB)
+      problems.push(
+        `${d.metadata.name}: PodMonitor ${m.metadata.name} gives job ${job ?? `${namespace}/${m.metadata.name}`}, the alert rules select job ${SCRAPE_JOB}`,
+      );
   }
   return problems;
 }

@@ -44,7 +44,10 @@ export function fieldErrors(objects: readonly Typed[]): string[][] {
   const readFile = host.readFile.bind(host);
   const getSourceFile = host.getSourceFile.bind(host);
   host.readFile = (f) => (resolve(f) === fileName ? source : readFile(f));
-  host.fileExists = ((exists) => (f: string) => resolve(f) === fileName || exists(f))(host.fileExists.bind(host));
+  host.fileExists = (
+    (exists) => (f: string) =>
+      resolve(f) === fileName || exists(f)
+  )(host.fileExists.bind(host));
   host.getSourceFile = (f, lang, onError, create) =>
     resolve(f) === fileName ? ts.createSourceFile(f, source, lang, true, ts.ScriptKind.TS) : getSourceFile(f, lang, onError, create);
 

@@ -98,7 +98,13 @@ export function readYamlDocuments(file: string): unknown[] {
 }
 
 function asObject(value: unknown, where: string): K8sObject {
-  if (!isObject(value) || typeof value.apiVersion !== 'string' || typeof value.kind !== 'string' || !isObject(value.metadata) || typeof value.metadata.name !== 'string') {
+  if (
+    !isObject(value) ||
+    typeof value.apiVersion !== 'string' ||
+    typeof value.kind !== 'string' ||
+    !isObject(value.metadata) ||
+    typeof value.metadata.name !== 'string'
+  ) {
     throw new Error(`${where}: not a Kubernetes object with apiVersion, kind and metadata.name`);
   }
   return value as unknown as K8sObject;
@@ -123,7 +129,8 @@ export function renderKustomization(dir: string, opts: RenderOptions = {}): K8sO
   };
 
   for (const entry of list(k.resources, `${file}: resources`)) {
-    if (typeof entry !== 'string' || /^[a-z]+:\/\//.test(entry)) throw new Error(`${file}: resource ${JSON.stringify(entry)} must be a local path`);
+    if (typeof entry !== 'string' || /^[a-z]+:\/\//.test(entry))
+      throw new Error(`${file}: resource ${JSON.stringify(entry)} must be a local path`);
     const path = resolve(dir, entry);
     if (statSync(path).isDirectory()) {
       for (const o of renderKustomization(path, opts)) add(o, path);
@@ -134,7 +141,8 @@ export function renderKustomization(dir: string, opts: RenderOptions = {}): K8sO
 
   const generatorOptions = isObject(k.generatorOptions) ? k.generatorOptions : {};
   for (const key of Object.keys(generatorOptions)) {
-    if (!['disableNameSuffixHash', 'labels', 'annotations'].includes(key)) throw new Error(`${file}: generatorOptions.${key} is not implemented`);
+    if (!['disableNameSuffixHash', 'labels', 'annotations'].includes(key))
+      throw new Error(`${file}: generatorOptions.${key} is not implemented`);
   }
   for (const [field, kind] of [
     ['configMapGenerator', 'ConfigMap'],
@@ -157,7 +165,8 @@ export function renderKustomization(dir: string, opts: RenderOptions = {}): K8sO
   }
 
   for (const r of list(k.replicas, `${file}: replicas`)) {
-    if (!isObject(r) || typeof r.name !== 'string' || typeof r.count !== 'number') throw new Error(`${file}: replicas entries need name and count`);
+    if (!isObject(r) || typeof r.name !== 'string' || typeof r.count !== 'number')
+      throw new Error(`${file}: replicas entries need name and count`);
     const targets = objects.filter((o) => REPLICATED.has(o.kind) && o.metadata.name === r.name);
     if (targets.length === 0) throw new Error(`${file}: replicas names ${r.name}, which is no Deployment here`);
     for (const o of targets) (o.spec as JsonObject).replicas = r.count;
@@ -200,14 +209,18 @@ export function parseEnvFile(text: string, where: string): Array<[string, string
 function generate(kind: 'ConfigMap' | 'Secret', gen: Json, options: JsonObject, dir: string, file: string, opts: RenderOptions): K8sObject {
   if (!isObject(gen) || typeof gen.name !== 'string') throw new Error(`${file}: a generator needs a name`);
   for (const key of Object.keys(gen)) {
-    if (!['name', 'envs', 'literals', 'options', 'type'].includes(key)) throw new Error(`${file}: generator field "${key}" is not implemented`);
+    if (!['name', 'envs', 'literals', 'options', 'type'].includes(key))
+      throw new Error(`${file}: generator field "${key}" is not implemented`);
   }
   const own = isObject(gen.options) ? gen.options : {};
   for (const key of Object.keys(own)) {
-    if (!['labels', 'annotations', 'disableNameSuffixHash'].includes(key)) throw new Error(`${file}: generator options.${key} is not implemented`);
+    if (!['labels', 'annotations', 'disableNameSuffixHash'].includes(key))
+      throw new Error(`${file}: generator options.${key} is not implemented`);
   }
   if ((own.disableNameSuffixHash ?? options.disableNameSuffixHash) !== true) {
-    throw new Error(`${file}: generator ${gen.name} would get a name hash suffix (and every reference renamed); set disableNameSuffixHash: true`);
+    throw new Error(
+      `${file}: generator ${gen.name} would get a name hash suffix (and every reference renamed); set disableNameSuffixHash: true`,
+    );
   }
   const pairs: Array<[string, string]> = [];
   for (const env of list(gen.envs, `${file}: envs`)) {
@@ -224,7 +237,10 @@ function generate(kind: 'ConfigMap' | 'Secret', gen: Json, options: JsonObject, 
     data[key] = kind === 'Secret' ? Buffer.from(value, 'utf8').toString('base64') : value;
   }
   const labels = { ...(options.labels as Record<string, string> | undefined), ...(own.labels as Record<string, string> | undefined) };
-  const annotations = { ...(options.annotations as Record<string, string> | undefined), ...(own.annotations as Record<string, string> | undefined) };
+  const annotations = {
+    ...(options.annotations as Record<string, string> | undefined),
+    ...(own.annotations as Record<string, string> | undefined),
+  };
   const metadata: K8sObject['metadata'] = { name: gen.name };
   if (Object.keys(labels).length > 0) metadata.labels = labels;
   if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
@@ -238,10 +254,16 @@ function applyPatch(objects: K8sObject[], entry: Json, dir: string, file: string
   for (const key of Object.keys(entry)) {
     if (!['path', 'patch', 'target'].includes(key)) throw new Error(`${file}: patches.${key} is not implemented`);
   }
-  const text = typeof entry.patch === 'string' ? entry.patch : typeof entry.path === 'string' ? readFileSync(resolve(dir, entry.path), 'utf8') : undefined;
+  const text =
+    typeof entry.patch === 'string'
+      ? entry.patch
+      : typeof entry.path === 'string'
+        ? readFileSync(resolve(dir, entry.path), 'utf8')
+        : undefined;
   if (text === undefined) throw new Error(`${file}: a patch needs patch or path`);
   const docs = parseAllDocuments(text).map((d) => d.toJS() as Json);
-  if (docs.length !== 1 || !isObject(docs[0])) throw new Error(`${file}: only single strategic merge patches are implemented (no JSON 6902, no multi-document patch)`);
+  if (docs.length !== 1 || !isObject(docs[0]))
+    throw new Error(`${file}: only single strategic merge patches are implemented (no JSON 6902, no multi-document patch)`);
   const patch = asObject(docs[0], `${file}: patch`);
   let targets: K8sObject[];
   if (entry.target !== undefined) {
@@ -250,7 +272,8 @@ function applyPatch(objects: K8sObject[], entry: Json, dir: string, file: string
     if (Object.keys(rest).length > 0) throw new Error(`${file}: target.${Object.keys(rest)[0]} is not implemented (kind and name only)`);
     if (typeof kind !== 'string') throw new Error(`${file}: target needs a kind`);
     // kustomize reads target.name as a regular expression; plain names keep this an exact match.
-    if (name !== undefined && (typeof name !== 'string' || !/^[a-z0-9-]+$/.test(name))) throw new Error(`${file}: target.name must be a plain name`);
+    if (name !== undefined && (typeof name !== 'string' || !/^[a-z0-9-]+$/.test(name)))
+      throw new Error(`${file}: target.name must be a plain name`);
     if (patch.kind !== kind) throw new Error(`${file}: patch kind ${patch.kind} differs from its target kind ${kind}`);
     targets = objects.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
   } else {
@@ -283,7 +306,8 @@ export function strategicMerge(target: JsonObject, patch: JsonObject, builtIn: b
       if (!mergeKey) throw new Error(`${where}: patching the list "${key}" is not implemented (its merge strategy is not known here)`);
       const current = Array.isArray(target[key]) ? (target[key] as Json[]) : (target[key] = []);
       for (const item of value) {
-        if (!isObject(item) || item[mergeKey] === undefined) throw new Error(`${where}: an item of "${key}" needs its merge key ${mergeKey}`);
+        if (!isObject(item) || item[mergeKey] === undefined)
+          throw new Error(`${where}: an item of "${key}" needs its merge key ${mergeKey}`);
         const match = current.find((c) => isObject(c) && c[mergeKey] === item[mergeKey]);
         if (match) strategicMerge(match as JsonObject, item, builtIn, `${where}.${key}[${String(item[mergeKey])}]`);
         else current.push(structuredClone(item));

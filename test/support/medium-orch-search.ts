@@ -1,7 +1,16 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
-import type { PartnerAnswer, PartnerOfferResult, PartnerSearchAnsweredV1, PartnerSearchAnsweredV2, PartnerSearchRequestedV2, SearchAnswer, SearchMeta, SearchRequestedV1 } from '../../libs/contracts/src';
+import type {
+  PartnerAnswer,
+  PartnerOfferResult,
+  PartnerSearchAnsweredV1,
+  PartnerSearchAnsweredV2,
+  PartnerSearchRequestedV2,
+  SearchAnswer,
+  SearchMeta,
+  SearchRequestedV1,
+} from '../../libs/contracts/src';
 import { searchStateKey } from '../../libs/contracts/src';
 import { capPeriodStart, capScope, type CapSlot, type DedupeKey, type Lead, leadDedupeKeys } from '../../libs/domain/src';
 import { SaleLedger, SearchRepository } from '../../libs/persistence/src';
@@ -231,7 +240,12 @@ export function partnerResult<K extends string>(w: World<K>, key: K, extra: Part
 type AnswerOptions = Partial<Pick<PartnerAnswer, 'outcome' | 'latencyMs' | 'detail'>>;
 
 /** One partner network's answer, as partner-adapter puts it in a message. */
-export function oneAnswer<K extends string>(w: World<K>, partnerKey: string, results: PartnerOfferResult[], o: AnswerOptions = {}): PartnerAnswer {
+export function oneAnswer<K extends string>(
+  w: World<K>,
+  partnerKey: string,
+  results: PartnerOfferResult[],
+  o: AnswerOptions = {},
+): PartnerAnswer {
   return {
     partnerId: w.ids.partners[partnerKey],
     outcome: o.outcome ?? 'answered',
@@ -247,7 +261,13 @@ export function partnerAnswers<K extends string>(w: World<K>, searchId: string, 
 }
 
 /** partner-adapter's message with the answer of one partner network for one search. */
-export function partnerAnswer<K extends string>(w: World<K>, searchId: string, partnerKey: string, results: PartnerOfferResult[], o: AnswerOptions = {}): PartnerSearchAnsweredV2 {
+export function partnerAnswer<K extends string>(
+  w: World<K>,
+  searchId: string,
+  partnerKey: string,
+  results: PartnerOfferResult[],
+  o: AnswerOptions = {},
+): PartnerSearchAnsweredV2 {
   return partnerAnswers(w, searchId, [oneAnswer(w, partnerKey, results, o)]);
 }
 
@@ -322,9 +342,10 @@ export interface ResultRow {
 
 /** The search's result rows, by id. */
 export async function resultRows(ds: DataSource, searchId: string): Promise<Map<string, ResultRow>> {
-  const rows: ResultRow[] = await ds.query(`SELECT id, offer_id, campaign_id, entry, partner_data, expires_at FROM results WHERE search_id = $1`, [
-    searchId,
-  ]);
+  const rows: ResultRow[] = await ds.query(
+    `SELECT id, offer_id, campaign_id, entry, partner_data, expires_at FROM results WHERE search_id = $1`,
+    [searchId],
+  );
   return new Map(rows.map((r) => [r.id, r]));
 }
 

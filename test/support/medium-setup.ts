@@ -10,7 +10,8 @@ import { dropDatabase } from './test-database';
  */
 export default async function mediumSetup(): Promise<void> {
   const dbName = new URL(MEDIUM_DATABASE_URL).pathname.slice(1);
-  if (!/medium/.test(dbName) || !/\/([1-9]|1[0-5])$/.test(MEDIUM_REDIS_URL)) throw new Error('Refusing to reset state whose name does not say medium');
+  if (!/medium/.test(dbName) || !/\/([1-9]|1[0-5])$/.test(MEDIUM_REDIS_URL))
+    throw new Error('Refusing to reset state whose name does not say medium');
   await dropDatabase(MEDIUM_DATABASE_URL, 'medium');
   await migrateDatabase(MEDIUM_DATABASE_URL);
   const redis = new Redis(MEDIUM_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });

@@ -83,7 +83,11 @@ export async function submitWorld(ds: DataSource, offers: OfferOptions[]): Promi
         affiliate_id: affiliateId,
         name: 'Medium campaign',
         status: 'active',
-        offers: offers.map((o, i) => ({ offer_id: offerIds[i], payout: o.payout === undefined ? 20 : o.payout, caps: o.campaignCaps ?? [] })),
+        offers: offers.map((o, i) => ({
+          offer_id: offerIds[i],
+          payout: o.payout === undefined ? 20 : o.payout,
+          caps: o.campaignCaps ?? [],
+        })),
       },
     ],
   };
@@ -118,7 +122,14 @@ export interface StoredSearch {
 export async function storeSearch(
   world: SubmitWorld,
   lead: Lead,
-  opts: { isTest?: boolean; at?: Date; offerIds?: string[]; programs?: Record<string, string[]>; formCertUrl?: string | null; searchId?: string } = {},
+  opts: {
+    isTest?: boolean;
+    at?: Date;
+    offerIds?: string[];
+    programs?: Record<string, string[]>;
+    formCertUrl?: string | null;
+    searchId?: string;
+  } = {},
 ): Promise<StoredSearch> {
   const at = opts.at ?? new Date();
   const isTest = opts.isTest ?? false;
@@ -155,7 +166,12 @@ export async function storeSearch(
 }
 
 /** A result submit of `search`'s result for `offerId`, as the gateway publishes it (consent given, the answers given). */
-export function resultSubmit(world: SubmitWorld, search: StoredSearch, offerId: string, overrides: Partial<SubmitRequestedV1> = {}): SubmitRequestedV1 {
+export function resultSubmit(
+  world: SubmitWorld,
+  search: StoredSearch,
+  offerId: string,
+  overrides: Partial<SubmitRequestedV1> = {},
+): SubmitRequestedV1 {
   const result = search.results.get(offerId);
   if (!result) throw new Error(`the search shows no result of offer ${offerId}`);
   return {
@@ -194,7 +210,10 @@ export function decideSubmit(ds: DataSource): DecideSubmit {
  * person's search of the world's offer, submitted; the delivery request it
  * forwards to delivery.
  */
-export async function reservedLead(world: SubmitWorld, offerId = world.offerIds[0]): Promise<{ search: StoredSearch; msg: SubmitRequestedV1; deliver: DeliveryRequestedV1 }> {
+export async function reservedLead(
+  world: SubmitWorld,
+  offerId = world.offerIds[0],
+): Promise<{ search: StoredSearch; msg: SubmitRequestedV1; deliver: DeliveryRequestedV1 }> {
   const search = await storeSearch(world, freshPerson(), { offerIds: [offerId] });
   const msg = resultSubmit(world, search, offerId);
   const outcome = await decideSubmit(world.ds).run(msg);
@@ -240,7 +259,8 @@ export async function fakeSchool(): Promise<{
     received.push({ path: url.pathname, idempotencyKey: Array.isArray(key) ? key[0] : key, body });
     const send = () => {
       if (res.destroyed) return;
-      const json = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+      const json = (status: number, value: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
       switch (url.pathname) {
         case '/accept':
           return json(200, { result: 'accepted', id: `school-${randomBytes(4).toString('hex')}` });

@@ -29,7 +29,9 @@ const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
 const labelSelector = obj({
   matchLabels: map(str()),
-  matchExpressions: arr(obj({ key: str(), operator: str({ enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'] }), values: arr(str()) }, ['key', 'operator'])),
+  matchExpressions: arr(
+    obj({ key: str(), operator: str({ enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'] }), values: arr(str()) }, ['key', 'operator']),
+  ),
 });
 const relabeling = obj({
   sourceLabels: arr(str({ pattern: LABEL_NAME })),
@@ -38,7 +40,32 @@ const relabeling = obj({
   regex: str(),
   modulus: int,
   replacement: str(),
-  action: str({ enum: ['replace', 'Replace', 'keep', 'Keep', 'drop', 'Drop', 'hashmod', 'HashMod', 'labelmap', 'LabelMap', 'labeldrop', 'LabelDrop', 'labelkeep', 'LabelKeep', 'lowercase', 'Lowercase', 'uppercase', 'Uppercase', 'keepequal', 'KeepEqual', 'dropequal', 'DropEqual'] }),
+  action: str({
+    enum: [
+      'replace',
+      'Replace',
+      'keep',
+      'Keep',
+      'drop',
+      'Drop',
+      'hashmod',
+      'HashMod',
+      'labelmap',
+      'LabelMap',
+      'labeldrop',
+      'LabelDrop',
+      'labelkeep',
+      'LabelKeep',
+      'lowercase',
+      'Lowercase',
+      'uppercase',
+      'Uppercase',
+      'keepequal',
+      'KeepEqual',
+      'dropequal',
+      'DropEqual',
+    ],
+  }),
 });
 const endpointCommon: Record<string, Schema> = {
   path: str({ pattern: /^\// }),
@@ -59,10 +86,19 @@ const metadata = obj(
   { name: str({ pattern: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/ }), namespace: str(), labels: map(str()), annotations: map(str()) },
   ['name'],
 );
-const resource = (spec: Schema): Schema => obj({ apiVersion: str(), kind: str(), metadata, spec }, ['apiVersion', 'kind', 'metadata', 'spec']);
+const resource = (spec: Schema): Schema =>
+  obj({ apiVersion: str(), kind: str(), metadata, spec }, ['apiVersion', 'kind', 'metadata', 'spec']);
 
 const rule = obj(
-  { record: str({ pattern: /^[a-zA-Z_:][a-zA-Z0-9_:]*$/ }), alert: str(), expr: { type: 'intOrString' }, for: duration, keep_firing_for: duration, labels: map(str()), annotations: map(str()) },
+  {
+    record: str({ pattern: /^[a-zA-Z_:][a-zA-Z0-9_:]*$/ }),
+    alert: str(),
+    expr: { type: 'intOrString' },
+    for: duration,
+    keep_firing_for: duration,
+    labels: map(str()),
+    annotations: map(str()),
+  },
   ['expr'],
 );
 
@@ -93,7 +129,15 @@ export const MONITORING_SCHEMAS: Record<string, Schema> = {
     ),
   ),
   PrometheusRule: resource(
-    obj({ groups: arr(obj({ name: str(), interval: duration, limit: int, partial_response_strategy: str(), rules: arr(rule, 1) }, ['name', 'rules']), 1) }, ['groups']),
+    obj(
+      {
+        groups: arr(
+          obj({ name: str(), interval: duration, limit: int, partial_response_strategy: str(), rules: arr(rule, 1) }, ['name', 'rules']),
+          1,
+        ),
+      },
+      ['groups'],
+    ),
   ),
 };
 
@@ -106,10 +150,12 @@ export function monitoringFieldErrors(o: { apiVersion?: unknown; kind?: unknown 
   if (!schema) return [`no schema for ${MONITORING_API_VERSION} ${String(o.kind)} (test/support/monitoring-crds.ts)`];
   const errors = check(o, schema, String(o.kind));
   // A rule is a recording rule or an alerting rule, never both; only an alert has `for` and annotations.
-  for (const [g, group] of (((o as { spec?: { groups?: unknown } }).spec?.groups ?? []) as Array<{ rules?: Array<Record<string, unknown>> }>).entries()) {
+  for (const [g, group] of (
+    ((o as { spec?: { groups?: unknown } }).spec?.groups ?? []) as Array<{ rules?: Array<Record<string, unknown>> }>
+  ).entries()) {
     for (const [n, r] of (group.rules ?? []).entries()) {
       const at = `PrometheusRule.spec.groups[${g}].rules[${n}]`;
-      if (('record' in r) === ('alert' in r)) errors.push(`${at}: exactly one of record and alert`);
+      if ('record' in r === 'alert' in r) errors.push(`${at}: exactly one of record and alert`);
       if ('record' in r && ('for' in r || 'annotations' in r)) errors.push(`${at}: a recording rule has no for or annotations`);
     }
   }

@@ -38,7 +38,12 @@ export async function startPrometheus(targets: string[], ruleFiles: string[]): P
   const port = await freePort();
   const child: ChildProcess = spawn(
     PROMETHEUS_BINARY,
-    [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
@@ -83,7 +88,10 @@ export async function startPrometheus(targets: string[], ruleFiles: string[]): P
 }
 
 /** One instant query through the HTTP API: the result vector (a parse or evaluation error throws with Prometheus' message). */
-export async function instantQuery(prometheusUrl: string, query: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
+export async function instantQuery(
+  prometheusUrl: string,
+  query: string,
+): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
   const res = await fetch(`${prometheusUrl}/api/v1/query`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },

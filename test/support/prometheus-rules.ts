@@ -46,8 +46,10 @@ export function ruleGroups(file = RULES_FILE): RuleGroup[] {
   return readYaml<{ groups: RuleGroup[] }>(file).groups;
 }
 
-export const alertingRules = (groups: RuleGroup[]): AlertingRule[] => groups.flatMap((g) => g.rules).filter((r): r is AlertingRule => 'alert' in r);
-export const recordingRules = (groups: RuleGroup[]): RecordingRule[] => groups.flatMap((g) => g.rules).filter((r): r is RecordingRule => 'record' in r);
+export const alertingRules = (groups: RuleGroup[]): AlertingRule[] =>
+  groups.flatMap((g) => g.rules).filter((r): r is AlertingRule => 'alert' in r);
+export const recordingRules = (groups: RuleGroup[]): RecordingRule[] =>
+  groups.flatMap((g) => g.rules).filter((r): r is RecordingRule => 'record' in r);
 
 /** One comparison of an alert: the series it reads (its probe), the operator and the threshold. */
 export interface Comparison {
@@ -78,7 +80,15 @@ export function headingAnchors(markdown: string): Set<string> {
   const anchors = new Set<string>();
   for (const line of markdown.split(/\r?\n/)) {
     const m = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
-    if (m) anchors.add(m[1].toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N}\s_-]/gu, '').trim().replace(/\s/g, '-'));
+    if (m)
+      anchors.add(
+        m[1]
+          .toLowerCase()
+          .replace(/`/g, '')
+          .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+          .trim()
+          .replace(/\s/g, '-'),
+      );
   }
   return anchors;
 }
@@ -92,7 +102,7 @@ export function promtoolPath(): string {
   const found = candidates.find((c) => c && existsSync(c));
   if (!found) {
     throw new Error(
-      'promtool is missing. The rule tests need it: install Debian\'s prometheus package ' +
+      "promtool is missing. The rule tests need it: install Debian's prometheus package " +
         '(`DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus`, as .ci/run does), ' +
         'or put any promtool 2.x on PATH.',
     );

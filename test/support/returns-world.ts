@@ -24,6 +24,13 @@ export async function returnsWorld(ds: SubmitWorld['ds'], offers: ReturnsOffer[]
 export async function soldLead(world: SubmitWorld, offerId: string): Promise<string> {
   const { deliver } = await reservedLead(world, offerId);
   const payout = deliver.payout === null ? null : cents(deliver.payout);
-  await new SaleLedger(world.ds).settle({ leadId: deliver.leadId, outcome: 'accepted', decision: SUBMIT.accepted, attempt: null, payout, endsOtherSales: false });
+  await new SaleLedger(world.ds).settle({
+    leadId: deliver.leadId,
+    outcome: 'accepted',
+    decision: SUBMIT.accepted,
+    attempt: null,
+    payout,
+    endsOtherSales: false,
+  });
   return deliver.leadId;
 }

@@ -26,7 +26,12 @@ export async function appendResults(db: Queries, searchId: string, results: read
     const { svc_result_id: _id, expires_at: _expires, ...shown } = r.entry ?? {};
     const n = newResult({
       resultId: r.id,
-      entry: { svc_result_id: r.id, ...shown, offer: { ...(shown.offer as object), id: r.offerId }, expires_at: r.expiresAt.toISOString() } as never,
+      entry: {
+        svc_result_id: r.id,
+        ...shown,
+        offer: { ...(shown.offer as object), id: r.offerId },
+        expires_at: r.expiresAt.toISOString(),
+      } as never,
       expiresAt: r.expiresAt,
       partnerData: null,
     });
@@ -48,7 +53,9 @@ export async function appendResults(db: Queries, searchId: string, results: read
       WHERE s.id = $1`,
     [
       searchId,
-      JSON.stringify(stored.map((r) => ({ digest: r.template.digest, offer_id: r.offerId, payout: r.template.payout, body: r.template.body }))),
+      JSON.stringify(
+        stored.map((r) => ({ digest: r.template.digest, offer_id: r.offerId, payout: r.template.payout, body: r.template.body })),
+      ),
       stored.map((r) => r.id),
       stored.map((r) => r.template.digest),
       stored.map((r) => r.expiresAt),

@@ -20,7 +20,10 @@ export async function lapseRevocationClaim(db: Queryable, noticeId: string): Pro
 }
 
 /** The contact data a lead was stored with: its lead document, consumer IP and tracking, and its consent evidence's IP. */
-export async function storedContactOf(db: Queryable, leadId: string): Promise<{ lead: Row; consumer_ip: string; tracking: Row; consent_ip: string }> {
+export async function storedContactOf(
+  db: Queryable,
+  leadId: string,
+): Promise<{ lead: Row; consumer_ip: string; tracking: Row; consent_ip: string }> {
   const rows = (await db.query(
     'SELECT l.lead, l.consumer_ip, l.tracking, c.ip AS consent_ip FROM leads l JOIN consent_evidence c ON c.lead_id = l.id WHERE l.id = $1',
     [leadId],
@@ -30,11 +33,17 @@ export async function storedContactOf(db: Queryable, leadId: string): Promise<{ 
 
 /** A suppression key's audit trail, in order. */
 export async function suppressionAuditOf(db: Queryable, keyHash: string): Promise<Array<{ action: string; reason: string | null }>> {
-  return (await db.query('SELECT action, reason FROM suppression_audit WHERE key_hash = $1 ORDER BY id', [keyHash])) as Array<{ action: string; reason: string | null }>;
+  return (await db.query('SELECT action, reason FROM suppression_audit WHERE key_hash = $1 ORDER BY id', [keyHash])) as Array<{
+    action: string;
+    reason: string | null;
+  }>;
 }
 
 /** The opt-out requests recorded for an email hash. */
-export async function optOutRequestsOf(db: Queryable, emailSha256: string): Promise<Array<{ received_at: Date; due_at: Date; reference: string; source: string }>> {
+export async function optOutRequestsOf(
+  db: Queryable,
+  emailSha256: string,
+): Promise<Array<{ received_at: Date; due_at: Date; reference: string; source: string }>> {
   return (await db.query('SELECT received_at, due_at, reference, source FROM opt_outs WHERE email_sha256 = $1', [emailSha256])) as Array<{
     received_at: Date;
     due_at: Date;
@@ -44,7 +53,10 @@ export async function optOutRequestsOf(db: Queryable, emailSha256: string): Prom
 }
 
 /** A lead's return rows (at most one: lead_id is the key). */
-export async function leadReturnsOf(db: Queryable, leadId: string): Promise<Array<{ source: string; note: string | null; api_key_id: string | null; payout_reversal: string | null }>> {
+export async function leadReturnsOf(
+  db: Queryable,
+  leadId: string,
+): Promise<Array<{ source: string; note: string | null; api_key_id: string | null; payout_reversal: string | null }>> {
   return (await db.query('SELECT source, note, api_key_id, payout_reversal FROM lead_returns WHERE lead_id = $1', [leadId])) as Array<{
     source: string;
     note: string | null;

@@ -31,7 +31,13 @@ export class SubmitClient {
   search(campaignId: string, lead: Person, extra: Record<string, unknown> = {}): Promise<HttpAnswer> {
     return call(this.gatewayUrl, 'POST', '/api/v1/engine/search', {
       key: this.key,
-      body: { svc_campaign_id: campaignId, svc_affiliate_id: this.affiliateId, lead, tracking: { ip_address: '73.12.44.10', subid: 'e2e' }, ...extra },
+      body: {
+        svc_campaign_id: campaignId,
+        svc_affiliate_id: this.affiliateId,
+        lead,
+        tracking: { ip_address: '73.12.44.10', subid: 'e2e' },
+        ...extra,
+      },
     });
   }
 

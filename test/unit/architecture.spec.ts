@@ -147,7 +147,12 @@ function domainViolations(): Violation[] {
     if (isRelative(r.specifier)) {
       const to = target(r);
       if (to === 'libs/domain' || to.startsWith('libs/domain/')) return [];
-      return [{ ...r, reason: `relative import leaves libs/domain/ (resolves to ${to}); the domain library depends on nothing of ours but pure libs` }];
+      return [
+        {
+          ...r,
+          reason: `relative import leaves libs/domain/ (resolves to ${to}); the domain library depends on nothing of ours but pure libs`,
+        },
+      ];
     }
     const hit = forbiddenInDomain(r.file, r.specifier);
     return hit ? [{ ...r, reason: `libs/domain is pure: no framework, driver or I/O module (${hit})` }] : [];
@@ -174,7 +179,8 @@ export function literalsOf(fileName: string, text: string): Array<{ line: number
   const at = (n: ts.Node) => source.getLineAndCharacterOfPosition(n.getStart(source)).line + 1;
   const visit = (node: ts.Node) => {
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) found.push({ line: at(node), text: node.text });
-    else if (ts.isTemplateExpression(node)) found.push({ line: at(node), text: [node.head.text, ...node.templateSpans.map((sp) => sp.literal.text)].join(' … ') });
+    else if (ts.isTemplateExpression(node))
+      found.push({ line: at(node), text: [node.head.text, ...node.templateSpans.map((sp) => sp.literal.text)].join(' … ') });
     if (!ts.isImportDeclaration(node) && !ts.isExportDeclaration(node)) ts.forEachChild(node, visit);
   };
   visit(source);
@@ -182,10 +188,15 @@ export function literalsOf(fileName: string, text: string): Array<{ line: number
 }
 
 /** SQL as a statement's text has it: a query, a write or a schema change. */
-export const SQL = /\bSELECT\b[\s\S]*\bFROM\b|\bINSERT\s+INTO\b|\bUPDATE\s+[a-z_]+\s+(?:[a-z]+\s+)?SET\b|\bDELETE\s+FROM\b|\bCREATE\s+(?:TABLE|INDEX|UNIQUE\s+INDEX|FUNCTION|TRIGGER)\b|\bpg_advisory|\bSELECT\s+1\b/;
+export const SQL =
+  /\bSELECT\b[\s\S]*\bFROM\b|\bINSERT\s+INTO\b|\bUPDATE\s+[a-z_]+\s+(?:[a-z]+\s+)?SET\b|\bDELETE\s+FROM\b|\bCREATE\s+(?:TABLE|INDEX|UNIQUE\s+INDEX|FUNCTION|TRIGGER)\b|\bpg_advisory|\bSELECT\s+1\b/;
 
 /** Where SQL may be written: the repositories (one per aggregate), the migrations, and the database's own set-up. */
-const SQL_HOMES = [/^libs\/persistence\/src\/repositories\//, /^libs\/persistence\/src\/migrations\//, /^libs\/persistence\/src\/(migrate|ensure-database)\.ts$/];
+const SQL_HOMES = [
+  /^libs\/persistence\/src\/repositories\//,
+  /^libs\/persistence\/src\/migrations\//,
+  /^libs\/persistence\/src\/(migrate|ensure-database)\.ts$/,
+];
 
 const sources = files.filter((f) => !isTestFile(rel(f))).map((abs) => ({ file: rel(abs), text: readFileSync(abs, 'utf8') }));
 const literals = sources.flatMap(({ file, text }) => literalsOf(file, text).map((l) => ({ file, ...l })));
@@ -193,7 +204,12 @@ const literals = sources.flatMap(({ file, text }) => literalsOf(file, text).map(
 function sqlViolations(): Violation[] {
   return literals
     .filter((l) => SQL.test(l.text) && !SQL_HOMES.some((home) => home.test(l.file)))
-    .map((l) => ({ file: l.file, line: l.line, specifier: l.text.slice(0, 60).replace(/\s+/g, ' '), reason: 'SQL outside libs/persistence/src/repositories' }));
+    .map((l) => ({
+      file: l.file,
+      line: l.line,
+      specifier: l.text.slice(0, 60).replace(/\s+/g, ' '),
+      reason: 'SQL outside libs/persistence/src/repositories',
+    }));
 }
 
 /**
@@ -202,9 +218,7 @@ function sqlViolations(): Violation[] {
  * is also a code, and the builders' reasons are made from their arguments.)
  */
 const CATALOG_REASONS = new Set(
-  [...Object.values(SUBMIT), ...Object.values(REFUSAL)]
-    .filter((d): d is Decision => typeof d === 'object')
-    .map((d) => d.reason),
+  [...Object.values(SUBMIT), ...Object.values(REFUSAL)].filter((d): d is Decision => typeof d === 'object').map((d) => d.reason),
 );
 
 /** The literals that state a rule of libs/domain when written elsewhere. */
@@ -227,7 +241,10 @@ function ruleLiteralViolations(): Violation[] {
 
 /** Code that decides by test mode or money rounding itself instead of asking libs/domain (test-mode/, money/). */
 const RULE_CODE: Array<{ what: string; pattern: RegExp }> = [
-  { what: 'a branch on test mode (ask libs/domain testMode)', pattern: /\bisTest\s*\?|if\s*\([^)]*\bisTest\b|\bisTest\s*&&|!\s*[\w.]*isTest\b/ },
+  {
+    what: 'a branch on test mode (ask libs/domain testMode)',
+    pattern: /\bisTest\s*\?|if\s*\([^)]*\bisTest\b|\bisTest\s*&&|!\s*[\w.]*isTest\b/,
+  },
   { what: 'money rounded by hand (libs/domain money: exact cents)', pattern: /Math\.round\([^)]*\*\s*100\b/ },
   { what: 'the sale limit compared (libs/domain sales)', pattern: /[<>]=?\s*MAX_ACCEPTED_SUBMISSIONS\b|\bMAX_ACCEPTED_SUBMISSIONS\s*[<>]/ },
 ];
@@ -307,10 +324,38 @@ describe('architecture', () => {
       expect(target(fake('apps/checks/src/main.ts', '../../gateway/src/x'))).toBe('apps/gateway/src/x');
       expect(unitOf(target(fake('libs/domain/src/catalog/x.ts', '../../../persistence/src')))).toBe('libs/persistence');
       const domain = (s: string, file = 'libs/domain/src/x.ts') => forbiddenInDomain(file, s) !== undefined;
-      for (const s of ['@nestjs/common', 'typeorm', 'pg', 'pg/lib/x', 'ioredis', 'amqplib', 'amqp-connection-manager', 'node:fs', 'fs/promises', 'node:fs/promises', 'net', 'node:http', 'http', '@lr/persistence', '@lr/messaging', '@lr/redis', '@lr/platform', '@lr/observability']) {
+      for (const s of [
+        '@nestjs/common',
+        'typeorm',
+        'pg',
+        'pg/lib/x',
+        'ioredis',
+        'amqplib',
+        'amqp-connection-manager',
+        'node:fs',
+        'fs/promises',
+        'node:fs/promises',
+        'net',
+        'node:http',
+        'http',
+        '@lr/persistence',
+        '@lr/messaging',
+        '@lr/redis',
+        '@lr/platform',
+        '@lr/observability',
+      ]) {
         expect([s, domain(s)]).toEqual([s, true]);
       }
-      for (const s of ['validator', 'validator/lib/isEmail', 'ipaddr.js', 'class-validator', 'pgp', 'fsevents', '@lr/contracts', 'node:path']) {
+      for (const s of [
+        'validator',
+        'validator/lib/isEmail',
+        'ipaddr.js',
+        'class-validator',
+        'pgp',
+        'fsevents',
+        '@lr/contracts',
+        'node:path',
+      ]) {
         expect([s, domain(s)]).toEqual([s, false]);
       }
       expect(domain('node:fs', 'libs/domain/src/x.spec.ts')).toBe(false);
@@ -322,7 +367,8 @@ describe('architecture', () => {
   describe('(b) libs never import from apps', () => expectNoViolations('libs/*', libViolations()));
   describe('(c) libs/domain imports no framework or I/O module', () => expectNoViolations('libs/domain', domainViolations()));
 
-  describe('(e) SQL is written only in the repositories (libs/persistence/src/repositories)', () => expectNoViolations('SQL', sqlViolations()));
+  describe('(e) SQL is written only in the repositories (libs/persistence/src/repositories)', () =>
+    expectNoViolations('SQL', sqlViolations()));
   describe('(f) rules live only in libs/domain', () => {
     expectNoViolations('rule literals', ruleLiteralViolations());
     expectNoViolations('rule code', ruleCodeViolations());
@@ -331,11 +377,23 @@ describe('architecture', () => {
 
   describe('the rule scans themselves', () => {
     it('recognise SQL, rule literals and rule code', () => {
-      for (const sql of ['SELECT id FROM searches WHERE id = $1', 'INSERT INTO leads (id) VALUES ($1)', 'UPDATE leads SET status = $2', 'UPDATE cap_usage u SET used = 1', 'DELETE FROM dedupe_keys', 'SELECT 1', 'SELECT pg_advisory_xact_lock(1)']) {
+      for (const sql of [
+        'SELECT id FROM searches WHERE id = $1',
+        'INSERT INTO leads (id) VALUES ($1)',
+        'UPDATE leads SET status = $2',
+        'UPDATE cap_usage u SET used = 1',
+        'DELETE FROM dedupe_keys',
+        'SELECT 1',
+        'SELECT pg_advisory_xact_lock(1)',
+      ]) {
         expect([sql, SQL.test(sql)]).toEqual([sql, true]);
       }
-      for (const text of ['Select a program', 'update the settings', 'delete from the list later', 'select']) expect([text, SQL.test(text)]).toEqual([text, false]);
-      expect(literalsOf('x.ts', "const a = `SELECT ${x} FROM t`; const b = 'Duplicate - Offer';").map((l) => l.text)).toEqual(['SELECT  …  FROM t', 'Duplicate - Offer']);
+      for (const text of ['Select a program', 'update the settings', 'delete from the list later', 'select'])
+        expect([text, SQL.test(text)]).toEqual([text, false]);
+      expect(literalsOf('x.ts', "const a = `SELECT ${x} FROM t`; const b = 'Duplicate - Offer';").map((l) => l.text)).toEqual([
+        'SELECT  …  FROM t',
+        'Duplicate - Offer',
+      ]);
       expect(CATALOG_REASONS.has('Duplicate - Offer')).toBe(true);
       expect(CATALOG_REASONS.has('Cap reached')).toBe(true);
       expect(RULE_CODE[0].pattern.test('const held = isTest ? 1 : 2;')).toBe(true);

@@ -58,12 +58,15 @@ describe('docker-compose.yml, profile observability', () => {
     ]);
   });
 
-  it.each(['prometheus', 'grafana'])('%s runs an image pinned to a release (never latest), mounting only files that exist, read-only', (name) => {
-    const image: string = services[name].image;
-    expect(image).toMatch(/^[a-z0-9./-]+:v?\d+\.\d+\.\d+$/);
-    expect(mounts(name).length).toBeGreaterThan(0);
-    for (const m of mounts(name)) expect([m.source, existsSync(join(ROOT, m.source)), m.mode]).toEqual([m.source, true, 'ro']);
-  });
+  it.each(['prometheus', 'grafana'])(
+    '%s runs an image pinned to a release (never latest), mounting only files that exist, read-only',
+    (name) => {
+      const image: string = services[name].image;
+      expect(image).toMatch(/^[a-z0-9./-]+:v?\d+\.\d+\.\d+$/);
+      expect(mounts(name).length).toBeGreaterThan(0);
+      for (const m of mounts(name)) expect([m.source, existsSync(join(ROOT, m.source)), m.mode]).toEqual([m.source, true, 'ro']);
+    },
+  );
 
   describe('Prometheus', () => {
     const configPath = (services.prometheus.command as string[]).find((a) => a.startsWith('--config.file='))!.split('=')[1];
@@ -80,7 +83,9 @@ describe('docker-compose.yml, profile observability', () => {
         const source = sourceOf('prometheus', posix.dirname(inContainer));
         if (!source) return [];
         const glob = new RegExp(`^${posix.basename(inContainer).replace(/\./g, '\\.').replace(/\*/g, '[^/]*')}$`);
-        return readdirSync(join(ROOT, source)).filter((f) => glob.test(f)).map((f) => posix.join(source, f));
+        return readdirSync(join(ROOT, source))
+          .filter((f) => glob.test(f))
+          .map((f) => posix.join(source, f));
       });
       expect(loaded).toEqual([RULES_FILE]);
     });
@@ -102,8 +107,12 @@ describe('docker-compose.yml, profile observability', () => {
 
   describe('Grafana', () => {
     const provisioning = sourceOf('grafana', '/etc/grafana/provisioning')!;
-    const datasources = readdirSync(join(ROOT, provisioning, 'datasources')).flatMap((f) => (parse(read(posix.join(provisioning, 'datasources', f))) as Any).datasources);
-    const providers = readdirSync(join(ROOT, provisioning, 'dashboards')).flatMap((f) => (parse(read(posix.join(provisioning, 'dashboards', f))) as Any).providers);
+    const datasources = readdirSync(join(ROOT, provisioning, 'datasources')).flatMap(
+      (f) => (parse(read(posix.join(provisioning, 'datasources', f))) as Any).datasources,
+    );
+    const providers = readdirSync(join(ROOT, provisioning, 'dashboards')).flatMap(
+      (f) => (parse(read(posix.join(provisioning, 'dashboards', f))) as Any).providers,
+    );
 
     it('is provisioned with the profile’s Prometheus as its default data source', () => {
       expect(datasources).toEqual([expect.objectContaining({ type: 'prometheus', url: 'http://prometheus:9090', isDefault: true })]);
@@ -123,7 +132,9 @@ describe('docker-compose.yml, profile observability', () => {
       // "${PUBLISH_ADDRESS:-0.0.0.0}:${X_PUBLISHED_PORT:-9090}:9090": the default host port, after the address knob.
       const hostPort = (mapping: string) =>
         /^\$\{PUBLISH_ADDRESS:-0\.0\.0\.0\}:(?:\$\{[A-Z_]+_PUBLISHED_PORT:-(\d+)\}|(\d+)):\d+$/.exec(mapping)?.slice(1).find(Boolean);
-      const published = Object.values(services).flatMap((s) => (s.ports ?? []) as string[]).map(hostPort);
+      const published = Object.values(services)
+        .flatMap((s) => (s.ports ?? []) as string[])
+        .map(hostPort);
       expect(published.length).toBeGreaterThanOrEqual(4);
       expect(published.every(Boolean)).toBe(true);
       expect(new Set(published).size).toBe(published.length);
@@ -140,7 +151,15 @@ describe(`the dashboard ${DASHBOARD_FILE}`, () => {
 
   it('has a stable uid, and its sections: traffic, latency, decisions, partners, queues, dependencies, processes', () => {
     expect(d.uid).toBe('lead-router');
-    expect(panels.filter((p) => p.type === 'row').map((p) => p.title)).toEqual(['Traffic', 'Latency', 'Decisions', 'Partners', 'Queues', 'Dependencies', 'Processes']);
+    expect(panels.filter((p) => p.type === 'row').map((p) => p.title)).toEqual([
+      'Traffic',
+      'Latency',
+      'Decisions',
+      'Partners',
+      'Queues',
+      'Dependencies',
+      'Processes',
+    ]);
   });
 
   it('gives every panel a unique id and a place on the 24-column grid, none overlapping', () => {
@@ -159,7 +178,9 @@ describe(`the dashboard ${DASHBOARD_FILE}`, () => {
   });
 
   it('queries through its data source variable, each panel’s targets with unique refIds', () => {
-    expect(d.templating.list.find((v) => v.name === 'datasource')).toEqual(expect.objectContaining({ type: 'datasource', query: 'prometheus' }));
+    expect(d.templating.list.find((v) => v.name === 'datasource')).toEqual(
+      expect.objectContaining({ type: 'datasource', query: 'prometheus' }),
+    );
     for (const p of panels.filter((x) => x.type !== 'row')) {
       expect([p.title, p.datasource]).toEqual([p.title, { type: 'prometheus', uid: '${datasource}' }]);
       const targets = p.targets ?? [];

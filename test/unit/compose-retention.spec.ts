@@ -56,7 +56,10 @@ function runningState(pid: number): string {
 }
 
 /** Runs the loop with fake `date` (at `clock`), `sleep` and `node` (exiting with `nodeExit`), until the `runs`-th run stops it. */
-function runLoop(clock: string, opts: { runs: number; nodeExit?: number }): { code: number | null; calls: string[]; stdout: string; stderr: string } {
+function runLoop(
+  clock: string,
+  opts: { runs: number; nodeExit?: number },
+): { code: number | null; calls: string[]; stdout: string; stderr: string } {
   const bin = mkdtempSync(join(tmpdir(), 'lr-retention-log-'));
   const log = join(bin, 'calls.log');
   const path = fakes({
@@ -91,10 +94,18 @@ describe('docker-compose.yml, service retention', () => {
   });
 
   it('gets every app setting the migration gets, and libs/config accepts them; the windows from the host, else the defaults', () => {
-    const migrate = Object.fromEntries(Object.entries<string>(compose.services.migrate.environment).map(([k, v]) => [k, interpolate(String(v))]));
+    const migrate = Object.fromEntries(
+      Object.entries<string>(compose.services.migrate.environment).map(([k, v]) => [k, interpolate(String(v))]),
+    );
     expect(environment()).toEqual({ ...migrate, RETENTION_SEARCH_DAYS: '', RETENTION_MESSAGE_DAYS: '' });
-    expect(loadConfig('ops', environment()).retention).toEqual({ searchDays: SEARCH_RETENTION.defaultDays, messageDays: MESSAGE_RETENTION.defaultDays });
-    expect(loadConfig('ops', environment({ RETENTION_SEARCH_DAYS: '7', RETENTION_MESSAGE_DAYS: '3' })).retention).toEqual({ searchDays: 7, messageDays: 3 });
+    expect(loadConfig('ops', environment()).retention).toEqual({
+      searchDays: SEARCH_RETENTION.defaultDays,
+      messageDays: MESSAGE_RETENTION.defaultDays,
+    });
+    expect(loadConfig('ops', environment({ RETENTION_SEARCH_DAYS: '7', RETENTION_MESSAGE_DAYS: '3' })).retention).toEqual({
+      searchDays: 7,
+      messageDays: 3,
+    });
   });
 
   it('leaves no `$` for Compose to interpolate in the loop (every shell `$` is written `$$`)', () => {
@@ -120,7 +131,11 @@ describe('docker-compose.yml, service retention', () => {
   it('stops at once on SIGTERM while it waits for the next run (docker compose stop), leaving no sleep behind', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lr-retention-pid-'));
     const pidFile = join(dir, 'sleep.pid');
-    const path = fakes({ date: `echo ${epoch('2026-11-26T03:00:00Z')}`, sleep: `echo $$ > ${pidFile}\nexec /bin/sleep "$@"`, node: 'exit 0' });
+    const path = fakes({
+      date: `echo ${epoch('2026-11-26T03:00:00Z')}`,
+      sleep: `echo $$ > ${pidFile}\nexec /bin/sleep "$@"`,
+      node: 'exit 0',
+    });
     try {
       const child = spawn('/bin/sh', ['-c', loop], { env: { PATH: `${path}:/usr/bin:/bin` }, stdio: 'ignore' });
       const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));

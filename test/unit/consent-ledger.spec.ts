@@ -1,4 +1,17 @@
-import { chainDigest, checkEventProof, checkLinks, consentLedgerEntry, GENESIS, linkRecords, ProofLine, recordHash, recordText, sealDue, StoredLink, testMode } from '../../libs/domain/src';
+import {
+  chainDigest,
+  checkEventProof,
+  checkLinks,
+  consentLedgerEntry,
+  GENESIS,
+  linkRecords,
+  ProofLine,
+  recordHash,
+  recordText,
+  sealDue,
+  StoredLink,
+  testMode,
+} from '../../libs/domain/src';
 import { consentRecord } from '../support/consent-record';
 
 /** The consent ledger's rules (libs/domain/src/consent: consent-ledger.ts, consent-proof.ts), pure. */
@@ -19,7 +32,11 @@ describe('the canonical form (RFC 8785) and the digests', () => {
   });
 
   it('puts contact data in a record only as the normalized hashes of duplicates', () => {
-    const entry = consentLedgerEntry(testMode(false), { personal: { email: ' Ada.Love+x@GoogleMail.com ', phone: '+1 (512) 555-0147', first_name: 'Ada' } }, 's1');
+    const entry = consentLedgerEntry(
+      testMode(false),
+      { personal: { email: ' Ada.Love+x@GoogleMail.com ', phone: '+1 (512) 555-0147', first_name: 'Ada' } },
+      's1',
+    );
     // Computed outside this code: printf '%s' adalove@gmail.com | sha256sum; printf '%s' 5125550147 | sha256sum
     expect(entry).toEqual({ schoolId: 's1', emailSha256: EMAIL_SHA256, phoneSha256: PHONE_SHA256 });
     expect(consentLedgerEntry(testMode(true), { personal: { email: 'a@b.c' } }, 's1')).toBeNull();
@@ -28,13 +45,21 @@ describe('the canonical form (RFC 8785) and the digests', () => {
 
 describe('linking and checking the chain', () => {
   const linked = (n: number) => {
-    const links = linkRecords(null, Array.from({ length: n }, (_, i) => ({ seq: 100 + i })), (_row, position) => record(position));
+    const links = linkRecords(
+      null,
+      Array.from({ length: n }, (_, i) => ({ seq: 100 + i })),
+      (_row, position) => record(position),
+    );
     return links.map((l): StoredLink => ({ ...l, leadId: `lead-${l.position}`, record: record(l.position) }));
   };
 
   it('links in the order given, from the genesis', () => {
     const links = linked(3);
-    expect(links.map((l) => [l.position, l.prevDigest === (l.position === 1 ? GENESIS : links[l.position - 2].digest)])).toEqual([[1, true], [2, true], [3, true]]);
+    expect(links.map((l) => [l.position, l.prevDigest === (l.position === 1 ? GENESIS : links[l.position - 2].digest)])).toEqual([
+      [1, true],
+      [2, true],
+      [3, true],
+    ]);
     expect(checkLinks({ position: 0, digest: GENESIS }, links)).toEqual({ cursor: { position: 3, digest: links[2].digest } });
   });
 
@@ -58,13 +83,17 @@ describe('linking and checking the chain', () => {
 
   it('checks a bundle proof up to the seal of its day', () => {
     const links = linked(5);
-    const lines = new Map<number, ProofLine>(links.map((l) => [l.position, { position: l.position, recordHash: l.recordHash, digest: l.digest }]));
+    const lines = new Map<number, ProofLine>(
+      links.map((l) => [l.position, { position: l.position, recordHash: l.recordHash, digest: l.digest }]),
+    );
     const seal = { day: '2026-11-20', count: 5, headDigest: links[4].digest, sealedAt: '2026-11-21T00:00:01.000Z' };
     const proof = { position: 2, recordHash: links[1].recordHash, prevDigest: links[1].prevDigest, digest: links[1].digest, seal };
     const text = recordText(record(2));
     expect(checkEventProof(text, proof, lines)).toBeNull();
     expect(checkEventProof(recordText(record(2, 'edited')), proof, lines)).toMatch(/does not hash/);
-    expect(checkEventProof(text, { ...proof, seal: { ...seal, headDigest: 'f'.repeat(64) } }, lines)).toMatch(/does not reach the head digest/);
+    expect(checkEventProof(text, { ...proof, seal: { ...seal, headDigest: 'f'.repeat(64) } }, lines)).toMatch(
+      /does not reach the head digest/,
+    );
     const cut = new Map(lines);
     cut.delete(4);
     expect(checkEventProof(text, proof, cut)).toMatch(/lack position 4/);

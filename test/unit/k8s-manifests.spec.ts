@@ -66,7 +66,9 @@ const SANDBOX_IN = ['staging'];
 const apps = readdirSync(join(ROOT, 'apps'))
   .filter((n) => statSync(join(ROOT, 'apps', n)).isDirectory() && n !== 'ops')
   .sort() as AppName[];
-const overlayNames = readdirSync(join(K8S, 'overlays')).filter((n) => existsSync(join(K8S, 'overlays', n, 'kustomization.yaml'))).sort();
+const overlayNames = readdirSync(join(K8S, 'overlays'))
+  .filter((n) => existsSync(join(K8S, 'overlays', n, 'kustomization.yaml')))
+  .sort();
 
 interface Rendered {
   name: string;
@@ -164,7 +166,19 @@ describe('k8s/ manifests', () => {
 
     it('renders a full set for every overlay', () => {
       for (const o of overlays) {
-        for (const kind of ['Namespace', 'ConfigMap', 'Secret', 'Job', 'CronJob', 'Deployment', 'Service', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'ScaledObject', 'TriggerAuthentication']) {
+        for (const kind of [
+          'Namespace',
+          'ConfigMap',
+          'Secret',
+          'Job',
+          'CronJob',
+          'Deployment',
+          'Service',
+          'PodDisruptionBudget',
+          'HorizontalPodAutoscaler',
+          'ScaledObject',
+          'TriggerAuthentication',
+        ]) {
           expect([o.name, kind, o.objects.some((x) => x.kind === kind)]).toEqual([o.name, kind, true]);
         }
       }
@@ -184,7 +198,12 @@ describe('k8s/ manifests', () => {
 
     it('renders a PodMonitor and a PrometheusRule for every overlay', () => {
       for (const name of overlayNames) {
-        expect([name, monitoringOf(name).map((o) => o.kind).sort()]).toEqual([name, ['PodMonitor', 'PrometheusRule']]);
+        expect([
+          name,
+          monitoringOf(name)
+            .map((o) => o.kind)
+            .sort(),
+        ]).toEqual([name, ['PodMonitor', 'PrometheusRule']]);
       }
     });
 
@@ -306,7 +325,12 @@ describe('k8s/ manifests', () => {
     });
 
     it('runs nothing else (no ops server; the sandbox only where it belongs)', () => {
-      expect(objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name).sort()).toEqual([...expected].sort());
+      expect(
+        objects
+          .filter((o) => o.kind === 'Deployment')
+          .map((o) => o.metadata.name)
+          .sort(),
+      ).toEqual([...expected].sort());
     });
 
     it('sets only variables that libs/config knows', () => {
@@ -363,7 +387,10 @@ describe('k8s/ manifests', () => {
     it('a ScaledObject on a Deployment that does not exist, and a worker left without one', () => {
       const set = mutate('ScaledObject', 'checks', (s) => (s.spec.scaleTargetRef.name = 'check'));
       expect(scaledObjectProblems(set, CONSUMERS)).toEqual(
-        expect.arrayContaining([expect.stringMatching(/^ScaledObjects target \[/), 'ScaledObject checks targets Deployment check, which is not in this set']),
+        expect.arrayContaining([
+          expect.stringMatching(/^ScaledObjects target \[/),
+          'ScaledObject checks targets Deployment check, which is not in this set',
+        ]),
       );
     });
 
@@ -406,8 +433,14 @@ describe('k8s/ manifests', () => {
     });
 
     it('a migration Job that runs something else or misses its Secret', () => {
-      const set = mutate('Job', 'lead-router-migrate', (j) => (j.spec.template.spec.containers[0].command = ['node', 'dist/apps/ops/src/main.js', 'db', 'status']));
-      expect(migrationJobProblems(set, migrateScript)).toEqual([`Job lead-router-migrate runs "node dist/apps/ops/src/main.js db status", npm run migrate is "${migrateScript}"`]);
+      const set = mutate(
+        'Job',
+        'lead-router-migrate',
+        (j) => (j.spec.template.spec.containers[0].command = ['node', 'dist/apps/ops/src/main.js', 'db', 'status']),
+      );
+      expect(migrationJobProblems(set, migrateScript)).toEqual([
+        `Job lead-router-migrate runs "node dist/apps/ops/src/main.js db status", npm run migrate is "${migrateScript}"`,
+      ]);
       const noSecret = productionSet().filter((o) => o.kind !== 'Secret');
       expect(migrationJobProblems(noSecret, migrateScript)).toContain('envFrom names Secret lead-router-secrets, which is not in this set');
     });
@@ -429,8 +462,14 @@ describe('k8s/ manifests', () => {
       ]);
       const dry = mutate('CronJob', cron, (c) => (containerOf(c).args = ['--dry-run']));
       expect(retentionCronJobProblems(dry, opsScript, isOpsCommand)).toEqual([`CronJob ${cron} only ever dry-runs`]);
-      const unknown = mutate('CronJob', cron, (c) => (containerOf(c).command = ['node', 'dist/apps/ops/src/main.js', 'retention', 'run', '--yes']));
-      expect(retentionCronJobProblems(unknown, opsScript, isOpsCommand)).toEqual([`CronJob ${cron} runs "node dist/apps/ops/src/main.js retention run --yes", not "${opsScript} retention run"`]);
+      const unknown = mutate(
+        'CronJob',
+        cron,
+        (c) => (containerOf(c).command = ['node', 'dist/apps/ops/src/main.js', 'retention', 'run', '--yes']),
+      );
+      expect(retentionCronJobProblems(unknown, opsScript, isOpsCommand)).toEqual([
+        `CronJob ${cron} runs "node dist/apps/ops/src/main.js retention run --yes", not "${opsScript} retention run"`,
+      ]);
       const rootAndToken = mutate('CronJob', cron, (c) => {
         c.spec.jobTemplate.spec.template.spec.securityContext.runAsUser = 0;
         c.spec.jobTemplate.spec.template.spec.automountServiceAccountToken = true;
@@ -442,14 +481,23 @@ describe('k8s/ manifests', () => {
         `CronJob ${cron} runs lead-router:latest, the apps run registry.example.com/lead-router:0.1.0`,
       ]);
       const early = mutate('CronJob', cron, (c) => (c.metadata.labels['lead-router/deploy-step'] = 'migrate'));
-      expect(retentionCronJobProblems(early, opsScript, isOpsCommand)).toEqual([`CronJob ${cron} would be applied in the migration step, before the schema it needs`]);
+      expect(retentionCronJobProblems(early, opsScript, isOpsCommand)).toEqual([
+        `CronJob ${cron} would be applied in the migration step, before the schema it needs`,
+      ]);
       const noSecret = productionSet().filter((o) => o.kind !== 'Secret');
       expect(retentionCronJobProblems(noSecret, opsScript, isOpsCommand)).toEqual(
-        expect.arrayContaining(['envFrom names Secret lead-router-secrets, which is not in this set', `CronJob ${cron} gets no DATABASE_URL`]),
+        expect.arrayContaining([
+          'envFrom names Secret lead-router-secrets, which is not in this set',
+          `CronJob ${cron} gets no DATABASE_URL`,
+        ]),
       );
       const badSetting = mutate('ConfigMap', 'lead-router-config', (c) => (c.data.RETENTION_SEARCH_DAYS = '1'));
-      expect(retentionCronJobProblems(badSetting, opsScript, isOpsCommand).join('\n')).toMatch(/loadConfig\('ops'\) refuses [\s\S]*RETENTION_SEARCH_DAYS=1: .*less than 3/);
-      expect(imageProblems(rootAndToken, parseImage)).toContain('containers run 2 images (registry.example.com/lead-router:0.1.0, lead-router:latest), expected one');
+      expect(retentionCronJobProblems(badSetting, opsScript, isOpsCommand).join('\n')).toMatch(
+        /loadConfig\('ops'\) refuses [\s\S]*RETENTION_SEARCH_DAYS=1: .*less than 3/,
+      );
+      expect(imageProblems(rootAndToken, parseImage)).toContain(
+        'containers run 2 images (registry.example.com/lead-router:0.1.0, lead-router:latest), expected one',
+      );
     });
 
     it('a PodMonitor on a port the pods do not name, on pods it does not select, or in another namespace', () => {
@@ -464,14 +512,20 @@ describe('k8s/ manifests', () => {
       expect(podMonitorProblems(apps, narrow)).toEqual(['gateway: 0 PodMonitors select its pods, expected 1']);
       const elsewhere = monitoring();
       for (const o of elsewhere) o.metadata.namespace = 'lead-router-staging';
-      expect(podMonitorProblems(apps, elsewhere)).toContain('PodMonitor lead-router is in namespace lead-router-staging, the apps in lead-router-production');
+      expect(podMonitorProblems(apps, elsewhere)).toContain(
+        'PodMonitor lead-router is in namespace lead-router-staging, the apps in lead-router-production',
+      );
       const noJob = monitoring();
       delete podMonitor(noJob).spec.jobLabel;
-      expect(podMonitorProblems(apps, noJob)).toContain('checks: PodMonitor lead-router gives job lead-router-production/lead-router, the alert rules select job lead-router');
+      expect(podMonitorProblems(apps, noJob)).toContain(
+        'checks: PodMonitor lead-router gives job lead-router-production/lead-router, the alert rules select job lead-router',
+      );
       const portChanged = productionSet();
       const checks = find(portChanged, 'Deployment', 'checks') as Mutable;
       checks.spec.template.spec.containers[0].ports[0].name = 'web';
-      expect(podMonitorProblems(portChanged, monitoringOf('production'))).toContain('checks: PodMonitor lead-router names no port of its container (http)');
+      expect(podMonitorProblems(portChanged, monitoringOf('production'))).toContain(
+        'checks: PodMonitor lead-router names no port of its container (http)',
+      );
     });
 
     it('reads the Secret the way the pods get it', () => {
@@ -485,13 +539,37 @@ describe('k8s/ manifests', () => {
 
   describe('the kustomize subset (test/support/kustomize-lite.ts)', () => {
     it('merges containers by name, maps recursively, and deletes on null', () => {
-      const target = { spec: { containers: [{ name: 'a', image: 'x', resources: { requests: { cpu: '1' }, limits: { cpu: '2' } } }, { name: 'b', image: 'y' }] }, keep: 1, drop: 2 };
-      strategicMerge(target as never, { spec: { containers: [{ name: 'a', resources: { requests: { cpu: '50m' } } }] }, drop: null } as never, true, 't');
-      expect(target).toEqual({ spec: { containers: [{ name: 'a', image: 'x', resources: { requests: { cpu: '50m' }, limits: { cpu: '2' } } }, { name: 'b', image: 'y' }] }, keep: 1 });
+      const target = {
+        spec: {
+          containers: [
+            { name: 'a', image: 'x', resources: { requests: { cpu: '1' }, limits: { cpu: '2' } } },
+            { name: 'b', image: 'y' },
+          ],
+        },
+        keep: 1,
+        drop: 2,
+      };
+      strategicMerge(
+        target as never,
+        { spec: { containers: [{ name: 'a', resources: { requests: { cpu: '50m' } } }] }, drop: null } as never,
+        true,
+        't',
+      );
+      expect(target).toEqual({
+        spec: {
+          containers: [
+            { name: 'a', image: 'x', resources: { requests: { cpu: '50m' }, limits: { cpu: '2' } } },
+            { name: 'b', image: 'y' },
+          ],
+        },
+        keep: 1,
+      });
     });
 
     it('refuses a list merge it does not know on a built-in kind, and replaces lists of custom resources', () => {
-      expect(() => strategicMerge({ tolerations: [] } as never, { tolerations: [{ key: 'k' }] } as never, true, 't')).toThrow(/not implemented/);
+      expect(() => strategicMerge({ tolerations: [] } as never, { tolerations: [{ key: 'k' }] } as never, true, 't')).toThrow(
+        /not implemented/,
+      );
       const custom = { triggers: [{ type: 'a' }, { type: 'b' }] };
       strategicMerge(custom as never, { triggers: [{ type: 'c' }] } as never, false, 't');
       expect(custom).toEqual({ triggers: [{ type: 'c' }] });
@@ -499,7 +577,11 @@ describe('k8s/ manifests', () => {
 
     it('reads image references with registries, ports, tags and digests', () => {
       expect(parseImage('lead-router')).toEqual({ name: 'lead-router', digest: undefined });
-      expect(parseImage('registry.example.com:5000/team/lead-router:0.1.0')).toEqual({ name: 'registry.example.com:5000/team/lead-router', tag: '0.1.0', digest: undefined });
+      expect(parseImage('registry.example.com:5000/team/lead-router:0.1.0')).toEqual({
+        name: 'registry.example.com:5000/team/lead-router',
+        tag: '0.1.0',
+        digest: undefined,
+      });
       expect(parseImage('r.example.com/lead-router@sha256:abc')).toEqual({ name: 'r.example.com/lead-router', digest: 'sha256:abc' });
     });
 

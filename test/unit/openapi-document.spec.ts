@@ -56,17 +56,26 @@ describe('the OpenAPI document and its client', () => {
     const doc = JSON.parse(readFileSync(join(ROOT, DOCUMENT), 'utf8'));
     // The budget each path spends (the lead-status read counts toward the leads endpoint's).
     const budget: Record<string, EndpointName> = {
-      '/api/v1/engine/search': 'search', '/api/v1/engine/results/{svc_lead_id}': 'results', '/api/v1/engine/leads': 'leads',
-      '/api/v1/engine/leads/{svc_lead_id}': 'leads', '/api/v1/engine/dupe-check': 'dupe-check', '/api/v1/engine/opt-outs': 'opt-outs',
+      '/api/v1/engine/search': 'search',
+      '/api/v1/engine/results/{svc_lead_id}': 'results',
+      '/api/v1/engine/leads': 'leads',
+      '/api/v1/engine/leads/{svc_lead_id}': 'leads',
+      '/api/v1/engine/dupe-check': 'dupe-check',
+      '/api/v1/engine/opt-outs': 'opt-outs',
       '/api/v1/buyer/returns': 'returns',
     };
     expect(Object.keys(doc.paths).sort()).toEqual(Object.keys(budget).sort());
-    for (const [path, ops] of Object.entries<Record<string, { responses: Record<string, { headers?: Record<string, { description: string }> }> }>>(doc.paths)) {
+    for (const [path, ops] of Object.entries<
+      Record<string, { responses: Record<string, { headers?: Record<string, { description: string }> }> }>
+    >(doc.paths)) {
       const { perMinute, burst } = DEFAULT_RATE_LIMITS[budget[path]];
       for (const [method, op] of Object.entries(ops)) {
         for (const status of ['200', '202'].filter((s) => op.responses[s])) {
           expect({ path, method, status, header: op.responses[status].headers?.['X-RateLimit-Limit']?.description }).toEqual({
-            path, method, status, header: expect.stringContaining(`\`${perMinute}/min; burst=${burst}\``),
+            path,
+            method,
+            status,
+            header: expect.stringContaining(`\`${perMinute}/min; burst=${burst}\``),
           });
         }
       }
@@ -83,7 +92,18 @@ describe('the OpenAPI document and its client', () => {
 
   it('passes Spectral lint (spectral:oas, .spectral.yaml): no result of any severity', () => {
     const out = join(scratch, 'spectral.json');
-    const r = run('spectral', ['lint', DOCUMENT, '--ruleset', '.spectral.yaml', '--format', 'json', '--output', out, '--fail-severity', 'hint']);
+    const r = run('spectral', [
+      'lint',
+      DOCUMENT,
+      '--ruleset',
+      '.spectral.yaml',
+      '--format',
+      'json',
+      '--output',
+      out,
+      '--fail-severity',
+      'hint',
+    ]);
     const results = JSON.parse(readFileSync(out, 'utf8')) as Array<{ code: string; message: string; path: string[] }>;
     expect(results.map((x) => `${x.code} at ${x.path.join('.')}: ${x.message}`)).toEqual([]);
     expect([r.code, r.stderr]).toEqual([0, '']);
@@ -93,8 +113,12 @@ describe('the OpenAPI document and its client', () => {
     const out = join(scratch, 'generated');
     const r = run('openapi-ts', ['-f', 'packages/client/openapi-ts.config.ts', '--silent'], { CLIENT_GENERATED_DIR: out });
     expect([r.code, r.stderr]).toEqual([0, '']);
-    const fresh = filesUnder(out).map((f) => relative(out, f)).sort();
-    const committed = filesUnder(GENERATED).map((f) => relative(GENERATED, f)).sort();
+    const fresh = filesUnder(out)
+      .map((f) => relative(out, f))
+      .sort();
+    const committed = filesUnder(GENERATED)
+      .map((f) => relative(GENERATED, f))
+      .sort();
     expect(committed).toEqual(fresh);
     for (const file of fresh) {
       // A difference means openapi.json, the configuration or the generator changed without `npm run client:generate`.

@@ -68,7 +68,11 @@ describe('Prometheus rules', () => {
 
     it.each(alerts.map((a) => a.alert))('have a case where %s fires and one where it does not', (name) => {
       const of = cases.filter((c) => c.alertname === name);
-      expect([name, of.some((c) => (c.exp_alerts ?? []).length > 0), of.some((c) => (c.exp_alerts ?? []).length === 0)]).toEqual([name, true, true]);
+      expect([name, of.some((c) => (c.exp_alerts ?? []).length > 0), of.some((c) => (c.exp_alerts ?? []).length === 0)]).toEqual([
+        name,
+        true,
+        true,
+      ]);
     });
 
     it('name no alert the rules do not have', () => {
@@ -86,20 +90,26 @@ describe('Prometheus rules', () => {
       for (const r of records) expect(r.record).toMatch(/^lead_router:[a-z0-9_]+:[a-z0-9_]+$/);
     });
 
-    it.each(alerts.map((a) => [a.alert, a] as const))('%s: series compared with numbers, each a metric or a recording rule of the file', (_name, a) => {
-      const comparisons = comparisonsOf(a.expr);
-      expect({ expr: a.expr, shaped: comparisons !== undefined }).toEqual({ expr: a.expr, shaped: true });
-      for (const c of comparisons!) {
-        if (c.metric.includes(':')) expect([c.metric, recorded.has(c.metric)]).toEqual([c.metric, true]);
-      }
-    });
+    it.each(alerts.map((a) => [a.alert, a] as const))(
+      '%s: series compared with numbers, each a metric or a recording rule of the file',
+      (_name, a) => {
+        const comparisons = comparisonsOf(a.expr);
+        expect({ expr: a.expr, shaped: comparisons !== undefined }).toEqual({ expr: a.expr, shaped: true });
+        for (const c of comparisons!) {
+          if (c.metric.includes(':')) expect([c.metric, recorded.has(c.metric)]).toEqual([c.metric, true]);
+        }
+      },
+    );
 
-    it.each(alerts.map((a) => [a.alert, a] as const))('%s: reads recording rules of its own group, recorded before it (the same evaluation’s values)', (name, a) => {
-      const group = groups.find((g) => g.rules.includes(a))!;
-      const before = group.rules.slice(0, group.rules.indexOf(a)).flatMap((r) => ('record' in r ? [r.record] : []));
-      const read = (comparisonsOf(a.expr) ?? []).map((c) => c.metric).filter((m) => m.includes(':'));
-      expect([name, read.filter((m) => !before.includes(m))]).toEqual([name, []]);
-    });
+    it.each(alerts.map((a) => [a.alert, a] as const))(
+      '%s: reads recording rules of its own group, recorded before it (the same evaluation’s values)',
+      (name, a) => {
+        const group = groups.find((g) => g.rules.includes(a))!;
+        const before = group.rules.slice(0, group.rules.indexOf(a)).flatMap((r) => ('record' in r ? [r.record] : []));
+        const read = (comparisonsOf(a.expr) ?? []).map((c) => c.metric).filter((m) => m.includes(':'));
+        expect([name, read.filter((m) => !before.includes(m))]).toEqual([name, []]);
+      },
+    );
 
     it.each(alerts.map((a) => [a.alert, a] as const))('%s: a `for`, a severity, a summary and a description', (_name, a) => {
       expect(a.for).toMatch(/^\d+[smh]$/);
@@ -108,14 +118,17 @@ describe('Prometheus rules', () => {
       expect(a.annotations?.description?.length).toBeGreaterThan(20);
     });
 
-    it.each(alerts.map((a) => [a.alert, a] as const))('%s: a runbook_url to its own section of a runbook under docs/runbooks/', (name, a) => {
-      const m = /^docs\/runbooks\/([a-z0-9-]+\.md)#([a-z0-9-]+)$/.exec(a.annotations?.runbook_url ?? '');
-      expect([a.annotations?.runbook_url, m !== null]).toEqual([a.annotations?.runbook_url, true]);
-      const file = join(ROOT, 'docs/runbooks', m![1]);
-      expect([file, existsSync(file)]).toEqual([file, true]);
-      expect(m![2]).toBe(name.toLowerCase());
-      expect([...headingAnchors(readFileSync(file, 'utf8'))]).toContain(m![2]);
-    });
+    it.each(alerts.map((a) => [a.alert, a] as const))(
+      '%s: a runbook_url to its own section of a runbook under docs/runbooks/',
+      (name, a) => {
+        const m = /^docs\/runbooks\/([a-z0-9-]+\.md)#([a-z0-9-]+)$/.exec(a.annotations?.runbook_url ?? '');
+        expect([a.annotations?.runbook_url, m !== null]).toEqual([a.annotations?.runbook_url, true]);
+        const file = join(ROOT, 'docs/runbooks', m![1]);
+        expect([file, existsSync(file)]).toEqual([file, true]);
+        expect(m![2]).toBe(name.toLowerCase());
+        expect([...headingAnchors(readFileSync(file, 'utf8'))]).toContain(m![2]);
+      },
+    );
   });
 
   it('compares latencies on a bucket boundary of http_request_duration_seconds, so p99 over the threshold is exact', () => {

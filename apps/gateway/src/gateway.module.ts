@@ -38,7 +38,9 @@ export class GatewayModule {
       module: GatewayModule,
       imports: [
         ConfigModule.forRoot(config),
-        ObservabilityLoggerModule.forRoot(config, { unlogged: [{ path: 'api/v1/engine/results/:svc_lead_id', method: RequestMethod.GET }] }),
+        ObservabilityLoggerModule.forRoot(config, {
+          unlogged: [{ path: 'api/v1/engine/results/:svc_lead_id', method: RequestMethod.GET }],
+        }),
         DatabaseModule,
         RepositoriesModule,
         RedisModule,
@@ -52,7 +54,15 @@ export class GatewayModule {
             [postgresReadiness(ds), redisReadiness(redis), amqpReadiness(amqp)].map((c) => deps.readiness(c)),
         }),
       ],
-      controllers: [StartSearchHandler, PollResultsHandler, SubmitLeadHandler, LeadStatusHandler, PreCheckHandler, OptOutsHandler, ReturnLeadHandler],
+      controllers: [
+        StartSearchHandler,
+        PollResultsHandler,
+        SubmitLeadHandler,
+        LeadStatusHandler,
+        PreCheckHandler,
+        OptOutsHandler,
+        ReturnLeadHandler,
+      ],
       providers: [
         CatalogChanges,
         ApiKeyCache,

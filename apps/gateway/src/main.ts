@@ -10,7 +10,11 @@ import { installPollFastPath } from './poll-results/poll-fast-path';
 import { BUYER_RETURNS_BODY_LIMIT, BUYER_RETURNS_PATH } from './return-lead/return-lead.handler';
 
 /** Routes with a body limit of their own (the contract: the pre-check's 16 KB; the opt-out intake's, docs/opt-outs.md; the buyer API's returns, docs/returns.md). */
-const BODY_LIMITS: Record<string, number> = { [DUPE_CHECK_PATH]: DUPE_CHECK_BODY_LIMIT, [OPT_OUTS_PATH]: OPT_OUTS_BODY_LIMIT, [BUYER_RETURNS_PATH]: BUYER_RETURNS_BODY_LIMIT };
+const BODY_LIMITS: Record<string, number> = {
+  [DUPE_CHECK_PATH]: DUPE_CHECK_BODY_LIMIT,
+  [OPT_OUTS_PATH]: OPT_OUTS_BODY_LIMIT,
+  [BUYER_RETURNS_PATH]: BUYER_RETURNS_BODY_LIMIT,
+};
 
 /** The only public HTTP surface: the affiliate API of ../shared/spec/affiliate-api.md, and the buyer API of docs/returns.md. */
 async function main(): Promise<void> {

@@ -10,7 +10,11 @@ export async function withBroker<T>(url: string, fn: (conn: amqplib.ChannelModel
   let conn: amqplib.ChannelModel;
   try {
     // noDelay: without it every get, publish and ack waits for the broker's delayed TCP ACK (tens of ms each).
-    conn = await amqplib.connect(url, { timeout: CONNECT_TIMEOUT_MS, noDelay: true, clientProperties: { connection_name: 'lead-router:ops' } });
+    conn = await amqplib.connect(url, {
+      timeout: CONNECT_TIMEOUT_MS,
+      noDelay: true,
+      clientProperties: { connection_name: 'lead-router:ops' },
+    });
   } catch (e) {
     throw new CliError(`cannot connect to RabbitMQ at ${redactUrl(url, 'AMQP_URL')}: ${(e as Error).message}`);
   }

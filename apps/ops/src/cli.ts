@@ -18,7 +18,22 @@ import { CliContext } from './context';
 import { CliIo, processIo } from './io';
 
 /** Each command group registers itself; a new group is one file in commands/ and one line here. */
-const COMMAND_GROUPS = [registerDbCommands, registerCatalogCommands, registerKeysCommands, registerLeadCommands, registerReportCommands, registerDlqCommands, registerDeliveriesCommands, registerRetentionCommands, registerStorageCommands, registerConsentCommands, registerOptOutCommands, registerReturnsCommands, registerStatementCommands, registerPersonCommands];
+const COMMAND_GROUPS = [
+  registerDbCommands,
+  registerCatalogCommands,
+  registerKeysCommands,
+  registerLeadCommands,
+  registerReportCommands,
+  registerDlqCommands,
+  registerDeliveriesCommands,
+  registerRetentionCommands,
+  registerStorageCommands,
+  registerConsentCommands,
+  registerOptOutCommands,
+  registerReturnsCommands,
+  registerStatementCommands,
+  registerPersonCommands,
+];
 
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('ops')

@@ -18,7 +18,11 @@ export function redactUrl(url: string, variable = 'DATABASE_URL'): string {
  * statement may take 40 s, or `statementTimeoutMs` for a command that counts
  * or moves a whole day of searches (retention, storage); connecting, 10 s.
  */
-export async function withDatabase<T>(url: string, fn: (ds: DataSource) => Promise<T>, opts: { statementTimeoutMs?: number } = {}): Promise<T> {
+export async function withDatabase<T>(
+  url: string,
+  fn: (ds: DataSource) => Promise<T>,
+  opts: { statementTimeoutMs?: number } = {},
+): Promise<T> {
   const timeoutMs = opts.statementTimeoutMs === undefined ? 10000 : opts.statementTimeoutMs / 4;
   const ds = createDataSource({ url, poolSize: 2, timeoutMs, poolWaitMs: 10000, applicationName: 'lead-router-ops' });
   try {

@@ -9,7 +9,9 @@ import { TcpProxy } from '../tcp-proxy';
 /** rabbitmqctl without blocking the event loop (the run's clients keep sending while the broker restarts). */
 function rabbitmqctlAsync(...args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile('rabbitmqctl', ['-q', ...args], { timeout: 120_000 }, (err, _out, stderr) => (err ? reject(new Error(`rabbitmqctl ${args.join(' ')}: ${stderr || err.message}`)) : resolve()));
+    execFile('rabbitmqctl', ['-q', ...args], { timeout: 120_000 }, (err, _out, stderr) =>
+      err ? reject(new Error(`rabbitmqctl ${args.join(' ')}: ${stderr || err.message}`)) : resolve(),
+    );
   });
 }
 
@@ -51,7 +53,8 @@ export async function closeChaosBrokers(): Promise<void> {
 
 /** A proxy in front of the machine's broker at 127.0.0.1:5672; `amqpUrl` must name that address. */
 export async function proxiedBroker(amqpUrl: string, vhost: string): Promise<ChaosBroker> {
-  if (!/@127\.0\.0\.1:5672\//.test(amqpUrl)) throw new Error(`AMQP_URL ${amqpUrl} does not name 127.0.0.1:5672; the proxy cannot sit in front of it`);
+  if (!/@127\.0\.0\.1:5672\//.test(amqpUrl))
+    throw new Error(`AMQP_URL ${amqpUrl} does not name 127.0.0.1:5672; the proxy cannot sit in front of it`);
   const proxy = new TcpProxy(5672);
   await proxy.start();
   const broker: ChaosBroker = {

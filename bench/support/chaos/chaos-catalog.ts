@@ -27,8 +27,12 @@ interface OwnOfferSpec {
 const OWN_OFFERS: readonly OwnOfferSpec[] = [
   { key: 'cap5', type: 'shared', caps: [{ period: 'day', limit: 5 }], school: 'outcome=accept&delay_ms=20', timeoutMs: 4000 },
   {
-    key: 'cap12', type: 'shared', caps: [{ period: 'day', limit: 12 }], campaignCaps: [{ period: 'hour', limit: 8 }],
-    school: 'outcome=accept&delay_ms=80', timeoutMs: 4000,
+    key: 'cap12',
+    type: 'shared',
+    caps: [{ period: 'day', limit: 12 }],
+    campaignCaps: [{ period: 'hour', limit: 8 }],
+    school: 'outcome=accept&delay_ms=80',
+    timeoutMs: 4000,
   },
   { key: 'cap20', type: 'shared', caps: [{ period: 'day', limit: 20 }], school: 'outcome=accept&delay_ms=150', timeoutMs: 4000 },
   { key: 'excl', type: 'exclusive', caps: [{ period: 'day', limit: 15 }], school: 'outcome=accept&delay_ms=50', timeoutMs: 4000 },
@@ -41,7 +45,14 @@ const OWN_OFFERS: readonly OwnOfferSpec[] = [
 
 /** Partner networks on the sandbox, and their offers (partner results need program and answers at submit). */
 const PARTNERS = [
-  { key: 'pa', query: 'delay_ms=300&match=all&outcome=accept', offers: [{ key: 'pa1', caps: [{ period: 'day', limit: 10 }] as CapSpec[] }, { key: 'pa2', caps: [] as CapSpec[] }] },
+  {
+    key: 'pa',
+    query: 'delay_ms=300&match=all&outcome=accept',
+    offers: [
+      { key: 'pa1', caps: [{ period: 'day', limit: 10 }] as CapSpec[] },
+      { key: 'pa2', caps: [] as CapSpec[] },
+    ],
+  },
   { key: 'pb', query: 'delay_ms=900&match=all&outcome=accept', offers: [{ key: 'pb1', caps: [] as CapSpec[] }] },
 ] as const;
 
@@ -92,7 +103,11 @@ export function chaosCatalog(sandboxUrl: string, run: string): ChaosCatalog {
       tcpa_text: `By clicking Request Info I agree that Chaos ${spec.key} College may contact me.`,
       result_ttl_seconds: 900,
       caps: spec.caps,
-      delivery: { adapter: 'sandbox', url: `${sandboxUrl}/schools/${schoolName(spec.key)}/leads?${spec.school}`, timeout_ms: spec.timeoutMs },
+      delivery: {
+        adapter: 'sandbox',
+        url: `${sandboxUrl}/schools/${schoolName(spec.key)}/leads?${spec.school}`,
+        timeout_ms: spec.timeoutMs,
+      },
     };
   });
   const partners = PARTNERS.map((p) => ({

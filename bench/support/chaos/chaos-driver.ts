@@ -18,7 +18,9 @@ export class Tally {
     const key = String(status);
     this.byStatus[key] = (this.byStatus[key] ?? 0) + 1;
     if (typeof status === 'number' && status >= 400) {
-      const detail = [body?.code, body?.error && `error=${String(body.error)}`, body?.field && `field=${String(body.field)}`].filter(Boolean).join(' ');
+      const detail = [body?.code, body?.error && `error=${String(body.error)}`, body?.field && `field=${String(body.field)}`]
+        .filter(Boolean)
+        .join(' ');
       const label = `${status} ${detail}`.trim();
       this.errors[label] = (this.errors[label] ?? 0) + 1;
     }
@@ -251,7 +253,12 @@ export class ChaosDriver {
    * body while it gets no answer or a 503 (at most SUBMIT_RETRIES times, with
    * back-off); keeps it when the gateway took it (a svc_lead_id in a 200 or 202).
    */
-  private async sendSubmit(body: unknown, target: Omit<FailedSubmit, 'status'>, searchId: string | null, scenario: Scenario): Promise<string | undefined> {
+  private async sendSubmit(
+    body: unknown,
+    target: Omit<FailedSubmit, 'status'>,
+    searchId: string | null,
+    scenario: Scenario,
+  ): Promise<string | undefined> {
     const keyed: KeyedSubmit = { key: randomUUID(), answers: [] };
     this.keyedSubmits.push(keyed);
     let a: Answer;
@@ -282,14 +289,26 @@ export class ChaosDriver {
     return leadId;
   }
 
-  private async call(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, tally: Tally, headers: Record<string, string> = {}): Promise<Answer> {
+  private async call(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    timeoutMs: number,
+    tally: Tally,
+    headers: Record<string, string> = {},
+  ): Promise<Answer> {
     tally.sent += 1;
     let answer: Answer;
     try {
       const res = await send(
         this.agent,
         new URL(this.o.gatewayUrl()),
-        { method, path, body: body === undefined ? undefined : JSON.stringify(body), headers: { authorization: `Bearer ${this.o.key}`, ...headers } },
+        {
+          method,
+          path,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          headers: { authorization: `Bearer ${this.o.key}`, ...headers },
+        },
         timeoutMs,
       );
       let parsed: unknown;

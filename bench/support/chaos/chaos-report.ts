@@ -46,7 +46,10 @@ export function renderChaosReport(r: ChaosReport): string {
     `Fault run ${r.run}: ${r.driveSeconds} s of traffic from ${o.clients} clients, seed ${o.seed}, broker outage by ${o.brokerFault}`,
     '',
     'faults:',
-    ...r.faults.map((f) => `  ${String(f.at).padStart(6)} s  ${f.fault === 'broker' ? `broker outage (${o.brokerFault}, ${o.brokerOutageMs} ms)` : `${f.fault} SIGKILL`}; ready again after ${f.downMs} ms${f.note ? `; ${f.note}` : ''}`),
+    ...r.faults.map(
+      (f) =>
+        `  ${String(f.at).padStart(6)} s  ${f.fault === 'broker' ? `broker outage (${o.brokerFault}, ${o.brokerOutageMs} ms)` : `${f.fault} SIGKILL`}; ready again after ${f.downMs} ms${f.note ? `; ${f.note}` : ''}`,
+    ),
     '',
     'answers over time (ok / failed; the faults that began in the window):',
     ...timeline(r),
@@ -72,7 +75,8 @@ export function renderChaosReport(r: ChaosReport): string {
     '',
     ...details(r),
     r.failures.length === 0
-      ? 'PASS: nothing lost, nothing delivered twice, no school holding a lead the service did not accept, no retry answered differently, no cap or sale rule broken, and the faults hit in-flight work' : `FAIL: ${r.failures.join('; ')}`,
+      ? 'PASS: nothing lost, nothing delivered twice, no school holding a lead the service did not accept, no retry answered differently, no cap or sale rule broken, and the faults hit in-flight work'
+      : `FAIL: ${r.failures.join('; ')}`,
   ];
   return lines.join('\n');
 }
@@ -93,7 +97,9 @@ function timeline(r: ChaosReport): string[] {
   };
   const out: string[] = [];
   for (let i = 0; i < windows; i++) {
-    const faults = r.faults.filter((f) => Math.floor(f.at / step) === i).map((f) => (f.fault === 'broker' ? 'broker outage' : `${f.fault} killed`));
+    const faults = r.faults
+      .filter((f) => Math.floor(f.at / step) === i)
+      .map((f) => (f.fault === 'broker' ? 'broker outage' : `${f.fault} killed`));
     const span = `${i * step}-${(i + 1) * step} s`;
     out.push(
       `  ${span.padStart(11)}  searches ${count(r.searches, i, (x) => x === 200).padEnd(9)} submits ${count(r.submits, i, (x) => x === 200 || x === 202).padEnd(9)}${faults.join(', ')}`,
@@ -121,7 +127,9 @@ function details(r: ChaosReport): string[] {
   add('delivered to a school but not accepted', x.deliveredNotAccepted.school);
   add('retries answered differently', x.retriesAnsweredDifferently);
   if (x.deliveredTwice.replayedSchoolCalls + x.deliveredTwice.replayedPartnerCalls > 0) {
-    out.push(`  repeat calls answered from an Idempotency-Key: schools ${x.deliveredTwice.replayedSchoolCalls}, partners ${x.deliveredTwice.replayedPartnerCalls}`);
+    out.push(
+      `  repeat calls answered from an Idempotency-Key: schools ${x.deliveredTwice.replayedSchoolCalls}, partners ${x.deliveredTwice.replayedPartnerCalls}`,
+    );
   }
   if (out.length > 0) out.push('');
   return out;

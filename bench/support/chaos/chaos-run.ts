@@ -102,7 +102,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       submitTimeoutMs: submitAnswerMs + 10_000,
       partnerWaitMs: 1_000,
     });
-    const plan = faultPlan({ driveMs: o.driveMs, everyMs: o.faultEveryMs, warmupMs: o.warmupMs, pauseMs: o.pauseMs, brokerOutageMs: o.brokerOutageMs });
+    const plan = faultPlan({
+      driveMs: o.driveMs,
+      everyMs: o.faultEveryMs,
+      warmupMs: o.warmupMs,
+      pauseMs: o.pauseMs,
+      brokerOutageMs: o.brokerOutageMs,
+    });
     o.log(`driving ${o.clients} clients for ${Math.round(o.driveMs / 1000)} s; faults: ${plan.join(', ')}`);
     const watched = { delivery: [c.slowOfferId], 'partner-adapter': c.partnerOfferIds };
     const startedAt = Date.now();
@@ -136,12 +142,15 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       partner: total(sandboxSamples, 'sandbox_requests_total', { endpoint: 'partner_submit', outcome: 'replayed' }),
     };
     const receipts = await readReceipts(sandbox.url, c.names, replayed, sumOf(counters, 'delivery_buyer_resends_total'));
-    if (receipts.total > receipts.listed) throw new Error(`the sandbox kept ${receipts.listed} of ${receipts.total} receipts: the run is too large to reconcile`);
+    if (receipts.total > receipts.listed)
+      throw new Error(`the sandbox kept ${receipts.listed} of ${receipts.total} receipts: the run is too large to reconcile`);
     const reconciliation = await reconcile(db, c.campaignId, driver, receipts);
     const redeliveries = sumOf(counters, 'messaging_redeliveries_total');
     const taken = driver.leads.size;
     const pendingAnswers = [...driver.leads.values()].filter((l) => l.firstHttp === 202).length;
-    const decidedAfterPending = [...driver.leads.values()].filter((l) => l.firstHttp === 202 && l.finalCode !== undefined && l.finalCode !== 'PENDING').length;
+    const decidedAfterPending = [...driver.leads.values()].filter(
+      (l) => l.firstHttp === 202 && l.finalCode !== undefined && l.finalCode !== 'PENDING',
+    ).length;
     return {
       run,
       options: optionsShown(o),
@@ -174,8 +183,10 @@ export function failuresOf(r: Reconciliation, redeliveries: number): string[] {
   if (r.saleLimitOvershoots.length > 0) out.push(`${r.saleLimitOvershoots.length} sale-limit overshoot(s)`);
   if (r.duplicateSales > 0) out.push(`${r.duplicateSales} person(s) sold twice to one offer`);
   if (r.answerMismatches.length > 0) out.push(`${r.answerMismatches.length} answer(s) contradict the stored decision`);
-  if (r.deliveredNotAccepted.school.length > 0) out.push(`${r.deliveredNotAccepted.school.length} lead(s) a school took but the service did not accept`);
-  if (r.retriesAnsweredDifferently.length > 0) out.push(`${r.retriesAnsweredDifferently.length} retried submit(s) answered differently from the original`);
+  if (r.deliveredNotAccepted.school.length > 0)
+    out.push(`${r.deliveredNotAccepted.school.length} lead(s) a school took but the service did not accept`);
+  if (r.retriesAnsweredDifferently.length > 0)
+    out.push(`${r.retriesAnsweredDifferently.length} retried submit(s) answered differently from the original`);
   if (redeliveries === 0) out.push('no redelivery seen: the faults did not hit in-flight work');
   if (r.capsFilled === 0) out.push('no cap filled: the cap figure proves nothing');
   if (r.groupsAtSaleLimit === 0) out.push('no lead sold 3 times or true_exclusive: the sale-limit figure proves nothing');
@@ -187,7 +198,12 @@ export function failuresOf(r: Reconciliation, redeliveries: number): string[] {
  * delivery to one of `offers` (the slow school; the partner offers) is in
  * flight, so the kill cuts a call to a buyer; says how many were in flight.
  */
-async function inFlightBefore(fault: string, db: Client, campaignId: string, offers: Partial<Record<string, string[]>>): Promise<string | undefined> {
+async function inFlightBefore(
+  fault: string,
+  db: Client,
+  campaignId: string,
+  offers: Partial<Record<string, string[]>>,
+): Promise<string | undefined> {
   const watched = offers[fault];
   if (!watched) return undefined;
   const deadline = Date.now() + 4_000;
@@ -206,7 +222,13 @@ async function inFlightBefore(fault: string, db: Client, campaignId: string, off
 }
 
 /** Waits until every submit the driver got an id for has its decision, nothing is pending in PostgreSQL and the queues are empty. */
-async function settleDown(o: ChaosOptions, broker: ChaosBroker, driver: ChaosDriver, db: Client, campaignId: string): Promise<ChaosReport['settle']> {
+async function settleDown(
+  o: ChaosOptions,
+  broker: ChaosBroker,
+  driver: ChaosDriver,
+  db: Client,
+  campaignId: string,
+): Promise<ChaosReport['settle']> {
   const queued = (withDeadLetters: boolean) => queuedMessages(broker.vhost, { prefix: o.amqpPrefix, withDeadLetters, node: broker.node });
   const started = Date.now();
   const deadline = started + o.settleMs;
@@ -215,14 +237,23 @@ async function settleDown(o: ChaosOptions, broker: ChaosBroker, driver: ChaosDri
   let left = 0;
   for (;;) {
     undecided = await driver.readDecisions();
-    pending = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM leads WHERE campaign_id = $1 AND status = 'pending'`, [campaignId])).rows[0].n;
+    pending = (
+      await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM leads WHERE campaign_id = $1 AND status = 'pending'`, [campaignId])
+    ).rows[0].n;
     left = queued(false);
     if ((undecided === 0 && pending === 0 && left === 0) || Date.now() > deadline) break;
     await sleep(1_000);
   }
   const deadLettered = queued(true) - queued(false);
   const settled = undecided === 0 && pending === 0 && left === 0;
-  return { seconds: Math.round((Date.now() - started) / 100) / 10, settled, undecidedByDriver: undecided, pendingInDatabase: pending, queued: left, deadLettered };
+  return {
+    seconds: Math.round((Date.now() - started) / 100) / 10,
+    settled,
+    undecidedByDriver: undecided,
+    pendingInDatabase: pending,
+    queued: left,
+    deadLettered,
+  };
 }
 
 function optionsShown(o: ChaosOptions): ChaosReport['options'] {

@@ -3,7 +3,13 @@ import type { ChaosBroker } from './broker';
 import type { Fleet } from './fleet';
 
 /** The apps killed in turn, in this order. */
-export const KILLED_APPS = ['search-orchestrator', 'checks', 'partner-adapter', 'delivery', 'gateway'] as const satisfies readonly AppName[];
+export const KILLED_APPS = [
+  'search-orchestrator',
+  'checks',
+  'partner-adapter',
+  'delivery',
+  'gateway',
+] as const satisfies readonly AppName[];
 export type Fault = (typeof KILLED_APPS)[number] | 'broker';
 
 export interface FaultRecord {
@@ -68,7 +74,9 @@ export async function runFaults(plan: Fault[], o: FaultPlanOptions, r: FaultRunn
     }
     if (!(await r.fleet.waitAllReady(60_000))) throw new Error(`the apps were not all ready within 60 s after the ${fault} fault`);
     const record: FaultRecord = { fault, at, downMs: Date.now() - began, ...(note ? { note } : {}) };
-    r.log(`fault ${i + 1}/${plan.length}: ${fault === 'broker' ? `broker outage (${r.broker.fault})` : `${fault} SIGKILLed`} at ${at} s, ready again after ${record.downMs} ms${note ? ` (${note})` : ''}`);
+    r.log(
+      `fault ${i + 1}/${plan.length}: ${fault === 'broker' ? `broker outage (${r.broker.fault})` : `${fault} SIGKILLed`} at ${at} s, ready again after ${record.downMs} ms${note ? ` (${note})` : ''}`,
+    );
     records.push(record);
   }
   return records;

@@ -108,7 +108,8 @@ export class Fleet {
     this.latest.delete(handle);
     if (!samples) return;
     const counts = countsOf(handle.name, samples);
-    for (const name of COUNTED) for (const [app, n] of Object.entries(counts[name])) this.retired[name][app] = (this.retired[name][app] ?? 0) + n;
+    for (const name of COUNTED)
+      for (const [app, n] of Object.entries(counts[name])) this.retired[name][app] = (this.retired[name][app] ?? 0) + n;
   }
 }
 

@@ -162,7 +162,9 @@ export async function reconcile(
   const lostIds = new Set([...takenNotDecided, ...pendingInDatabase, ...receivedWithoutSale]);
 
   const answerMismatches = [...driverLeads.values()]
-    .filter((d) => d.finalCode !== undefined && d.finalCode !== 'PENDING' && stored.has(d.leadId) && stored.get(d.leadId)!.code !== d.finalCode)
+    .filter(
+      (d) => d.finalCode !== undefined && d.finalCode !== 'PENDING' && stored.has(d.leadId) && stored.get(d.leadId)!.code !== d.finalCode,
+    )
     .map((d) => ({ leadId: d.leadId, answered: d.finalCode!, stored: stored.get(d.leadId)!.code }));
 
   const twice = [...receipts.byLead.entries()].filter(([, n]) => n > 1).map(([id]) => id);
@@ -234,11 +236,14 @@ export async function reconcile(
   ).rows;
   const saleLimitOvershoots: Reconciliation['saleLimitOvershoots'] = [];
   for (const g of groups) {
-    if (g.live > 3) saleLimitOvershoots.push({ leadGroupId: g.lead_group_id, rule: 'more than max_accepted_submissions (3)', liveSales: g.live });
-    if (g.true_exclusive > 0 && g.live > 1) saleLimitOvershoots.push({ leadGroupId: g.lead_group_id, rule: 'true_exclusive sale plus another', liveSales: g.live });
+    if (g.live > 3)
+      saleLimitOvershoots.push({ leadGroupId: g.lead_group_id, rule: 'more than max_accepted_submissions (3)', liveSales: g.live });
+    if (g.true_exclusive > 0 && g.live > 1)
+      saleLimitOvershoots.push({ leadGroupId: g.lead_group_id, rule: 'true_exclusive sale plus another', liveSales: g.live });
   }
   const groupsAtSaleLimit = groups.filter((g) => g.live >= 3 || g.true_exclusive > 0).length;
-  for (const c of exclusiveClashes) saleLimitOvershoots.push({ leadGroupId: c.lead_group_id, rule: 'school that bought exclusively sold again', liveSales: c.live });
+  for (const c of exclusiveClashes)
+    saleLimitOvershoots.push({ leadGroupId: c.lead_group_id, rule: 'school that bought exclusively sold again', liveSales: c.live });
   const duplicateSales = Number(
     (
       await db.query<{ n: string }>(

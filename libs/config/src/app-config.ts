@@ -1,11 +1,4 @@
-export type AppName =
-  | 'gateway'
-  | 'search-orchestrator'
-  | 'partner-adapter'
-  | 'checks'
-  | 'delivery'
-  | 'sandbox'
-  | 'ops';
+export type AppName = 'gateway' | 'search-orchestrator' | 'partner-adapter' | 'checks' | 'delivery' | 'sandbox' | 'ops';
 
 /** The HTTP port each app listens on (gateway: API; workers: health and metrics). */
 export const APP_DEFAULT_PORTS: Record<AppName, number> = {

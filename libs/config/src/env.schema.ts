@@ -31,11 +31,17 @@ export class EnvironmentVariables {
   AMQP_PREFIX = 'lr';
 
   /** Messages a worker handles at once; each app has its own default (see APP_DEFAULT_PREFETCH). */
-  @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   AMQP_PREFETCH?: number;
 
   /** Tries of a message (first delivery included) before it goes to its dead-letter queue. */
-  @Transform(toInt) @IsInt() @Min(1) @Max(50)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(50)
   AMQP_MAX_ATTEMPTS = 5;
 
   /** Back-off before retry 1, 2, …; the last value repeats. Comma-separated milliseconds. */
@@ -43,25 +49,40 @@ export class EnvironmentVariables {
   AMQP_RETRY_DELAYS_MS = '1000,5000,15000,60000';
 
   /** Gateway HTTP port. */
-  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT = 3000;
 
-  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   SANDBOX_PORT = 4100;
 
   /** Health/metrics port of a worker app; each app has its own default (see APP_DEFAULT_PORTS). */
-  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   HTTP_PORT?: number;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
   /** How long a caller waits on a dependency (Redis, PostgreSQL, RabbitMQ) before answering 503. */
-  @Transform(toInt) @IsInt() @Min(100) @Max(30000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(30000)
   DEPENDENCY_TIMEOUT_MS = 1500;
 
   /** How long the gateway waits for the search-orchestrator's first answer to a search. */
-  @Transform(toInt) @IsInt() @Min(100) @Max(60000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60000)
   SEARCH_REPLY_TIMEOUT_MS = 3000;
 
   /**
@@ -69,11 +90,17 @@ export class EnvironmentVariables {
    * PENDING (HTTP 202); the decision still completes and is stored, and
    * GET /api/v1/engine/leads/{svc_lead_id} answers it.
    */
-  @Transform(toInt) @IsInt() @Min(100) @Max(60000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60000)
   SUBMIT_ANSWER_TIMEOUT_MS = 5000;
 
   /** A search stays open this long at most (contract: 45 seconds). */
-  @Transform(toInt) @IsInt() @Min(1) @Max(3600)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
   SEARCH_OPEN_SECONDS = 45;
 
   /**
@@ -81,11 +108,17 @@ export class EnvironmentVariables {
    * answer may wait for the search's other partners still being called, to
    * go with theirs in one message (0: never waits).
    */
-  @Transform(toInt) @IsInt() @Min(0) @Max(1000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1000)
   PARTNER_ANSWER_GATHER_MS = 10;
 
   /** On SIGTERM, how long in-flight work may take before the process exits anyway. */
-  @Transform(toInt) @IsInt() @Min(0) @Max(600000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600000)
   SHUTDOWN_GRACE_MS = 10000;
 
   /**
@@ -93,7 +126,10 @@ export class EnvironmentVariables {
    * consuming, before it stops taking work (behind a load balancer: long enough
    * for it to notice, e.g. 5000 on Kubernetes).
    */
-  @Transform(toInt) @IsInt() @Min(0) @Max(60000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60000)
   SHUTDOWN_DELAY_MS = 0;
 
   /**
@@ -101,11 +137,17 @@ export class EnvironmentVariables {
    * reaches every gateway at once through Redis (keys revoke announces it);
    * this bounds how long any other change (a paused affiliate) takes.
    */
-  @Transform(toInt) @IsInt() @Min(0) @Max(60000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60000)
   API_KEY_CACHE_MS = 1000;
 
   /** How long a worker reuses a campaign's offers as read from the catalog; 0 reads them for every search. */
-  @Transform(toInt) @IsInt() @Min(0) @Max(600000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600000)
   CATALOG_CACHE_MS = 2000;
 
   /**
@@ -114,7 +156,10 @@ export class EnvironmentVariables {
    * are kept with the leads. At least 3 (libs/domain SEARCH_RETENTION): a
    * result can be submitted up to a day after its search.
    */
-  @Transform(toInt) @IsInt() @Min(3) @Max(3650)
+  @Transform(toInt)
+  @IsInt()
+  @Min(3)
+  @Max(3650)
   RETENTION_SEARCH_DAYS = 30;
 
   /**
@@ -122,7 +167,10 @@ export class EnvironmentVariables {
    * (libs/domain MESSAGE_RETENTION): longer than the longest redelivery
    * horizon, a dead-letter replay included.
    */
-  @Transform(toInt) @IsInt() @Min(2) @Max(3650)
+  @Transform(toInt)
+  @IsInt()
+  @Min(2)
+  @Max(3650)
   RETENTION_MESSAGE_DAYS = 30;
 
   /**
@@ -130,6 +178,9 @@ export class EnvironmentVariables {
    * claim holds the notice a little longer: a sender that dies mid-send gives
    * the notice up then, and the delivery service's relay sends it again.
    */
-  @Transform(toInt) @IsInt() @Min(500) @Max(120000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(500)
+  @Max(120000)
   REVOCATION_SEND_TIMEOUT_MS = 10000;
 }

@@ -28,8 +28,12 @@ describe('loadConfig', () => {
   });
 
   it('keeps searches and handled-message records the retention policy’s default days, and refuses fewer than its minimums', () => {
-    expect(loadConfig('ops', {}).retention).toEqual({ searchDays: SEARCH_RETENTION.defaultDays, messageDays: MESSAGE_RETENTION.defaultDays });
-    const at = (search: number, message: number) => loadConfig('ops', { RETENTION_SEARCH_DAYS: String(search), RETENTION_MESSAGE_DAYS: String(message) }).retention;
+    expect(loadConfig('ops', {}).retention).toEqual({
+      searchDays: SEARCH_RETENTION.defaultDays,
+      messageDays: MESSAGE_RETENTION.defaultDays,
+    });
+    const at = (search: number, message: number) =>
+      loadConfig('ops', { RETENTION_SEARCH_DAYS: String(search), RETENTION_MESSAGE_DAYS: String(message) }).retention;
     expect(at(SEARCH_RETENTION.minimumDays, MESSAGE_RETENTION.minimumDays)).toEqual({ searchDays: 3, messageDays: 2 });
     expect(() => at(SEARCH_RETENTION.minimumDays - 1, 30)).toThrow(/RETENTION_SEARCH_DAYS=2/);
     expect(() => at(30, MESSAGE_RETENTION.minimumDays - 1)).toThrow(/RETENTION_MESSAGE_DAYS=1/);

@@ -42,7 +42,11 @@ export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): 
     },
     sandbox: { port: parsed.SANDBOX_PORT },
     dependencyTimeoutMs: parsed.DEPENDENCY_TIMEOUT_MS,
-    search: { replyTimeoutMs: parsed.SEARCH_REPLY_TIMEOUT_MS, openSeconds: parsed.SEARCH_OPEN_SECONDS, partnerAnswerGatherMs: parsed.PARTNER_ANSWER_GATHER_MS },
+    search: {
+      replyTimeoutMs: parsed.SEARCH_REPLY_TIMEOUT_MS,
+      openSeconds: parsed.SEARCH_OPEN_SECONDS,
+      partnerAnswerGatherMs: parsed.PARTNER_ANSWER_GATHER_MS,
+    },
     submitAnswerTimeoutMs: parsed.SUBMIT_ANSWER_TIMEOUT_MS,
     shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS,
     shutdownDelayMs: parsed.SHUTDOWN_DELAY_MS,

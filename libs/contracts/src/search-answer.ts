@@ -45,7 +45,11 @@ export type SearchAnswerState = Omit<SearchMeta, 'order'>;
  * even if a worker died. The search-orchestrator answers a search with it and
  * the gateway answers polls with it.
  */
-export function searchAnswerBody(state: SearchAnswerState, entries: readonly Buffer[], now: Date = new Date()): { body: Buffer; processingDone: boolean } {
+export function searchAnswerBody(
+  state: SearchAnswerState,
+  entries: readonly Buffer[],
+  now: Date = new Date(),
+): { body: Buffer; processingDone: boolean } {
   const processingDone = state.processingDone || now.getTime() >= Date.parse(state.closesAt);
   const head: Omit<SearchAnswer, 'offers'> = {
     code: 'OK',

@@ -9,7 +9,9 @@ describe('searchStateTtlSeconds: a search stays in Redis while it is open and it
   });
 
   it('until its latest result expires (Date or ISO text), plus the margin', () => {
-    expect(searchStateTtlSeconds(closesAt, [new Date(now + 900_000), '2026-11-26T10:05:00.000Z'], now)).toBe(900 + SEARCH_STATE_MARGIN_SECONDS);
+    expect(searchStateTtlSeconds(closesAt, [new Date(now + 900_000), '2026-11-26T10:05:00.000Z'], now)).toBe(
+      900 + SEARCH_STATE_MARGIN_SECONDS,
+    );
   });
 
   it('a closed search whose results expired: the margin alone; never more than a day', () => {

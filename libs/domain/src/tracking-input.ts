@@ -3,7 +3,17 @@ import { parseIp } from './ip-address';
 
 /** The tracking fields the contract names; other string keys are kept as sent. */
 export const TRACKING_FIELDS = [
-  'ip_address', 'subid', 'subid2', 'utm_source', 'utm_medium', 'utm_campaign', 'wbraid', 'fbclid', 'msclkid', 'ttclid', 'click_id',
+  'ip_address',
+  'subid',
+  'subid2',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'wbraid',
+  'fbclid',
+  'msclkid',
+  'ttclid',
+  'click_id',
 ] as const;
 
 const MAX_TRACKING_VALUE = 500;
@@ -43,7 +53,11 @@ export function parseTracking(input: unknown, ipRequired: boolean, prefix = 'tra
     if (typeof v !== 'string') {
       errors.push({ field: `${prefix}.${k}`, code: 'INVALID_FIELD', message: `${prefix}.${k} must be a string` });
     } else if (v.length > MAX_TRACKING_VALUE) {
-      errors.push({ field: `${prefix}.${k}`, code: 'INVALID_FIELD', message: `${prefix}.${k} must be at most ${MAX_TRACKING_VALUE} characters` });
+      errors.push({
+        field: `${prefix}.${k}`,
+        code: 'INVALID_FIELD',
+        message: `${prefix}.${k} must be at most ${MAX_TRACKING_VALUE} characters`,
+      });
     } else {
       values[k] = v.trim();
     }
@@ -59,7 +73,11 @@ export function parseTracking(input: unknown, ipRequired: boolean, prefix = 'tra
     const parsed = parseIp(rawIp);
     if (!parsed) errors.push({ field, code: 'INVALID_FIELD', message: `${field} must be an IP address` });
     else if (!parsed.publicUnicast) {
-      errors.push({ field, code: 'INVALID_FIELD', message: `${field} must be the consumer's public address (private, shared and reserved addresses are refused)` });
+      errors.push({
+        field,
+        code: 'INVALID_FIELD',
+        message: `${field} must be the consumer's public address (private, shared and reserved addresses are refused)`,
+      });
     } else ip = parsed.normalized;
   }
   return { tracking: { values, ip }, errors };

@@ -116,7 +116,9 @@ export class AmqpConnection implements OnModuleInit, OnApplicationShutdown {
     this.createChannel('publisher', async (channel) => {
       await declareTopology(channel, this.topology);
       const replyQueue = await this.replies.attach(channel);
-      channel.once('close', () => this.replies.abandonQueue(replyQueue, new ReplyLostError('lost the RabbitMQ connection while waiting for the reply')));
+      channel.once('close', () =>
+        this.replies.abandonQueue(replyQueue, new ReplyLostError('lost the RabbitMQ connection while waiting for the reply')),
+      );
       this.publishing.ready({ channel, replyQueue });
       this.setupError = undefined;
       messagingMetrics.connected.set(1);
@@ -260,7 +262,10 @@ export class AmqpConnection implements OnModuleInit, OnApplicationShutdown {
     })();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new BrokerUnavailableError(`RabbitMQ did not answer about ${queue} in time`)), this.config.dependencyTimeoutMs);
+      timer = setTimeout(
+        () => reject(new BrokerUnavailableError(`RabbitMQ did not answer about ${queue} in time`)),
+        this.config.dependencyTimeoutMs,
+      );
     });
     work.catch(() => undefined); // a late failure after the timeout is not unhandled
     try {

@@ -71,7 +71,10 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
     this.queues = queuesOf(connection.topology, consumer);
     this.log = new Logger(`AmqpTransport:${consumer}`);
     this.settlement = new DeliverySettlement(connection, config, this.queues, (ch) => this.closedChannels.has(ch), this.log);
-    this.depths = [new QueueDepthGauge(connection, this.queues.queue, messagingMetrics.queueDepth), new DeadLetterDepthGauge(connection, this.queues.dlq)];
+    this.depths = [
+      new QueueDepthGauge(connection, this.queues.queue, messagingMetrics.queueDepth),
+      new DeadLetterDepthGauge(connection, this.queues.dlq),
+    ];
     this.gate = new DependencyGate(consumer, this.log, { pause: () => this.stopConsuming(), resume: () => this.resumeConsuming() });
   }
 
@@ -131,7 +134,8 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
         this.queues.queue,
         (msg) => {
           if (msg) this.track(this.onDelivery(channel, msg));
-          else this.log.warn(`the broker cancelled the consumer of ${this.queues.queue} (queue deleted?); it resumes on the next reconnect`);
+          else
+            this.log.warn(`the broker cancelled the consumer of ${this.queues.queue} (queue deleted?); it resumes on the next reconnect`);
         },
         { noAck: false },
       ));
@@ -176,7 +180,9 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
     const started = process.hrtime.bigint();
     const decoded = decodeDelivery(msg);
     // Everything from here runs under the message's correlation id: its log lines, and the messages its handler publishes.
-    const correlationId = decoded.ok ? decoded.meta.correlationId : String(msg.properties.correlationId ?? msg.properties.messageId ?? 'none');
+    const correlationId = decoded.ok
+      ? decoded.meta.correlationId
+      : String(msg.properties.correlationId ?? msg.properties.messageId ?? 'none');
     await withCorrelationId(correlationId, () => this.dispatch(channel, msg, decoded, started));
   }
 
@@ -206,10 +212,24 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
     else this.log.warn(line);
   }
 
-  private async handle(channel: ConfirmChannel, msg: ConsumeMessage, meta: MessageMeta, payload: unknown, typeLabel: string): Promise<Outcome> {
+  private async handle(
+    channel: ConfirmChannel,
+    msg: ConsumeMessage,
+    meta: MessageMeta,
+    payload: unknown,
+    typeLabel: string,
+  ): Promise<Outcome> {
     const handler = this.getHandlers().get(meta.type);
     if (!handler) {
-      return this.settlement.deadLetter(channel, msg, meta, `no handler for ${meta.type} in consumer ${this.consumer}`, meta.attempt, 'no_handler', typeLabel);
+      return this.settlement.deadLetter(
+        channel,
+        msg,
+        meta,
+        `no handler for ${meta.type} in consumer ${this.consumer}`,
+        meta.attempt,
+        'no_handler',
+        typeLabel,
+      );
     }
     const ctx = new AmqpContext([msg, meta, this.consumer]);
     let result: unknown;
@@ -237,7 +257,13 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
    * published the delivery counts as failed (retried like a handler error:
    * the handler's effects are idempotent). Undefined once it is sent.
    */
-  private async forward(channel: ConfirmChannel, msg: ConsumeMessage, meta: MessageMeta, next: Forward, typeLabel: string): Promise<Outcome | undefined> {
+  private async forward(
+    channel: ConfirmChannel,
+    msg: ConsumeMessage,
+    meta: MessageMeta,
+    next: Forward,
+    typeLabel: string,
+  ): Promise<Outcome | undefined> {
     const replyTo = msg.properties.replyTo as string | undefined;
     try {
       await this.connection.publish(next.type, next.payload, {
@@ -286,7 +312,8 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
         new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), this.config.shutdownGraceMs))),
       ]);
       clearTimeout(timer);
-      if (!finished) this.log.warn(`${this.inFlight.size} message(s) still in flight after ${this.config.shutdownGraceMs} ms; they return to the queue`);
+      if (!finished)
+        this.log.warn(`${this.inFlight.size} message(s) still in flight after ${this.config.shutdownGraceMs} ms; they return to the queue`);
     }
     await this.wrapper?.close().catch(() => undefined);
     await gaugesStopped;
@@ -307,7 +334,8 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
   private warnAboutUnroutedHandlers(): void {
     const routed = new Set(typesHandledBy(this.connection.topology, this.consumer));
     for (const pattern of this.getHandlers().keys()) {
-      if (!routed.has(pattern)) this.log.warn(`handler for "${pattern}" will never run: the topology routes it to another consumer (or nowhere)`);
+      if (!routed.has(pattern))
+        this.log.warn(`handler for "${pattern}" will never run: the topology routes it to another consumer (or nowhere)`);
     }
     for (const type of routed) {
       if (!this.getHandlers().has(type)) this.log.warn(`no handler for "${type}": such messages will be dead-lettered`);

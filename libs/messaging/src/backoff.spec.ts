@@ -27,7 +27,10 @@ describe('what happens after a handler failed', () => {
   });
 
   it('dead-letters a PermanentError at once, also when it crossed Nest as a plain object', () => {
-    expect(decideOnFailure(new PermanentError('school unknown'), 1, 5, delays)).toEqual({ action: 'dead-letter', reason: 'PermanentError: school unknown' });
+    expect(decideOnFailure(new PermanentError('school unknown'), 1, 5, delays)).toEqual({
+      action: 'dead-letter',
+      reason: 'PermanentError: school unknown',
+    });
     expect(decideOnFailure({ name: 'PermanentError', message: 'x' }, 1, 5, delays).action).toBe('dead-letter');
   });
 

@@ -17,9 +17,22 @@ function message(props: Partial<Message['properties']>, routingKey = 't.delivery
 /** What the transport parks: a submit that failed three times. */
 function parked(): Message {
   const original = message(
-    { messageId: 'submit:L-1', type: 'submit.requested.v1', correlationId: 'req-1', timestamp: 1_790_000_000, replyTo: 't.reply.x', appId: 'gateway',
-      contentType: 'application/json', headers: { [HEADERS.version]: 1, [HEADERS.attempt]: 3, [HEADERS.firstFailureAt]: '2026-09-21T10:00:00.000Z',
-        [HEADERS.originalRoutingKey]: 'submit.requested.v1', [HEADERS.lastError]: 'timeout' } },
+    {
+      messageId: 'submit:L-1',
+      type: 'submit.requested.v1',
+      correlationId: 'req-1',
+      timestamp: 1_790_000_000,
+      replyTo: 't.reply.x',
+      appId: 'gateway',
+      contentType: 'application/json',
+      headers: {
+        [HEADERS.version]: 1,
+        [HEADERS.attempt]: 3,
+        [HEADERS.firstFailureAt]: '2026-09-21T10:00:00.000Z',
+        [HEADERS.originalRoutingKey]: 'submit.requested.v1',
+        [HEADERS.lastError]: 'timeout',
+      },
+    },
     'delivery',
   );
   const p = deadLetterProperties(original as never, queues, 'RequestTimeoutError: no reply', 3, new Date('2026-09-21T10:00:05Z'));
@@ -52,7 +65,15 @@ describe('dead letters: what an operator sees, and what a replay sends', () => {
           [HEADERS.attempt]: 1,
           'x-first-death-reason': 'delivery_limit',
           'x-first-death-queue': 't.search-orchestrator',
-          'x-death': [{ count: 1, reason: 'delivery_limit', queue: 't.search-orchestrator', time: { '!': 'timestamp', value: 1_790_000_100 }, 'routing-keys': ['search.requested.v1'] }],
+          'x-death': [
+            {
+              count: 1,
+              reason: 'delivery_limit',
+              queue: 't.search-orchestrator',
+              time: { '!': 'timestamp', value: 1_790_000_100 },
+              'routing-keys': ['search.requested.v1'],
+            },
+          ],
         },
       }),
     );
@@ -67,14 +88,29 @@ describe('dead letters: what an operator sees, and what a replay sends', () => {
 
   it('says what it does not know instead of guessing', () => {
     expect(describeDeadLetter(message({}))).toEqual({
-      messageId: null, type: null, correlationId: null, reason: null, attempts: null,
-      firstFailureAt: null, originalQueue: null, originalRoutingKey: null, publishedAt: null,
+      messageId: null,
+      type: null,
+      correlationId: null,
+      reason: null,
+      attempts: null,
+      firstFailureAt: null,
+      originalQueue: null,
+      originalRoutingKey: null,
+      publishedAt: null,
     });
   });
 
   it('a replay copy is the same message as a fresh first try: same id, type, correlation, time and key; no failure headers, no replyTo', () => {
     const p = replayCopyProperties(parked(), 'submit.requested.v1', new Date('2026-09-22T08:00:00Z'));
-    expect(p).toMatchObject({ messageId: 'submit:L-1', type: 'submit.requested.v1', correlationId: 'req-1', timestamp: 1_790_000_000, appId: 'gateway', persistent: true, mandatory: true });
+    expect(p).toMatchObject({
+      messageId: 'submit:L-1',
+      type: 'submit.requested.v1',
+      correlationId: 'req-1',
+      timestamp: 1_790_000_000,
+      appId: 'gateway',
+      persistent: true,
+      mandatory: true,
+    });
     expect(p.replyTo).toBeUndefined();
     expect(p.headers).toEqual({
       [HEADERS.version]: 1,

@@ -82,7 +82,6 @@ function count(value: unknown): number | null {
 }
 
 function isoOfSeconds(value: unknown): string | null {
-  const seconds =
-    typeof value === 'number' ? value : value && typeof value === 'object' ? (value as { value?: unknown }).value : undefined;
+  const seconds = typeof value === 'number' ? value : value && typeof value === 'object' ? (value as { value?: unknown }).value : undefined;
   return typeof seconds === 'number' && Number.isFinite(seconds) ? new Date(seconds * 1000).toISOString() : null;
 }

@@ -132,7 +132,12 @@ const SETTLE_BURST = 8;
  * removes each from the DLQ only once the broker confirmed its own copy.
  * Messages not selected are given back in place.
  */
-export async function replayDeadLetters(conn: ChannelModel, topology: Topology, queues: ConsumerQueues, opts: ReplayOptions = {}): Promise<ReplayReport> {
+export async function replayDeadLetters(
+  conn: ChannelModel,
+  topology: Topology,
+  queues: ConsumerQueues,
+  opts: ReplayOptions = {},
+): Promise<ReplayReport> {
   const now = opts.now ?? (() => new Date());
   const wanted = opts.ids && opts.ids.length > 0 ? new Set(opts.ids) : undefined;
   const limit = opts.limit ?? Number.POSITIVE_INFINITY;
@@ -170,7 +175,8 @@ export async function replayDeadLetters(conn: ChannelModel, topology: Topology, 
       report.scanned++;
       const info = describeDeadLetter(msg);
       if (info.messageId !== null) seen.add(info.messageId);
-      const wantedHere = !failure && report.replayed.length + copies.pending < limit && (!wanted || (info.messageId !== null && wanted.has(info.messageId)));
+      const wantedHere =
+        !failure && report.replayed.length + copies.pending < limit && (!wanted || (info.messageId !== null && wanted.has(info.messageId)));
       const refusal = wantedHere ? whyNotReplayable(info, queues) : undefined;
       if (refusal) report.skipped.push({ message: info, reason: refusal });
       if (!wantedHere || refusal || report.dryRun) {
@@ -378,7 +384,8 @@ async function readyCount(channel: Channel, queue: string): Promise<number> {
   try {
     return (await channel.checkQueue(queue)).messageCount;
   } catch (e) {
-    if ((e as { code?: unknown }).code === 404) throw new DeadLetterQueueError(`queue ${queue} does not exist on the broker: no worker of this AMQP_PREFIX has connected yet`);
+    if ((e as { code?: unknown }).code === 404)
+      throw new DeadLetterQueueError(`queue ${queue} does not exist on the broker: no worker of this AMQP_PREFIX has connected yet`);
     throw e;
   }
 }
@@ -391,7 +398,10 @@ async function requireTarget(conn: ChannelModel, topology: Topology, queues: Con
   try {
     await channel.checkExchange(topology.exchanges.retry);
   } catch (e) {
-    if ((e as { code?: unknown }).code === 404) throw new DeadLetterQueueError(`exchange ${topology.exchanges.retry} does not exist: start the worker of ${queues.queue}, then replay`);
+    if ((e as { code?: unknown }).code === 404)
+      throw new DeadLetterQueueError(
+        `exchange ${topology.exchanges.retry} does not exist: start the worker of ${queues.queue}, then replay`,
+      );
     throw e;
   } finally {
     await channel.close().catch(() => undefined);

@@ -31,7 +31,13 @@ const FAILURE_HEADERS = [
  * timestamp, replyTo) with the next attempt number and the last error, bound for
  * the wait queue of its back-off.
  */
-export function retryCopyProperties(msg: ConsumeMessage, queues: ConsumerQueues, nextAttempt: number, error: string, now: Date): Options.Publish {
+export function retryCopyProperties(
+  msg: ConsumeMessage,
+  queues: ConsumerQueues,
+  nextAttempt: number,
+  error: string,
+  now: Date,
+): Options.Publish {
   const headers = baseHeaders(msg, queues, now);
   headers[HEADERS.attempt] = nextAttempt;
   headers[HEADERS.lastError] = truncateUtf8(error);
@@ -39,7 +45,13 @@ export function retryCopyProperties(msg: ConsumeMessage, queues: ConsumerQueues,
 }
 
 /** Properties for the dead-lettered copy: the same message plus why, after how many tries, and where from. */
-export function deadLetterProperties(msg: ConsumeMessage, queues: ConsumerQueues, reason: string, attempts: number, now: Date): Options.Publish {
+export function deadLetterProperties(
+  msg: ConsumeMessage,
+  queues: ConsumerQueues,
+  reason: string,
+  attempts: number,
+  now: Date,
+): Options.Publish {
   const headers = baseHeaders(msg, queues, now);
   delete headers[HEADERS.lastError];
   headers[HEADERS.deathReason] = truncateUtf8(reason);

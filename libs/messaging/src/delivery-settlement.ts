@@ -53,7 +53,14 @@ export class DeliverySettlement {
    * outage's fault, not the message's. Back after the first back-off, with the
    * same try number.
    */
-  async defer(channel: ConfirmChannel, msg: ConsumeMessage, meta: MessageMeta, error: unknown, down: string[], typeLabel: string): Promise<Outcome> {
+  async defer(
+    channel: ConfirmChannel,
+    msg: ConsumeMessage,
+    meta: MessageMeta,
+    error: unknown,
+    down: string[],
+    typeLabel: string,
+  ): Promise<Outcome> {
     const reason = errorMessage(error);
     this.log.warn(`${meta.type} ${meta.messageId} put back, try ${meta.attempt} not counted (${down.join(', ')} unavailable): ${reason}`);
     const level = retryLevelOf(this.queues, retryDelayMs(1, this.config.amqp.retryDelaysMs));
@@ -105,7 +112,13 @@ export class DeliverySettlement {
     }
   }
 
-  private async copy(channel: ConfirmChannel, msg: ConsumeMessage, exchange: string, routingKey: string, properties: Options.Publish): Promise<Outcome> {
+  private async copy(
+    channel: ConfirmChannel,
+    msg: ConsumeMessage,
+    exchange: string,
+    routingKey: string,
+    properties: Options.Publish,
+  ): Promise<Outcome> {
     if (this.isClosed(channel)) return 'abandoned';
     try {
       await this.connection.send(exchange, routingKey, msg.content, () => properties);

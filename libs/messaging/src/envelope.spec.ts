@@ -17,7 +17,14 @@ function delivery(props: Partial<ConsumeMessage['properties']>, body = '{"a":1}'
 describe('message envelope', () => {
   it('publishes persistent JSON with id, type, version, attempt, correlation and time', () => {
     const p = outgoingProperties('gateway', 'search.requested.v1', 'm-1', { correlationId: 'req-9', headers: { extra: 'y' } });
-    expect(p).toMatchObject({ persistent: true, contentType: 'application/json', messageId: 'm-1', type: 'search.requested.v1', correlationId: 'req-9', appId: 'gateway' });
+    expect(p).toMatchObject({
+      persistent: true,
+      contentType: 'application/json',
+      messageId: 'm-1',
+      type: 'search.requested.v1',
+      correlationId: 'req-9',
+      appId: 'gateway',
+    });
     expect(p.headers).toEqual({ extra: 'y', [HEADERS.version]: 1, [HEADERS.attempt]: 1 });
     expect(Math.abs((p.timestamp as number) - Date.now() / 1000)).toBeLessThan(2);
     expect(outgoingProperties('gateway', 'a.v2', 'm-2', {}).correlationId).toBe('m-2');
@@ -25,18 +32,31 @@ describe('message envelope', () => {
   });
 
   it('reads the metadata of a delivery', () => {
-    const d = decodeDelivery(delivery({ messageId: 'm', type: 'lead.submitted.v3', correlationId: 'c', timestamp: 1700000000, headers: { [HEADERS.attempt]: 2 } }));
+    const d = decodeDelivery(
+      delivery({ messageId: 'm', type: 'lead.submitted.v3', correlationId: 'c', timestamp: 1700000000, headers: { [HEADERS.attempt]: 2 } }),
+    );
     expect(d).toEqual({
       ok: true,
       payload: { a: 1 },
-      meta: { messageId: 'm', type: 'lead.submitted.v3', version: 3, correlationId: 'c', timestamp: new Date(1700000000 * 1000), attempt: 2 },
+      meta: {
+        messageId: 'm',
+        type: 'lead.submitted.v3',
+        version: 3,
+        correlationId: 'c',
+        timestamp: new Date(1700000000 * 1000),
+        attempt: 2,
+      },
     });
   });
 
   it('reports what cannot be handled: no id, no type, not JSON', () => {
     expect(decodeDelivery(delivery({ type: 'a.v1' }))).toMatchObject({ ok: false, reason: /messageId/ });
     expect(decodeDelivery(delivery({ messageId: 'm' }))).toMatchObject({ ok: false, reason: /type/ });
-    expect(decodeDelivery(delivery({ messageId: 'm', type: 'a.v1' }, '{not json'))).toMatchObject({ ok: false, reason: /invalid JSON/, attempt: 1 });
+    expect(decodeDelivery(delivery({ messageId: 'm', type: 'a.v1' }, '{not json'))).toMatchObject({
+      ok: false,
+      reason: /invalid JSON/,
+      attempt: 1,
+    });
   });
 
   it('never quotes the body of a message that is not JSON (it may hold contact data)', () => {
@@ -59,11 +79,25 @@ describe('message envelope', () => {
 
 describe('retry and dead-letter copies', () => {
   const now = new Date('2030-01-01T00:00:00Z');
-  const original = delivery({ messageId: 'm', type: 'lead.submitted.v1', correlationId: 'c', timestamp: 5, replyTo: 'rq', headers: { [HEADERS.attempt]: 1, [HEADERS.version]: 1 } });
+  const original = delivery({
+    messageId: 'm',
+    type: 'lead.submitted.v1',
+    correlationId: 'c',
+    timestamp: 5,
+    replyTo: 'rq',
+    headers: { [HEADERS.attempt]: 1, [HEADERS.version]: 1 },
+  });
 
   it('keeps the message and counts the attempt', () => {
     const p = retryCopyProperties(original, queues, 2, 'x'.repeat(5000), now);
-    expect(p).toMatchObject({ messageId: 'm', type: 'lead.submitted.v1', correlationId: 'c', timestamp: 5, replyTo: 'rq', persistent: true });
+    expect(p).toMatchObject({
+      messageId: 'm',
+      type: 'lead.submitted.v1',
+      correlationId: 'c',
+      timestamp: 5,
+      replyTo: 'rq',
+      persistent: true,
+    });
     expect(p.headers).toMatchObject({
       [HEADERS.attempt]: 2,
       [HEADERS.firstFailureAt]: now.toISOString(),
@@ -75,7 +109,17 @@ describe('retry and dead-letter copies', () => {
 
   it('keeps the first failure time and routing key across retries, and drops broker death headers', () => {
     const again = delivery(
-      { messageId: 'm', type: 'lead.submitted.v1', headers: { [HEADERS.attempt]: 3, [HEADERS.firstFailureAt]: 'earlier', [HEADERS.originalRoutingKey]: 'lead.submitted.v1', [HEADERS.lastError]: 'e', 'x-death': [{ count: 1 } as never] } },
+      {
+        messageId: 'm',
+        type: 'lead.submitted.v1',
+        headers: {
+          [HEADERS.attempt]: 3,
+          [HEADERS.firstFailureAt]: 'earlier',
+          [HEADERS.originalRoutingKey]: 'lead.submitted.v1',
+          [HEADERS.lastError]: 'e',
+          'x-death': [{ count: 1 } as never],
+        },
+      },
       '{}',
       'delivery',
     );

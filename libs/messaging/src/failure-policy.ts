@@ -2,8 +2,7 @@ import { retryDelayMs } from './backoff';
 import { PermanentError } from './errors';
 
 export type FailureDecision =
-  | { action: 'retry'; nextAttempt: number; delayMs: number; error: string }
-  | { action: 'dead-letter'; reason: string };
+  { action: 'retry'; nextAttempt: number; delayMs: number; error: string } | { action: 'dead-letter'; reason: string };
 
 /**
  * What happens to a message whose handler failed on try `attempt`: another try
@@ -19,7 +18,10 @@ export function decideOnFailure(error: unknown, attempt: number, maxAttempts: nu
 
 function isPermanent(error: unknown): boolean {
   // By class, and by name for errors that crossed a realm or a Nest exception filter as a plain object.
-  return error instanceof PermanentError || (typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'PermanentError');
+  return (
+    error instanceof PermanentError ||
+    (typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'PermanentError')
+  );
 }
 
 /** A readable one-line reason from whatever a handler threw (Error, string, Nest's `{ status, message }`). */

@@ -13,13 +13,18 @@ export const messagingMetrics = {
     'Deliveries the broker flagged as redelivered (an earlier consumer died or lost its channel before settling them), by consumer and type',
     ['consumer', 'type'],
   ),
-  retried: counter('messaging_messages_retried_total', 'Messages sent to a retry (back-off) queue, by consumer and type', ['consumer', 'type']),
+  retried: counter('messaging_messages_retried_total', 'Messages sent to a retry (back-off) queue, by consumer and type', [
+    'consumer',
+    'type',
+  ]),
   deferred: counter(
     'messaging_messages_deferred_total',
     'Messages put back without counting a try because a dependency of the worker was down, by consumer and type',
     ['consumer', 'type'],
   ),
-  consumerPaused: gauge('messaging_consumer_paused', '1 while the consumer is paused because a dependency of the worker is down', ['consumer']),
+  consumerPaused: gauge('messaging_consumer_paused', '1 while the consumer is paused because a dependency of the worker is down', [
+    'consumer',
+  ]),
   deadLettered: counter(
     'messaging_messages_dead_lettered_total',
     'Messages parked in a dead-letter queue, by consumer, type and cause (exhausted, permanent, malformed, no_handler)',

@@ -23,12 +23,19 @@ export interface MessagingModuleOptions {
 export class MessagingModule {
   static forRoot(config: AppConfig, opts: MessagingModuleOptions = {}): DynamicModule {
     const providers: Provider[] = [
-      { provide: AmqpConnection, useFactory: () => new AmqpConnection(config, { topology: opts.topology, reconnectDelayMs: opts.reconnectDelayMs }) },
+      {
+        provide: AmqpConnection,
+        useFactory: () => new AmqpConnection(config, { topology: opts.topology, reconnectDelayMs: opts.reconnectDelayMs }),
+      },
       CaptureHandlerErrors,
     ];
     const consumer = opts.consumer;
     if (consumer) {
-      providers.push({ provide: AmqpTransport, inject: [AmqpConnection], useFactory: (c: AmqpConnection) => new AmqpTransport(c, config, consumer) });
+      providers.push({
+        provide: AmqpTransport,
+        inject: [AmqpConnection],
+        useFactory: (c: AmqpConnection) => new AmqpTransport(c, config, consumer),
+      });
     }
     return {
       global: true,

@@ -102,7 +102,10 @@ export class ReplyRouter {
     clearTimeout(p.timer);
     this.pending.delete(key);
     if (msg.properties.contentType === 'application/octet-stream' && msg.properties.headers?.[HEADERS.replyStatus] !== 'error') {
-      const headers = Object.fromEntries(Object.entries(msg.properties.headers ?? {}).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+      const headers = Object.fromEntries(Object.entries(msg.properties.headers ?? {}).filter(([, v]) => typeof v === 'string')) as Record<
+        string,
+        string
+      >;
       p.resolve(new RawReply(msg.content, headers));
       return;
     }

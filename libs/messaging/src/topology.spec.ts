@@ -32,7 +32,11 @@ describe('messaging topology', () => {
 
   it('declares quorum queues; wait queues expire back to their own consumer queue', () => {
     const q = (name: string) => topology.declarations.queues.find((x) => x.name === name)!;
-    expect(q('lr.checks').options.arguments).toMatchObject({ 'x-queue-type': 'quorum', 'x-dead-letter-exchange': 'lr.dlx', 'x-dead-letter-routing-key': 'checks' });
+    expect(q('lr.checks').options.arguments).toMatchObject({
+      'x-queue-type': 'quorum',
+      'x-dead-letter-exchange': 'lr.dlx',
+      'x-dead-letter-routing-key': 'checks',
+    });
     expect(q('lr.checks.dlq').options.arguments).toEqual({ 'x-queue-type': 'quorum' });
     expect(q('lr.checks.retry.5000').options.arguments).toMatchObject({
       'x-queue-type': 'quorum',
@@ -55,12 +59,20 @@ describe('messaging topology', () => {
   it('routes search.requested.v2 to the search-orchestrator over the commands exchange', () => {
     expect(routeOf(topology, MESSAGE_TYPES.SearchRequested)).toMatchObject({ exchange: 'lr.commands', routingKey: 'search.requested.v2' });
     expect(typesHandledBy(topology, 'search-orchestrator')).toContain('search.requested.v2');
-    expect(topology.declarations.bindings).toContainEqual({ exchange: 'lr.commands', routingKey: 'search.requested.v2', queue: 'lr.search-orchestrator' });
+    expect(topology.declarations.bindings).toContainEqual({
+      exchange: 'lr.commands',
+      routingKey: 'search.requested.v2',
+      queue: 'lr.search-orchestrator',
+    });
     expect(() => routeOf(topology, 'nobody.handles.v1')).toThrow(UnknownMessageTypeError);
   });
 
   it('fans events out over the topic exchange', () => {
-    const t = buildTopology({ prefix: 'x', retryDelaysMs: [10], routes: [{ type: 'sale.booked.v1', kind: 'event', consumers: ['checks', 'delivery'] }] });
+    const t = buildTopology({
+      prefix: 'x',
+      retryDelaysMs: [10],
+      routes: [{ type: 'sale.booked.v1', kind: 'event', consumers: ['checks', 'delivery'] }],
+    });
     expect(routeOf(t, 'sale.booked.v1').exchange).toBe('x.events');
     expect(t.declarations.bindings.filter((b) => b.exchange === 'x.events').map((b) => b.queue)).toEqual(['x.checks', 'x.delivery']);
   });
@@ -75,7 +87,9 @@ describe('messaging topology', () => {
   it('rejects inconsistent routing tables and prefixes', () => {
     const base = { prefix: 'p', retryDelaysMs: [1] };
     expect(() => buildTopology({ ...base, routes: [{ type: 'a.b', kind: 'command', consumers: ['checks'] }] })).toThrow(/version/);
-    expect(() => buildTopology({ ...base, routes: [{ type: 'a.v1', kind: 'command', consumers: ['checks', 'delivery'] }] })).toThrow(/exactly one/);
+    expect(() => buildTopology({ ...base, routes: [{ type: 'a.v1', kind: 'command', consumers: ['checks', 'delivery'] }] })).toThrow(
+      /exactly one/,
+    );
     expect(() => buildTopology({ ...base, routes: [{ type: 'a.v1', kind: 'event', consumers: ['nobody'] }] })).toThrow(/unknown consumer/);
     expect(() => buildTopology({ ...base, prefix: 'Bad.Prefix' })).toThrow(/prefix/);
     expect(() => queuesOf(topology, 'gateway')).toThrow(/not a consumer/);

@@ -122,7 +122,11 @@ export function buildTopology(opts: TopologyOptions): Topology {
   const consumerQueues: ConsumerQueues[] = consumers.map((consumer) => ({
     consumer,
     queue: `${prefix}.${consumer}`,
-    retry: levels.map((delayMs) => ({ delayMs, queue: `${prefix}.${consumer}.retry.${delayMs}`, routingKey: `${consumer}.retry.${delayMs}` })),
+    retry: levels.map((delayMs) => ({
+      delayMs,
+      queue: `${prefix}.${consumer}.retry.${delayMs}`,
+      routingKey: `${consumer}.retry.${delayMs}`,
+    })),
     dlq: `${prefix}.${consumer}.dlq`,
     directRoutingKey: consumer,
     dlqRoutingKey: consumer,
@@ -204,7 +208,8 @@ export function routeOf(topology: Topology, type: string): { exchange: string; r
 
 export function queuesOf(topology: Topology, consumer: string): ConsumerQueues {
   const found = topology.consumers.find((c) => c.consumer === consumer);
-  if (!found) throw new Error(`"${consumer}" is not a consumer of the messaging topology (${topology.consumers.map((c) => c.consumer).join(', ')})`);
+  if (!found)
+    throw new Error(`"${consumer}" is not a consumer of the messaging topology (${topology.consumers.map((c) => c.consumer).join(', ')})`);
   return found;
 }
 

@@ -23,7 +23,11 @@ export interface HttpAppOptions {
  * Creates a Nest app on Fastify with structured logs, Prometheus metrics and
  * graceful shutdown, and listens on the app's port. Every app's main.ts calls this.
  */
-export async function startHttpApp(module: Type<unknown> | DynamicModule, config: AppConfig, opts: HttpAppOptions = {}): Promise<NestFastifyApplication> {
+export async function startHttpApp(
+  module: Type<unknown> | DynamicModule,
+  config: AppConfig,
+  opts: HttpAppOptions = {},
+): Promise<NestFastifyApplication> {
   ensureDefaultMetrics(config.app);
   const adapter = new FastifyAdapter({
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
@@ -89,11 +93,19 @@ function installGracefulShutdown(app: INestApplication, config: AppConfig): void
     shutdownState.draining = true;
     const log = new NestLogger('Shutdown');
     const began = Date.now();
-    log.log({ msg: 'draining: readiness fails; stopping after the delay', signal, delay_ms: config.shutdownDelayMs, grace_ms: config.shutdownGraceMs });
-    const hardStop = setTimeout(() => {
-      log.error({ msg: 'shutdown took too long; exiting', duration_ms: Date.now() - began });
-      process.exit(1);
-    }, config.shutdownDelayMs + config.shutdownGraceMs + 2000);
+    log.log({
+      msg: 'draining: readiness fails; stopping after the delay',
+      signal,
+      delay_ms: config.shutdownDelayMs,
+      grace_ms: config.shutdownGraceMs,
+    });
+    const hardStop = setTimeout(
+      () => {
+        log.error({ msg: 'shutdown took too long; exiting', duration_ms: Date.now() - began });
+        process.exit(1);
+      },
+      config.shutdownDelayMs + config.shutdownGraceMs + 2000,
+    );
     hardStop.unref();
     const stop = async () => {
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));

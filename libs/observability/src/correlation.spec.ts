@@ -30,10 +30,15 @@ describe('correlation id', () => {
   });
 
   it('keeps concurrent handlings apart', async () => {
-    const run = (id: string, ms: number) => withCorrelationId(id, async () => {
-      await new Promise((r) => setTimeout(r, ms));
-      return currentCorrelationId();
-    });
-    expect(await Promise.all([run('first-0001', 15), run('second-001', 1), run('third-0001', 8)])).toEqual(['first-0001', 'second-001', 'third-0001']);
+    const run = (id: string, ms: number) =>
+      withCorrelationId(id, async () => {
+        await new Promise((r) => setTimeout(r, ms));
+        return currentCorrelationId();
+      });
+    expect(await Promise.all([run('first-0001', 15), run('second-001', 1), run('third-0001', 8)])).toEqual([
+      'first-0001',
+      'second-001',
+      'third-0001',
+    ]);
   });
 });

@@ -30,7 +30,9 @@ function withTimeout(p: Promise<void>, ms: number): Promise<void> {
 export const READINESS_CHECK_TIMEOUT_MS = 1000;
 
 /** Runs every check at once, each under READINESS_CHECK_TIMEOUT_MS: `[name, up or down with the error]`. */
-export function runReadinessChecks(checks: readonly ReadinessCheck[]): Promise<Array<readonly [string, { status: 'up' } | { status: 'down'; error: string }]>> {
+export function runReadinessChecks(
+  checks: readonly ReadinessCheck[],
+): Promise<Array<readonly [string, { status: 'up' } | { status: 'down'; error: string }]>> {
   return Promise.all(
     checks.map(async (c) => {
       try {
@@ -66,7 +68,7 @@ export class HealthController {
 /** `/health/live` (the process runs) and `/health/ready` (its own dependencies answer). */
 @Module({})
 export class HealthModule {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   static forRoot(checks?: { inject: InjectionToken[]; useFactory: (...deps: any[]) => ReadinessCheck[] }): DynamicModule {
     return {
       module: HealthModule,

@@ -62,7 +62,6 @@ export class ObservabilityLoggerModule {
   }
 }
 
-
 /**
  * One line per answered request, as pino-http wrote it: `request completed`
  * (info), or `request errored` (error) for a 5xx; with the request (id,

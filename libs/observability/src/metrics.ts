@@ -36,14 +36,16 @@ export function counter(name: string, help: string, labelNames: string[] = []): 
 }
 
 export function histogram(name: string, help: string, labelNames: string[] = [], buckets?: number[]): Histogram<string> {
-  return once(name, () =>
-    new Histogram({
-      name,
-      help,
-      labelNames,
-      registers: [metricsRegistry],
-      buckets: buckets ?? [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    }),
+  return once(
+    name,
+    () =>
+      new Histogram({
+        name,
+        help,
+        labelNames,
+        registers: [metricsRegistry],
+        buckets: buckets ?? [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      }),
   );
 }
 

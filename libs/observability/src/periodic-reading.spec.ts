@@ -5,7 +5,11 @@ describe('PeriodicReading', () => {
     const failures: unknown[] = [];
     const script: Array<() => Promise<number | undefined>> = [];
     let reads = 0;
-    const reading = new PeriodicReading<number>(60_000, () => (reads++, script.shift()!()), (e) => failures.push(e));
+    const reading = new PeriodicReading<number>(
+      60_000,
+      () => (reads++, script.shift()!()),
+      (e) => failures.push(e),
+    );
 
     let release!: (n: number) => void;
     script.push(() => new Promise((r) => (release = r)));
@@ -14,7 +18,12 @@ describe('PeriodicReading', () => {
     release(7);
     expect([await a, await b, reads]).toEqual([7, 7, 1]);
 
-    script.push(() => Promise.reject(new Error('down')), () => Promise.reject(new Error('still down')), async () => undefined, () => Promise.reject(new Error('down again')));
+    script.push(
+      () => Promise.reject(new Error('down')),
+      () => Promise.reject(new Error('still down')),
+      async () => undefined,
+      () => Promise.reject(new Error('down again')),
+    );
     expect(await reading.refresh()).toBeUndefined();
     expect(await reading.refresh()).toBeUndefined();
     // "Cannot ask now" is no value: the failure run goes on, unreported.
@@ -22,7 +31,10 @@ describe('PeriodicReading', () => {
     expect(await reading.refresh()).toBeUndefined();
     expect(failures.map((e) => (e as Error).message)).toEqual(['down']);
 
-    script.push(async () => 3, () => Promise.reject(new Error('new outage')));
+    script.push(
+      async () => 3,
+      () => Promise.reject(new Error('new outage')),
+    );
     expect(await reading.refresh()).toBe(3);
     await reading.refresh();
     expect(failures.map((e) => (e as Error).message)).toEqual(['down', 'new outage']);
@@ -31,7 +43,11 @@ describe('PeriodicReading', () => {
   it('start reads at once; stop waits for the reading under way and stops the timer', async () => {
     let release!: () => void;
     let reads = 0;
-    const reading = new PeriodicReading<number>(10, () => new Promise((r) => ((reads += 1), (release = () => r(1)))), () => undefined);
+    const reading = new PeriodicReading<number>(
+      10,
+      () => new Promise((r) => ((reads += 1), (release = () => r(1)))),
+      () => undefined,
+    );
     reading.start();
     reading.start();
     expect(reads).toBe(1);

@@ -2,8 +2,14 @@ import { errorForLog, logSafeUrl, redactPii, scrubContactData } from './redact';
 
 describe('redaction', () => {
   it('redacts the values of contact keys at any depth', () => {
-    const out = redactPii({ lead: { personal: { email: 'a@b.co', Phone: '5125550100', first_name: 'Ada' }, address: { state: 'TX' } }, list: [{ last_name: 'L' }] });
-    expect(out).toEqual({ lead: { personal: { email: '[redacted]', Phone: '[redacted]', first_name: '[redacted]' }, address: '[redacted]' }, list: [{ last_name: '[redacted]' }] });
+    const out = redactPii({
+      lead: { personal: { email: 'a@b.co', Phone: '5125550100', first_name: 'Ada' }, address: { state: 'TX' } },
+      list: [{ last_name: 'L' }],
+    });
+    expect(out).toEqual({
+      lead: { personal: { email: '[redacted]', Phone: '[redacted]', first_name: '[redacted]' }, address: '[redacted]' },
+      list: [{ last_name: '[redacted]' }],
+    });
   });
 
   describe('logSafeUrl', () => {
@@ -15,7 +21,9 @@ describe('redaction', () => {
       expect(logSafeUrl('/api/v1/engine/results/ada%40example.com')).toBe('/api/v1/engine/results/[redacted]');
       expect(logSafeUrl('/api/v1/engine/results/(512)%20555-0100')).toBe('/api/v1/engine/results/[redacted]');
       expect(logSafeUrl('/api/v1/engine/leads/5125550100')).toBe('/api/v1/engine/leads/[redacted]');
-      expect(logSafeUrl('/api/v1/engine/results/12345678-1234-4234-9234-123456789012')).toBe('/api/v1/engine/results/12345678-1234-4234-9234-123456789012');
+      expect(logSafeUrl('/api/v1/engine/results/12345678-1234-4234-9234-123456789012')).toBe(
+        '/api/v1/engine/results/12345678-1234-4234-9234-123456789012',
+      );
       expect(logSafeUrl('/schools/north-1/leads')).toBe('/schools/north-1/leads');
       expect(logSafeUrl('/bad/%E0%A4%A')).toBe('/bad/%E0%A4%A');
       expect(logSafeUrl(undefined)).toBeUndefined();
@@ -36,7 +44,11 @@ describe('redaction', () => {
       '+15125550100',
       '1-512-555-0100',
     ])('replaces %s inside a message', (value) => {
-      const line = JSON.stringify({ level: 50, msg: `invalid input syntax for type uuid: "${value}"`, err: { stack: `Error: ${value}\n    at x (y.js:1:2)` } });
+      const line = JSON.stringify({
+        level: 50,
+        msg: `invalid input syntax for type uuid: "${value}"`,
+        err: { stack: `Error: ${value}\n    at x (y.js:1:2)` },
+      });
       const scrubbed = scrubContactData(line);
       expect(scrubbed).not.toContain(value);
       expect(JSON.parse(scrubbed)).toEqual(expect.objectContaining({ level: 50 }));
@@ -44,7 +56,9 @@ describe('redaction', () => {
 
     it('replaces the value PostgreSQL quotes in an invalid-input error', () => {
       const line = JSON.stringify({ msg: 'failed: QueryFailedError: invalid input syntax for type uuid: "Quillfeather" (retrying)' });
-      expect(JSON.parse(scrubContactData(line)).msg).toBe('failed: QueryFailedError: invalid input syntax for type uuid: [value] (retrying)');
+      expect(JSON.parse(scrubContactData(line)).msg).toBe(
+        'failed: QueryFailedError: invalid input syntax for type uuid: [value] (retrying)',
+      );
     });
 
     it('leaves ids, times, numbers and addresses alone, and the line valid JSON', () => {

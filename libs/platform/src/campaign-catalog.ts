@@ -20,7 +20,10 @@ export class CampaignCatalog {
   private readonly entries = new Map<string, { at: number; offers: Promise<CampaignOffer[]> }>();
   private readonly catalog: CatalogRepository;
 
-  constructor(ds: DataSource, @Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    ds: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
     this.catalog = new CatalogRepository(ds);
   }
 

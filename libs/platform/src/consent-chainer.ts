@@ -13,7 +13,9 @@ export const CONSENT_CHAIN_INTERVAL_MS = 1000;
  * run anywhere at any time: one chainer works at a time, another answers busy.
  */
 export function chainConsentLedger(ledger: ConsentLedger, now: () => Date = () => new Date()): Promise<ChainRun> {
-  return ledger.chain((head, pending) => linkRecords(head, pending, (p, position) => p.record(position)), { sealDay: (last) => sealDue(now(), last) });
+  return ledger.chain((head, pending) => linkRecords(head, pending, (p, position) => p.record(position)), {
+    sealDay: (last) => sealDue(now(), last),
+  });
 }
 
 /**
@@ -38,7 +40,11 @@ export class ConsentChainer implements OnApplicationBootstrap, OnModuleDestroy {
         }
         return run;
       },
-      (e) => this.log.warn({ msg: 'cannot link consent records into the chain; tried again every second', err: (e as Error)?.message ?? String(e) }),
+      (e) =>
+        this.log.warn({
+          msg: 'cannot link consent records into the chain; tried again every second',
+          err: (e as Error)?.message ?? String(e),
+        }),
     );
   }
 

@@ -3,11 +3,11 @@ import { counter } from '@lr/observability';
 import { LeadReturns, ReturnOutcome, ReturnRequest } from '@lr/persistence';
 
 /** Labels are ids and codes only: the offer, the reason code, where the return came from. Never the note, never contact data. */
-const returnsBooked = counter('lead_returns_total', 'Leads returned by the school that bought them, by offer, reason code and source (api or import)', [
-  'offer_id',
-  'reason',
-  'source',
-]);
+const returnsBooked = counter(
+  'lead_returns_total',
+  'Leads returned by the school that bought them, by offer, reason code and source (api or import)',
+  ['offer_id', 'reason', 'source'],
+);
 
 /**
  * One return of a lead by its school (docs/returns.md), for the buyer API and

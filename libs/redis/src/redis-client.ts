@@ -41,7 +41,11 @@ export function redisReadiness(client: Redis) {
  * command, no reconnection, always closed after `work`. A Redis that cannot
  * be reached fails the command within `timeoutMs`.
  */
-export async function withShortLivedRedis<T>(url: string, opts: { keyPrefix?: string; timeoutMs: number }, work: (client: Redis) => Promise<T>): Promise<T> {
+export async function withShortLivedRedis<T>(
+  url: string,
+  opts: { keyPrefix?: string; timeoutMs: number },
+  work: (client: Redis) => Promise<T>,
+): Promise<T> {
   const client = new Redis(url, {
     lazyConnect: true,
     keyPrefix: opts.keyPrefix,

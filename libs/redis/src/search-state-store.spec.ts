@@ -2,7 +2,14 @@ import { decodeSearch, orderedEntries } from './search-state-store';
 
 describe('decodeSearch', () => {
   const meta = { searchId: 's', version: 2, order: ['b', 'a'] };
-  const flat = [Buffer.from('r:a'), Buffer.from('{"n":"a"}'), Buffer.from('meta'), Buffer.from(JSON.stringify(meta)), Buffer.from('r:b'), Buffer.from('{"n":"é"}')];
+  const flat = [
+    Buffer.from('r:a'),
+    Buffer.from('{"n":"a"}'),
+    Buffer.from('meta'),
+    Buffer.from(JSON.stringify(meta)),
+    Buffer.from('r:b'),
+    Buffer.from('{"n":"é"}'),
+  ];
 
   it("reads HGETALL's flat reply: the meta parsed, the entries as the bytes stored, by result id", () => {
     const s = decodeSearch(flat)!;
@@ -18,7 +25,14 @@ describe('decodeSearch', () => {
     expect(decodeSearch([Buffer.from('r:a'), Buffer.from('{}')])).toBeUndefined();
     expect(decodeSearch([])).toBeUndefined();
     expect(decodeSearch(null)).toBeUndefined();
-    const s = decodeSearch([Buffer.from('r:'), Buffer.from('{}'), Buffer.from('rx'), Buffer.from('{}'), Buffer.from('meta'), Buffer.from(JSON.stringify(meta))])!;
+    const s = decodeSearch([
+      Buffer.from('r:'),
+      Buffer.from('{}'),
+      Buffer.from('rx'),
+      Buffer.from('{}'),
+      Buffer.from('meta'),
+      Buffer.from(JSON.stringify(meta)),
+    ])!;
     expect([...s.entries.keys()]).toEqual([]);
   });
 });

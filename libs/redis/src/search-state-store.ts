@@ -78,7 +78,8 @@ export class SearchStateStore {
   private readonly redis: WithScript;
 
   constructor(redis: Redis) {
-    if (!(redis as unknown as Partial<WithScript>).writeSearchState) redis.defineCommand('writeSearchState', { numberOfKeys: 1, lua: WRITE });
+    if (!(redis as unknown as Partial<WithScript>).writeSearchState)
+      redis.defineCommand('writeSearchState', { numberOfKeys: 1, lua: WRITE });
     this.redis = redis as WithScript;
   }
 

@@ -46,8 +46,16 @@ class ScriptedGateway {
       req.on('data', (d: Buffer) => (text += d.toString()));
       req.on('end', () => {
         const route = `${req.method} ${req.url}`;
-        this.seen.push({ method: req.method!, path: req.url!, at: Date.now(), headers: req.headers, body: text ? JSON.parse(text) : undefined });
-        const script = this.scripts.get(route) ?? [{ status: 404, body: { code: 'NOT_FOUND', status: 'invalid', reason: `No route ${route}` } }];
+        this.seen.push({
+          method: req.method!,
+          path: req.url!,
+          at: Date.now(),
+          headers: req.headers,
+          body: text ? JSON.parse(text) : undefined,
+        });
+        const script = this.scripts.get(route) ?? [
+          { status: 404, body: { code: 'NOT_FOUND', status: 'invalid', reason: `No route ${route}` } },
+        ];
         const answer = script.length > 1 ? script.shift()! : script[0];
         // Status 0: the connection breaks before any answer (the gateway died mid-request).
         if (answer.status === 0) return void req.socket.destroy();
@@ -72,21 +80,39 @@ const submitBody: LeadsRequest = { ...ids, svc_result_id: 'r-1', search_lead_id:
 
 const entry = (id: string) => ({ svc_result_id: id, offer: { id }, programs: [{ value: 'gen', label: 'General' }], form_fields: [] });
 const searchAnswer = (done: boolean, offers: string[], pollAfterMs?: number) => ({
-  code: 'OK', status: 'accepted', reason: 'OK', success: true, svc_lead_id: SEARCH_ID, processing_done: done,
+  code: 'OK',
+  status: 'accepted',
+  reason: 'OK',
+  success: true,
+  svc_lead_id: SEARCH_ID,
+  processing_done: done,
   ...(pollAfterMs === undefined ? {} : { poll_after_ms: pollAfterMs }),
-  accepted_count: 0, max_accepted_submissions: 3, true_exclusive_accepted: false, offers: offers.map(entry),
+  accepted_count: 0,
+  max_accepted_submissions: 3,
+  true_exclusive_accepted: false,
+  offers: offers.map(entry),
 });
 const decision = (code: string, status: string) => ({
-  code, status, reason: code, success: status === 'accepted' || status === 'pending', accepted: status === 'accepted', retryable: false,
-  svc_lead_id: '9c0d1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f', payout: 0, message: code, disposition: { decided_by: null, decided_at: null, offer_id: 'o' },
+  code,
+  status,
+  reason: code,
+  success: status === 'accepted' || status === 'pending',
+  accepted: status === 'accepted',
+  retryable: false,
+  svc_lead_id: '9c0d1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f',
+  payout: 0,
+  message: code,
+  disposition: { decided_by: null, decided_at: null, offer_id: 'o' },
 });
 const refusal = (http: number, code: string, more: Record<string, unknown> = {}, headers: Record<string, string> = {}): Scripted => ({
   status: http,
   headers,
   body: { code, status: http >= 429 ? 'failed' : 'invalid', reason: code, success: false, retryable: false, ...more },
 });
-const rateLimited = (seconds: number) => refusal(429, 'RATE_LIMITED', { retryable: true, retry_after_seconds: seconds }, { 'Retry-After': String(seconds) });
-const unavailable = (retryable: boolean) => refusal(503, 'UNAVAILABLE', { retryable, ...(retryable ? { retry_after_seconds: 0 } : {}) }, retryable ? { 'Retry-After': '0' } : {});
+const rateLimited = (seconds: number) =>
+  refusal(429, 'RATE_LIMITED', { retryable: true, retry_after_seconds: seconds }, { 'Retry-After': String(seconds) });
+const unavailable = (retryable: boolean) =>
+  refusal(503, 'UNAVAILABLE', { retryable, ...(retryable ? { retry_after_seconds: 0 } : {}) }, retryable ? { 'Retry-After': '0' } : {});
 
 const gaps = (seen: Seen[]) => seen.slice(1).map((s, i) => s.at - seen[i].at);
 
@@ -116,7 +142,10 @@ describe('LeadRouterClient', () => {
     });
 
     it('backs off after a retryable 503, longer each time, and answers the decision that follows', async () => {
-      gateway.on('POST /api/v1/engine/leads', unavailable(true), unavailable(true), { status: 200, body: decision('CAP_REACHED', 'rejected') });
+      gateway.on('POST /api/v1/engine/leads', unavailable(true), unavailable(true), {
+        status: 200,
+        body: decision('CAP_REACHED', 'rejected'),
+      });
       const answer = await api.submit(submitBody);
       expect([answer.status, answer.body.code]).toEqual([200, 'CAP_REACHED']);
       const [first, second] = gaps(gateway.requests('POST /api/v1/engine/leads'));
@@ -171,7 +200,11 @@ describe('LeadRouterClient', () => {
     it('polls every poll_after_ms until processing_done and answers the whole list', async () => {
       gateway
         .on('POST /api/v1/engine/search', { status: 200, body: searchAnswer(false, ['own'], 80) })
-        .on(`GET /api/v1/engine/results/${SEARCH_ID}`, { status: 200, body: searchAnswer(false, ['own'], 120) }, { status: 200, body: searchAnswer(true, ['own', 'partner']) });
+        .on(
+          `GET /api/v1/engine/results/${SEARCH_ID}`,
+          { status: 200, body: searchAnswer(false, ['own'], 120) },
+          { status: 200, body: searchAnswer(true, ['own', 'partner']) },
+        );
       const started = Date.now();
       const answer = await api.searchUntilDone(searchBody);
       if (!answer.ok) throw new Error(`expected a success, got ${answer.status}`);
@@ -273,7 +306,10 @@ describe('retryDelayMs', () => {
     expect(retryDelayMs({ status: 429, body: {}, headers: headers({ 'Retry-After': '3' }) }, 1)).toBe(3000);
     expect(retryDelayMs({ status: 503, body: { retryable: true }, headers: headers() }, 1)).toBe(500);
     for (const status of [200, 202, 400, 401, 403, 404, 409, 413, 500, 502]) {
-      expect([status, retryDelayMs({ status, body: { retryable: true }, headers: headers({ 'Retry-After': '1' }) }, 1)]).toEqual([status, undefined]);
+      expect([status, retryDelayMs({ status, body: { retryable: true }, headers: headers({ 'Retry-After': '1' }) }, 1)]).toEqual([
+        status,
+        undefined,
+      ]);
     }
     expect(retryDelayMs({ status: 503, body: { retryable: false }, headers: headers({ 'Retry-After': '1' }) }, 1)).toBeUndefined();
   });
@@ -281,7 +317,9 @@ describe('retryDelayMs', () => {
   it('reads retry_after_seconds when there is no header, backs off exponentially up to the cap, and stops after the retries', () => {
     const policy = { retries: 5, backoffMs: 100, maxBackoffMs: 350 };
     expect(retryDelayMs({ status: 429, body: { retry_after_seconds: 2 }, headers: headers() }, 1, policy)).toBe(2000);
-    expect([1, 2, 3, 4].map((n) => retryDelayMs({ status: 503, body: { retryable: true }, headers: headers() }, n, policy))).toEqual([100, 200, 350, 350]);
+    expect([1, 2, 3, 4].map((n) => retryDelayMs({ status: 503, body: { retryable: true }, headers: headers() }, n, policy))).toEqual([
+      100, 200, 350, 350,
+    ]);
     expect(retryDelayMs({ status: 503, body: { retryable: true }, headers: headers({ 'Retry-After': '1' }) }, 1, policy)).toBe(1000);
     expect(retryDelayMs({ status: 429, body: {}, headers: headers({ 'Retry-After': '1' }) }, 6, policy)).toBeUndefined();
   });

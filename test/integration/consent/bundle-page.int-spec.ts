@@ -15,10 +15,16 @@ import { consentRecord } from '../../support/consent-record';
  * It does not read the pixels back as text (no OCR).
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const STATEMENT = 'By clicking "Request info" I agree that Northfield University may call and text me at the number I gave, also by autodialer. Consent is not required to enroll.';
+const STATEMENT =
+  'By clicking "Request info" I agree that Northfield University may call and text me at the number I gave, also by autodialer. Consent is not required to enroll.';
 
 function bundleWith(statement: string): Bundle {
-  const record = { ...consentRecord(7, statement), form_cert_url: 'https://cert.example/abc123', email_sha256: 'f'.repeat(64), phone_sha256: 'e'.repeat(64) };
+  const record = {
+    ...consentRecord(7, statement),
+    form_cert_url: 'https://cert.example/abc123',
+    email_sha256: 'f'.repeat(64),
+    phone_sha256: 'e'.repeat(64),
+  };
   return {
     format: BUNDLE_FORMAT,
     exported_at: '2026-11-27T09:00:00.000Z',
@@ -38,7 +44,14 @@ function bundleWith(statement: string): Bundle {
         previous: { position: 6, digest: 'b'.repeat(64) },
         next: null,
         seal: { day: '2026-11-20', count: 9, head_digest: 'd'.repeat(64), sealed_at: '2026-11-21T00:00:01.000Z' },
-        context: { school_name: 'Northfield University', offer_name: 'Online MBA', campaign_name: 'Alpha main', affiliate_name: 'Alpha', program_label: 'MBA', contact: null },
+        context: {
+          school_name: 'Northfield University',
+          offer_name: 'Online MBA',
+          campaign_name: 'Alpha main',
+          affiliate_name: 'Alpha',
+          program_label: 'MBA',
+          contact: null,
+        },
       },
     ],
     unchained_lead_ids: [],

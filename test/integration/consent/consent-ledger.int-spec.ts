@@ -5,7 +5,15 @@ import type { DataSource } from 'typeorm';
 import type { SubmitRequestedV1 } from '@lr/contracts';
 import { createDataSource, ConsentLedger, migrateDatabase } from '@lr/persistence';
 import { chainConsentLedger } from '@lr/platform';
-import { applyChanged, decideSubmit, freshPerson, resultSubmit, storeSearch, submitWorld, SubmitWorld } from '../../support/medium-submit-world';
+import {
+  applyChanged,
+  decideSubmit,
+  freshPerson,
+  resultSubmit,
+  storeSearch,
+  submitWorld,
+  SubmitWorld,
+} from '../../support/medium-submit-world';
 import { dropDatabase, ownDatabaseUrl } from '../../support/test-database';
 import { TEST_DATABASE_URL } from '../../support/test-env';
 import { opsIn } from '../ops/ops-test-support';
@@ -25,7 +33,6 @@ let ledger: ConsentLedger;
 let world: SubmitWorld;
 const tmp = mkdtempSync(join(tmpdir(), 'lr-consent-'));
 
-
 const chainNow = (now = new Date()) => chainConsentLedger(ledger, () => now);
 const verify = (...args: string[]) => opsIn(env, ['consent', 'verify', '--json', ...args]);
 const leadAt = async (position: number): Promise<string> =>
@@ -37,7 +44,11 @@ beforeAll(async () => {
   ds = createDataSource({ url: LEDGER_DB_URL, poolSize: 10, timeoutMs: 10_000, poolWaitMs: 60_000, genericPlans: true });
   await ds.initialize();
   ledger = new ConsentLedger(ds);
-  world = await submitWorld(ds, [{ tcpaText: 'I agree that Northfield may call and text me at the number I gave, also by autodialer.' }, {}, {}]);
+  world = await submitWorld(ds, [
+    { tcpaText: 'I agree that Northfield may call and text me at the number I gave, also by autodialer.' },
+    {},
+    {},
+  ]);
 }, 60_000);
 
 afterAll(async () => {
@@ -50,7 +61,9 @@ describe('the consent ledger', () => {
   const submitted: SubmitRequestedV1[] = [];
 
   it('200 concurrent submits, linked by racing chainers, make one unbroken chain of 200 records', async () => {
-    const searches = await Promise.all(Array.from({ length: 200 }, () => storeSearch(world, freshPerson(), { offerIds: [world.offerIds[1]] })));
+    const searches = await Promise.all(
+      Array.from({ length: 200 }, () => storeSearch(world, freshPerson(), { offerIds: [world.offerIds[1]] })),
+    );
     submitted.push(...searches.map((s) => resultSubmit(world, s, world.offerIds[1])));
     let submitting = true;
     // Three chainers race the appends (checks' replicas): one link at a time, never a fork.
@@ -66,12 +79,21 @@ describe('the consent ledger', () => {
     await chainNow();
     expect(outcomes.filter((o) => 'deliver' in o)).toHaveLength(200);
 
-    const rows: Array<{ position: string; lead_id: string }> = await ds.query('SELECT position, lead_id FROM consent_ledger ORDER BY position');
+    const rows: Array<{ position: string; lead_id: string }> = await ds.query(
+      'SELECT position, lead_id FROM consent_ledger ORDER BY position',
+    );
     expect(rows.map((r) => Number(r.position))).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
     expect(new Set(rows.map((r) => r.lead_id))).toEqual(new Set(submitted.map((m) => m.leadId)));
     const run = await verify();
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ intact: true, range: { first: 1, last: 200 }, checked: 200, head: 200, unchained: 0, break: null });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      intact: true,
+      range: { first: 1, last: 200 },
+      checked: 200,
+      head: 200,
+      unchained: 0,
+      break: null,
+    });
     // Yesterday is due for a seal, but nothing was chained before it was over: no seal.
     expect(await ledger.seals()).toEqual([]);
   }, 120_000);
@@ -94,7 +116,11 @@ describe('the consent ledger', () => {
     // The catalog's statement changes after the search showed it: the record keeps the one shown.
     await applyChanged(world, world.offerIds[0], { tcpa_text: 'A later statement nobody saw.' });
     const second = await storeSearch(world, person, { offerIds: [world.offerIds[2]] });
-    for (const m of [resultSubmit(world, first, world.offerIds[0]), resultSubmit(world, first, world.offerIds[1]), resultSubmit(world, second, world.offerIds[2], { consentButtonLabel: 'Yes, contact me' })]) {
+    for (const m of [
+      resultSubmit(world, first, world.offerIds[0]),
+      resultSubmit(world, first, world.offerIds[1]),
+      resultSubmit(world, second, world.offerIds[2], { consentButtonLabel: 'Yes, contact me' }),
+    ]) {
       await decideSubmit(ds).run(m);
     }
     // Chained now, sealed as the next day's first chainer run seals it.
@@ -103,12 +129,27 @@ describe('the consent ledger', () => {
     const out = join(tmp, 'bundle');
     const phone = person.personal!.phone!;
     // Written otherwise than stored: found through the same normalization as duplicates.
-    const exported = await opsIn(env, ['consent', 'export', '--phone', `+1 (${phone.slice(0, 3)}) ${phone.slice(3, 6)}-${phone.slice(6)}`, '--out', out]);
+    const exported = await opsIn(env, [
+      'consent',
+      'export',
+      '--phone',
+      `+1 (${phone.slice(0, 3)}) ${phone.slice(3, 6)}-${phone.slice(6)}`,
+      '--out',
+      out,
+    ]);
     expect(exported.code).toBe(0);
     const bundle = JSON.parse(readFileSync(join(out, 'consent-events.json'), 'utf8'));
     expect(bundle.events).toHaveLength(3);
-    expect(new Set(bundle.events.map((e: { record: { search_id: string } }) => e.record.search_id))).toEqual(new Set([first.searchId, second.searchId]));
-    expect(bundle.events[0].record).toMatchObject({ statement: shown, button_label: 'Request info', ip: '73.12.44.10', ip_source: 'consumer', tcpa_consent: true });
+    expect(new Set(bundle.events.map((e: { record: { search_id: string } }) => e.record.search_id))).toEqual(
+      new Set([first.searchId, second.searchId]),
+    );
+    expect(bundle.events[0].record).toMatchObject({
+      statement: shown,
+      button_label: 'Request info',
+      ip: '73.12.44.10',
+      ip_source: 'consumer',
+      tcpa_consent: true,
+    });
     expect(bundle.events.every((e: { seal: unknown }) => e.seal !== null)).toBe(true);
     expect(readFileSync(join(out, 'index.html'), 'utf8')).toContain(shown);
 
@@ -151,7 +192,10 @@ describe('the consent ledger', () => {
     // A window: the records chained in it are checked (the edit is found), a window after every record checks none.
     const hour = 3600_000;
     const inWindow = await verify('--from', new Date(Date.now() - hour).toISOString(), '--to', new Date(Date.now() + hour).toISOString());
-    expect([inWindow.code, JSON.parse(inWindow.stdout).break]).toEqual([1, expect.objectContaining({ position: 50, problem: 'record-changed' })]);
+    expect([inWindow.code, JSON.parse(inWindow.stdout).break]).toEqual([
+      1,
+      expect.objectContaining({ position: 50, problem: 'record-changed' }),
+    ]);
     const after = await verify('--from', new Date(Date.now() + hour).toISOString());
     expect([after.code, JSON.parse(after.stdout)]).toEqual([0, expect.objectContaining({ checked: 0, break: null })]);
     expect((await verify('--from', new Date(Date.now() + hour).toISOString(), '--to', new Date().toISOString())).code).toBe(2);
@@ -167,7 +211,10 @@ describe('the consent ledger', () => {
     expect(JSON.parse(run.stdout).break).toMatchObject({ position: 60, problem: 'missing' });
     expect(JSON.parse(run.stdout).break.detail).toContain(`from position 59 to 61 (lead ${await leadAt(61)})`);
     const columns = Object.keys(row);
-    await ds.query(`INSERT INTO consent_ledger (${columns.join(', ')}) OVERRIDING SYSTEM VALUE VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`, columns.map((c) => row[c]));
+    await ds.query(
+      `INSERT INTO consent_ledger (${columns.join(', ')}) OVERRIDING SYSTEM VALUE VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
+      columns.map((c) => row[c]),
+    );
     expect((await verify()).code).toBe(0);
   });
 

@@ -108,7 +108,9 @@ describe('school adapters against the sandbox school systems', () => {
 
   it("reads rejected with the school's own reason (for operators) and duplicate", async () => {
     const reason = 'Program full for fall term';
-    await expect(deliverWithDeadline(adapters, delivery(settings(school(), `outcome=reject&reason=${encodeURIComponent(reason)}`)))).resolves.toEqual({
+    await expect(
+      deliverWithDeadline(adapters, delivery(settings(school(), `outcome=reject&reason=${encodeURIComponent(reason)}`))),
+    ).resolves.toEqual({
       kind: 'rejected',
       buyerReason: reason,
     });
@@ -144,7 +146,9 @@ describe('school adapters against the sandbox school systems', () => {
     const rejected = delivery(settings(name, 'outcome=reject'));
     const firstRejection = await deliverWithDeadline(adapters, rejected);
     // Even with another outcome in the URL: the school already settled this lead.
-    await expect(deliverWithDeadline(adapters, { ...rejected, settings: settings(name, 'outcome=accept') })).resolves.toEqual(firstRejection);
+    await expect(deliverWithDeadline(adapters, { ...rejected, settings: settings(name, 'outcome=accept') })).resolves.toEqual(
+      firstRejection,
+    );
     const got = await received(name);
     expect(got.total_received).toBe(2);
     expect(got.leads.map((l) => l.headers['idempotency-key'])).toEqual([d.leadId, rejected.leadId]);
@@ -154,7 +158,9 @@ describe('school adapters against the sandbox school systems', () => {
     const name = school();
     const d = delivery(settings(name, 'outcome=error'));
     await expect(deliverWithDeadline(adapters, d)).rejects.toBeInstanceOf(SchoolHttpError);
-    await expect(deliverWithDeadline(adapters, { ...d, settings: settings(name, 'outcome=accept') })).resolves.toMatchObject({ kind: 'accepted' });
+    await expect(deliverWithDeadline(adapters, { ...d, settings: settings(name, 'outcome=accept') })).resolves.toMatchObject({
+      kind: 'accepted',
+    });
     expect((await received(name)).leads.map((l) => l.outcome)).toEqual(['error', 'accept']);
   });
 
@@ -184,7 +190,12 @@ describe('school adapters against a local school API', () => {
         url: `${server.url}/v1/leads?vendor=lr`,
         timeout_ms: 2000,
         headers: { Authorization: 'Bearer ${env:TEST_SCHOOL_TOKEN}' },
-        field_map: { 'applicant.email': 'lead.personal.email', 'applicant.grad_year': 'answers.hs_grad_year', ref: 'lead_id', source: '=lead-router' },
+        field_map: {
+          'applicant.email': 'lead.personal.email',
+          'applicant.grad_year': 'answers.hs_grad_year',
+          ref: 'lead_id',
+          source: '=lead-router',
+        },
         response_rules: {
           accepted: { path: 'status', in: ['ok'] },
           duplicate: { http_status: [409] },
@@ -199,14 +210,21 @@ describe('school adapters against a local school API', () => {
         url: '/v1/leads?vendor=lr',
         body: { applicant: { email: 'ada@example.com', grad_year: '2015' }, ref: d.leadId, source: 'lead-router' },
       });
-      expect(server.got[0].headers).toMatchObject({ authorization: 'Bearer tok-123', 'idempotency-key': d.leadId, 'content-type': 'application/json' });
+      expect(server.got[0].headers).toMatchObject({
+        authorization: 'Bearer tok-123',
+        'idempotency-key': d.leadId,
+        'content-type': 'application/json',
+      });
 
       const as = (email: string) => sampleDelivery(s, { leadId: randomUUID(), lead: { personal: { email } } });
       await expect(deliverWithDeadline(adapters, as('dupe@example.com'))).resolves.toEqual({
         kind: 'duplicate',
         buyerReason: 'Student already exists: dupe@example.com',
       });
-      await expect(deliverWithDeadline(adapters, as('no@example.com'))).resolves.toEqual({ kind: 'rejected', buyerReason: 'Not in our area' });
+      await expect(deliverWithDeadline(adapters, as('no@example.com'))).resolves.toEqual({
+        kind: 'rejected',
+        buyerReason: 'Not in our area',
+      });
     } finally {
       await server.close();
     }
@@ -224,7 +242,9 @@ describe('school adapters against a local school API', () => {
     const redirecting = await localServer((_, res) => reply(res, 307, '', { location: `${target.url}/steal` }));
     try {
       for (const adapter of ['sandbox', 'json'] as const) {
-        const error = await failure(deliverWithDeadline(new SchoolAdapters(), sampleDelivery({ adapter, url: `${redirecting.url}/leads` })));
+        const error = await failure(
+          deliverWithDeadline(new SchoolAdapters(), sampleDelivery({ adapter, url: `${redirecting.url}/leads` })),
+        );
         expect(error).toBeInstanceOf(SchoolHttpError);
         expect(error).toMatchObject({ status: null, notReceived: false, detail: 'no HTTP answer: REDIRECT_REFUSED' });
       }
@@ -236,9 +256,13 @@ describe('school adapters against a local school API', () => {
   });
 
   it('refuses an answer over 64 KB as a SchoolProtocolError', async () => {
-    const server = await localServer((_, res) => reply(res, 200, { result: 'accepted', id: 'x', pad: 'x'.repeat(MAX_SCHOOL_ANSWER_BYTES) }));
+    const server = await localServer((_, res) =>
+      reply(res, 200, { result: 'accepted', id: 'x', pad: 'x'.repeat(MAX_SCHOOL_ANSWER_BYTES) }),
+    );
     try {
-      const error = await failure(deliverWithDeadline(new SchoolAdapters(), sampleDelivery({ adapter: 'sandbox', url: `${server.url}/leads` })));
+      const error = await failure(
+        deliverWithDeadline(new SchoolAdapters(), sampleDelivery({ adapter: 'sandbox', url: `${server.url}/leads` })),
+      );
       expect(error).toEqual(new SchoolProtocolError(`the answer is larger than ${MAX_SCHOOL_ANSWER_BYTES} bytes`));
     } finally {
       await server.close();
@@ -248,7 +272,13 @@ describe('school adapters against a local school API', () => {
   it('aborts a slow answer at the deadline with SchoolTimeoutError', async () => {
     const server = await localServer((_, res) => setTimeout(() => reply(res, 200, { result: 'accepted' }), 1000).unref());
     try {
-      const error = await failure(deliverWithDeadline(new SchoolAdapters({ sandbox: new SandboxSchoolAdapter() }), sampleDelivery({ adapter: 'sandbox', url: `${server.url}/leads` }), 200));
+      const error = await failure(
+        deliverWithDeadline(
+          new SchoolAdapters({ sandbox: new SandboxSchoolAdapter() }),
+          sampleDelivery({ adapter: 'sandbox', url: `${server.url}/leads` }),
+          200,
+        ),
+      );
       expect(error).toEqual(new SchoolTimeoutError(200));
     } finally {
       await server.close();

@@ -56,7 +56,12 @@ describe('messaging: correlation ids travel from message to message', () => {
     await Promise.all(ids.map((correlationId) => amqp.publish(T.first, { ask: false }, { correlationId })));
     await waitFor(() => seen.length === 40, 10_000, 'forty hops');
     for (const id of ids) {
-      expect(seen.filter((s) => s.correlationId === id).map((s) => s.type).sort()).toEqual([T.first, T.second].sort());
+      expect(
+        seen
+          .filter((s) => s.correlationId === id)
+          .map((s) => s.type)
+          .sort(),
+      ).toEqual([T.first, T.second].sort());
     }
     expect(seen.every((s) => s.current === s.correlationId)).toBe(true);
   });

@@ -58,7 +58,9 @@ describe('messaging: the gauges messaging_dlq_depth{queue} and messaging_queue_d
     // The transport reads every 15 s; a reading on demand shows the same thing the next tick will.
     const gauge = new DeadLetterDepthGauge(amqp, queues.dlq);
     expect(await gauge.refresh()).toBe(1);
-    expect(await metricsRegistry.getSingleMetricAsString('messaging_dlq_depth')).toMatch(new RegExp(`messaging_dlq_depth\\{queue="${queues.dlq}"[^}]*\\} 1`));
+    expect(await metricsRegistry.getSingleMetricAsString('messaging_dlq_depth')).toMatch(
+      new RegExp(`messaging_dlq_depth\\{queue="${queues.dlq}"[^}]*\\} 1`),
+    );
     await transport.close();
   });
 
@@ -91,7 +93,9 @@ describe('messaging: the gauges messaging_dlq_depth{queue} and messaging_queue_d
     await waitFor(async () => (await queueDepth(queues.queue)) === 3, 5000, 'three messages waiting, no consumer');
     const gauge = new QueueDepthGauge(amqp, queues.queue, messagingMetrics.queueDepth);
     expect(await gauge.refresh()).toBe(3);
-    expect(await metricsRegistry.getSingleMetricAsString('messaging_queue_depth')).toMatch(new RegExp(`messaging_queue_depth\\{queue="${queues.queue}"[^}]*\\} 3`));
+    expect(await metricsRegistry.getSingleMetricAsString('messaging_queue_depth')).toMatch(
+      new RegExp(`messaging_queue_depth\\{queue="${queues.queue}"[^}]*\\} 3`),
+    );
 
     const handled: number[] = [];
     const transport = harness.transport(amqp, CONSUMER);

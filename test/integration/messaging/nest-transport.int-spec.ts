@@ -3,7 +3,18 @@ import { NestFactory } from '@nestjs/core';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ConfigModule } from '@lr/config';
-import { AmqpConnection, AmqpContext, HEADERS, HandleEvent, HandleMessage, MessagingModule, PermanentError, amqpReadiness, queuesOf, startAmqpConsumer } from '@lr/messaging';
+import {
+  AmqpConnection,
+  AmqpContext,
+  HEADERS,
+  HandleEvent,
+  HandleMessage,
+  MessagingModule,
+  PermanentError,
+  amqpReadiness,
+  queuesOf,
+  startAmqpConsumer,
+} from '@lr/messaging';
 import { deleteTopology, drainQueue, messagingTestSetup, queueDepth, waitFor } from './support';
 
 const CONSUMER = 'search-orchestrator';

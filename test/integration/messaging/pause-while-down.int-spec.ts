@@ -78,7 +78,9 @@ describe('messaging: a worker pauses while one of its dependencies is down', () 
     expect(await queueDepth(queues.queue)).toBe(0);
     const metrics = await metricsRegistry.getSingleMetricAsString('messaging_messages_deferred_total');
     expect(metrics).toMatch(new RegExp(`type="${TYPE}"`));
-    expect(await metricsRegistry.getSingleMetricAsString('messaging_consumer_paused')).toMatch(new RegExp(`consumer="${CONSUMER}"[^\\n]* 0`));
+    expect(await metricsRegistry.getSingleMetricAsString('messaging_consumer_paused')).toMatch(
+      new RegExp(`consumer="${CONSUMER}"[^\\n]* 0`),
+    );
   });
 
   it("a failure while every dependency answers is the message's: retried, then dead-lettered as usual", async () => {

@@ -56,7 +56,8 @@ describe('messaging: a consumer killed before its ack', () => {
     await waitFor(async () => (await queueDepth(queues.queue)) === 1, 10_000, 'the message back in its queue');
 
     const seen: { redelivered: boolean; firstTime: boolean; messageId: string }[] = [];
-    const redeliveries = async () => (await messagingMetrics.redeliveries.get()).values.find((v) => v.labels.consumer === CONSUMER && v.labels.type === TYPE)?.value ?? 0;
+    const redeliveries = async () =>
+      (await messagingMetrics.redeliveries.get()).values.find((v) => v.labels.consumer === CONSUMER && v.labels.type === TYPE)?.value ?? 0;
     const redeliveriesBefore = await redeliveries();
     const transport = harness.transport(amqp, CONSUMER);
     transport.addHandler(TYPE, async (payload: { leadId: string }, ctx: AmqpContext) => {
@@ -74,7 +75,10 @@ describe('messaging: a consumer killed before its ack', () => {
     expect((await redeliveries()) - redeliveriesBefore).toBe(1);
     const rows = await ds.query('SELECT count(*)::int AS n FROM messaging_test_effects WHERE message_id = $1', [messageId]);
     expect(rows[0].n).toBe(1);
-    const processed = await ds.query('SELECT count(*)::int AS n FROM processed_messages WHERE consumer = $1 AND message_id = $2', [CONSUMER, messageId]);
+    const processed = await ds.query('SELECT count(*)::int AS n FROM processed_messages WHERE consumer = $1 AND message_id = $2', [
+      CONSUMER,
+      messageId,
+    ]);
     expect(processed[0].n).toBe(1);
 
     // Acked: once the consumer is gone nothing returns to the queue.

@@ -1,4 +1,11 @@
-import { AmqpConnection, AmqpContext, PermanentError, RemoteHandlerError, RequestTimeoutError, UnknownMessageTypeError } from '@lr/messaging';
+import {
+  AmqpConnection,
+  AmqpContext,
+  PermanentError,
+  RemoteHandlerError,
+  RequestTimeoutError,
+  UnknownMessageTypeError,
+} from '@lr/messaging';
 import { metricsRegistry } from '@lr/observability';
 import { Harness, messagingTestSetup, sleep, waitFor } from './support';
 
@@ -21,7 +28,10 @@ describe('messaging: request/reply with a timeout', () => {
     requester = await harness.connection();
     const replier = await harness.connection();
     const transport = harness.transport(replier, CONSUMER);
-    transport.addHandler(T.double, async (payload: { n: number }, ctx: AmqpContext) => ({ doubled: payload.n * 2, correlationId: ctx.getMeta().correlationId }));
+    transport.addHandler(T.double, async (payload: { n: number }, ctx: AmqpContext) => ({
+      doubled: payload.n * 2,
+      correlationId: ctx.getMeta().correlationId,
+    }));
     transport.addHandler(T.silent, async () => {
       await silentDone; // never answers while the test waits
     });
@@ -42,13 +52,19 @@ describe('messaging: request/reply with a timeout', () => {
   });
 
   it('returns the handler’s answer', async () => {
-    const answer = await requester.request<{ n: number }, { doubled: number; correlationId: string }>(T.double, { n: 21 }, { timeoutMs: 3000, correlationId: 'req-42' });
+    const answer = await requester.request<{ n: number }, { doubled: number; correlationId: string }>(
+      T.double,
+      { n: 21 },
+      { timeoutMs: 3000, correlationId: 'req-42' },
+    );
     expect(answer).toEqual({ doubled: 42, correlationId: 'req-42' });
   });
 
   it('keeps concurrent requests apart, even when they share a correlationId', async () => {
     const answers = await Promise.all(
-      [1, 2, 3, 4, 5].map((n) => requester.request<{ n: number }, { doubled: number }>(T.double, { n }, { timeoutMs: 3000, correlationId: 'same-http-request' })),
+      [1, 2, 3, 4, 5].map((n) =>
+        requester.request<{ n: number }, { doubled: number }>(T.double, { n }, { timeoutMs: 3000, correlationId: 'same-http-request' }),
+      ),
     );
     expect(answers.map((a) => a.doubled)).toEqual([2, 4, 6, 8, 10]);
   });
@@ -63,7 +79,8 @@ describe('messaging: request/reply with a timeout', () => {
   });
 
   it('drops a reply that comes after the timeout', async () => {
-    const late = () => metricsRegistry.getSingleMetricAsString('messaging_late_replies_total').then((s) => Number(/ (\d+)$/m.exec(s)?.[1] ?? 0));
+    const late = () =>
+      metricsRegistry.getSingleMetricAsString('messaging_late_replies_total').then((s) => Number(/ (\d+)$/m.exec(s)?.[1] ?? 0));
     const lateBefore = await late();
     await expect(requester.request(T.slow, { n: 7 }, { timeoutMs: 300 })).rejects.toBeInstanceOf(RequestTimeoutError);
     await waitFor(() => slowAnswered, 5000, 'the slow handler');

@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { AmqpConnection, allQueueNames, buildTopology, consumerQueueNames, deadLetterQueueNames, declareTopology, topologyFor } from '@lr/messaging';
+import {
+  AmqpConnection,
+  allQueueNames,
+  buildTopology,
+  consumerQueueNames,
+  deadLetterQueueNames,
+  declareTopology,
+  topologyFor,
+} from '@lr/messaging';
 import { TEST_AMQP_VHOST, testConfig, uniqueSuffix } from '../../support/test-env';
 import { deleteTopology, withAdminChannel } from './support';
 
@@ -15,7 +23,11 @@ interface BrokerQueue {
 }
 
 function brokerQueues(): BrokerQueue[] {
-  const json = execFileSync('rabbitmqctl', ['-q', 'list_queues', '-p', TEST_AMQP_VHOST, 'name', 'type', 'durable', 'arguments', '--formatter', 'json'], { encoding: 'utf8' });
+  const json = execFileSync(
+    'rabbitmqctl',
+    ['-q', 'list_queues', '-p', TEST_AMQP_VHOST, 'name', 'type', 'durable', 'arguments', '--formatter', 'json'],
+    { encoding: 'utf8' },
+  );
   return (JSON.parse(json) as BrokerQueue[]).filter((q) => q.name.startsWith(`${config.amqp.prefix}.`));
 }
 
@@ -41,13 +53,20 @@ describe('messaging: the declared topology on the broker', () => {
 
   it('declares every queue as a durable quorum queue, with back-off wait queues', () => {
     const queues = brokerQueues();
-    const durableNames = queues.filter((q) => !q.name.includes('.reply.')).map((q) => q.name).sort();
+    const durableNames = queues
+      .filter((q) => !q.name.includes('.reply.'))
+      .map((q) => q.name)
+      .sort();
     expect(durableNames).toEqual([...allQueueNames(topology)].sort());
     for (const q of queues.filter((x) => !x.name.includes('.reply.'))) {
       expect([q.name, q.type, q.durable]).toEqual([q.name, 'quorum', true]);
     }
     const wait = queues.find((q) => q.name === `${config.amqp.prefix}.delivery.retry.5000`)!;
-    expect(argsOf(wait)).toMatchObject({ 'x-message-ttl': 5000, 'x-dead-letter-exchange': topology.exchanges.retry, 'x-dead-letter-routing-key': 'delivery' });
+    expect(argsOf(wait)).toMatchObject({
+      'x-message-ttl': 5000,
+      'x-dead-letter-exchange': topology.exchanges.retry,
+      'x-dead-letter-routing-key': 'delivery',
+    });
     expect(consumerQueueNames(topology)).toHaveLength(4);
     expect(deadLetterQueueNames(topology)).toEqual(consumerQueueNames(topology).map((n) => `${n}.dlq`));
     // One exclusive reply queue per connection, gone with it.
@@ -68,7 +87,12 @@ describe('messaging: the declared topology on the broker', () => {
 
   it('refuses to start when a queue exists with other arguments (a deploy error, not something to paper over)', async () => {
     const other = testConfig('delivery', uniqueSuffix());
-    const clashing = buildTopology({ prefix: other.amqp.prefix, retryDelaysMs: other.amqp.retryDelaysMs, consumers: ['delivery'], routes: [] });
+    const clashing = buildTopology({
+      prefix: other.amqp.prefix,
+      retryDelaysMs: other.amqp.retryDelaysMs,
+      consumers: ['delivery'],
+      routes: [],
+    });
     // An old classic queue under the name the topology wants as a quorum queue.
     await withAdminChannel((ch) => ch.assertQueue(`${other.amqp.prefix}.delivery`, { durable: true }));
     const conn = new AmqpConnection(other, { topology: clashing, reconnectDelayMs: 200 });

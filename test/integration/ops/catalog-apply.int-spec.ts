@@ -50,29 +50,47 @@ describe('ops catalog apply', () => {
         delivery: catalog.offers[0].delivery,
       });
       const [partnerOffer] = await ds.query('SELECT * FROM offers WHERE id = $1', [catalog.offers[1].id]);
-      expect(partnerOffer).toMatchObject({ source: 'partner', partner_id: catalog.partners[0].id, external_id: 'westlake-001', price: null, delivery: null });
+      expect(partnerOffer).toMatchObject({
+        source: 'partner',
+        partner_id: catalog.partners[0].id,
+        external_id: 'westlake-001',
+        price: null,
+        delivery: null,
+      });
 
-      const programs = await ds.query('SELECT value, label, eligibility, position FROM programs WHERE offer_id = $1 ORDER BY position', [offer.id]);
+      const programs = await ds.query('SELECT value, label, eligibility, position FROM programs WHERE offer_id = $1 ORDER BY position', [
+        offer.id,
+      ]);
       expect(programs).toEqual([
         { value: 'bsn', label: 'BS in Nursing', eligibility: { education_levels: ['associate', 'bachelor'] }, position: 0 },
         { value: 'rn-bsn', label: 'RN to BSN', eligibility: {}, position: 1 },
       ]);
-      const questions = await ds.query('SELECT name, type, required, required_when, options FROM questions WHERE offer_id = $1 ORDER BY position', [offer.id]);
+      const questions = await ds.query(
+        'SELECT name, type, required, required_when, options FROM questions WHERE offer_id = $1 ORDER BY position',
+        [offer.id],
+      );
       expect(questions[1]).toEqual({
         name: 'rn_license',
         type: 'select',
         required: false,
         required_when: { program_ids: ['rn-bsn'] },
-        options: [{ value: 'yes', label: 'Yes' }, { value: 'no', label: 'No' }],
+        options: [
+          { value: 'yes', label: 'Yes' },
+          { value: 'no', label: 'No' },
+        ],
       });
-      const caps = await ds.query('SELECT campaign_id, period, "limit", timezone FROM caps WHERE offer_id = $1 ORDER BY campaign_id NULLS FIRST', [offer.id]);
+      const caps = await ds.query(
+        'SELECT campaign_id, period, "limit", timezone FROM caps WHERE offer_id = $1 ORDER BY campaign_id NULLS FIRST',
+        [offer.id],
+      );
       expect(caps).toEqual([
         { campaign_id: null, period: 'day', limit: 50, timezone: 'America/New_York' },
         { campaign_id: catalog.campaigns[0].id, period: 'day', limit: 20, timezone: 'America/New_York' },
       ]);
-      const campaignOffers = await ds.query('SELECT offer_id, payout, program_payouts, position FROM campaign_offers WHERE campaign_id = $1 ORDER BY position', [
-        catalog.campaigns[0].id,
-      ]);
+      const campaignOffers = await ds.query(
+        'SELECT offer_id, payout, program_payouts, position FROM campaign_offers WHERE campaign_id = $1 ORDER BY position',
+        [catalog.campaigns[0].id],
+      );
       expect(campaignOffers).toEqual([
         { offer_id: offer.id, payout: '22.50', program_payouts: { bsn: 30 }, position: 0 },
         { offer_id: partnerOffer.id, payout: null, program_payouts: null, position: 1 },
@@ -97,7 +115,10 @@ describe('ops catalog apply', () => {
       edited.offers[0].name = 'Northfield Online Nursing (BSN)';
       edited.offers[0].programs = [edited.offers[0].programs[0]]; // rn-bsn dropped
       edited.offers[0].form_fields = [edited.offers[0].form_fields[0]]; // its question too
-      edited.offers[0].caps = [{ period: 'day', limit: 75 }, { period: 'total', limit: 1000, timezone: 'UTC' }];
+      edited.offers[0].caps = [
+        { period: 'day', limit: 75 },
+        { period: 'total', limit: 1000, timezone: 'UTC' },
+      ];
       edited.campaigns[0].offers = [edited.campaigns[0].offers[0]]; // partner offer taken off the campaign
       edited.campaigns[0].offers[0].caps = []; // campaign cap removed
 
@@ -117,13 +138,16 @@ describe('ops catalog apply', () => {
         },
       });
       const after = await dumpCatalogRows(ds, edited);
-      const updatedAt = (rows: unknown[], id: string) => (rows as Array<{ id: string; updated_at: string }>).find((r) => r.id === id)?.updated_at;
+      const updatedAt = (rows: unknown[], id: string) =>
+        (rows as Array<{ id: string; updated_at: string }>).find((r) => r.id === id)?.updated_at;
       expect(updatedAt(after.offers, catalog.offers[0].id)).not.toEqual(updatedAt(before.offers, catalog.offers[0].id));
       expect(updatedAt(after.offers, catalog.offers[1].id)).toEqual(updatedAt(before.offers, catalog.offers[1].id));
       expect(after.affiliates).toEqual(before.affiliates);
       expect((after.programs as Array<{ value: string }>).map((p) => p.value)).toEqual(['bsn']);
       expect(after.campaign_offers).toHaveLength(1);
-      const caps = await ds.query('SELECT campaign_id, period, "limit", timezone FROM caps WHERE offer_id = $1 ORDER BY period', [catalog.offers[0].id]);
+      const caps = await ds.query('SELECT campaign_id, period, "limit", timezone FROM caps WHERE offer_id = $1 ORDER BY period', [
+        catalog.offers[0].id,
+      ]);
       expect(caps).toEqual([
         { campaign_id: null, period: 'day', limit: 75, timezone: 'America/New_York' },
         { campaign_id: null, period: 'total', limit: 1000, timezone: 'UTC' },
@@ -198,7 +222,11 @@ describe('ops catalog apply', () => {
         (c) => c.offers[0].eligibility.education_levels.push('phd'),
         /^ {2}offers\[0\]\.eligibility\.education_levels\[5\]: must be an education level, one of .*; got "phd"/m,
       ],
-      ['state not a USPS code', (c) => (c.offers[0].eligibility.states = ['ca']), /^ {2}offers\[0\]\.eligibility\.states\[0\]: must be a USPS state code/m],
+      [
+        'state not a USPS code',
+        (c) => (c.offers[0].eligibility.states = ['ca']),
+        /^ {2}offers\[0\]\.eligibility\.states\[0\]: must be a USPS state code/m,
+      ],
       ['partner offer with a price', (c) => (c.offers[1].price = 10), /^ {2}offers\[1\]\.price: not allowed on a partner offer/m],
       ['own offer without delivery', (c) => delete c.offers[0].delivery, /^ {2}offers\[0\]\.delivery: is required on an own offer/m],
       [
@@ -206,9 +234,21 @@ describe('ops catalog apply', () => {
         (c) => (c.offers[0].form_fields[1].required_when.program_ids = ['msn']),
         /^ {2}offers\[0\]\.form_fields\[1\]\.required_when\.program_ids\[0\]: unknown program "msn"/m,
       ],
-      ['select without options', (c) => delete c.offers[0].form_fields[0].options, /^ {2}offers\[0\]\.form_fields\[0\]\.options: is required on a select question/m],
-      ['bad time zone', (c) => (c.offers[0].caps[0].timezone = 'America/Nowhere'), /^ {2}offers\[0\]\.caps\[0\]\.timezone: must be an IANA time zone/m],
-      ['bad cap period', (c) => (c.campaigns[0].offers[0].caps[0].period = 'year'), /^ {2}campaigns\[0\]\.offers\[0\]\.caps\[0\]\.period: must be one of hour, day, week, month, total/m],
+      [
+        'select without options',
+        (c) => delete c.offers[0].form_fields[0].options,
+        /^ {2}offers\[0\]\.form_fields\[0\]\.options: is required on a select question/m,
+      ],
+      [
+        'bad time zone',
+        (c) => (c.offers[0].caps[0].timezone = 'America/Nowhere'),
+        /^ {2}offers\[0\]\.caps\[0\]\.timezone: must be an IANA time zone/m,
+      ],
+      [
+        'bad cap period',
+        (c) => (c.campaigns[0].offers[0].caps[0].period = 'year'),
+        /^ {2}campaigns\[0\]\.offers\[0\]\.caps\[0\]\.period: must be one of hour, day, week, month, total/m,
+      ],
       ['duplicate id', (c) => c.schools.push({ ...c.schools[0] }), /^ {2}schools\[\d\]\.id: duplicate id/m],
       ['not a UUID', (c) => (c.affiliates[0].id = 'acme'), /^ {2}affiliates\[0\]\.id: must be a UUID/m],
     ];
@@ -261,7 +301,9 @@ describe('ops catalog apply', () => {
       const [offer] = idsOf(base).offers;
       await expect(ds.query(`UPDATE offers SET offer_type = 'semi' WHERE id = $1`, [offer])).rejects.toThrow(/ck_offers_offer_type/);
       await expect(ds.query(`UPDATE offers SET delivery = NULL WHERE id = $1`, [offer])).rejects.toThrow(/ck_offers_source_shape/);
-      await expect(ds.query(`INSERT INTO caps (offer_id, period, "limit") VALUES ($1, 'day', 5)`, [offer])).rejects.toThrow(/ux_caps_offer_period/);
+      await expect(ds.query(`INSERT INTO caps (offer_id, period, "limit") VALUES ($1, 'day', 5)`, [offer])).rejects.toThrow(
+        /ux_caps_offer_period/,
+      );
     });
   });
 
@@ -285,7 +327,14 @@ describe('ops catalog apply', () => {
       expect(await dumpCatalogRows(ds, catalog)).toEqual(before);
 
       const offers = await new CatalogRepository(ds).campaignOffers(catalog.campaigns[0].id);
-      expect(offers.find((o) => o.offerId === catalog.offers[1].id)?.partner).toEqual({ id, name, adapter, baseUrl: base_url, timeoutMs: timeout_ms, settings });
+      expect(offers.find((o) => o.offerId === catalog.offers[1].id)?.partner).toEqual({
+        id,
+        name,
+        adapter,
+        baseUrl: base_url,
+        timeoutMs: timeout_ms,
+        settings,
+      });
     });
   });
 

@@ -67,7 +67,17 @@ describe('ops catalog simulate', () => {
     const losing = [...byState.get('TX')!, ...byState.get('FL')!].sort();
     expect(sim).toMatchObject({ searches: 8, searches_changed: losing.length, campaigns: [{ id: w.ids.campaign }], partner_unknown: 0 });
     const offer = (k: keyof typeof specs) => sim.offers.find((o: { offer: { id: string } }) => o.offer.id === w.ids.offers[k]);
-    expect(offer('wide')).toMatchObject({ shown_before: 7, shown_after: 2, lost: losing.length, gained: 0, payout_before: 210, payout_after: 60, payout_change: -150, price_change: -225, ids_truncated: false });
+    expect(offer('wide')).toMatchObject({
+      shown_before: 7,
+      shown_after: 2,
+      lost: losing.length,
+      gained: 0,
+      payout_before: 210,
+      payout_after: 60,
+      payout_change: -150,
+      price_change: -225,
+      ids_truncated: false,
+    });
     expect([...offer('wide').lost_search_ids].sort()).toEqual(losing);
     expect(offer('alt')).toMatchObject({ shown_before: 1, shown_after: 6, lost: 0, gained: losing.length, payout_change: 60 });
     expect([...offer('alt').gained_search_ids].sort()).toEqual(losing);
@@ -84,8 +94,15 @@ describe('ops catalog simulate', () => {
 
     const text = await ops('catalog', 'simulate', proposed, '--from', from.toISOString(), '--to', to.toISOString());
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/^Simulation of \S+: 8 live searches \(created in \[\S+, \S+\)\) of 1 campaign\(s\) replayed in [\d.]+ s; 5 would show something else\.$/m);
-    expect(text.stdout).toMatch(new RegExp(`^Orch campaign \\S+ \\(${w.ids.campaign}\\)  ${w.offerName('wide')} \\(${w.ids.offers.wide}\\) +7 +2 +5 +0 +210\\.00 +-150\\.00 +315\\.00 +-225\\.00$`, 'm'));
+    expect(text.stdout).toMatch(
+      /^Simulation of \S+: 8 live searches \(created in \[\S+, \S+\)\) of 1 campaign\(s\) replayed in [\d.]+ s; 5 would show something else\.$/m,
+    );
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^Orch campaign \\S+ \\(${w.ids.campaign}\\)  ${w.offerName('wide')} \\(${w.ids.offers.wide}\\) +7 +2 +5 +0 +210\\.00 +-150\\.00 +315\\.00 +-225\\.00$`,
+        'm',
+      ),
+    );
     expect(text.stdout).toMatch(/^ {2}not_eligible \(states\) +5 +0$/m);
   });
 

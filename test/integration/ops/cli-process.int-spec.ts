@@ -119,7 +119,13 @@ describe('the built operator CLI (node …/apps/ops/src/main.js)', () => {
     expect(list.status).toBe(0);
     // Nothing of this prefix has connected, so no queue is declared yet.
     expect(JSON.parse(list.stdout)).toEqual(
-      ['search-orchestrator', 'checks', 'partner-adapter', 'delivery'].map((c) => ({ queue: `${prefix}.${c}.dlq`, consumer: c, declared: false, messages: null, consumers: null })),
+      ['search-orchestrator', 'checks', 'partner-adapter', 'delivery'].map((c) => ({
+        queue: `${prefix}.${c}.dlq`,
+        consumer: c,
+        declared: false,
+        messages: null,
+        consumers: null,
+      })),
     );
     const outside = cli('dlq', 'show', `${prefix}.delivery`);
     expect(outside.status).toBe(1);

@@ -28,12 +28,31 @@ describe('ops deliveries unresolved', () => {
     await seed.catalog({
       affiliates: [{ id: ids.aff, name: 'Reconcile Affiliate', status: 'active' }],
       schools: [{ id: ids.school, name: 'Harbor College', logo_url: null }],
-      offers: [ownOffer(ids.offer, ids.school, 'Harbor Nursing', { delivery: { adapter: 'json', url: 'http://127.0.0.1:9/leads', timeout_ms: 5000 } })],
-      campaigns: [{ id: ids.camp, affiliate_id: ids.aff, name: 'Reconcile', status: 'active', offers: [{ offer_id: ids.offer, payout: 10 }] }],
+      offers: [
+        ownOffer(ids.offer, ids.school, 'Harbor Nursing', {
+          delivery: { adapter: 'json', url: 'http://127.0.0.1:9/leads', timeout_ms: 5000 },
+        }),
+      ],
+      campaigns: [
+        { id: ids.camp, affiliate_id: ids.aff, name: 'Reconcile', status: 'active', offers: [{ offer_id: ids.offer, payout: 10 }] },
+      ],
     });
     const apiKeyId = await seed.apiKey(ids.aff);
-    const unanswered = { status: 'rejected', code: 'BUYER_REJECTED', reason: 'No response - Client', decidedBy: 'service' as const, afterMs: 9000 };
-    const interrupted = { outcome: 'interrupted', httpStatus: null, latencyMs: 0, detail: 'worker stopped during the call', startAfterMs: 100, durationMs: 9000 };
+    const unanswered = {
+      status: 'rejected',
+      code: 'BUYER_REJECTED',
+      reason: 'No response - Client',
+      decidedBy: 'service' as const,
+      afterMs: 9000,
+    };
+    const interrupted = {
+      outcome: 'interrupted',
+      httpStatus: null,
+      latencyMs: 0,
+      detail: 'worker stopped during the call',
+      startAfterMs: 100,
+      durationMs: 9000,
+    };
     const common = { affiliateId: ids.aff, campaignId: ids.camp, apiKeyId, offerId: ids.offer, lead: person };
     lead.interrupted = await seed.submit({ ...common, at: at(0), decision: unanswered, attempt: interrupted });
     lead.interruptedLater = await seed.submit({ ...common, at: at(30), decision: unanswered, attempt: interrupted });
@@ -54,7 +73,14 @@ describe('ops deliveries unresolved', () => {
     const out = JSON.parse(run.stdout);
     const ours = out.deliveries.filter((d: { offerId: string }) => d.offerId === ids.offer);
     expect(ours.map((d: { leadId: string }) => d.leadId)).toEqual([lead.interrupted, lead.interruptedLater]);
-    expect(ours[0]).toMatchObject({ buyer: 'Harbor College', buyerKind: 'school', offerName: 'Harbor Nursing', affiliateId: ids.aff, code: 'BUYER_REJECTED', isTest: false });
+    expect(ours[0]).toMatchObject({
+      buyer: 'Harbor College',
+      buyerKind: 'school',
+      offerName: 'Harbor Nursing',
+      affiliateId: ids.aff,
+      code: 'BUYER_REJECTED',
+      isTest: false,
+    });
   });
 
   it('prints a table an operator reads, with no contact data; --limit bounds it; a backwards window is a usage error', async () => {

@@ -23,7 +23,11 @@ const delivery = queuesOf(topology, 'delivery');
 const DLQ = delivery.dlq;
 const EFFECTS = `dlq_test_effects_${suffix}`;
 const CONSUMER_LABEL = `dlq-test-${suffix}`;
-const CANARY = { email: `canary.${suffix}@example.com`, phone: `512555${suffix.replace(/\D/g, '').padEnd(4, '7').slice(0, 4)}`, last_name: `Canary${suffix}` };
+const CANARY = {
+  email: `canary.${suffix}@example.com`,
+  phone: `512555${suffix.replace(/\D/g, '').padEnd(4, '7').slice(0, 4)}`,
+  last_name: `Canary${suffix}`,
+};
 
 const cli = (...args: string[]): Promise<CliRun> => opsIn(env, args);
 
@@ -50,7 +54,11 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
   const submit = (leadId: string, extra: Record<string, unknown> = {}) =>
     amqp.publish(
       MESSAGE_TYPES.DeliveryRequested,
-      { leadId, lead: { personal: { email: CANARY.email, phone: CANARY.phone, first_name: 'Ada', last_name: CANARY.last_name } }, ...extra },
+      {
+        leadId,
+        lead: { personal: { email: CANARY.email, phone: CANARY.phone, first_name: 'Ada', last_name: CANARY.last_name } },
+        ...extra,
+      },
       { messageId: `submit:${leadId}`, correlationId: `req-${leadId}` },
     );
 
@@ -63,7 +71,13 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
     transport.addHandler(MESSAGE_TYPES.DeliveryRequested, async (payload: { permanent?: boolean }, ctx: AmqpContext) => {
       const meta = ctx.getMeta();
       const msg = ctx.getMessage();
-      runs.push({ id: meta.messageId, attempt: meta.attempt, redelivered: msg.fields.redelivered, correlationId: meta.correlationId, headers: msg.properties.headers ?? {} });
+      runs.push({
+        id: meta.messageId,
+        attempt: meta.attempt,
+        redelivered: msg.fields.redelivered,
+        correlationId: meta.correlationId,
+        headers: msg.properties.headers ?? {},
+      });
       if (!causeFixed) {
         if (payload.permanent) throw new PermanentError(`the offer of this lead is misconfigured (contact ${CANARY.email})`);
         throw new Error('school system unreachable');
@@ -88,7 +102,9 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
         const run = await cli('dlq', args[0], name, ...args.slice(1));
         expect(run.code).toBe(1);
         expect(run.stdout).toBe('');
-        expect(run.stderr).toContain(`"${name}" is not a dead-letter queue of this topology; the DLQs are: ${deadLetterQueueNames(topology).join(', ')}`);
+        expect(run.stderr).toContain(
+          `"${name}" is not a dead-letter queue of this topology; the DLQs are: ${deadLetterQueueNames(topology).join(', ')}`,
+        );
       }
     }
     const badLimit = await cli('dlq', 'show', DLQ, '--limit', '0');
@@ -110,7 +126,13 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
     const json = JSON.parse((await cli('dlq', 'list', '--json')).stdout);
     expect(json).toHaveLength(4);
     expect(json.map((r: { queue: string }) => r.queue)).toEqual(deadLetterQueueNames(topology));
-    expect(json.find((r: { queue: string }) => r.queue === DLQ)).toEqual({ queue: DLQ, consumer: 'delivery', declared: true, messages: 1, consumers: 0 });
+    expect(json.find((r: { queue: string }) => r.queue === DLQ)).toEqual({
+      queue: DLQ,
+      consumer: 'delivery',
+      declared: true,
+      messages: 1,
+      consumers: 0,
+    });
     expect(json.filter((r: { messages: number }) => r.messages === 0)).toHaveLength(3);
   });
 
@@ -120,9 +142,13 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
     expect(show.stderr).toBe('');
     const lines = show.stdout.trim().split('\n');
     expect(lines[0]).toBe(`${DLQ}: 1 message`);
-    expect(lines[1]).toMatch(/^MESSAGE ID\s+TYPE\s+ATTEMPTS\s+FIRST FAILURE\s+ORIGINAL QUEUE\s+ORIGINAL ROUTING KEY\s+CORRELATION ID\s+REASON$/);
+    expect(lines[1]).toMatch(
+      /^MESSAGE ID\s+TYPE\s+ATTEMPTS\s+FIRST FAILURE\s+ORIGINAL QUEUE\s+ORIGINAL ROUTING KEY\s+CORRELATION ID\s+REASON$/,
+    );
     expect(lines[2]).toMatch(
-      new RegExp(`^submit:A\\s+delivery\\.requested\\.v1\\s+3\\s+\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\s+${delivery.queue.replace(/\./g, '\\.')}\\s+delivery\\.requested\\.v1\\s+req-A\\s+school system unreachable$`),
+      new RegExp(
+        `^submit:A\\s+delivery\\.requested\\.v1\\s+3\\s+\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\s+${delivery.queue.replace(/\./g, '\\.')}\\s+delivery\\.requested\\.v1\\s+req-A\\s+school system unreachable$`,
+      ),
     );
 
     const json = JSON.parse((await cli('dlq', 'show', DLQ, '--json')).stdout);
@@ -213,7 +239,11 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
 
   it('replay of the rest: one effect each, a progress bar only on a terminal, and the DLQ is empty', async () => {
     let drawn = '';
-    const tty = { isTTY: true, columns: 120, write: (chunk: string | Uint8Array) => ((drawn += String(chunk)), true) } as unknown as NodeJS.WritableStream & { isTTY: boolean };
+    const tty = {
+      isTTY: true,
+      columns: 120,
+      write: (chunk: string | Uint8Array) => ((drawn += String(chunk)), true),
+    } as unknown as NodeJS.WritableStream & { isTTY: boolean };
     const run = await opsIn(env, ['dlq', 'replay', DLQ], { progressStream: tty });
     expect(run.code).toBe(0);
     expect(run.stdout.trim()).toBe(`replayed 2 messages from ${DLQ} to ${delivery.queue} (read 2 of 2; 0 of the 2 still in the DLQ)`);
@@ -246,7 +276,11 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
     causeFixed = false;
     for (const id of ['D1', 'D2', 'D3']) await submit(id, { permanent: true });
     await withAdminChannel(async (ch) => {
-      ch.publish('', DLQ, Buffer.from('{}'), { type: MESSAGE_TYPES.DeliveryRequested, persistent: true, headers: { [HEADERS.deathReason]: 'message has no messageId property' } });
+      ch.publish('', DLQ, Buffer.from('{}'), {
+        type: MESSAGE_TYPES.DeliveryRequested,
+        persistent: true,
+        headers: { [HEADERS.deathReason]: 'message has no messageId property' },
+      });
       await sleep(50);
     });
     await waitFor(async () => (await queueDepth(DLQ)) === 4, 10_000, 'D1-D3 and the anonymous message in the DLQ');
@@ -263,7 +297,9 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
     expect(rest.code).toBe(0);
     expect(rest.stdout).toContain('replayed 1 message');
     expect(rest.stdout).toContain('1 skipped');
-    expect(rest.stderr).toContain(`skipped (no message id): it has no messageId, so a replay could not be deduplicated; it stays in ${DLQ}`);
+    expect(rest.stderr).toContain(
+      `skipped (no message id): it has no messageId, so a replay could not be deduplicated; it stays in ${DLQ}`,
+    );
     expect(await dlqIds()).toEqual([null]);
   });
 
@@ -308,14 +344,19 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
     await withAdminChannel(async (ch) => {
       for (const messageId of ids) {
         ch.sendToQueue(DLQ, Buffer.from('{"leadId":"bulk"}'), {
-          messageId, type: MESSAGE_TYPES.DeliveryRequested, persistent: true,
+          messageId,
+          type: MESSAGE_TYPES.DeliveryRequested,
+          persistent: true,
           headers: { [HEADERS.deathReason]: 'school system unreachable', [HEADERS.attempts]: 3, [HEADERS.originalQueue]: delivery.queue },
         });
       }
       await sleep(200);
     });
     await waitFor(async () => (await queueDepth(DLQ)) === 120, 10_000, 'the bulk messages in the DLQ');
-    const all = async () => JSON.parse((await cli('dlq', 'show', DLQ, '--json', '--limit', '500')).stdout).messages.map((m: { message_id: string }) => m.message_id);
+    const all = async () =>
+      JSON.parse((await cli('dlq', 'show', DLQ, '--json', '--limit', '500')).stdout).messages.map(
+        (m: { message_id: string }) => m.message_id,
+      );
 
     const firstFive = JSON.parse((await cli('dlq', 'show', DLQ, '--json', '--limit', '5')).stdout);
     expect(firstFive.messages.map((m: { message_id: string }) => m.message_id)).toEqual(ids.slice(0, 5));
@@ -324,7 +365,9 @@ describe('ops dlq: list, show, replay, purge against the real broker', () => {
     expect(await all()).toEqual(ids);
 
     const one = await cli('dlq', 'replay', DLQ, '--id', ids[60]);
-    expect(one.stdout.trim()).toBe(`replayed 1 message from ${DLQ} to ${delivery.queue} (read 120 of 120; 119 of the 120 still in the DLQ)`);
+    expect(one.stdout.trim()).toBe(
+      `replayed 1 message from ${DLQ} to ${delivery.queue} (read 120 of 120; 119 of the 120 still in the DLQ)`,
+    );
     const rest = ids.filter((id) => id !== ids[60]);
     expect(await all()).toEqual(rest);
 

@@ -54,14 +54,29 @@ describe('ops keys', () => {
     expect(JSON.stringify(rows[0])).not.toContain(issued.key.slice(8));
 
     const found = await new ApiKeyRepository(ds).findByHash(sha256(issued.key));
-    expect(found).toEqual({ id: issued.id, affiliateId, schoolId: null, affiliateStatus: 'active', expiresAt: null, revokedAt: null, limits: {} });
+    expect(found).toEqual({
+      id: issued.id,
+      affiliateId,
+      schoolId: null,
+      affiliateStatus: 'active',
+      expiresAt: null,
+      revokedAt: null,
+      limits: {},
+    });
   });
 
   it('issue parses --limit (repeatable) and --expires-at', async () => {
     const run = await ops(
-      'keys', 'issue', '--affiliate', affiliateId,
-      '--expires-at', '2031-06-30T12:00:00Z',
-      '--limit', 'search=120/20', '--limit', 'dupe-check=10/5',
+      'keys',
+      'issue',
+      '--affiliate',
+      affiliateId,
+      '--expires-at',
+      '2031-06-30T12:00:00Z',
+      '--limit',
+      'search=120/20',
+      '--limit',
+      'dupe-check=10/5',
     );
     expect(run.code).toBe(0);
     const issued = JSON.parse(run.stdout);
@@ -107,17 +122,29 @@ describe('ops keys', () => {
       expect((await applyCatalog(ds, { schools: [{ id: schoolId, name: 'Keys school' }] })).ok).toBe(true);
     });
 
-    it('issue --school stores a key of the school (no affiliate) with its own endpoint\'s limit; list --school shows it', async () => {
+    it("issue --school stores a key of the school (no affiliate) with its own endpoint's limit; list --school shows it", async () => {
       const run = await ops('keys', 'issue', '--school', schoolId, '--limit', 'returns=120/30');
       expect([run.code, run.stderr]).toEqual([0, '']);
       const issued = JSON.parse(run.stdout);
       expect(Object.keys(issued)).toEqual(['id', 'key']);
       expect(await new ApiKeyRepository(ds).findByHash(sha256(issued.key))).toEqual({
-        id: issued.id, affiliateId: null, schoolId, affiliateStatus: null, expiresAt: null, revokedAt: null, limits: { returns: { perMinute: 120, burst: 30 } },
+        id: issued.id,
+        affiliateId: null,
+        schoolId,
+        affiliateStatus: null,
+        expiresAt: null,
+        revokedAt: null,
+        limits: { returns: { perMinute: 120, burst: 30 } },
       });
       const listed = await ops('keys', 'list', '--school', schoolId);
       expect(JSON.parse(listed.stdout)).toEqual({
-        id: issued.id, school_id: schoolId, prefix: issued.key.slice(0, 8), state: 'active', created_at: expect.any(String), expires_at: null, revoked_at: null,
+        id: issued.id,
+        school_id: schoolId,
+        prefix: issued.key.slice(0, 8),
+        state: 'active',
+        created_at: expect.any(String),
+        expires_at: null,
+        revoked_at: null,
         limits: { returns: { per_minute: 120, burst: 30 } },
       });
     });
@@ -176,7 +203,10 @@ describe('ops keys', () => {
 
     const run = await ops('keys', 'list', '--affiliate', owner);
     expect(run.code).toBe(0);
-    const lines = run.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual([
       {
         id: a.id,

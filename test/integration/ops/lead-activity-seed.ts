@@ -10,9 +10,17 @@ import { appendResults } from '../../support/stored-results';
 /** An own offer of the catalog format (CATALOG.md) with a sandbox delivery; `extra` overrides any key. */
 export function ownOffer(offerId: string, schoolId: string, name: string, extra: Record<string, unknown> = {}) {
   return {
-    id: offerId, name, school_id: schoolId, source: 'own', offer_type: 'shared', status: 'active', price: 45,
-    tcpa_text: `I agree that ${name} may contact me.`, programs: [{ value: 'gen', label: 'General' }],
-    delivery: { adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/ops-tests/leads', timeout_ms: 5000 }, ...extra,
+    id: offerId,
+    name,
+    school_id: schoolId,
+    source: 'own',
+    offer_type: 'shared',
+    status: 'active',
+    price: 45,
+    tcpa_text: `I agree that ${name} may contact me.`,
+    programs: [{ value: 'gen', label: 'General' }],
+    delivery: { adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/ops-tests/leads', timeout_ms: 5000 },
+    ...extra,
   };
 }
 
@@ -53,7 +61,12 @@ export class LeadActivitySeed {
     apiKeyId: string;
     at: string;
     lead: Lead;
-    shown: Array<{ offerId: string; payout?: number; programs?: Array<{ value: string; label: string; payout?: number }>; partner?: boolean }>;
+    shown: Array<{
+      offerId: string;
+      payout?: number;
+      programs?: Array<{ value: string; label: string; payout?: number }>;
+      partner?: boolean;
+    }>;
     notShown?: Array<{ offerId: string; reason: string; detail?: string; partner?: string }>;
     isTest?: boolean;
     tracking?: Record<string, string>;
@@ -67,7 +80,12 @@ export class LeadActivitySeed {
     const decisions: Record<string, unknown> = {};
     for (const o of s.shown) decisions[o.offerId] = { shown: true, result_id: resultIds.get(o.offerId) };
     for (const o of s.notShown ?? []) {
-      decisions[o.offerId] = { shown: false, reason: o.reason, ...(o.detail ? { detail: o.detail } : {}), ...(o.partner ? { partner: o.partner } : {}) };
+      decisions[o.offerId] = {
+        shown: false,
+        reason: o.reason,
+        ...(o.detail ? { detail: o.detail } : {}),
+        ...(o.partner ? { partner: o.partner } : {}),
+      };
     }
     await this.ds.query(
       `INSERT INTO searches (id, part_day, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
@@ -75,17 +93,33 @@ export class LeadActivitySeed {
                              state_version, offer_decisions)
        VALUES ($1, lr_id_day($1), $2, $3, $4, $5, $6, $7, '73.12.44.10', 'consumer', $8, $9, $10, $11, $12, $11, 1, $13)`,
       [
-        searchId, s.affiliateId, s.campaignId, s.apiKeyId, s.isTest ?? false, JSON.stringify(s.lead),
-        JSON.stringify(s.tracking ?? { ip_address: '73.12.44.10' }), s.tcpaConsent ?? null, s.formCertUrl ?? null,
-        s.universalLeadCert ?? null, createdAt, new Date(createdAt.getTime() + 45_000), JSON.stringify(decisions),
+        searchId,
+        s.affiliateId,
+        s.campaignId,
+        s.apiKeyId,
+        s.isTest ?? false,
+        JSON.stringify(s.lead),
+        JSON.stringify(s.tracking ?? { ip_address: '73.12.44.10' }),
+        s.tcpaConsent ?? null,
+        s.formCertUrl ?? null,
+        s.universalLeadCert ?? null,
+        createdAt,
+        new Date(createdAt.getTime() + 45_000),
+        JSON.stringify(decisions),
       ],
     );
-    const offers: Array<{ id: string; name: string; offer_type: string; tcpa_text: string | null; school: string; logo_url: string | null }> =
-      await this.ds.query(
-        `SELECT o.id, o.name, o.offer_type, o.tcpa_text, sc.name AS school, sc.logo_url
+    const offers: Array<{
+      id: string;
+      name: string;
+      offer_type: string;
+      tcpa_text: string | null;
+      school: string;
+      logo_url: string | null;
+    }> = await this.ds.query(
+      `SELECT o.id, o.name, o.offer_type, o.tcpa_text, sc.name AS school, sc.logo_url
            FROM offers o JOIN schools sc ON sc.id = o.school_id WHERE o.id = ANY($1::uuid[])`,
-        [s.shown.map((o) => o.offerId)],
-      );
+      [s.shown.map((o) => o.offerId)],
+    );
     await appendResults(
       this.ds,
       searchId,
@@ -97,7 +131,13 @@ export class LeadActivitySeed {
           offerId: o.offerId,
           entry: {
             campaign_id: s.campaignId,
-            offer: { id: o.offerId, name: offer.name, offer_type: offer.offer_type, is_exclusive: offer.offer_type !== 'shared', tcpa_text: offer.tcpa_text },
+            offer: {
+              id: o.offerId,
+              name: offer.name,
+              offer_type: offer.offer_type,
+              is_exclusive: offer.offer_type !== 'shared',
+              tcpa_text: offer.tcpa_text,
+            },
             school: { name: offer.school, logo_url: offer.logo_url },
             programs: o.programs ?? [],
             ...(o.payout !== undefined ? { payout: o.payout } : {}),
@@ -112,7 +152,10 @@ export class LeadActivitySeed {
   }
 
   /** One partner network asked during a search, answered. */
-  async partnerCall(searchId: string, c: { partnerId: string; offerIds: string[]; status: string; latencyMs: number; resultCount: number; detail?: string }) {
+  async partnerCall(
+    searchId: string,
+    c: { partnerId: string; offerIds: string[]; status: string; latencyMs: number; resultCount: number; detail?: string },
+  ) {
     await this.ds.query(
       `INSERT INTO search_partner_calls (search_id, partner_id, part_day, offer_ids, status, requested_at, answered_at, latency_ms, result_count, detail)
        SELECT $1, $2, s.part_day, $3::uuid[], $4, s.created_at, s.created_at + make_interval(secs => $5::int / 1000.0), $5, $6, $7 FROM searches s WHERE s.id = $1`,
@@ -143,10 +186,31 @@ export class LeadActivitySeed {
     tracking?: Record<string, string>;
     decision:
       | { status: 'pending' }
-      | { status: string; code: string; reason: string; decidedBy: 'service' | 'buyer'; field?: string; payout?: number | null; afterMs?: number };
-    consent?: { tcpaConsent: boolean; tcpaText: string | null; buttonLabel: string | null; formCertUrl?: string | null; universalLeadCert?: string | null };
+      | {
+          status: string;
+          code: string;
+          reason: string;
+          decidedBy: 'service' | 'buyer';
+          field?: string;
+          payout?: number | null;
+          afterMs?: number;
+        };
+    consent?: {
+      tcpaConsent: boolean;
+      tcpaText: string | null;
+      buttonLabel: string | null;
+      formCertUrl?: string | null;
+      universalLeadCert?: string | null;
+    };
     sale?: { payout: number | null; price: number | null; capPeriods?: string[] };
-    attempt?: { outcome: string | null; httpStatus: number | null; latencyMs: number | null; detail: string | null; startAfterMs: number; durationMs: number | null };
+    attempt?: {
+      outcome: string | null;
+      httpStatus: number | null;
+      latencyMs: number | null;
+      detail: string | null;
+      startAfterMs: number;
+      durationMs: number | null;
+    };
   }): Promise<string> {
     const id = randomUUID();
     const at = new Date(x.at);
@@ -160,11 +224,29 @@ export class LeadActivitySeed {
                           lead_group_id, origin_lead_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, '73.12.44.10', 'consumer', $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
       [
-        id, x.searchId ?? null, x.resultId ?? null, kind, x.affiliateId, x.campaignId, x.offerId, x.apiKeyId, x.programId ?? null,
-        JSON.stringify(x.answers ?? {}), JSON.stringify(x.lead), JSON.stringify(x.tracking ?? { ip_address: '73.12.44.10' }), x.isTest ?? false,
-        d.status, decided ? d.code : 'PENDING', decided ? d.reason : 'Lead pending', decided ? (d.field ?? null) : null,
-        decided ? (d.status === 'accepted' ? (d.payout ?? null) : 0) : null, at, decidedAt, decided ? d.decidedBy : null,
-        x.searchId ?? x.groupId ?? id, x.originLeadId ?? null,
+        id,
+        x.searchId ?? null,
+        x.resultId ?? null,
+        kind,
+        x.affiliateId,
+        x.campaignId,
+        x.offerId,
+        x.apiKeyId,
+        x.programId ?? null,
+        JSON.stringify(x.answers ?? {}),
+        JSON.stringify(x.lead),
+        JSON.stringify(x.tracking ?? { ip_address: '73.12.44.10' }),
+        x.isTest ?? false,
+        d.status,
+        decided ? d.code : 'PENDING',
+        decided ? d.reason : 'Lead pending',
+        decided ? (d.field ?? null) : null,
+        decided ? (d.status === 'accepted' ? (d.payout ?? null) : 0) : null,
+        at,
+        decidedAt,
+        decided ? d.decidedBy : null,
+        x.searchId ?? x.groupId ?? id,
+        x.originLeadId ?? null,
       ],
     );
     if (x.consent) {
@@ -191,7 +273,15 @@ export class LeadActivitySeed {
       await this.ds.query(
         `INSERT INTO delivery_attempts (lead_id, attempt, started_at, finished_at, outcome, http_status, latency_ms, detail)
          VALUES ($1, 1, $2, $3, $4, $5, $6, $7)`,
-        [id, started, a.durationMs === null ? null : new Date(started.getTime() + a.durationMs), a.outcome, a.httpStatus, a.latencyMs, a.detail],
+        [
+          id,
+          started,
+          a.durationMs === null ? null : new Date(started.getTime() + a.durationMs),
+          a.outcome,
+          a.httpStatus,
+          a.latencyMs,
+          a.detail,
+        ],
       );
     }
     return id;
@@ -200,18 +290,29 @@ export class LeadActivitySeed {
   /** The reservation's rows (sale-ledger.ts): cap slots (scope and period start by libs/domain's capScope/capPeriodStart), dedupe keys while live. */
   private async sale(
     leadId: string,
-    x: { offerId: string; campaignId: string; affiliateId: string; searchId?: string; groupId?: string; lead: Lead; sale?: { payout: number | null; price: number | null; capPeriods?: string[] } },
+    x: {
+      offerId: string;
+      campaignId: string;
+      affiliateId: string;
+      searchId?: string;
+      groupId?: string;
+      lead: Lead;
+      sale?: { payout: number | null; price: number | null; capPeriods?: string[] };
+    },
     at: Date,
     status: 'accepted' | 'released',
     updatedAt: Date,
   ): Promise<void> {
-    const [offer]: Array<{ school_id: string; offer_type: string }> = await this.ds.query(`SELECT school_id, offer_type FROM offers WHERE id = $1`, [x.offerId]);
+    const [offer]: Array<{ school_id: string; offer_type: string }> = await this.ds.query(
+      `SELECT school_id, offer_type FROM offers WHERE id = $1`,
+      [x.offerId],
+    );
     const slots: Array<{ scope: string; period: string; period_start: string }> = [];
     for (const period of (x.sale!.capPeriods ?? []) as CapPeriod[]) {
-      const [cap]: Array<{ timezone: string }> = await this.ds.query(`SELECT timezone FROM caps WHERE offer_id = $1 AND campaign_id IS NULL AND period = $2`, [
-        x.offerId,
-        period,
-      ]);
+      const [cap]: Array<{ timezone: string }> = await this.ds.query(
+        `SELECT timezone FROM caps WHERE offer_id = $1 AND campaign_id IS NULL AND period = $2`,
+        [x.offerId, period],
+      );
       const [slot]: Array<{ scope: string; period: string; period_start: Date }> = await this.ds.query(
         `INSERT INTO cap_usage AS u (scope, period, period_start, used) VALUES ($1, $2, $3, $4)
          ON CONFLICT (scope, period, period_start) DO UPDATE SET used = u.used + $4
@@ -225,8 +326,20 @@ export class LeadActivitySeed {
                           cap_slots, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
       [
-        leadId, x.searchId ?? null, x.searchId ?? x.groupId ?? leadId, x.offerId, offer.school_id, x.campaignId, x.affiliateId, offer.offer_type,
-        x.sale!.payout, x.sale!.price, status, JSON.stringify(slots), at, updatedAt,
+        leadId,
+        x.searchId ?? null,
+        x.searchId ?? x.groupId ?? leadId,
+        x.offerId,
+        offer.school_id,
+        x.campaignId,
+        x.affiliateId,
+        offer.offer_type,
+        x.sale!.payout,
+        x.sale!.price,
+        status,
+        JSON.stringify(slots),
+        at,
+        updatedAt,
       ],
     );
     if (status === 'accepted') {

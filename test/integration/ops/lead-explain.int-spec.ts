@@ -83,12 +83,33 @@ describe('ops lead explain', () => {
     await merge.run(partnerAnswer(w, searchId, 'slow', [], { outcome: 'timeout', latencyMs: 4000, detail: 'no answer within 4000 ms' }));
 
     const submit: SubmitRequestedV1 = {
-      leadId: randomUUID(), kind: 'result_submit', affiliateId: w.ids.affiliate, apiKeyId: w.ids.apiKey, campaignId: w.ids.campaign,
-      resultId: resultOf(w.ids.offers.ok), searchId, offerId: null, originLeadId: null, lead: null, tracking: null, consumerIp: null, ipSource: null,
-      programId: null, answers: {}, tcpaConsent: true, consentButtonLabel: 'Request info', formCertUrl: null, universalLeadCert: null, isTest: false,
+      leadId: randomUUID(),
+      kind: 'result_submit',
+      affiliateId: w.ids.affiliate,
+      apiKeyId: w.ids.apiKey,
+      campaignId: w.ids.campaign,
+      resultId: resultOf(w.ids.offers.ok),
+      searchId,
+      offerId: null,
+      originLeadId: null,
+      lead: null,
+      tracking: null,
+      consumerIp: null,
+      ipSource: null,
+      programId: null,
+      answers: {},
+      tcpaConsent: true,
+      consentButtonLabel: 'Request info',
+      formCertUrl: null,
+      universalLeadCert: null,
+      isTest: false,
       requestedAt: new Date().toISOString(),
     };
-    const checks = new DecideSubmit(new CampaignCatalog(ds, testConfig('checks', randomBytes(4).toString('hex'), { CATALOG_CACHE_MS: '0' })), new LeadRepository(ds), ledger);
+    const checks = new DecideSubmit(
+      new CampaignCatalog(ds, testConfig('checks', randomBytes(4).toString('hex'), { CATALOG_CACHE_MS: '0' })),
+      new LeadRepository(ds),
+      ledger,
+    );
     const outcome = await checks.run(submit);
     expect(outcome).toMatchObject({ answer: { decision: { code: 'NOT_ELIGIBLE' } } });
     refusedSubmit = submit.leadId;
@@ -117,17 +138,31 @@ describe('ops lead explain', () => {
       return out.slice(start, end === -1 ? undefined : end);
     };
     expect(block('ok')).toMatch(/: shown, rank \d+ \(result [0-9a-f-]+\)/);
-    expect(block('state')).toMatch(/not shown: not_eligible \(states\)\n {4}rule +state TX not in \[CA, NV\]\n {4}facts +lead state = TX \(stored\); offer states = \[CA, NV\] \(now\)/);
+    expect(block('state')).toMatch(
+      /not shown: not_eligible \(states\)\n {4}rule +state TX not in \[CA, NV\]\n {4}facts +lead state = TX \(stored\); offer states = \[CA, NV\] \(now\)/,
+    );
     expect(block('age')).toMatch(/rule +age 31 below min_age 40/);
     expect(block('edu')).toMatch(/rule +education level associate not in \[bachelor, master\]/);
-    expect(block('prog')).toMatch(/not shown: no_eligible_program \(programs\.msn\.education_levels\)\n {4}rule +no program qualifies: msn: education level associate not in \[master\]/);
+    expect(block('prog')).toMatch(
+      /not shown: no_eligible_program \(programs\.msn\.education_levels\)\n {4}rule +no program qualifies: msn: education level associate not in \[master\]/,
+    );
     expect(block('prog')).toMatch(/program +msn \(MSN\): education level associate not in \[master\]/);
     expect(block('day')).toMatch(/not shown: cap_reached\n {4}rule +day cap 2 of 2 reached \(America\/Chicago\)/);
     expect(block('total')).toMatch(/rule +total cap 1 of 1 reached\n/);
     expect(block('dup')).toMatch(/not shown: duplicate\n {4}rule +sold to this person 3 days ago \(\S+\); window 30 days/);
-    expect(block('ok2')).toMatch(new RegExp(`not shown: school_already_shown\\n {4}rule +a live search shows each school once: ${w.offerName('ok')} \\(${w.ids.offers.ok}\\) ranks higher \\(priority 5 vs 1, payout 20\\.00 vs 10\\.00\\)`));
-    expect(block('slow')).toMatch(/not shown: partner_timeout \(no answer within 4000 ms\)\n {4}rule +partner \S+ \S+ \S+ timed out after 4,000 ms \(timeout_ms 5,000 now\)/);
-    expect(block('late')).toMatch(new RegExp(`not shown: sale_closed \\(sold_true_exclusive\\)\\n {4}rule +sold out: the lead was sold true_exclusive to ${w.offerName('excl')} \\(${w.ids.offers.excl}\\), which ends its other sales`));
+    expect(block('ok2')).toMatch(
+      new RegExp(
+        `not shown: school_already_shown\\n {4}rule +a live search shows each school once: ${w.offerName('ok')} \\(${w.ids.offers.ok}\\) ranks higher \\(priority 5 vs 1, payout 20\\.00 vs 10\\.00\\)`,
+      ),
+    );
+    expect(block('slow')).toMatch(
+      /not shown: partner_timeout \(no answer within 4000 ms\)\n {4}rule +partner \S+ \S+ \S+ timed out after 4,000 ms \(timeout_ms 5,000 now\)/,
+    );
+    expect(block('late')).toMatch(
+      new RegExp(
+        `not shown: sale_closed \\(sold_true_exclusive\\)\\n {4}rule +sold out: the lead was sold true_exclusive to ${w.offerName('excl')} \\(${w.ids.offers.excl}\\), which ends its other sales`,
+      ),
+    );
     expect(out).not.toMatch(/^ {4}note /m);
   });
 
@@ -145,11 +180,26 @@ describe('ops lead explain', () => {
       stored: { shown: false, reason: 'not_eligible', detail: 'states' },
       verdict: { shown: false, reason: 'not_eligible', detail: 'states' },
       rule: 'state TX not in [CA, NV]',
-      facts: [{ name: 'lead state', value: 'TX', source: 'stored' }, { name: 'offer states', value: ['CA', 'NV'], source: 'now' }],
+      facts: [
+        { name: 'lead state', value: 'TX', source: 'stored' },
+        { name: 'offer states', value: ['CA', 'NV'], source: 'now' },
+      ],
     });
-    expect(byId.get(w.ids.offers.day)).toMatchObject({ verdict: { reason: 'cap_reached' }, facts: expect.arrayContaining([{ name: 'day cap limit', value: 2, source: 'now' }]) });
-    expect(byId.get(w.ids.offers.ok)).toMatchObject({ stored: { shown: true, rank: expect.any(Number) }, verdict: { shown: true }, rule: null, programs: [{ value: 'gen', eligible: true }] });
-    expect(byId.get(w.ids.offers.slow)).toMatchObject({ source: 'partner', verdict: { reason: 'partner_timeout' }, facts: expect.arrayContaining([{ name: 'partner call latency ms', value: 4000, source: 'stored' }]) });
+    expect(byId.get(w.ids.offers.day)).toMatchObject({
+      verdict: { reason: 'cap_reached' },
+      facts: expect.arrayContaining([{ name: 'day cap limit', value: 2, source: 'now' }]),
+    });
+    expect(byId.get(w.ids.offers.ok)).toMatchObject({
+      stored: { shown: true, rank: expect.any(Number) },
+      verdict: { shown: true },
+      rule: null,
+      programs: [{ value: 'gen', eligible: true }],
+    });
+    expect(byId.get(w.ids.offers.slow)).toMatchObject({
+      source: 'partner',
+      verdict: { reason: 'partner_timeout' },
+      facts: expect.arrayContaining([{ name: 'partner call latency ms', value: 4000, source: 'stored' }]),
+    });
   });
 
   it('by a submit id: the rule behind its decision, asked again on the facts as of the submit', async () => {
@@ -171,7 +221,10 @@ describe('ops lead explain', () => {
   });
 
   it('an unknown id: exit 1; not a UUID: exit 2', async () => {
-    expect(await ops('lead', 'explain', randomUUID())).toMatchObject({ code: 1, stderr: expect.stringMatching(/no search or submit has svc_lead_id/) });
+    expect(await ops('lead', 'explain', randomUUID())).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/no search or submit has svc_lead_id/),
+    });
     expect((await ops('lead', 'explain', 'nope')).code).toBe(2);
   });
 });

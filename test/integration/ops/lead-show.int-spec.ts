@@ -14,7 +14,21 @@ import { ops } from './ops-test-support';
 describe('ops lead show', () => {
   let ds: DataSource;
   const id = () => randomUUID();
-  const ids = { aff: id(), camp: id(), sA: id(), sB: id(), sC: id(), sD: id(), sP: id(), partner: id(), oA: id(), oB: id(), oC: id(), oD: id(), pOffer: id() };
+  const ids = {
+    aff: id(),
+    camp: id(),
+    sA: id(),
+    sB: id(),
+    sC: id(),
+    sD: id(),
+    sP: id(),
+    partner: id(),
+    oA: id(),
+    oB: id(),
+    oC: id(),
+    oD: id(),
+    pOffer: id(),
+  };
   const CANARY = {
     first: 'Zebulon',
     last: 'Quixotefield',
@@ -24,7 +38,17 @@ describe('ops lead show', () => {
     dob: '1990-02-03',
     zip: '73301',
   };
-  const FORBIDDEN = ['Zebulon', 'Quixotefield', 'zebulon.canary7', 'canarymail', '5125550199', '555-0199', 'Evergreen', '1990-02-03', '73301'];
+  const FORBIDDEN = [
+    'Zebulon',
+    'Quixotefield',
+    'zebulon.canary7',
+    'canarymail',
+    '5125550199',
+    '555-0199',
+    'Evergreen',
+    '1990-02-03',
+    '73301',
+  ];
   const person: Lead = {
     personal: { first_name: CANARY.first, last_name: CANARY.last, email: CANARY.email, phone: CANARY.phone, date_of_birth: CANARY.dob },
     address: { address_line_1: CANARY.street, city: 'Austin', state: 'TX', zip_code: CANARY.zip },
@@ -36,7 +60,10 @@ describe('ops lead show', () => {
   let resultIds: Map<string, string>;
   const lead = { accepted: '', rejected: '', refused: '', post: '', retry: '' };
 
-  const programs = [{ value: 'bsn', label: 'BS in Nursing' }, { value: 'rn-bsn', label: 'RN to BSN' }];
+  const programs = [
+    { value: 'bsn', label: 'BS in Nursing' },
+    { value: 'rn-bsn', label: 'RN to BSN' },
+  ];
   const own = (offerId: string, schoolId: string, name: string, tcpa: string, extra: Record<string, unknown> = {}) =>
     ownOffer(offerId, schoolId, name, { tcpa_text: tcpa, programs, ...extra });
 
@@ -46,24 +73,46 @@ describe('ops lead show', () => {
     await seed.catalog({
       affiliates: [{ id: ids.aff, name: 'Story Affiliate', status: 'active' }],
       schools: [
-        { id: ids.sA, name: 'North U', logo_url: null }, { id: ids.sB, name: 'South College', logo_url: null },
-        { id: ids.sC, name: 'East Academy', logo_url: null }, { id: ids.sD, name: 'West Institute', logo_url: null },
+        { id: ids.sA, name: 'North U', logo_url: null },
+        { id: ids.sB, name: 'South College', logo_url: null },
+        { id: ids.sC, name: 'East Academy', logo_url: null },
+        { id: ids.sD, name: 'West Institute', logo_url: null },
         { id: ids.sP, name: 'Partner School', logo_url: null },
       ],
-      partners: [{ id: ids.partner, name: 'Story Partner', adapter: 'sandbox', base_url: 'http://127.0.0.1:4100/partners/story', timeout_ms: 5000 }],
+      partners: [
+        { id: ids.partner, name: 'Story Partner', adapter: 'sandbox', base_url: 'http://127.0.0.1:4100/partners/story', timeout_ms: 5000 },
+      ],
       offers: [
         own(ids.oA, ids.sA, 'North Nursing', TCPA_A, { caps: [{ period: 'day', limit: 5, timezone: 'America/Chicago' }] }),
         own(ids.oB, ids.sB, 'South Health', 'South College may contact me.'),
         own(ids.oC, ids.sC, 'East Business', 'East Academy may contact me.'),
         own(ids.oD, ids.sD, 'West Tech', 'West may contact me.', { eligibility: { states: ['CA'] } }),
-        { id: ids.pOffer, name: 'Partner Psychology', school_id: ids.sP, source: 'partner', partner_id: ids.partner, external_id: `ext-${ids.pOffer}`,
-          offer_type: 'shared', status: 'active' },
+        {
+          id: ids.pOffer,
+          name: 'Partner Psychology',
+          school_id: ids.sP,
+          source: 'partner',
+          partner_id: ids.partner,
+          external_id: `ext-${ids.pOffer}`,
+          offer_type: 'shared',
+          status: 'active',
+        },
       ],
-      campaigns: [{
-        id: ids.camp, affiliate_id: ids.aff, name: 'Story campaign', status: 'active',
-        offers: [{ offer_id: ids.oA, payout: 20, program_payouts: { bsn: 30 } }, { offer_id: ids.oB, payout: 8 }, { offer_id: ids.oC, payout: 5 },
-          { offer_id: ids.oD, payout: 6 }, { offer_id: ids.pOffer, payout: 12.5 }],
-      }],
+      campaigns: [
+        {
+          id: ids.camp,
+          affiliate_id: ids.aff,
+          name: 'Story campaign',
+          status: 'active',
+          offers: [
+            { offer_id: ids.oA, payout: 20, program_payouts: { bsn: 30 } },
+            { offer_id: ids.oB, payout: 8 },
+            { offer_id: ids.oC, payout: 5 },
+            { offer_id: ids.oD, payout: 6 },
+            { offer_id: ids.pOffer, payout: 12.5 },
+          ],
+        },
+      ],
     });
     const apiKeyId = await seed.apiKey(ids.aff);
     const base = { affiliateId: ids.aff, campaignId: ids.camp, apiKeyId };
@@ -71,9 +120,22 @@ describe('ops lead show', () => {
     const t = (ms: number) => new Date(at.getTime() + ms).toISOString();
     const tracking = { ip_address: '73.12.44.10', subid: 'story-7', note: `call ${CANARY.first} at (512) 555-0199 or ${CANARY.email}` };
     const s = await seed.search({
-      ...base, at: t(0), lead: person, tracking, tcpaConsent: true, formCertUrl: 'https://cert.trustedform.com/abc123', universalLeadCert: 'LEADID-XYZ',
+      ...base,
+      at: t(0),
+      lead: person,
+      tracking,
+      tcpaConsent: true,
+      formCertUrl: 'https://cert.trustedform.com/abc123',
+      universalLeadCert: 'LEADID-XYZ',
       shown: [
-        { offerId: ids.oA, payout: 30, programs: [{ value: 'bsn', label: 'BS in Nursing', payout: 30 }, { value: 'rn-bsn', label: 'RN to BSN', payout: 20 }] },
+        {
+          offerId: ids.oA,
+          payout: 30,
+          programs: [
+            { value: 'bsn', label: 'BS in Nursing', payout: 30 },
+            { value: 'rn-bsn', label: 'RN to BSN', payout: 20 },
+          ],
+        },
         { offerId: ids.pOffer, payout: 12.5, partner: true, programs: [{ value: 'psy', label: 'BA Psychology', payout: 12.5 }] },
         { offerId: ids.oB, payout: 8 },
         { offerId: ids.oC, payout: 5 },
@@ -82,37 +144,84 @@ describe('ops lead show', () => {
     });
     searchId = s.searchId;
     resultIds = s.resultIds;
-    await seed.partnerCall(searchId, { partnerId: ids.partner, offerIds: [ids.pOffer], status: 'answered', latencyMs: 420, resultCount: 1 });
-    const consent = (tcpaText: string) => ({ tcpaConsent: true, tcpaText, buttonLabel: 'Get info', formCertUrl: 'https://cert.trustedform.com/abc123', universalLeadCert: 'LEADID-XYZ' });
+    await seed.partnerCall(searchId, {
+      partnerId: ids.partner,
+      offerIds: [ids.pOffer],
+      status: 'answered',
+      latencyMs: 420,
+      resultCount: 1,
+    });
+    const consent = (tcpaText: string) => ({
+      tcpaConsent: true,
+      tcpaText,
+      buttonLabel: 'Get info',
+      formCertUrl: 'https://cert.trustedform.com/abc123',
+      universalLeadCert: 'LEADID-XYZ',
+    });
     lead.accepted = await seed.submit({
-      ...base, at: t(5_000), lead: person, offerId: ids.oA, searchId, resultId: resultIds.get(ids.oA), programId: 'bsn', answers: { hs_grad_year: '2008' },
-      tracking, consent: consent(TCPA_A),
+      ...base,
+      at: t(5_000),
+      lead: person,
+      offerId: ids.oA,
+      searchId,
+      resultId: resultIds.get(ids.oA),
+      programId: 'bsn',
+      answers: { hs_grad_year: '2008' },
+      tracking,
+      consent: consent(TCPA_A),
       decision: { status: 'accepted', code: 'ACCEPTED', reason: 'Lead accepted', decidedBy: 'buyer', payout: 30, afterMs: 400 },
       sale: { payout: 30, price: 45, capPeriods: ['day'] },
       attempt: { outcome: 'accepted', httpStatus: 200, latencyMs: 312, detail: 'buyer lead id NU-5531', startAfterMs: 40, durationMs: 320 },
     });
     lead.rejected = await seed.submit({
-      ...base, at: t(6_000), lead: person, offerId: ids.oB, searchId, resultId: resultIds.get(ids.oB), programId: 'bsn', tracking,
+      ...base,
+      at: t(6_000),
+      lead: person,
+      offerId: ids.oB,
+      searchId,
+      resultId: resultIds.get(ids.oB),
+      programId: 'bsn',
+      tracking,
       consent: consent('South College may contact me.'),
       decision: { status: 'rejected', code: 'BUYER_REJECTED', reason: 'Rejected - Client', decidedBy: 'buyer' },
       sale: { payout: 8, price: 45 },
       attempt: {
-        outcome: 'rejected', httpStatus: 200, latencyMs: 150, startAfterMs: 30, durationMs: 155,
+        outcome: 'rejected',
+        httpStatus: 200,
+        latencyMs: 150,
+        startAfterMs: 30,
+        durationMs: 155,
         detail: `Already enrolled: ${CANARY.first} ${CANARY.last} <${CANARY.email}>, 512-555-0199, ${CANARY.street}`,
       },
     });
     lead.refused = await seed.submit({
-      ...base, at: t(7_000), lead: person, offerId: ids.oC, searchId, resultId: resultIds.get(ids.oC), tracking, consent: consent('East Academy may contact me.'),
+      ...base,
+      at: t(7_000),
+      lead: person,
+      offerId: ids.oC,
+      searchId,
+      resultId: resultIds.get(ids.oC),
+      tracking,
+      consent: consent('East Academy may contact me.'),
       decision: { status: 'rejected', code: 'NOT_ELIGIBLE', reason: 'School already bought this lead exclusively', decidedBy: 'service' },
     });
     lead.post = await seed.submit({
-      ...base, at: t(8_000), lead: person, offerId: ids.oA, consent: consent(TCPA_A),
+      ...base,
+      at: t(8_000),
+      lead: person,
+      offerId: ids.oA,
+      consent: consent(TCPA_A),
       decision: { status: 'accepted', code: 'ACCEPTED', reason: 'Lead accepted', decidedBy: 'buyer', payout: 20 },
       sale: { payout: 20, price: 45, capPeriods: ['day'] },
       attempt: { outcome: 'accepted', httpStatus: 200, latencyMs: 200, detail: null, startAfterMs: 20, durationMs: 210 },
     });
     lead.retry = await seed.submit({
-      ...base, at: t(9_000), lead: person, offerId: ids.oA, groupId: lead.post, originLeadId: lead.post,
+      ...base,
+      at: t(9_000),
+      lead: person,
+      offerId: ids.oA,
+      groupId: lead.post,
+      originLeadId: lead.post,
       decision: { status: 'rejected', code: 'DUPLICATE', reason: 'Duplicate - Offer', decidedBy: 'service' },
     });
   });
@@ -155,7 +264,12 @@ describe('ops lead show', () => {
     line(/^ {2}education\.education_level +associate$/m);
     // Results in rank order, with the payouts shown.
     line(/^Results shown \(4\)$/m);
-    line(new RegExp(`^ +1  ${resultIds.get(ids.oA)}  North Nursing \\(${ids.oA}\\) +North U +own +shared +30\\.00  bsn 30\\.00, rn-bsn 20\\.00 `, 'm'));
+    line(
+      new RegExp(
+        `^ +1  ${resultIds.get(ids.oA)}  North Nursing \\(${ids.oA}\\) +North U +own +shared +30\\.00  bsn 30\\.00, rn-bsn 20\\.00 `,
+        'm',
+      ),
+    );
     line(new RegExp(`^ +2  ${resultIds.get(ids.pOffer)}  Partner Psychology .*partner Story Partner +shared +12\\.50  psy 12\\.50 `, 'm'));
     // The search-time checks and the partner asked.
     line(new RegExp(`^  West Tech \\(${ids.oD}\\) +no +not_eligible +states$`, 'm'));
@@ -207,27 +321,67 @@ describe('ops lead show', () => {
       background: { us_citizen: 'yes' },
     });
     expect(story.search).toMatchObject({
-      id: searchId, affiliate: { id: ids.aff, name: 'Story Affiliate' }, campaign: { id: ids.camp, name: 'Story campaign' }, is_test: false,
-      consumer_ip: '73.12.44.10', ip_source: 'consumer', tcpa_consent: true, universal_lead_cert: 'LEADID-XYZ', accepted_count: 1,
+      id: searchId,
+      affiliate: { id: ids.aff, name: 'Story Affiliate' },
+      campaign: { id: ids.camp, name: 'Story campaign' },
+      is_test: false,
+      consumer_ip: '73.12.44.10',
+      ip_source: 'consumer',
+      tcpa_consent: true,
+      universal_lead_cert: 'LEADID-XYZ',
+      accepted_count: 1,
     });
     expect(story.results.map((r: { rank: number; offer: { id: string }; payout: number }) => [r.rank, r.offer.id, r.payout])).toEqual([
-      [1, ids.oA, 30], [2, ids.pOffer, 12.5], [3, ids.oB, 8], [4, ids.oC, 5],
+      [1, ids.oA, 30],
+      [2, ids.pOffer, 12.5],
+      [3, ids.oB, 8],
+      [4, ids.oC, 5],
     ]);
-    expect(story.offer_checks).toContainEqual({ offer: { id: ids.oD, name: 'West Tech' }, shown: false, result_id: null, reason: 'not_eligible', detail: 'states', partner: null });
-    expect(story.partner_calls).toEqual([expect.objectContaining({ partner: { id: ids.partner, name: 'Story Partner' }, status: 'answered', latency_ms: 420, result_count: 1 })]);
+    expect(story.offer_checks).toContainEqual({
+      offer: { id: ids.oD, name: 'West Tech' },
+      shown: false,
+      result_id: null,
+      reason: 'not_eligible',
+      detail: 'states',
+      partner: null,
+    });
+    expect(story.partner_calls).toEqual([
+      expect.objectContaining({
+        partner: { id: ids.partner, name: 'Story Partner' },
+        status: 'answered',
+        latency_ms: 420,
+        result_count: 1,
+      }),
+    ]);
     expect(story.submits.map((s: { id: string }) => s.id)).toEqual([lead.accepted, lead.rejected, lead.refused]);
     const [accepted, rejected, refused] = story.submits;
     expect(accepted.decision).toEqual({
-      status: 'accepted', code: 'ACCEPTED', reason: 'Lead accepted', field: null, decided_by: 'buyer', decided_at: expect.any(String), payout: 30,
+      status: 'accepted',
+      code: 'ACCEPTED',
+      reason: 'Lead accepted',
+      field: null,
+      decided_by: 'buyer',
+      decided_at: expect.any(String),
+      payout: 30,
     });
     expect(accepted.consent).toMatchObject({ tcpa_consent: true, tcpa_text: TCPA_A, button_label: 'Get info', ip: '73.12.44.10' });
     expect(accepted.sale).toMatchObject({ status: 'accepted', offer_type: 'shared', payout: 30, price: 45 });
-    expect(accepted.sale.cap_slots).toEqual([{ scope: `offer:${ids.oA}`, period: 'day', period_start: expect.any(String), used_now: 2, limit: 5 }]);
+    expect(accepted.sale.cap_slots).toEqual([
+      { scope: `offer:${ids.oA}`, period: 'day', period_start: expect.any(String), used_now: 2, limit: 5 },
+    ]);
     expect(accepted.dedupe_keys).toEqual(['email', 'name_zip_dob', 'phone']);
-    expect(accepted.delivery_attempts).toEqual([{
-      attempt: 1, started_at: expect.any(String), finished_at: expect.any(String), duration_ms: 320, outcome: 'accepted', http_status: 200, latency_ms: 312,
-      detail: 'buyer lead id NU-5531',
-    }]);
+    expect(accepted.delivery_attempts).toEqual([
+      {
+        attempt: 1,
+        started_at: expect.any(String),
+        finished_at: expect.any(String),
+        duration_ms: 320,
+        outcome: 'accepted',
+        http_status: 200,
+        latency_ms: 312,
+        detail: 'buyer lead id NU-5531',
+      },
+    ]);
     expect(accepted.lead).toBeNull(); // the group's lead, unchanged
     expect(rejected.delivery_attempts[0].detail).toBe('Already enrolled: Z*** Q*** <z***@c***.example>, ********99, ***');
     expect(rejected.sale.status).toBe('released');
@@ -240,9 +394,25 @@ describe('ops lead show', () => {
     expect(run.code).toBe(0);
     noContactData(run.stdout);
     const story = JSON.parse(run.stdout);
-    expect(story).toMatchObject({ asked: { id: lead.retry, is: 'submit' }, lead_group_id: lead.post, search: null, results: [], offer_checks: [], partner_calls: [] });
-    expect(story.submits.map((s: { id: string; kind: string; origin_lead_id: string | null; decision: { code: string } }) => [s.id, s.kind, s.origin_lead_id, s.decision.code]))
-      .toEqual([[lead.post, 'direct_post', null, 'ACCEPTED'], [lead.retry, 'direct_post', lead.post, 'DUPLICATE']]);
+    expect(story).toMatchObject({
+      asked: { id: lead.retry, is: 'submit' },
+      lead_group_id: lead.post,
+      search: null,
+      results: [],
+      offer_checks: [],
+      partner_calls: [],
+    });
+    expect(
+      story.submits.map((s: { id: string; kind: string; origin_lead_id: string | null; decision: { code: string } }) => [
+        s.id,
+        s.kind,
+        s.origin_lead_id,
+        s.decision.code,
+      ]),
+    ).toEqual([
+      [lead.post, 'direct_post', null, 'ACCEPTED'],
+      [lead.retry, 'direct_post', lead.post, 'DUPLICATE'],
+    ]);
 
     const text = await ops('lead', 'show', lead.retry);
     expect(text.code).toBe(0);

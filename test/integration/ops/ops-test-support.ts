@@ -89,9 +89,8 @@ export async function dumpCatalogRows(ds: DataSource, catalog: any): Promise<Rec
     questions: await q('SELECT * FROM questions WHERE offer_id = ANY($1::uuid[]) ORDER BY offer_id, name', [ids.offers]),
     caps: await q('SELECT * FROM caps WHERE offer_id = ANY($1::uuid[]) ORDER BY id', [ids.offers]),
     campaigns: await q('SELECT * FROM campaigns WHERE id = ANY($1::uuid[]) ORDER BY id', [ids.campaigns]),
-    campaign_offers: await q(
-      'SELECT * FROM campaign_offers WHERE campaign_id = ANY($1::uuid[]) ORDER BY campaign_id, offer_id',
-      [ids.campaigns],
-    ),
+    campaign_offers: await q('SELECT * FROM campaign_offers WHERE campaign_id = ANY($1::uuid[]) ORDER BY campaign_id, offer_id', [
+      ids.campaigns,
+    ]),
   };
 }

@@ -5,7 +5,20 @@ import Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { searchStateKey } from '@lr/contracts';
 import { buyerDecision, cents, eraseLeadDocument, newLeadId } from '@lr/domain';
-import { addDays, ConsentLedger, createDataSource, createDayPartitions, dayOf, daySuffix, KEPT_DAY, LeadReturns, LEGACY_DAY, migrateDatabase, PartitionStore, SaleLedger } from '@lr/persistence';
+import {
+  addDays,
+  ConsentLedger,
+  createDataSource,
+  createDayPartitions,
+  dayOf,
+  daySuffix,
+  KEPT_DAY,
+  LeadReturns,
+  LEGACY_DAY,
+  migrateDatabase,
+  PartitionStore,
+  SaleLedger,
+} from '@lr/persistence';
 import { chainConsentLedger, returnLead, SearchStatePublisher } from '@lr/platform';
 import { tablesHolding } from '../../support/canaries';
 import { decideSubmit, freshPerson, resultSubmit, storeSearch, StoredSearch, SubmitWorld } from '../../support/medium-submit-world';
@@ -55,21 +68,46 @@ async function keptRows(): Promise<Record<string, unknown[]>> {
     ['lead_returns', 'lead_id'],
   ]) {
     // A return's note is the school's words: masked, the rest of the return (its reversals) kept.
-    out[table] = ((await ds.query(`SELECT to_jsonb(t) - 'note' AS row FROM ${table} t ORDER BY ${order}`)) as Array<{ row: unknown }>).map((r) => r.row);
+    out[table] = ((await ds.query(`SELECT to_jsonb(t) - 'note' AS row FROM ${table} t ORDER BY ${order}`)) as Array<{ row: unknown }>).map(
+      (r) => r.row,
+    );
   }
-  out.live_consent_evidence = (await ds.query(`SELECT to_jsonb(c) AS row FROM consent_evidence c JOIN leads l ON l.id = c.lead_id WHERE NOT l.is_test ORDER BY c.lead_id`)).map((r: { row: unknown }) => r.row);
-  out.offer_decisions = (await ds.query(`SELECT id, offer_decisions, person_keys, result_order, result_templates FROM searches ORDER BY id`)) as unknown[];
+  out.live_consent_evidence = (
+    await ds.query(
+      `SELECT to_jsonb(c) AS row FROM consent_evidence c JOIN leads l ON l.id = c.lead_id WHERE NOT l.is_test ORDER BY c.lead_id`,
+    )
+  ).map((r: { row: unknown }) => r.row);
+  out.offer_decisions = (await ds.query(
+    `SELECT id, offer_decisions, person_keys, result_order, result_templates FROM searches ORDER BY id`,
+  )) as unknown[];
   return out;
 }
 
 async function everything(): Promise<unknown[]> {
-  const tables = (await ds.query(`SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind = 'r' ORDER BY relname`)) as Array<{ relname: string }>;
+  const tables = (await ds.query(
+    `SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind = 'r' ORDER BY relname`,
+  )) as Array<{ relname: string }>;
   const out: unknown[] = [];
   for (const { relname } of tables) out.push([relname, await ds.query(`SELECT t::text AS row FROM "${relname}" t ORDER BY 1`)]);
   return out;
 }
 
-const reportJson = async () => JSON.parse((await ops('report', '--from', addDays(dayOf(new Date()), -20), '--to', addDays(dayOf(new Date()), 2), '--by', 'campaign', '--include-test', '--json')).stdout);
+const reportJson = async () =>
+  JSON.parse(
+    (
+      await ops(
+        'report',
+        '--from',
+        addDays(dayOf(new Date()), -20),
+        '--to',
+        addDays(dayOf(new Date()), 2),
+        '--by',
+        'campaign',
+        '--include-test',
+        '--json',
+      )
+    ).stdout,
+  );
 
 beforeAll(async () => {
   await dropDatabase(dbUrl);
@@ -83,7 +121,8 @@ beforeAll(async () => {
   const now = Date.now();
   const fiveDaysAgo = now - 5 * DAY_MS;
   const twelveDaysAgo = now - 12 * DAY_MS;
-  for (const at of [fiveDaysAgo, twelveDaysAgo]) await createDayPartitions(ds, { from: dayOf(new Date(at)), to: null, suffix: daySuffix(dayOf(new Date(at))) });
+  for (const at of [fiveDaysAgo, twelveDaysAgo])
+    await createDayPartitions(ds, { from: dayOf(new Date(at)), to: null, suffix: daySuffix(dayOf(new Date(at))) });
 
   // Today's partition, five days ago (a test search), twelve days ago (moved to the kept partition below), the legacy one (an id
   // without a time). An id's time picks the partition; the results are shown now, so that they can be submitted.
@@ -103,12 +142,26 @@ beforeAll(async () => {
     return msg.leadId;
   };
   const settle = (leadId: string, outcome: 'accepted' | 'rejected', detail: string) =>
-    ledger.settle({ leadId, outcome, decision: buyerDecision(outcome), attempt: { httpStatus: 200, latencyMs: 12, detail }, payout: outcome === 'accepted' ? cents('20.00') : null, endsOtherSales: false });
+    ledger.settle({
+      leadId,
+      outcome,
+      decision: buyerDecision(outcome),
+      attempt: { httpStatus: 200, latencyMs: 12, detail },
+      payout: outcome === 'accepted' ? cents('20.00') : null,
+      endsOtherSales: false,
+    });
 
   leads.accepted = await reserve(searches.today, o1);
   await settle(leads.accepted, 'accepted', 'buyer lead id 4711');
   // The school returns it later with a note in its own words, quoting the person.
-  const returned = await returnLead(new LeadReturns(ds), { leadId: leads.accepted, schoolId: returns.schoolIds[0], reason: 'wrong_number', note: `wrong number: ${p.last_name} at ${formatted}`, source: 'import', apiKeyId: null });
+  const returned = await returnLead(new LeadReturns(ds), {
+    leadId: leads.accepted,
+    schoolId: returns.schoolIds[0],
+    reason: 'wrong_number',
+    note: `wrong number: ${p.last_name} at ${formatted}`,
+    source: 'import',
+    apiKeyId: null,
+  });
   expect(returned.kind).toBe('returned');
   // The buyer refuses quoting the person back: their words are kept for operators, the person's values masked.
   leads.rejected = await reserve(searches.today, o2);
@@ -147,14 +200,24 @@ describe('ops person delete', () => {
   let reportBefore: unknown;
 
   it('finds every record of the person before (the setup is what the test says)', async () => {
-    const partDays = (await ds.query(`SELECT id, part_day::text AS day FROM searches WHERE id = ANY($1::uuid[])`, [Object.values(searches).map((s) => s.searchId)])) as Array<{ id: string; day: string }>;
+    const partDays = (await ds.query(`SELECT id, part_day::text AS day FROM searches WHERE id = ANY($1::uuid[])`, [
+      Object.values(searches).map((s) => s.searchId),
+    ])) as Array<{ id: string; day: string }>;
     const dayOfSearch = new Map(partDays.map((r) => [r.id, r.day]));
     expect(dayOfSearch.get(searches.kept.searchId)).toBe(KEPT_DAY);
     expect(dayOfSearch.get(searches.legacy.searchId)).toBe(LEGACY_DAY);
     expect(dayOfSearch.get(searches.test.searchId)).toBe(dayOf(new Date(Date.now() - 5 * DAY_MS)));
     const partition = (at: number) => `searches_${daySuffix(dayOf(new Date(at)))}`;
     expect(Object.keys(await tablesHolding(ds, canaries)).sort()).toEqual(
-      ['delivery_attempts', 'lead_returns', 'leads', 'searches_kept', 'searches_legacy', partition(Date.now() - 5 * DAY_MS), partition(Date.now())].sort(),
+      [
+        'delivery_attempts',
+        'lead_returns',
+        'leads',
+        'searches_kept',
+        'searches_legacy',
+        partition(Date.now() - 5 * DAY_MS),
+        partition(Date.now()),
+      ].sort(),
     );
     expect(await redis.exists(searchStateKey(searches.today.searchId), searchStateKey(searches.test.searchId))).toBe(2);
     before = await keptRows();
@@ -166,12 +229,18 @@ describe('ops person delete', () => {
     const run = await ops('person', 'delete', '--phone', formatted, '--dry-run', '--json');
     expect(run.code).toBe(0);
     const r = JSON.parse(run.stdout);
-    expect(r).toMatchObject({ dry_run: true, request: { id: null, recorded_now: false }, erased: { searches: { count: 4 }, leads: { count: 5 }, redis_keys: 2 } });
+    expect(r).toMatchObject({
+      dry_run: true,
+      request: { id: null, recorded_now: false },
+      erased: { searches: { count: 4 }, leads: { count: 5 }, redis_keys: 2 },
+    });
     const text = await ops('person', 'delete', '--phone', formatted, '--dry-run');
     expect(text.stdout).toMatch(/^Person delete dry run \(nothing changed\), by phone: no deletion request recorded yet/m);
     expect(text.stdout).toMatch(/^ {2}searches +4 +3 live, 1 test/m);
     expect(text.stdout).toMatch(/^ {2}leads +5/m);
-    expect(text.stdout).toMatch(/^Kept under a legal obligation: the consent evidence of 3 leads, whole \(the consent record: tcpa_consent, statement/m);
+    expect(text.stdout).toMatch(
+      /^Kept under a legal obligation: the consent evidence of 3 leads, whole \(the consent record: tcpa_consent, statement/m,
+    );
     expect(await everything()).toEqual(all);
     expect(await redis.exists(searchStateKey(searches.today.searchId))).toBe(1);
   });
@@ -194,11 +263,24 @@ describe('ops person delete', () => {
         consent_evidence_ips: 1,
         redis_keys: 2,
       },
-      kept: { consent_evidence: 3, consent_evidence_fields: ['tcpa_consent', 'statement', 'button_label', 'ip', 'consented_at', 'form_cert_url', 'universal_lead_cert'] },
+      kept: {
+        consent_evidence: 3,
+        consent_evidence_fields: [
+          'tcpa_consent',
+          'statement',
+          'button_label',
+          'ip',
+          'consented_at',
+          'form_cert_url',
+          'universal_lead_cert',
+        ],
+      },
       nothing_new: false,
     });
     expect(new Set(r.erased.searches.ids)).toEqual(new Set(['today', 'test', 'kept', 'legacy'].map((k) => searches[k].searchId)));
-    expect(new Set(r.erased.leads.ids)).toEqual(new Set(['accepted', 'rejected', 'keptAccepted', 'noConsent', 'testHeld'].map((k) => leads[k])));
+    expect(new Set(r.erased.leads.ids)).toEqual(
+      new Set(['accepted', 'rejected', 'keptAccepted', 'noConsent', 'testHeld'].map((k) => leads[k])),
+    );
 
     // No table or partition holds the person's email, phone or name any more.
     expect(await tablesHolding(ds, canaries)).toEqual({});
@@ -224,7 +306,10 @@ describe('ops person delete', () => {
     const [test] = await ds.query(`SELECT ip, tcpa_text, button_label FROM consent_evidence WHERE lead_id = $1`, [leads.testHeld]);
     expect(test).toMatchObject({ ip: '', button_label: 'Request info' });
     // An erased search's results cannot be submitted any more.
-    const [expired] = await ds.query(`SELECT bool_and(e <= now()) AS all_expired FROM searches s, unnest(s.result_expires) e WHERE s.id = $1`, [searches.today.searchId]);
+    const [expired] = await ds.query(
+      `SELECT bool_and(e <= now()) AS all_expired FROM searches s, unnest(s.result_expires) e WHERE s.id = $1`,
+      [searches.today.searchId],
+    );
     expect(expired.all_expired).toBe(true);
     // The bystander's records are as they were.
     const [other] = await ds.query(`SELECT lead, consumer_ip FROM leads WHERE id = $1`, [leads.bystander]);
@@ -247,7 +332,11 @@ describe('ops person delete', () => {
     expect(again.stdout).toMatch(/recorded before/);
     expect(again.stdout).toMatch(/Nothing new to erase/);
     const json = JSON.parse((await ops('person', 'delete', '--phone', p.phone!, '--json')).stdout);
-    expect(json).toMatchObject({ nothing_new: true, request: { recorded_now: false }, erased: { searches: { count: 0 }, leads: { count: 0 }, redis_keys: 0 } });
+    expect(json).toMatchObject({
+      nothing_new: true,
+      request: { recorded_now: false },
+      erased: { searches: { count: 0 }, leads: { count: 0 }, redis_keys: 0 },
+    });
 
     const byEmail = JSON.parse((await ops('person', 'delete', '--email', p.email!.toUpperCase(), '--json')).stdout);
     expect(byEmail).toMatchObject({ nothing_new: true, request: { recorded_now: true, suppressed: 1, notices: 0 } });
@@ -266,4 +355,3 @@ describe('ops person delete', () => {
     expect(twice.stderr).not.toContain('example.com');
   });
 });
-

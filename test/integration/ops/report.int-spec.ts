@@ -18,7 +18,12 @@ describe('ops report', () => {
   const ids = { a1: id(), a2: id(), s1: id(), s2: id(), s3: id(), o1: id(), o2: id(), o3: id(), c1: id(), c2: id(), c3: id() };
   const DAY = ['--from', '2021-06-01', '--to', '2021-06-02'];
   const lead = (n: number): Lead => ({
-    personal: { first_name: 'Report', last_name: `Person${'abcdefghijklmnop'[n]}`, email: `report.${n}@example.com`, phone: `51255501${String(n).padStart(2, '0')}` },
+    personal: {
+      first_name: 'Report',
+      last_name: `Person${'abcdefghijklmnop'[n]}`,
+      email: `report.${n}@example.com`,
+      phone: `51255501${String(n).padStart(2, '0')}`,
+    },
     address: { state: 'TX', zip_code: '75001' },
   });
 
@@ -37,14 +42,35 @@ describe('ops report', () => {
       ],
       offers: [
         ownOffer(ids.o1, ids.s1, 'North Online'),
-        ownOffer(ids.o2, ids.s2, 'South Nursing', { offer_type: 'exclusive', caps: [{ period: 'day', limit: 10, timezone: 'America/Chicago' }] }),
+        ownOffer(ids.o2, ids.s2, 'South Nursing', {
+          offer_type: 'exclusive',
+          caps: [{ period: 'day', limit: 10, timezone: 'America/Chicago' }],
+        }),
         ownOffer(ids.o3, ids.s3, 'West Tech'),
       ],
       campaigns: [
-        { id: ids.c1, affiliate_id: ids.a1, name: 'Alpha main', status: 'active',
-          offers: [{ offer_id: ids.o1, payout: 10 }, { offer_id: ids.o2, payout: 20, program_payouts: { gen: 25 } }, { offer_id: ids.o3, payout: 4 }] },
+        {
+          id: ids.c1,
+          affiliate_id: ids.a1,
+          name: 'Alpha main',
+          status: 'active',
+          offers: [
+            { offer_id: ids.o1, payout: 10 },
+            { offer_id: ids.o2, payout: 20, program_payouts: { gen: 25 } },
+            { offer_id: ids.o3, payout: 4 },
+          ],
+        },
         { id: ids.c2, affiliate_id: ids.a1, name: 'Alpha side', status: 'active', offers: [{ offer_id: ids.o1, payout: 5 }] },
-        { id: ids.c3, affiliate_id: ids.a2, name: 'Beta main', status: 'active', offers: [{ offer_id: ids.o1, payout: 7 }, { offer_id: ids.o3, payout: 3 }] },
+        {
+          id: ids.c3,
+          affiliate_id: ids.a2,
+          name: 'Beta main',
+          status: 'active',
+          offers: [
+            { offer_id: ids.o1, payout: 7 },
+            { offer_id: ids.o3, payout: 3 },
+          ],
+        },
       ],
     });
     const key1 = await seed.apiKey(ids.a1);
@@ -52,51 +78,205 @@ describe('ops report', () => {
     const a1c1 = { affiliateId: ids.a1, campaignId: ids.c1, apiKeyId: key1 };
     const a1c2 = { affiliateId: ids.a1, campaignId: ids.c2, apiKeyId: key1 };
     const a2c3 = { affiliateId: ids.a2, campaignId: ids.c3, apiKeyId: key2 };
-    const accepted = (payout: number) => ({ status: 'accepted', code: 'ACCEPTED', reason: 'Lead accepted', decidedBy: 'buyer' as const, payout });
+    const accepted = (payout: number) => ({
+      status: 'accepted',
+      code: 'ACCEPTED',
+      reason: 'Lead accepted',
+      decidedBy: 'buyer' as const,
+      payout,
+    });
     const sale = (payout: number) => ({ payout, price: 45 });
 
     // Alpha main (c1): s1 at the window's first millisecond, s3 at its last; s4 just before it; a test search.
-    const s1 = await seed.search({ ...a1c1, at: '2021-06-01T00:00:00.000Z', lead: lead(1), shown: [{ offerId: ids.o1, payout: 10 }, { offerId: ids.o2, payout: 25 }],
-      notShown: [{ offerId: ids.o3, reason: 'not_eligible', detail: 'states' }] });
-    await seed.submit({ ...a1c1, at: '2021-06-01T00:05:00Z', lead: lead(1), offerId: ids.o1, searchId: s1.searchId, resultId: s1.resultIds.get(ids.o1),
-      decision: accepted(10), sale: sale(10) });
-    await seed.submit({ ...a1c1, at: '2021-06-01T00:06:00Z', lead: lead(1), offerId: ids.o2, searchId: s1.searchId, resultId: s1.resultIds.get(ids.o2),
-      decision: { status: 'rejected', code: 'BUYER_REJECTED', reason: 'Rejected - Client', decidedBy: 'buyer' }, sale: { ...sale(25), capPeriods: ['day'] } });
-    const s2 = await seed.search({ ...a1c1, at: '2021-06-01T10:00:00Z', lead: lead(2),
-      shown: [{ offerId: ids.o2, payout: 25 }, { offerId: ids.o1, payout: 10 }, { offerId: ids.o3, payout: 4 }] });
-    await seed.submit({ ...a1c1, at: '2021-06-01T10:01:00Z', lead: lead(2), offerId: ids.o3, searchId: s2.searchId, resultId: s2.resultIds.get(ids.o3),
-      decision: { status: 'rejected', code: 'CAP_REACHED', reason: 'Cap reached', decidedBy: 'service' } });
-    await seed.submit({ ...a1c1, at: '2021-06-01T10:02:00Z', lead: lead(2), offerId: ids.o2, searchId: s2.searchId, resultId: s2.resultIds.get(ids.o2),
-      programId: 'gen', decision: accepted(25), sale: { ...sale(25), capPeriods: ['day'] } });
-    const s3 = await seed.search({ ...a1c1, at: '2021-06-01T23:59:59.999Z', lead: lead(3), shown: [{ offerId: ids.o1, payout: 10 }],
-      notShown: [{ offerId: ids.o2, reason: 'cap_reached' }, { offerId: ids.o3, reason: 'not_eligible', detail: 'education_levels' }] });
-    await seed.submit({ ...a1c1, at: '2021-06-02T00:00:00.000Z', lead: lead(3), offerId: ids.o1, searchId: s3.searchId, resultId: s3.resultIds.get(ids.o1),
-      decision: accepted(10), sale: sale(10) }); // at `to`: outside
-    const s4 = await seed.search({ ...a1c1, at: '2021-05-31T23:59:59.999Z', lead: lead(4), shown: [{ offerId: ids.o1, payout: 10 }],
-      notShown: [{ offerId: ids.o2, reason: 'duplicate' }, { offerId: ids.o3, reason: 'not_eligible' }] }); // before `from`: outside
-    await seed.submit({ ...a1c1, at: '2021-06-01T00:00:30Z', lead: lead(4), offerId: ids.o1, searchId: s4.searchId, resultId: s4.resultIds.get(ids.o1),
-      decision: accepted(10), sale: sale(10) }); // its submit is inside: counted
-    const t1 = await seed.search({ ...a1c1, at: '2021-06-01T12:00:00Z', lead: lead(5), isTest: true,
-      shown: [{ offerId: ids.o1, payout: 10 }, { offerId: ids.o2, payout: 25 }, { offerId: ids.o3, payout: 4 }] });
-    await seed.submit({ ...a1c1, at: '2021-06-01T12:01:00Z', lead: lead(5), offerId: ids.o1, searchId: t1.searchId, resultId: t1.resultIds.get(ids.o1), isTest: true,
-      decision: { status: 'held', code: 'TEST_LEAD_HELD', reason: 'Test lead held', decidedBy: 'service' } });
+    const s1 = await seed.search({
+      ...a1c1,
+      at: '2021-06-01T00:00:00.000Z',
+      lead: lead(1),
+      shown: [
+        { offerId: ids.o1, payout: 10 },
+        { offerId: ids.o2, payout: 25 },
+      ],
+      notShown: [{ offerId: ids.o3, reason: 'not_eligible', detail: 'states' }],
+    });
+    await seed.submit({
+      ...a1c1,
+      at: '2021-06-01T00:05:00Z',
+      lead: lead(1),
+      offerId: ids.o1,
+      searchId: s1.searchId,
+      resultId: s1.resultIds.get(ids.o1),
+      decision: accepted(10),
+      sale: sale(10),
+    });
+    await seed.submit({
+      ...a1c1,
+      at: '2021-06-01T00:06:00Z',
+      lead: lead(1),
+      offerId: ids.o2,
+      searchId: s1.searchId,
+      resultId: s1.resultIds.get(ids.o2),
+      decision: { status: 'rejected', code: 'BUYER_REJECTED', reason: 'Rejected - Client', decidedBy: 'buyer' },
+      sale: { ...sale(25), capPeriods: ['day'] },
+    });
+    const s2 = await seed.search({
+      ...a1c1,
+      at: '2021-06-01T10:00:00Z',
+      lead: lead(2),
+      shown: [
+        { offerId: ids.o2, payout: 25 },
+        { offerId: ids.o1, payout: 10 },
+        { offerId: ids.o3, payout: 4 },
+      ],
+    });
+    await seed.submit({
+      ...a1c1,
+      at: '2021-06-01T10:01:00Z',
+      lead: lead(2),
+      offerId: ids.o3,
+      searchId: s2.searchId,
+      resultId: s2.resultIds.get(ids.o3),
+      decision: { status: 'rejected', code: 'CAP_REACHED', reason: 'Cap reached', decidedBy: 'service' },
+    });
+    await seed.submit({
+      ...a1c1,
+      at: '2021-06-01T10:02:00Z',
+      lead: lead(2),
+      offerId: ids.o2,
+      searchId: s2.searchId,
+      resultId: s2.resultIds.get(ids.o2),
+      programId: 'gen',
+      decision: accepted(25),
+      sale: { ...sale(25), capPeriods: ['day'] },
+    });
+    const s3 = await seed.search({
+      ...a1c1,
+      at: '2021-06-01T23:59:59.999Z',
+      lead: lead(3),
+      shown: [{ offerId: ids.o1, payout: 10 }],
+      notShown: [
+        { offerId: ids.o2, reason: 'cap_reached' },
+        { offerId: ids.o3, reason: 'not_eligible', detail: 'education_levels' },
+      ],
+    });
+    await seed.submit({
+      ...a1c1,
+      at: '2021-06-02T00:00:00.000Z',
+      lead: lead(3),
+      offerId: ids.o1,
+      searchId: s3.searchId,
+      resultId: s3.resultIds.get(ids.o1),
+      decision: accepted(10),
+      sale: sale(10),
+    }); // at `to`: outside
+    const s4 = await seed.search({
+      ...a1c1,
+      at: '2021-05-31T23:59:59.999Z',
+      lead: lead(4),
+      shown: [{ offerId: ids.o1, payout: 10 }],
+      notShown: [
+        { offerId: ids.o2, reason: 'duplicate' },
+        { offerId: ids.o3, reason: 'not_eligible' },
+      ],
+    }); // before `from`: outside
+    await seed.submit({
+      ...a1c1,
+      at: '2021-06-01T00:00:30Z',
+      lead: lead(4),
+      offerId: ids.o1,
+      searchId: s4.searchId,
+      resultId: s4.resultIds.get(ids.o1),
+      decision: accepted(10),
+      sale: sale(10),
+    }); // its submit is inside: counted
+    const t1 = await seed.search({
+      ...a1c1,
+      at: '2021-06-01T12:00:00Z',
+      lead: lead(5),
+      isTest: true,
+      shown: [
+        { offerId: ids.o1, payout: 10 },
+        { offerId: ids.o2, payout: 25 },
+        { offerId: ids.o3, payout: 4 },
+      ],
+    });
+    await seed.submit({
+      ...a1c1,
+      at: '2021-06-01T12:01:00Z',
+      lead: lead(5),
+      offerId: ids.o1,
+      searchId: t1.searchId,
+      resultId: t1.resultIds.get(ids.o1),
+      isTest: true,
+      decision: { status: 'held', code: 'TEST_LEAD_HELD', reason: 'Test lead held', decidedBy: 'service' },
+    });
 
     // Alpha side (c2): a duplicate, then a submit still pending; a direct post accepted.
     const s5 = await seed.search({ ...a1c2, at: '2021-06-01T08:00:00Z', lead: lead(6), shown: [{ offerId: ids.o1, payout: 5 }] });
-    await seed.submit({ ...a1c2, at: '2021-06-01T08:01:00Z', lead: lead(6), offerId: ids.o1, searchId: s5.searchId, resultId: s5.resultIds.get(ids.o1),
-      decision: { status: 'rejected', code: 'DUPLICATE', reason: 'Duplicate - Offer', decidedBy: 'service' } });
-    await seed.submit({ ...a1c2, at: '2021-06-01T09:30:00Z', lead: lead(6), offerId: ids.o1, searchId: s5.searchId, resultId: s5.resultIds.get(ids.o1),
-      decision: { status: 'pending' } });
+    await seed.submit({
+      ...a1c2,
+      at: '2021-06-01T08:01:00Z',
+      lead: lead(6),
+      offerId: ids.o1,
+      searchId: s5.searchId,
+      resultId: s5.resultIds.get(ids.o1),
+      decision: { status: 'rejected', code: 'DUPLICATE', reason: 'Duplicate - Offer', decidedBy: 'service' },
+    });
+    await seed.submit({
+      ...a1c2,
+      at: '2021-06-01T09:30:00Z',
+      lead: lead(6),
+      offerId: ids.o1,
+      searchId: s5.searchId,
+      resultId: s5.resultIds.get(ids.o1),
+      decision: { status: 'pending' },
+    });
     await seed.submit({ ...a1c2, at: '2021-06-01T09:00:00Z', lead: lead(7), offerId: ids.o1, decision: accepted(5), sale: sale(5) });
 
     // Beta main (c3): one accepted, one invalid; a search that showed nothing.
-    const s6 = await seed.search({ ...a2c3, at: '2021-06-01T15:00:00Z', lead: lead(8), shown: [{ offerId: ids.o1, payout: 7 }, { offerId: ids.o3, payout: 3 }] });
-    await seed.submit({ ...a2c3, at: '2021-06-01T15:01:00Z', lead: lead(8), offerId: ids.o3, searchId: s6.searchId, resultId: s6.resultIds.get(ids.o3),
-      decision: accepted(3), sale: sale(3) });
-    await seed.submit({ ...a2c3, at: '2021-06-01T15:02:00Z', lead: lead(8), offerId: ids.o1, searchId: s6.searchId, resultId: s6.resultIds.get(ids.o1),
-      decision: { status: 'invalid', code: 'REQUIRED_FIELD_MISSING', reason: 'Missing tcpa_consent', field: 'tcpa_consent', decidedBy: 'service' } });
-    await seed.search({ ...a2c3, at: '2021-06-01T16:00:00Z', lead: lead(9), shown: [],
-      notShown: [{ offerId: ids.o1, reason: 'not_eligible', detail: 'states' }, { offerId: ids.o3, reason: 'not_eligible', detail: 'states' }] });
+    const s6 = await seed.search({
+      ...a2c3,
+      at: '2021-06-01T15:00:00Z',
+      lead: lead(8),
+      shown: [
+        { offerId: ids.o1, payout: 7 },
+        { offerId: ids.o3, payout: 3 },
+      ],
+    });
+    await seed.submit({
+      ...a2c3,
+      at: '2021-06-01T15:01:00Z',
+      lead: lead(8),
+      offerId: ids.o3,
+      searchId: s6.searchId,
+      resultId: s6.resultIds.get(ids.o3),
+      decision: accepted(3),
+      sale: sale(3),
+    });
+    await seed.submit({
+      ...a2c3,
+      at: '2021-06-01T15:02:00Z',
+      lead: lead(8),
+      offerId: ids.o1,
+      searchId: s6.searchId,
+      resultId: s6.resultIds.get(ids.o1),
+      decision: {
+        status: 'invalid',
+        code: 'REQUIRED_FIELD_MISSING',
+        reason: 'Missing tcpa_consent',
+        field: 'tcpa_consent',
+        decidedBy: 'service',
+      },
+    });
+    await seed.search({
+      ...a2c3,
+      at: '2021-06-01T16:00:00Z',
+      lead: lead(9),
+      shown: [],
+      notShown: [
+        { offerId: ids.o1, reason: 'not_eligible', detail: 'states' },
+        { offerId: ids.o3, reason: 'not_eligible', detail: 'states' },
+      ],
+    });
   });
 
   afterAll(async () => {
@@ -104,13 +284,42 @@ describe('ops report', () => {
   });
 
   const codes = (c: Record<string, number>) => ({
-    ACCEPTED: 0, PENDING: 0, TEST_LEAD_HELD: 0, OFFER_UNAVAILABLE: 0, REQUIRED_FIELD_MISSING: 0, INVALID_FIELD: 0, CONSENT_REQUIRED: 0,
-    NOT_ELIGIBLE: 0, DUPLICATE: 0, CAP_REACHED: 0, BUYER_REJECTED: 0, ...c,
+    ACCEPTED: 0,
+    PENDING: 0,
+    TEST_LEAD_HELD: 0,
+    OFFER_UNAVAILABLE: 0,
+    REQUIRED_FIELD_MISSING: 0,
+    INVALID_FIELD: 0,
+    CONSENT_REQUIRED: 0,
+    NOT_ELIGIBLE: 0,
+    DUPLICATE: 0,
+    CAP_REACHED: 0,
+    BUYER_REJECTED: 0,
+    ...c,
   });
-  const figures = (searches: number, results: number, submits: number, byCode: Record<string, number>, accepted: number, payouts: number) => ({
-    searches, results_shown: results, submits, submits_by_code: codes(byCode), accepted, payouts,
+  const figures = (
+    searches: number,
+    results: number,
+    submits: number,
+    byCode: Record<string, number>,
+    accepted: number,
+    payouts: number,
+  ) => ({
+    searches,
+    results_shown: results,
+    submits,
+    submits_by_code: codes(byCode),
+    accepted,
+    payouts,
   });
-  const DAY_TOTALS = figures(6, 9, 10, { ACCEPTED: 5, PENDING: 1, BUYER_REJECTED: 1, CAP_REACHED: 1, DUPLICATE: 1, REQUIRED_FIELD_MISSING: 1 }, 5, 53);
+  const DAY_TOTALS = figures(
+    6,
+    9,
+    10,
+    { ACCEPTED: 5, PENDING: 1, BUYER_REJECTED: 1, CAP_REACHED: 1, DUPLICATE: 1, REQUIRED_FIELD_MISSING: 1 },
+    5,
+    53,
+  );
 
   async function json(...args: string[]) {
     const run = await ops('report', ...args, '--json');
@@ -122,7 +331,13 @@ describe('ops report', () => {
   it('--by campaign: every figure per campaign and the totals, test traffic left out, over [from, to)', async () => {
     const report = await json(...DAY, '--by', 'campaign');
     expect(Object.keys(report)).toEqual(['from', 'to', 'by', 'include_test', 'affiliate_id', 'codes', 'groups', 'totals']);
-    expect(report).toMatchObject({ from: '2021-06-01T00:00:00.000Z', to: '2021-06-02T00:00:00.000Z', by: 'campaign', include_test: false, affiliate_id: null });
+    expect(report).toMatchObject({
+      from: '2021-06-01T00:00:00.000Z',
+      to: '2021-06-02T00:00:00.000Z',
+      by: 'campaign',
+      include_test: false,
+      affiliate_id: null,
+    });
     expect(report.codes).toEqual(Object.keys(codes({})));
     expect(report.groups).toEqual([
       { id: ids.c1, name: 'Alpha main', ...figures(3, 6, 5, { ACCEPTED: 3, BUYER_REJECTED: 1, CAP_REACHED: 1 }, 3, 45) },
@@ -130,13 +345,26 @@ describe('ops report', () => {
       { id: ids.c3, name: 'Beta main', ...figures(2, 2, 2, { ACCEPTED: 1, REQUIRED_FIELD_MISSING: 1 }, 1, 3) },
     ]);
     expect(report.totals).toEqual(DAY_TOTALS);
-    expect(Object.keys(report.groups[0])).toEqual(['id', 'name', 'searches', 'results_shown', 'submits', 'submits_by_code', 'accepted', 'payouts']);
+    expect(Object.keys(report.groups[0])).toEqual([
+      'id',
+      'name',
+      'searches',
+      'results_shown',
+      'submits',
+      'submits_by_code',
+      'accepted',
+      'payouts',
+    ]);
   });
 
   it('--by affiliate', async () => {
     const report = await json(...DAY, '--by', 'affiliate');
     expect(report.groups).toEqual([
-      { id: ids.a1, name: 'Alpha Media', ...figures(4, 7, 8, { ACCEPTED: 4, BUYER_REJECTED: 1, CAP_REACHED: 1, DUPLICATE: 1, PENDING: 1 }, 4, 50) },
+      {
+        id: ids.a1,
+        name: 'Alpha Media',
+        ...figures(4, 7, 8, { ACCEPTED: 4, BUYER_REJECTED: 1, CAP_REACHED: 1, DUPLICATE: 1, PENDING: 1 }, 4, 50),
+      },
       { id: ids.a2, name: 'Beta Leads', ...figures(2, 2, 2, { ACCEPTED: 1, REQUIRED_FIELD_MISSING: 1 }, 1, 3) },
     ]);
     expect(report.totals).toEqual(DAY_TOTALS);
@@ -145,7 +373,11 @@ describe('ops report', () => {
   it('--by offer: searches are those that considered the offer; the totals count each search once', async () => {
     const report = await json(...DAY, '--by', 'offer');
     expect(report.groups).toEqual([
-      { id: ids.o1, name: 'North Online', ...figures(6, 5, 6, { ACCEPTED: 3, DUPLICATE: 1, PENDING: 1, REQUIRED_FIELD_MISSING: 1 }, 3, 25) },
+      {
+        id: ids.o1,
+        name: 'North Online',
+        ...figures(6, 5, 6, { ACCEPTED: 3, DUPLICATE: 1, PENDING: 1, REQUIRED_FIELD_MISSING: 1 }, 3, 25),
+      },
       { id: ids.o2, name: 'South Nursing', ...figures(3, 2, 2, { ACCEPTED: 1, BUYER_REJECTED: 1 }, 1, 25) },
       { id: ids.o3, name: 'West Tech', ...figures(5, 2, 2, { ACCEPTED: 1, CAP_REACHED: 1 }, 1, 3) },
     ]);
@@ -156,7 +388,9 @@ describe('ops report', () => {
     const report = await json(...DAY, '--by', 'campaign', '--include-test');
     expect(report.include_test).toBe(true);
     expect(report.groups[0]).toEqual({
-      id: ids.c1, name: 'Alpha main', ...figures(4, 9, 6, { ACCEPTED: 3, BUYER_REJECTED: 1, CAP_REACHED: 1, TEST_LEAD_HELD: 1 }, 3, 45),
+      id: ids.c1,
+      name: 'Alpha main',
+      ...figures(4, 9, 6, { ACCEPTED: 3, BUYER_REJECTED: 1, CAP_REACHED: 1, TEST_LEAD_HELD: 1 }, 3, 45),
     });
     expect(report.totals).toEqual(figures(7, 12, 11, { ...DAY_TOTALS.submits_by_code, TEST_LEAD_HELD: 1 }, 5, 53));
   });
@@ -164,7 +398,9 @@ describe('ops report', () => {
   it('--affiliate narrows every figure to one affiliate', async () => {
     const report = await json(...DAY, '--by', 'campaign', '--affiliate', ids.a2);
     expect(report.affiliate_id).toBe(ids.a2);
-    expect(report.groups).toEqual([{ id: ids.c3, name: 'Beta main', ...figures(2, 2, 2, { ACCEPTED: 1, REQUIRED_FIELD_MISSING: 1 }, 1, 3) }]);
+    expect(report.groups).toEqual([
+      { id: ids.c3, name: 'Beta main', ...figures(2, 2, 2, { ACCEPTED: 1, REQUIRED_FIELD_MISSING: 1 }, 1, 3) },
+    ]);
     expect(report.totals).toEqual(figures(2, 2, 2, { ACCEPTED: 1, REQUIRED_FIELD_MISSING: 1 }, 1, 3));
   });
 
@@ -201,8 +437,20 @@ describe('ops report', () => {
     );
     const table = lines.slice(2);
     const cols = (line: string) => line.trim().split(/\s{2,}/);
-    expect(cols(table[0])).toEqual(['CAMPAIGN', 'ID', 'SEARCHES', 'RESULTS', 'SUBMITS', 'PENDING', 'REQUIRED_FIELD_MISSING', 'DUPLICATE', 'CAP_REACHED',
-      'BUYER_REJECTED', 'ACCEPTED', 'PAYOUTS']);
+    expect(cols(table[0])).toEqual([
+      'CAMPAIGN',
+      'ID',
+      'SEARCHES',
+      'RESULTS',
+      'SUBMITS',
+      'PENDING',
+      'REQUIRED_FIELD_MISSING',
+      'DUPLICATE',
+      'CAP_REACHED',
+      'BUYER_REJECTED',
+      'ACCEPTED',
+      'PAYOUTS',
+    ]);
     expect(cols(table[1])).toEqual(['Alpha main', ids.c1, '3', '6', '5', '0', '0', '0', '1', '1', '3', '45.00']);
     expect(cols(table[2])).toEqual(['Alpha side', ids.c2, '1', '1', '3', '1', '0', '1', '0', '0', '1', '5.00']);
     expect(cols(table[3])).toEqual(['Beta main', ids.c3, '2', '2', '2', '0', '1', '0', '0', '0', '1', '3.00']);
@@ -214,12 +462,21 @@ describe('ops report', () => {
   });
 
   it.each([
-    [['--from', 'yesterday', '--to', '2021-06-02', '--by', 'campaign'], /option '--from <iso>' argument 'yesterday' is invalid\. expected an ISO 8601 date/],
+    [
+      ['--from', 'yesterday', '--to', '2021-06-02', '--by', 'campaign'],
+      /option '--from <iso>' argument 'yesterday' is invalid\. expected an ISO 8601 date/,
+    ],
     [['--from', '2021-02-30', '--to', '2021-06-02', '--by', 'campaign'], /argument '2021-02-30' is invalid\. not a real date/],
     [['--from', '2021-06-01T10:00:00', '--to', '2021-06-02', '--by', 'campaign'], /with a zone/],
-    [['--from', '2021-06-02', '--to', '2021-06-02', '--by', 'campaign'], /--from 2021-06-02T00:00:00.000Z must be before --to 2021-06-02T00:00:00.000Z/],
+    [
+      ['--from', '2021-06-02', '--to', '2021-06-02', '--by', 'campaign'],
+      /--from 2021-06-02T00:00:00.000Z must be before --to 2021-06-02T00:00:00.000Z/,
+    ],
     [['--from', '2021-06-03', '--to', '2021-06-02', '--by', 'campaign'], /must be before --to/],
-    [['--from', '2021-06-01', '--to', '2021-06-02', '--by', 'school'], /argument 'school' is invalid\. Allowed choices are campaign, offer, affiliate/],
+    [
+      ['--from', '2021-06-01', '--to', '2021-06-02', '--by', 'school'],
+      /argument 'school' is invalid\. Allowed choices are campaign, offer, affiliate/,
+    ],
     [['--from', '2021-06-01', '--to', '2021-06-02'], /required option '--by <dimension>' not specified/],
     [['--to', '2021-06-02', '--by', 'offer'], /required option '--from <iso>' not specified/],
     [['--from', '2021-06-01', '--to', '2021-06-02', '--by', 'offer', '--affiliate', 'acme'], /argument 'acme' is invalid\. must be a UUID/],

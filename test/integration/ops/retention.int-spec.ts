@@ -3,7 +3,18 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { v7 } from 'uuid';
 import type { Lead } from '../../../libs/domain/src';
-import { addDays, ConsentLedger, createDataSource, createDayPartitions, dayOf, daySuffix, KEPT_DAY, LeadReturns, LEGACY_DAY, searchDays } from '@lr/persistence';
+import {
+  addDays,
+  ConsentLedger,
+  createDataSource,
+  createDayPartitions,
+  dayOf,
+  daySuffix,
+  KEPT_DAY,
+  LeadReturns,
+  LEGACY_DAY,
+  searchDays,
+} from '@lr/persistence';
 import { chainConsentLedger } from '@lr/platform';
 import { migrateDatabase } from '../../../libs/persistence/src/migrate';
 import { runOps } from '../../support/ops';
@@ -35,9 +46,21 @@ describe('ops retention run and storage report', () => {
   const today = dayOf(new Date());
   /** Past the 30-day window (a day D goes when D < today - 30), on its edge (kept), and recent. */
   const days = { old: addDays(today, -40), older: addDays(today, -31), edge: addDays(today, -30), recent: addDays(today, -10) };
-  const ids = { aff: randomUUID(), camp: randomUUID(), school: randomUUID(), offer: randomUUID(), offer2: randomUUID(), partner: randomUUID() };
+  const ids = {
+    aff: randomUUID(),
+    camp: randomUUID(),
+    school: randomUUID(),
+    offer: randomUUID(),
+    offer2: randomUUID(),
+    partner: randomUUID(),
+  };
   const person = (n: number): Lead => ({
-    personal: { first_name: 'Retained', last_name: `Person${'abcdefghij'[n]}`, email: `retained.${n}@example.com`, phone: `51255502${String(n).padStart(2, '0')}` },
+    personal: {
+      first_name: 'Retained',
+      last_name: `Person${'abcdefghij'[n]}`,
+      email: `retained.${n}@example.com`,
+      phone: `51255502${String(n).padStart(2, '0')}`,
+    },
     address: { state: 'TX', zip_code: '75001' },
     education: { education_level: 'associate' },
   });
@@ -65,7 +88,9 @@ describe('ops retention run and storage report', () => {
       ['consent_seals', 'day'],
       ['lead_returns', 'lead_id'],
     ]) {
-      out[table] = ((await ds.query(`SELECT to_jsonb(t) AS row FROM ${table} t ORDER BY ${order}`)) as Array<{ row: unknown }>).map((r) => r.row);
+      out[table] = ((await ds.query(`SELECT to_jsonb(t) AS row FROM ${table} t ORDER BY ${order}`)) as Array<{ row: unknown }>).map(
+        (r) => r.row,
+      );
     }
     return out;
   }
@@ -75,23 +100,35 @@ describe('ops retention run and storage report', () => {
     const found = { results: [] as ByName, searches: [] as ByName, calls: [] as ByName };
     for (const name of named) {
       const id = s[name].id;
-      const rows = (await ds.query(`SELECT to_jsonb(s) - 'part_day' AS row FROM searches s WHERE s.id = $1 AND ${searchDays('s', '$1::uuid')}`, [id])) as Array<{ row: unknown }>;
+      const rows = (await ds.query(
+        `SELECT to_jsonb(s) - 'part_day' AS row FROM searches s WHERE s.id = $1 AND ${searchDays('s', '$1::uuid')}`,
+        [id],
+      )) as Array<{ row: unknown }>;
       found.searches.push([name, rows.map((r) => r.row)]);
       const results = await ds.query(
         `SELECT r.id, r.offer_id, r.entry, r.partner_data, r.expires_at, r.rank, r.payout FROM results r WHERE r.search_id = $1 AND ${searchDays('r', '$1::uuid')} ORDER BY r.rank`,
         [id],
       );
       found.results.push([name, results]);
-      const calls = await ds.query(`SELECT to_jsonb(c) - 'part_day' AS row FROM search_partner_calls c WHERE c.search_id = $1 ORDER BY c.partner_id`, [id]);
+      const calls = await ds.query(
+        `SELECT to_jsonb(c) - 'part_day' AS row FROM search_partner_calls c WHERE c.search_id = $1 ORDER BY c.partner_id`,
+        [id],
+      );
       found.calls.push([name, calls]);
     }
     return found;
   }
 
   const partitionNames = async (): Promise<string[]> =>
-    ((await ds.query(`SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE c.relkind = 'r' ORDER BY c.relname`)) as Array<{ relname: string }>).map((r) => r.relname);
+    (
+      (await ds.query(
+        `SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE c.relkind = 'r' ORDER BY c.relname`,
+      )) as Array<{ relname: string }>
+    ).map((r) => r.relname);
   const dayOfSearch = async (id: string): Promise<string[]> =>
-    ((await ds.query(`SELECT to_char(part_day, 'YYYY-MM-DD') AS day FROM searches WHERE id = $1`, [id])) as Array<{ day: string }>).map((r) => r.day);
+    ((await ds.query(`SELECT to_char(part_day, 'YYYY-MM-DD') AS day FROM searches WHERE id = $1`, [id])) as Array<{ day: string }>).map(
+      (r) => r.day,
+    );
 
   /**
    * A search as the day layout stores it: its id a UUIDv7 of its day (a
@@ -109,19 +146,32 @@ describe('ops retention run and storage report', () => {
     const results = offers.map((o) => {
       const body = JSON.stringify({
         campaign_id: ids.camp,
-        offer: { id: o.offerId, name: o.name, offer_type: 'shared', is_exclusive: false, tcpa_text: `I agree that ${o.name} may contact me.` },
+        offer: {
+          id: o.offerId,
+          name: o.name,
+          offer_type: 'shared',
+          is_exclusive: false,
+          tcpa_text: `I agree that ${o.name} may contact me.`,
+        },
         school: { name: 'Harbor College', logo_url: null },
         programs: [{ value: 'gen', label: 'General' }],
         payout: o.payout,
         form_fields: [],
       });
       const digest = createHash('sha256').update(body).digest('hex').slice(0, 32);
-      return { id: v7({ msecs: createdAt.getTime() + 1 }), offerId: o.offerId, payout: o.payout, body, digest: digest.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5') };
+      return {
+        id: v7({ msecs: createdAt.getTime() + 1 }),
+        offerId: o.offerId,
+        payout: o.payout,
+        body,
+        digest: digest.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5'),
+      };
     });
     for (const r of results) {
-      await ds.query(`INSERT INTO result_templates (part_day, digest, offer_id, payout, body) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, [
-        partDay, r.digest, r.offerId, r.payout, r.body,
-      ]);
+      await ds.query(
+        `INSERT INTO result_templates (part_day, digest, offer_id, payout, body) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+        [partDay, r.digest, r.offerId, r.payout, r.body],
+      );
     }
     const expires = new Date(createdAt.getTime() + 900_000);
     await ds.query(
@@ -129,9 +179,19 @@ describe('ops retention run and storage report', () => {
                              processing_done_at, state_version, offer_decisions, result_order, result_templates, result_expires, result_partner)
        VALUES ($1, $2, $3, $4, $5, $6, '{"ip_address":"73.12.44.10"}', '73.12.44.10', 'consumer', true, $7, $8, $7, 1, $9, $10::uuid[], $11::uuid[], $12::timestamptz[], $13)`,
       [
-        id, partDay, ids.aff, ids.camp, apiKeyId, JSON.stringify(person(Object.keys(s).length % 10)), createdAt, new Date(createdAt.getTime() + 45_000),
-        JSON.stringify(Object.fromEntries(results.map((r) => [r.offerId, { shown: true, result_id: r.id }]))), results.map((r) => r.id),
-        results.map((r) => r.digest), results.map(() => expires), JSON.stringify({ [results[1].id]: { partner_result_id: `p-${name}` } }),
+        id,
+        partDay,
+        ids.aff,
+        ids.camp,
+        apiKeyId,
+        JSON.stringify(person(Object.keys(s).length % 10)),
+        createdAt,
+        new Date(createdAt.getTime() + 45_000),
+        JSON.stringify(Object.fromEntries(results.map((r) => [r.offerId, { shown: true, result_id: r.id }]))),
+        results.map((r) => r.id),
+        results.map((r) => r.digest),
+        results.map(() => expires),
+        JSON.stringify({ [results[1].id]: { partner_result_id: `p-${name}` } }),
       ],
     );
     await ds.query(
@@ -144,9 +204,10 @@ describe('ops retention run and storage report', () => {
 
   async function handledMessage(day: string, opts: { legacy?: boolean } = {}): Promise<string> {
     const messageId = randomUUID();
-    await ds.query(`INSERT INTO processed_messages (consumer, message_id, part_day, message_type, processed_at) VALUES ('delivery', $1, $2, 'partner.submit.requested.v1', $3)`, [
-      messageId, opts.legacy ? LEGACY_DAY : day, `${day}T08:00:00Z`,
-    ]);
+    await ds.query(
+      `INSERT INTO processed_messages (consumer, message_id, part_day, message_type, processed_at) VALUES ('delivery', $1, $2, 'partner.submit.requested.v1', $3)`,
+      [messageId, opts.legacy ? LEGACY_DAY : day, `${day}T08:00:00Z`],
+    );
     return messageId;
   }
   const messages: Record<string, string> = {};
@@ -156,14 +217,26 @@ describe('ops retention run and storage report', () => {
     await migrateDatabase(dbUrl);
     ds = createDataSource({ url: dbUrl, poolSize: 2, timeoutMs: 10_000 });
     await ds.initialize();
-    for (const day of [days.old, days.older, days.edge, days.recent]) await createDayPartitions(ds, { from: day, to: null, suffix: daySuffix(day) });
+    for (const day of [days.old, days.older, days.edge, days.recent])
+      await createDayPartitions(ds, { from: day, to: null, suffix: daySuffix(day) });
 
     const seed = new LeadActivitySeed(ds);
     await seed.catalog({
       affiliates: [{ id: ids.aff, name: 'Retention Affiliate', status: 'active' }],
       schools: [{ id: ids.school, name: 'Harbor College', logo_url: null }],
       offers: [ownOffer(ids.offer, ids.school, 'Harbor Nursing'), ownOffer(ids.offer2, ids.school, 'Harbor Tech')],
-      campaigns: [{ id: ids.camp, affiliate_id: ids.aff, name: 'Retention', status: 'active', offers: [{ offer_id: ids.offer, payout: 12 }, { offer_id: ids.offer2, payout: 8 }] }],
+      campaigns: [
+        {
+          id: ids.camp,
+          affiliate_id: ids.aff,
+          name: 'Retention',
+          status: 'active',
+          offers: [
+            { offer_id: ids.offer, payout: 12 },
+            { offer_id: ids.offer2, payout: 8 },
+          ],
+        },
+      ],
     });
     apiKeyId = await seed.apiKey(ids.aff);
 
@@ -175,13 +248,22 @@ describe('ops retention run and storage report', () => {
 
     const common = { affiliateId: ids.aff, campaignId: ids.camp, apiKeyId, offerId: ids.offer };
     const submitOf = (name: string, after: number, n: number) => ({
-      ...common, searchId: s[name].id, resultId: s[name].resultIds[0], lead: person(n), programId: 'gen',
+      ...common,
+      searchId: s[name].id,
+      resultId: s[name].resultIds[0],
+      lead: person(n),
+      programId: 'gen',
       at: new Date(Date.parse(`${s[name].day === LEGACY_DAY ? addDays(today, -45) : s[name].day}T12:00:00.000Z`) + after).toISOString(),
       consent: { tcpaConsent: true, tcpaText: 'I agree that Harbor Nursing may contact me.', buttonLabel: 'Get my matches' },
     });
     const accepted = { status: 'accepted', code: 'ACCEPTED', reason: 'Lead accepted', decidedBy: 'buyer' as const, payout: 12 };
     const delivered = { outcome: 'accepted', httpStatus: 200, latencyMs: 150, detail: null, startAfterMs: 100, durationMs: 150 };
-    const acceptedOldLead = await seed.submit({ ...submitOf('acceptedOld', 60_000, 1), decision: accepted, sale: { payout: 12, price: 45 }, attempt: delivered });
+    const acceptedOldLead = await seed.submit({
+      ...submitOf('acceptedOld', 60_000, 1),
+      decision: accepted,
+      sale: { payout: 12, price: 45 },
+      attempt: delivered,
+    });
     await seed.submit({ ...submitOf('pendingOld', 60_000, 2), decision: { status: 'pending' } });
     await seed.submit({
       ...submitOf('rejectedOld', 90_000, 3),
@@ -190,9 +272,22 @@ describe('ops retention run and storage report', () => {
       attempt: { outcome: 'rejected', httpStatus: 200, latencyMs: 90, detail: 'not a fit', startAfterMs: 100, durationMs: 90 },
     });
     // Five days after its search, long after its results expired: refused, and stored naming the search.
-    await seed.submit({ ...submitOf('lateOld', 5 * 86_400_000, 4), decision: { status: 'rejected', code: 'OFFER_UNAVAILABLE', reason: 'Offer unavailable', decidedBy: 'service' } });
-    await seed.submit({ ...submitOf('acceptedOlder', 3_600_000, 5), decision: accepted, sale: { payout: 12, price: 45 }, attempt: delivered });
-    await seed.submit({ ...submitOf('acceptedLegacy', 120_000, 6), decision: accepted, sale: { payout: 12, price: 45 }, attempt: delivered });
+    await seed.submit({
+      ...submitOf('lateOld', 5 * 86_400_000, 4),
+      decision: { status: 'rejected', code: 'OFFER_UNAVAILABLE', reason: 'Offer unavailable', decidedBy: 'service' },
+    });
+    await seed.submit({
+      ...submitOf('acceptedOlder', 3_600_000, 5),
+      decision: accepted,
+      sale: { payout: 12, price: 45 },
+      attempt: delivered,
+    });
+    await seed.submit({
+      ...submitOf('acceptedLegacy', 120_000, 6),
+      decision: accepted,
+      sale: { payout: 12, price: 45 },
+      attempt: delivered,
+    });
     await seed.submit({ ...submitOf('recentNamed', 60_000, 7), decision: accepted, sale: { payout: 12, price: 45 }, attempt: delivered });
 
     // The consent ledger as the submits' statement appends it (one record per live lead with consent evidence), chained and sealed
@@ -222,7 +317,6 @@ describe('ops retention run and storage report', () => {
     await dropDatabase(dbUrl);
   });
 
-
   it('seeds each search in the partition of its id’s day (lr_id_day), legacy ones in legacy', async () => {
     for (const [name, x] of Object.entries(s)) {
       const [{ day }] = await ds.query(`SELECT to_char(lr_id_day($1::uuid), 'YYYY-MM-DD') AS day`, [x.id]);
@@ -239,7 +333,12 @@ describe('ops retention run and storage report', () => {
     const run = await ops('retention', 'run', '--dry-run', '--json');
     expect(run.code).toBe(0);
     const plan = JSON.parse(run.stdout);
-    expect(plan).toMatchObject({ dry_run: true, today, settings: { search_days: 30, message_days: 30 }, cutoffs: { searches: days.edge, messages: days.edge } });
+    expect(plan).toMatchObject({
+      dry_run: true,
+      today,
+      settings: { search_days: 30, message_days: 30 },
+      cutoffs: { searches: days.edge, messages: days.edge },
+    });
     expect(plan.days.map((d: any) => [d.family, d.day, d.kept?.searches ?? null])).toEqual([
       ['searches', days.old, 4],
       ['messages', days.old, null],
@@ -291,7 +390,8 @@ describe('ops retention run and storage report', () => {
     ]);
     expect(report.days.flatMap((d: any) => d.partitions).every((p: any) => Number.isInteger(p.ms) && p.ms >= 0)).toBe(true);
     expect(report.totals).toMatchObject({ days: 3, partitions: 12, kept_searches: 6 });
-    for (let n = 1; n <= 12; n++) expect(run.stderr).toMatch(new RegExp(`^retention ${n}/12: dropped \\w+ \\(\\d+ rows, .+\\) in \\d+ ms$`, 'm'));
+    for (let n = 1; n <= 12; n++)
+      expect(run.stderr).toMatch(new RegExp(`^retention ${n}/12: dropped \\w+ \\(\\d+ rows, .+\\) in \\d+ ms$`, 'm'));
 
     // The expired days' partitions are gone, of all four tables; legacy stays (emptied), kept and newer days stay.
     const partitions = await partitionNames();
@@ -300,7 +400,8 @@ describe('ops retention run and storage report', () => {
     expect(partitions.filter((p) => /_(kept|legacy)$/.test(p)).length).toBe(8);
 
     // Every search a lead names: in kept (the recent one where it was), read by id with the same results and calls.
-    for (const name of named) expect([name, await dayOfSearch(s[name].id)]).toEqual([name, [name === 'recentNamed' ? days.recent : KEPT_DAY]]);
+    for (const name of named)
+      expect([name, await dayOfSearch(s[name].id)]).toEqual([name, [name === 'recentNamed' ? days.recent : KEPT_DAY]]);
     expect(await namedSearches()).toEqual({ results: before.results, searches: before.searches, calls: before.calls });
     // Searches no lead names, past the window: gone, with their calls.
     for (const name of unnamedExpired) {
@@ -312,7 +413,9 @@ describe('ops retention run and storage report', () => {
     // Leads, sales, payouts, consent evidence, delivery attempts, dedupe keys, cap usage: as they were.
     expect(await durableRows()).toEqual(before.durable);
     // Handled-message records: gone past their window, kept within it.
-    const handled = ((await ds.query(`SELECT message_id FROM processed_messages`)) as Array<{ message_id: string }>).map((r) => r.message_id).sort();
+    const handled = ((await ds.query(`SELECT message_id FROM processed_messages`)) as Array<{ message_id: string }>)
+      .map((r) => r.message_id)
+      .sort();
     expect(handled).toEqual([messages.edge, messages.recent].sort());
   });
 
@@ -323,7 +426,11 @@ describe('ops retention run and storage report', () => {
     expect(r.stdout).toContain('Nothing to drop: no partition is past its window.');
     const json = runOps(['retention', 'run', '--json'], env);
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatchObject({ days: [], totals: { partitions: 0, rows: 0, kept_searches: 0 }, partitions_ahead: { missing_days: [], created: 0 } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      days: [],
+      totals: { partitions: 0, rows: 0, kept_searches: 0 },
+      partitions_ahead: { missing_days: [], created: 0 },
+    });
     expect(await partitionNames()).toEqual(partitions);
     expect(await durableRows()).toEqual(before.durable);
   });
@@ -334,7 +441,18 @@ describe('ops retention run and storage report', () => {
     expect(run.code).toBe(0);
     const r = JSON.parse(run.stdout);
     const tables = r.tables.map((t: any) => t.table);
-    for (const t of ['searches', 'result_templates', 'search_partner_calls', 'processed_messages', 'leads', 'sales', 'consent_evidence', 'dedupe_keys', 'delivery_attempts', 'idempotency_keys']) {
+    for (const t of [
+      'searches',
+      'result_templates',
+      'search_partner_calls',
+      'processed_messages',
+      'leads',
+      'sales',
+      'consent_evidence',
+      'dedupe_keys',
+      'delivery_attempts',
+      'idempotency_keys',
+    ]) {
       expect(tables).toContain(t);
     }
     expect(tables).not.toContain(`searches_${daySuffix(today)}`);
@@ -342,10 +460,19 @@ describe('ops retention run and storage report', () => {
     expect(searches).toMatchObject({ partitioned: true, partitions: 13, rows_estimate: 9 });
     expect(r.searches).toBe(9);
     expect(r.total_bytes).toBe(r.tables.reduce((n: number, t: any) => n + t.bytes, 0));
-    const searchBytes = ['searches', 'result_templates', 'search_partner_calls'].reduce((n, t) => n + r.tables.find((x: any) => x.table === t).bytes, 0);
+    const searchBytes = ['searches', 'result_templates', 'search_partner_calls'].reduce(
+      (n, t) => n + r.tables.find((x: any) => x.table === t).bytes,
+      0,
+    );
     expect(r.search_bytes).toBe(searchBytes);
     expect(r.bytes_per_search).toBe(Math.round(searchBytes / 9));
-    expect(r.partitions.searches.map((p: any) => p.day)).toEqual(['kept', 'legacy', days.edge, days.recent, ...[-1, 0, 1, 2, 3, 4, 5, 6, 7].map((n) => addDays(today, n))]);
+    expect(r.partitions.searches.map((p: any) => p.day)).toEqual([
+      'kept',
+      'legacy',
+      days.edge,
+      days.recent,
+      ...[-1, 0, 1, 2, 3, 4, 5, 6, 7].map((n) => addDays(today, n)),
+    ]);
     expect(r.partitions.searches.find((p: any) => p.day === 'kept')).toMatchObject({ name: 'searches_kept', rows_estimate: 6 });
     expect(r.partitions.processed_messages.every((p: any) => p.bytes > 0)).toBe(true);
 
@@ -376,7 +503,11 @@ describe('ops retention run and storage report', () => {
 
   it('with a lower RETENTION_SEARCH_DAYS (a full disk), drops newer days too and still keeps what a lead names; a bar on a terminal', async () => {
     let drawn = '';
-    const tty = { isTTY: true, columns: 120, write: (chunk: string | Uint8Array) => ((drawn += String(chunk)), true) } as unknown as NodeJS.WritableStream & { isTTY: boolean };
+    const tty = {
+      isTTY: true,
+      columns: 120,
+      write: (chunk: string | Uint8Array) => ((drawn += String(chunk)), true),
+    } as unknown as NodeJS.WritableStream & { isTTY: boolean };
     const run = await opsIn({ ...env, RETENTION_SEARCH_DAYS: '5' }, ['retention', 'run', '--json'], { progressStream: tty });
     expect([run.code, run.stderr]).toEqual([0, '']);
     expect(drawn).toContain('retention [');
@@ -435,13 +566,20 @@ describe('ops retention run and storage report', () => {
     expect(stopped.code).toBe(1);
     expect(stopped.stdout).toContain(`searches_${daySuffix(day)}`);
     expect(stopped.stdout).toContain('Dropped 2 partitions of 1 day');
-    expect(stopped.stderr).toMatch(new RegExp(`^error: retention stopped at result_templates_${daySuffix(day)}: .*depend.*; what was dropped is listed above, run it again to finish$`, 'm'));
+    expect(stopped.stderr).toMatch(
+      new RegExp(
+        `^error: retention stopped at result_templates_${daySuffix(day)}: .*depend.*; what was dropped is listed above, run it again to finish$`,
+        'm',
+      ),
+    );
     expect(await dayOfSearch(s.interrupted.id)).toEqual([]);
 
     await ds.query(`DROP VIEW retention_blocker`);
     const finished = await opsIn({ ...env, RETENTION_SEARCH_DAYS: '5' }, ['retention', 'run', '--json']);
     expect(finished.code).toBe(0);
-    expect(JSON.parse(finished.stdout).days.map((d: any) => [d.day, d.partitions.map((p: any) => p.name)])).toEqual([[day, [`result_templates_${daySuffix(day)}`]]]);
+    expect(JSON.parse(finished.stdout).days.map((d: any) => [d.day, d.partitions.map((p: any) => p.name)])).toEqual([
+      [day, [`result_templates_${daySuffix(day)}`]],
+    ]);
     expect((await partitionNames()).filter((p) => p.endsWith(daySuffix(day)))).toEqual([`processed_messages_${daySuffix(day)}`]);
   });
 });

@@ -3,7 +3,14 @@ import * as amqplib from 'amqplib';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { PartnerCallRequest, PartnerRef, PartnerSearchAnsweredV1, PartnerSearchAnsweredV2, PartnerSearchRequestedV1, PartnerSearchRequestedV2 } from '@lr/contracts';
+import type {
+  PartnerCallRequest,
+  PartnerRef,
+  PartnerSearchAnsweredV1,
+  PartnerSearchAnsweredV2,
+  PartnerSearchRequestedV1,
+  PartnerSearchRequestedV2,
+} from '@lr/contracts';
 import { AmqpConnection, Topology, queuesOf, startAmqpConsumer, topologyFor } from '@lr/messaging';
 import { WorkerModule } from '@lr/platform';
 import { createSandboxApp, RunningSandbox } from '../../../apps/sandbox/src/sandbox-app';
@@ -34,7 +41,14 @@ export const OFFERS = [
 /** A sandbox partner under a name no other test uses, as the catalog snapshots it into a request. */
 export function sandboxPartner(sandbox: RunningSandbox, query: string, overrides: Partial<PartnerRef> = {}): PartnerRef {
   const name = `pa-${uniqueSuffix()}`;
-  return { id: randomUUID(), name, adapter: 'sandbox', baseUrl: `${sandbox.url}/partners/${name}?${query}`, timeoutMs: 2_000, ...overrides };
+  return {
+    id: randomUUID(),
+    name,
+    adapter: 'sandbox',
+    baseUrl: `${sandbox.url}/partners/${name}?${query}`,
+    timeoutMs: 2_000,
+    ...overrides,
+  };
 }
 
 /** The sandbox partner name a PartnerRef points at. */
@@ -58,7 +72,10 @@ export function searchRequest(partner: PartnerRef, opts: { closesInMs?: number; 
 }
 
 /** A search's one request for all its partners, as the orchestrator sends it; a bare PartnerRef is asked about `offers`. */
-export function searchRequestAll(partners: Array<PartnerRef | PartnerCallRequest>, opts: { closesInMs?: number; offers?: typeof OFFERS } = {}): PartnerSearchRequestedV2 {
+export function searchRequestAll(
+  partners: Array<PartnerRef | PartnerCallRequest>,
+  opts: { closesInMs?: number; offers?: typeof OFFERS } = {},
+): PartnerSearchRequestedV2 {
   return {
     searchId: randomUUID(),
     campaignId: randomUUID(),
@@ -113,7 +130,13 @@ export class OrchestratorQueue {
       (msg) => {
         if (!msg) return;
         const p = msg.properties;
-        queue.delivered.push({ type: p.type, messageId: p.messageId, correlationId: p.correlationId, payload: JSON.parse(msg.content.toString('utf8')), at: Date.now() });
+        queue.delivered.push({
+          type: p.type,
+          messageId: p.messageId,
+          correlationId: p.correlationId,
+          payload: JSON.parse(msg.content.toString('utf8')),
+          at: Date.now(),
+        });
       },
       { noAck: true },
     );
@@ -129,7 +152,11 @@ export class OrchestratorQueue {
    * Waits until `count` messages about the search arrived (or `done` says the
    * ones it waits for did), then a moment longer to catch any that should not.
    */
-  async waitFor(searchId: string, done: number | ((messages: DeliveredAnswer[]) => boolean), timeoutMs = 10_000): Promise<DeliveredAnswer[]> {
+  async waitFor(
+    searchId: string,
+    done: number | ((messages: DeliveredAnswer[]) => boolean),
+    timeoutMs = 10_000,
+  ): Promise<DeliveredAnswer[]> {
     const arrived = typeof done === 'number' ? (messages: DeliveredAnswer[]) => messages.length >= done : done;
     await waitFor(() => arrived(this.of(searchId)), timeoutMs, `the answer messages for search ${searchId}`);
     await new Promise((r) => setTimeout(r, 200));
@@ -204,7 +231,11 @@ interface PartnerSearchContext {
  * The sandbox, the file's broker state, and for each test a fresh use case
  * (and breakers) as main.ts wires it, publishing on the real broker.
  */
-export function usePartnerSearch(breaker: Partial<BreakerSettings> = {}): { sandbox: RunningSandbox; answers: OrchestratorQueue; ctx: PartnerSearchContext } {
+export function usePartnerSearch(breaker: Partial<BreakerSettings> = {}): {
+  sandbox: RunningSandbox;
+  answers: OrchestratorQueue;
+  ctx: PartnerSearchContext;
+} {
   const sandbox = useSandbox();
   const broker = useBroker();
   let amqp: AmqpConnection;
@@ -235,13 +266,22 @@ export function usePartnerSearch(breaker: Partial<BreakerSettings> = {}): { sand
  * consuming its queue; `orchestrator` publishes requests as the
  * search-orchestrator does, and `answers` reads what comes back.
  */
-export function usePartnerAdapterWorker(): { sandbox: RunningSandbox; answers: OrchestratorQueue; orchestrator: AmqpConnection; topology: Topology } {
+export function usePartnerAdapterWorker(): {
+  sandbox: RunningSandbox;
+  answers: OrchestratorQueue;
+  orchestrator: AmqpConnection;
+  topology: Topology;
+} {
   const sandbox = useSandbox();
   const broker = useBroker();
   let app: NestFastifyApplication | undefined;
   let orchestrator: AmqpConnection;
   beforeAll(async () => {
-    app = await NestFactory.create<NestFastifyApplication>(WorkerModule.forRoot(broker.config, PARTNER_ADAPTER_WORKER), new FastifyAdapter(), { logger: false });
+    app = await NestFactory.create<NestFastifyApplication>(
+      WorkerModule.forRoot(broker.config, PARTNER_ADAPTER_WORKER),
+      new FastifyAdapter(),
+      { logger: false },
+    );
     broker.stopFirst(async () => void (await app?.close()));
     await startAmqpConsumer(app);
     orchestrator = await broker.connect('search-orchestrator');

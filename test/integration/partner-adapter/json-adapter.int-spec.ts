@@ -27,16 +27,32 @@ describe('json adapter against the sandbox exchange protocol', () => {
     const { catalog, issues } = validateCatalog({ partners: [entry] });
     expect(issues).toEqual([]);
     const p = catalog!.partners[0];
-    const ref: PartnerRef = { id: p.id, name, adapter: p.adapter, baseUrl: p.base_url, timeoutMs: p.timeout_ms, settings: p.settings as Record<string, unknown> };
+    const ref: PartnerRef = {
+      id: p.id,
+      name,
+      adapter: p.adapter,
+      baseUrl: p.base_url,
+      timeoutMs: p.timeout_ms,
+      settings: p.settings as Record<string, unknown>,
+    };
     return { ref, adapter: new JsonPartnerAdapter({ [KEY_VAR]: key(name) }) };
   }
   const received = async (ref: PartnerRef) => {
     const res = await fetch(`${s.sandbox.url}/exchange/${ref.name}/received`);
     return (await res.json()) as { leads: Array<{ body: any; headers: Record<string, string> }>; searches: Array<{ body: any }> }; // eslint-disable-line @typescript-eslint/no-explicit-any
   };
-  const lead = { personal: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' }, address: { state: 'CA', zip_code: '90210' } };
+  const lead = {
+    personal: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+    address: { state: 'CA', zip_code: '90210' },
+  };
   const search = (p: ReturnType<typeof partner>, offers = OFFERS.slice(0, 2)) =>
-    withDeadline(3000, (signal) => p.adapter.search(p.ref, { searchId: randomUUID(), offers, lead, tracking: { subid: 's-1', ip_address: '203.0.113.9' }, isTest: false }, signal));
+    withDeadline(3000, (signal) =>
+      p.adapter.search(
+        p.ref,
+        { searchId: randomUUID(), offers, lead, tracking: { subid: 's-1', ip_address: '203.0.113.9' }, isTest: false },
+        signal,
+      ),
+    );
   const submitCall = (): PartnerSubmitCall => ({
     searchId: randomUUID(),
     partnerResultId: 'mt_1',
@@ -47,10 +63,19 @@ describe('json adapter against the sandbox exchange protocol', () => {
     idempotencyKey: randomUUID(),
     tracking: { subid: 's-1' },
     consumerIp: '203.0.113.9',
-    consent: { tcpaConsent: true, tcpaText: 'I agree', buttonLabel: 'Request info', consentedAt: '2026-01-05T14:03:07.000Z', ip: '203.0.113.9', formCertUrl: null, universalLeadCert: null },
+    consent: {
+      tcpaConsent: true,
+      tcpaText: 'I agree',
+      buttonLabel: 'Request info',
+      consentedAt: '2026-01-05T14:03:07.000Z',
+      ip: '203.0.113.9',
+      formCertUrl: null,
+      universalLeadCert: null,
+    },
     submittedAt: '2026-01-05T14:03:07.000Z',
   });
-  const submit = (p: ReturnType<typeof partner>, call = submitCall()) => withDeadline(3000, (signal) => p.adapter.submit(p.ref, call, signal));
+  const submit = (p: ReturnType<typeof partner>, call = submitCall()) =>
+    withDeadline(3000, (signal) => p.adapter.submit(p.ref, call, signal));
 
   it('sends the mapped search with its API key and reads the foreign answer into our results, and nothing else', async () => {
     const p = partner('match=all');
@@ -78,7 +103,10 @@ describe('json adapter against the sandbox exchange protocol', () => {
   it('submits the mapped application with answers, consent and Idempotency-Key, and reads Approved', async () => {
     const p = partner('outcome=accept');
     const call = submitCall();
-    await expect(submit(p, call)).resolves.toEqual({ kind: 'accepted', partnerLeadId: expect.stringMatching(new RegExp(`^${p.ref.name}-[0-9a-f]{12}$`)) });
+    await expect(submit(p, call)).resolves.toEqual({
+      kind: 'accepted',
+      partnerLeadId: expect.stringMatching(new RegExp(`^${p.ref.name}-[0-9a-f]{12}$`)),
+    });
     const [got] = (await received(p.ref)).leads;
     expect(got.headers['idempotency-key']).toBe(call.idempotencyKey);
     expect(got.body).toEqual({
@@ -87,13 +115,22 @@ describe('json adapter against the sandbox exchange protocol', () => {
       ProgramCode: 'it',
       Applicant: { FirstName: 'Ada', LastName: 'Lovelace', Email: 'ada@example.com', PostalCode: '90210' },
       Responses: { hs_grad_year: '2015' },
-      Consent: { Given: true, Text: 'I agree', ButtonLabel: 'Request info', Timestamp: '2026-01-05T14:03:07.000Z', IpAddress: '203.0.113.9' },
+      Consent: {
+        Given: true,
+        Text: 'I agree',
+        ButtonLabel: 'Request info',
+        Timestamp: '2026-01-05T14:03:07.000Z',
+        IpAddress: '203.0.113.9',
+      },
       ExternalRef: call.idempotencyKey,
     });
   });
 
   it('reads Declined and a 409 AlreadyOnFile by the response rules, keeping the partner reason for operators', async () => {
-    await expect(submit(partner('outcome=reject&reason=Outside%20our%20area'))).resolves.toEqual({ kind: 'rejected', partnerReason: 'Outside our area' });
+    await expect(submit(partner('outcome=reject&reason=Outside%20our%20area'))).resolves.toEqual({
+      kind: 'rejected',
+      partnerReason: 'Outside our area',
+    });
     await expect(submit(partner('outcome=duplicate'))).resolves.toEqual({ kind: 'duplicate', partnerReason: 'Applicant already on file' });
   });
 
@@ -102,7 +139,9 @@ describe('json adapter against the sandbox exchange protocol', () => {
     await expect(submit(partner('outcome=error'))).rejects.toEqual(new PartnerHttpError(500, ''));
     const unset = partner('match=all');
     const adapter = new JsonPartnerAdapter({});
-    const error = await withDeadline(3000, (signal) => adapter.search(unset.ref, { searchId: 's', offers: OFFERS.slice(0, 1), lead, tracking: {}, isTest: false }, signal)).catch((e: unknown) => e);
+    const error = await withDeadline(3000, (signal) =>
+      adapter.search(unset.ref, { searchId: 's', offers: OFFERS.slice(0, 1), lead, tracking: {}, isTest: false }, signal),
+    ).catch((e: unknown) => e);
     expect(error).toEqual(new PartnerConfigError(`header X-Api-Key: environment variable ${KEY_VAR} is not set`));
     expect((await received(unset.ref)).searches).toHaveLength(0);
   });

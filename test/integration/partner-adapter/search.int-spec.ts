@@ -66,7 +66,9 @@ describe('partner-adapter search against the sandbox partner', () => {
       campaignId: msg.campaignId,
       answers: [{ partnerId: fast.id, outcome: 'answered', latencyMs: expect.any(Number), results: expect.any(Array) }],
     });
-    expect(answers[1].payload).toMatchObject({ answers: [{ partnerId: slow.id, outcome: 'answered', results: [OFFERS[0], OFFERS[2]].map((o) => expect.objectContaining(o)) }] });
+    expect(answers[1].payload).toMatchObject({
+      answers: [{ partnerId: slow.id, outcome: 'answered', results: [OFFERS[0], OFFERS[2]].map((o) => expect.objectContaining(o)) }],
+    });
   });
 
   it('answers no results for match=none and every other offer for match=some', async () => {

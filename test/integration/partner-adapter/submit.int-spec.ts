@@ -28,7 +28,6 @@ describe('sandbox adapter submit against the sandbox partner', () => {
   const submit = (partner: PartnerRef, call: PartnerSubmitCall, deadlineMs = 2_000) =>
     withDeadline(deadlineMs, (signal) => adapter.submit(partner, call, signal));
 
-
   it('posts the submit with its Idempotency-Key and reads accepted', async () => {
     const partner = sandboxPartner(s.sandbox, 'outcome=accept');
     const call = submitCall();
@@ -57,7 +56,10 @@ describe('sandbox adapter submit against the sandbox partner', () => {
 
   it("reads rejected with the partner's reason", async () => {
     const partner = sandboxPartner(s.sandbox, 'outcome=reject&reason=Outside%20our%20area');
-    await expect(submit(partner, submitCall({ programId: null }))).resolves.toEqual({ kind: 'rejected', partnerReason: 'Outside our area' });
+    await expect(submit(partner, submitCall({ programId: null }))).resolves.toEqual({
+      kind: 'rejected',
+      partnerReason: 'Outside our area',
+    });
   });
 
   it('reads duplicate', async () => {
@@ -103,7 +105,11 @@ describe('partner submit handler: at most once per request', () => {
       notAfter: new Date(Date.now() + 1_500).toISOString(),
     };
     const meta = { messageId: `partner-submit:${req.leadId}`, type: MESSAGE_TYPES.PartnerSubmitRequested };
-    await expect(service.submit(req, meta)).resolves.toEqual({ leadId: req.leadId, outcome: 'accepted', partnerLeadId: expect.any(String) });
+    await expect(service.submit(req, meta)).resolves.toEqual({
+      leadId: req.leadId,
+      outcome: 'accepted',
+      partnerLeadId: expect.any(String),
+    });
 
     const again = await service.submit(req, meta);
     expect(again).toEqual({ leadId: req.leadId, outcome: 'interrupted', detail: expect.stringContaining('not sent again') });

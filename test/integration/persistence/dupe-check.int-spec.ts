@@ -19,7 +19,15 @@ import {
   slotKey,
   soldWithinWindow,
 } from '@lr/domain';
-import { CatalogRepository, createDataSource, DedupeIndex, OptOuts, type PreCheckScope, SaleLedger, SearchRepository } from '@lr/persistence';
+import {
+  CatalogRepository,
+  createDataSource,
+  DedupeIndex,
+  OptOuts,
+  type PreCheckScope,
+  SaleLedger,
+  SearchRepository,
+} from '@lr/persistence';
 import { appendResults } from '../../support/stored-results';
 import { TEST_DATABASE_URL } from '../../support/test-env';
 
@@ -40,8 +48,14 @@ describe('dupe-check queries', () => {
   let searches: SearchRepository;
   const id = () => randomUUID();
   const ids = {
-    affA: id(), affB: id(), school: id(), keyA: id(), keyB: id(),
-    campaignA: id(), campaignAPaused: id(), campaignB: id(),
+    affA: id(),
+    affB: id(),
+    school: id(),
+    keyA: id(),
+    keyB: id(),
+    campaignA: id(),
+    campaignAPaused: id(),
+    campaignB: id(),
     /** On A's live campaign and on B's: 30-day window. */
     shared: id(),
     /** On A's live campaign only: 7-day window. */
@@ -64,10 +78,10 @@ describe('dupe-check queries', () => {
     ledger = new SaleLedger(ds);
     catalog = new CatalogRepository(ds);
     searches = new SearchRepository(ds);
-    await ds.query(`INSERT INTO affiliates (id, name, status, dupe_check) VALUES ($1, 'Dupe A', 'active', true), ($2, 'Dupe B', 'active', true)`, [
-      ids.affA,
-      ids.affB,
-    ]);
+    await ds.query(
+      `INSERT INTO affiliates (id, name, status, dupe_check) VALUES ($1, 'Dupe A', 'active', true), ($2, 'Dupe B', 'active', true)`,
+      [ids.affA, ids.affB],
+    );
     await ds.query(`INSERT INTO schools (id, name) VALUES ($1, 'Dupe School')`, [ids.school]);
     for (const name of Object.keys(windows)) {
       await ds.query(
@@ -82,9 +96,12 @@ describe('dupe-check queries', () => {
       [ids.campaignA, ids.campaignAPaused, ids.campaignB, ids.affA, ids.affB],
     );
     const onCampaign: Array<[string, string]> = [
-      [ids.campaignA, ids.shared], [ids.campaignA, ids.short], [ids.campaignA, ids.none],
+      [ids.campaignA, ids.shared],
+      [ids.campaignA, ids.short],
+      [ids.campaignA, ids.none],
       [ids.campaignAPaused, ids.paused],
-      [ids.campaignB, ids.shared], [ids.campaignB, ids.bOnly],
+      [ids.campaignB, ids.shared],
+      [ids.campaignB, ids.bOnly],
     ];
     for (const [i, [campaign, offer]] of onCampaign.entries()) {
       await ds.query(`INSERT INTO campaign_offers (campaign_id, offer_id, position) VALUES ($1, $2, $3)`, [campaign, offer, i]);
@@ -135,7 +152,11 @@ describe('dupe-check queries', () => {
   }
 
   /** The lead's status and code that go with a sale's status. */
-  const LEAD_OF_SALE = { reserved: ['pending', 'PENDING'], accepted: ['accepted', 'ACCEPTED'], released: ['rejected', 'BUYER_REJECTED'] } as const;
+  const LEAD_OF_SALE = {
+    reserved: ['pending', 'PENDING'],
+    accepted: ['accepted', 'ACCEPTED'],
+    released: ['rejected', 'BUYER_REJECTED'],
+  } as const;
 
   /**
    * A sale of search `searchId`'s lead (a submit of its result for
@@ -173,14 +194,17 @@ describe('dupe-check queries', () => {
     new Set(offers.filter((o) => fullCap(capsAt(o.caps, now), facts.capUsage) !== undefined).map((o) => o.offerId));
   const windowsOf = (offers: readonly CampaignOffer[]) => offers.map((o) => ({ offerId: o.offerId, windowDays: o.duplicateWindowDays }));
 
-  it.each<DedupeKey['type']>(['email', 'phone', 'name_zip_dob'])('matches on the %s key alone, offer-scoped and account-wide', async (type) => {
-    const p = person();
-    await sold(p, ids.shared, '1 day');
-    const keys = keysOf(p, type);
-    expect(keys).toHaveLength(1);
-    expect(await soldToOffer(keys, ids.shared)).toBe(true);
-    expect(await accountA(keys)).toBe(true);
-  });
+  it.each<DedupeKey['type']>(['email', 'phone', 'name_zip_dob'])(
+    'matches on the %s key alone, offer-scoped and account-wide',
+    async (type) => {
+      const p = person();
+      await sold(p, ids.shared, '1 day');
+      const keys = keysOf(p, type);
+      expect(keys).toHaveLength(1);
+      expect(await soldToOffer(keys, ids.shared)).toBe(true);
+      expect(await accountA(keys)).toBe(true);
+    },
+  );
 
   it('matches when any one of several keys matches, and not for another person', async () => {
     const p = person();
@@ -270,8 +294,12 @@ describe('dupe-check queries', () => {
 
   it('offer-scoped agrees with the submit-time check (SaleLedger.saleFacts and the duplicate rule) case by case', async () => {
     const cases: Array<[string, string]> = [
-      [ids.shared, '1 day'], [ids.shared, '29 days 23 hours'], [ids.shared, '30 days 1 hour'],
-      [ids.short, '6 days'], [ids.short, '8 days'], [ids.none, '0 seconds'],
+      [ids.shared, '1 day'],
+      [ids.shared, '29 days 23 hours'],
+      [ids.shared, '30 days 1 hour'],
+      [ids.short, '6 days'],
+      [ids.short, '8 days'],
+      [ids.none, '0 seconds'],
     ];
     for (const [offerId, ago] of cases) {
       const p = person();
@@ -309,19 +337,33 @@ describe('dupe-check queries', () => {
     }
   });
 
-  it('SaleLedger.saleFacts: caps\' usage, the person\'s last sales and the live sales in one statement, each as its own lookup answers it', async () => {
+  it("SaleLedger.saleFacts: caps' usage, the person's last sales and the live sales in one statement, each as its own lookup answers it", async () => {
     const p = person();
     await sold(p, ids.shared, '1 day');
     await sold(p, ids.short, '8 days'); // outside its 7-day window
     // Full caps (limit 0): `short` on campaign A, `shared` on campaign B only.
     await ds.query(`INSERT INTO caps (offer_id, campaign_id, period, "limit") VALUES ($1, $2, 'day', 0), ($3, $4, 'day', 0)`, [
-      ids.short, ids.campaignA, ids.shared, ids.campaignB,
+      ids.short,
+      ids.campaignA,
+      ids.shared,
+      ids.campaignB,
     ]);
     // A cap with room: `none` on campaign A, 2 a day in Chicago, 1 sale counted in today's slot (read back by the slot the domain computes).
     const now = new Date();
-    await ds.query(`INSERT INTO caps (offer_id, campaign_id, period, "limit", timezone) VALUES ($1, $2, 'day', 2, 'America/Chicago')`, [ids.none, ids.campaignA]);
-    const noneSlot = { scope: capScope(ids.none, ids.campaignA), period: 'day' as const, periodStart: capPeriodStart('day', 'America/Chicago', now) };
-    await ds.query(`INSERT INTO cap_usage (scope, period, period_start, used) VALUES ($1, $2, $3, 1)`, [noneSlot.scope, noneSlot.period, noneSlot.periodStart]);
+    await ds.query(`INSERT INTO caps (offer_id, campaign_id, period, "limit", timezone) VALUES ($1, $2, 'day', 2, 'America/Chicago')`, [
+      ids.none,
+      ids.campaignA,
+    ]);
+    const noneSlot = {
+      scope: capScope(ids.none, ids.campaignA),
+      period: 'day' as const,
+      periodStart: capPeriodStart('day', 'America/Chicago', now),
+    };
+    await ds.query(`INSERT INTO cap_usage (scope, period, period_start, used) VALUES ($1, $2, $3, 1)`, [
+      noneSlot.scope,
+      noneSlot.period,
+      noneSlot.periodStart,
+    ]);
     const searchId = randomUUID();
     await ds.query(
       `INSERT INTO searches (id, part_day, affiliate_id, campaign_id, api_key_id, lead, consumer_ip, ip_source, closes_at)
@@ -334,7 +376,9 @@ describe('dupe-check queries', () => {
     await soldOnSearch(searchId, ids.short, 'released');
     const offersA = await catalog.campaignOffers(ids.campaignA);
     expect(offersA.map((o) => o.offerId)).toEqual([ids.shared, ids.short, ids.none]);
-    expect(windowsOf(offersA)).toEqual((['shared', 'short', 'none'] as const).map((name) => ({ offerId: ids[name], windowDays: windows[name] })));
+    expect(windowsOf(offersA)).toEqual(
+      (['shared', 'short', 'none'] as const).map((name) => ({ offerId: ids[name], windowDays: windows[name] })),
+    );
     const offerIds = offersA.map((o) => o.offerId);
     const keys = leadDedupeKeys(p);
 
@@ -351,28 +395,45 @@ describe('dupe-check queries', () => {
     // The same answers as the reads the submit path makes one offer at a time, and as the pre-check's dedupe index.
     for (const o of offersA) {
       const one = await ledger.saleFacts({ groupId: searchId, slots: slotsOf([o], now), keys, offerIds: [o.offerId], optOutKeys: [] });
-      expect([o.offerId, fullOf([o], one, now).has(o.offerId), offersSoldToPerson(one.lastSales, windowsOf([o]), now).has(o.offerId), one.liveSales]).toEqual([
-        o.offerId, fullCaps.has(o.offerId), alreadySold.has(o.offerId), facts.liveSales,
-      ]);
+      expect([
+        o.offerId,
+        fullOf([o], one, now).has(o.offerId),
+        offersSoldToPerson(one.lastSales, windowsOf([o]), now).has(o.offerId),
+        one.liveSales,
+      ]).toEqual([o.offerId, fullCaps.has(o.offerId), alreadySold.has(o.offerId), facts.liveSales]);
     }
     const preCheck = await index.lastSales(keys, { offerIds });
     expect(new Set(preCheck.filter((x) => soldWithinWindow(x.soldAt, x.windowDays, now)).map((x) => x.offerId))).toEqual(alreadySold);
 
     // No keys (a test search) skips the person check; no group (a search not stored yet) is an unsold lead.
     const offersB = await catalog.campaignOffers(ids.campaignB);
-    const unstored = await ledger.saleFacts({ groupId: null, slots: slotsOf(offersB, now), keys: [], offerIds: offersB.map((o) => o.offerId), optOutKeys: [] });
+    const unstored = await ledger.saleFacts({
+      groupId: null,
+      slots: slotsOf(offersB, now),
+      keys: [],
+      offerIds: offersB.map((o) => o.offerId),
+      optOutKeys: [],
+    });
     expect([fullOf(offersB, unstored, now), unstored.lastSales, unstored.liveSales]).toEqual([new Set([ids.shared]), new Map(), []]);
     // Nothing to check and no group: nothing found. (No round trip at all is now the caller's: a search with no candidate offers reads no facts.)
-    expect(await ledger.saleFacts({ groupId: null, slots: [], keys, offerIds: [], optOutKeys: [] })).toEqual({ liveSales: [], capUsage: new Map(), lastSales: new Map(), suppressed: false });
+    expect(await ledger.saleFacts({ groupId: null, slots: [], keys, offerIds: [], optOutKeys: [] })).toEqual({
+      liveSales: [],
+      capUsage: new Map(),
+      lastSales: new Map(),
+      suppressed: false,
+    });
   });
 
-  it('SearchRepository.partnerAnswerContext: a partner answer reads the same facts with the search, by its stored person keys and the offers\' windows', async () => {
+  it("SearchRepository.partnerAnswerContext: a partner answer reads the same facts with the search, by its stored person keys and the offers' windows", async () => {
     const p = person();
     await sold(p, ids.shared, '2 days');
     await sold(p, ids.none, '1 day'); // a 0-day window: never a duplicate
     const keys = leadDedupeKeys(p);
     const partner = randomUUID();
-    await ds.query(`INSERT INTO partners (id, name, adapter, base_url) VALUES ($1, $2, 'sandbox', 'http://127.0.0.1:9/p')`, [partner, `P ${partner}`]);
+    await ds.query(`INSERT INTO partners (id, name, adapter, base_url) VALUES ($1, $2, 'sandbox', 'http://127.0.0.1:9/p')`, [
+      partner,
+      `P ${partner}`,
+    ]);
     const store = async (personKeys: unknown, status = 'pending', isTest = false) => {
       const searchId = randomUUID();
       await ds.query(
@@ -380,27 +441,39 @@ describe('dupe-check queries', () => {
          VALUES ($1, lr_id_day($1), $2, $3, $4, $5, '73.12.44.10', 'consumer', now() + interval '45 seconds', 3, $6, $7)`,
         [searchId, ids.affA, ids.campaignA, ids.keyA, JSON.stringify(p), personKeys === null ? null : JSON.stringify(personKeys), isTest],
       );
-      await ds.query(`INSERT INTO search_partner_calls (search_id, partner_id, part_day, offer_ids, status) VALUES ($1, $2, lr_id_day($1), $3, $4)`, [
-        searchId, partner, [ids.shared, ids.short], status,
-      ]);
+      await ds.query(
+        `INSERT INTO search_partner_calls (search_id, partner_id, part_day, offer_ids, status) VALUES ($1, $2, lr_id_day($1), $3, $4)`,
+        [searchId, partner, [ids.shared, ids.short], status],
+      );
       return searchId;
     };
     const now = new Date();
     // An offer-wide cap of `shared` with 3 sales counted this week: what a pending call reads of the caps.
     await ds.query(`INSERT INTO caps (offer_id, campaign_id, period, "limit") VALUES ($1, NULL, 'week', 10)`, [ids.shared]);
-    const sharedSlot = { scope: capScope(ids.shared, null), period: 'week' as const, periodStart: capPeriodStart('week', 'America/New_York', now) };
-    await ds.query(`INSERT INTO cap_usage (scope, period, period_start, used) VALUES ($1, $2, $3, 3)`, [sharedSlot.scope, sharedSlot.period, sharedSlot.periodStart]);
+    const sharedSlot = {
+      scope: capScope(ids.shared, null),
+      period: 'week' as const,
+      periodStart: capPeriodStart('week', 'America/New_York', now),
+    };
+    await ds.query(`INSERT INTO cap_usage (scope, period, period_start, used) VALUES ($1, $2, $3, 3)`, [
+      sharedSlot.scope,
+      sharedSlot.period,
+      sharedSlot.periodStart,
+    ]);
     const offersA = await catalog.campaignOffers(ids.campaignA);
     const offerIds = [ids.shared, ids.short, ids.none];
     expect(offersA.map((o) => o.offerId)).toEqual(offerIds);
     const slots = slotsOf(offersA, now);
-    const context = (searchId: string, partnerId = partner) => searches.partnerAnswerContext({ searchId, partnerIds: [partnerId], offerIds, slots });
+    const context = (searchId: string, partnerId = partner) =>
+      searches.partnerAnswerContext({ searchId, partnerIds: [partnerId], offerIds, slots });
     const soldOf = (facts: { lastSales: SaleFacts['lastSales'] | null }) => offersSoldToPerson(facts.lastSales!, windowsOf(offersA), now);
 
     const searchId = await store(keys);
     const ctx = await context(searchId);
     const facts = await ledger.saleFacts({ groupId: searchId, slots, keys, offerIds, optOutKeys: [] });
-    expect(ctx).toEqual(expect.objectContaining({ campaignId: ids.campaignA, isTest: false, version: 3, pending: true, shown: [], lead: p }));
+    expect(ctx).toEqual(
+      expect.objectContaining({ campaignId: ids.campaignA, isTest: false, version: 3, pending: true, shown: [], lead: p }),
+    );
     expect(ctx!.calls.map((c) => [c.partnerId, c.pending])).toEqual([[partner, true]]);
     expect(ctx!.calls[0].offerIds.sort()).toEqual([ids.shared, ids.short].sort());
     expect(ctx!.facts).toEqual(facts);
@@ -415,14 +488,40 @@ describe('dupe-check queries', () => {
     // A call that took its answer reads no facts (not even the caps' usage a pending call reads); an unknown call reads nothing.
     expect(ctx!.facts.capUsage.get(slotKey(sharedSlot))).toBe(3);
     const answered = await context(await store(keys, 'answered'));
-    expect([answered!.pending, answered!.shown, answered!.facts]).toEqual([false, [], { liveSales: [], capUsage: new Map(), lastSales: new Map(), suppressed: false }]);
+    expect([answered!.pending, answered!.shown, answered!.facts]).toEqual([
+      false,
+      [],
+      { liveSales: [], capUsage: new Map(), lastSales: new Map(), suppressed: false },
+    ]);
     expect(await context(searchId, randomUUID())).toBeUndefined();
 
     // Once the person opts out (by their phone), a pending answer reads them suppressed, as the sale facts do.
     expect(ctx!.facts.suppressed).toBe(false);
     const phone = optOutKeysOf({ phone: p.personal!.phone });
-    await new OptOuts(ds).record(optOutRecord({ id: randomUUID(), receivedAt: now, source: 'operator', affiliateId: null, apiKeyId: null, reference: null, keys: phone, actor: 'operator', relay: 'dupe-check-test' }));
+    await new OptOuts(ds).record(
+      optOutRecord({
+        id: randomUUID(),
+        receivedAt: now,
+        source: 'operator',
+        affiliateId: null,
+        apiKeyId: null,
+        reference: null,
+        keys: phone,
+        actor: 'operator',
+        relay: 'dupe-check-test',
+      }),
+    );
     expect((await context(searchId))!.facts.suppressed).toBe(true);
-    expect((await ledger.saleFacts({ groupId: null, slots: [], keys: [], offerIds: [], optOutKeys: optOutKeysOf({ phone: `+1 ${p.personal!.phone}` }) })).suppressed).toBe(true);
+    expect(
+      (
+        await ledger.saleFacts({
+          groupId: null,
+          slots: [],
+          keys: [],
+          offerIds: [],
+          optOutKeys: optOutKeysOf({ phone: `+1 ${p.personal!.phone}` }),
+        })
+      ).suppressed,
+    ).toBe(true);
   });
 });

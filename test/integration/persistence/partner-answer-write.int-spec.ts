@@ -17,7 +17,15 @@ describe('partner answer write (optimistic, one statement)', () => {
   let ds: DataSource;
   let repo: SearchRepository;
   const id = () => randomUUID();
-  const ids = { aff: id(), key: id(), campaign: id(), school: id(), partners: [id(), id(), id()], offers: [id(), id(), id()], schools: [id(), id(), id()] };
+  const ids = {
+    aff: id(),
+    key: id(),
+    campaign: id(),
+    school: id(),
+    partners: [id(), id(), id()],
+    offers: [id(), id(), id()],
+    schools: [id(), id(), id()],
+  };
   let catalog: Map<string, CampaignOffer>;
 
   beforeAll(async () => {
@@ -25,17 +33,28 @@ describe('partner answer write (optimistic, one statement)', () => {
     await ds.initialize();
     repo = new SearchRepository(ds);
     await ds.query(`INSERT INTO affiliates (id, name, status, dupe_check) VALUES ($1, 'Write A', 'active', false)`, [ids.aff]);
-    await ds.query(`INSERT INTO api_keys (id, affiliate_id, key_hash, key_prefix) VALUES ($1, $2, $3, 'lr_w')`, [ids.key, ids.aff, ids.key.replace(/-/g, '').padEnd(64, '0')]);
+    await ds.query(`INSERT INTO api_keys (id, affiliate_id, key_hash, key_prefix) VALUES ($1, $2, $3, 'lr_w')`, [
+      ids.key,
+      ids.aff,
+      ids.key.replace(/-/g, '').padEnd(64, '0'),
+    ]);
     await ds.query(`INSERT INTO campaigns (id, affiliate_id, name, status) VALUES ($1, $2, 'Write', 'active')`, [ids.campaign, ids.aff]);
     for (const [i, partner] of ids.partners.entries()) {
       await ds.query(`INSERT INTO schools (id, name) VALUES ($1, $2)`, [ids.schools[i], `Write School ${i}`]);
-      await ds.query(`INSERT INTO partners (id, name, adapter, base_url) VALUES ($1, $2, 'sandbox', 'http://127.0.0.1:9/p')`, [partner, `Write partner ${partner}`]);
+      await ds.query(`INSERT INTO partners (id, name, adapter, base_url) VALUES ($1, $2, 'sandbox', 'http://127.0.0.1:9/p')`, [
+        partner,
+        `Write partner ${partner}`,
+      ]);
       await ds.query(
         `INSERT INTO offers (id, name, school_id, source, partner_id, external_id, offer_type, status, priority)
          VALUES ($1, $2, $3, 'partner', $4, $5, 'shared', 'active', $6)`,
         [ids.offers[i], `Write offer ${i}`, ids.schools[i], partner, `w-${i}`, i],
       );
-      await ds.query(`INSERT INTO campaign_offers (campaign_id, offer_id, position, payout) VALUES ($1, $2, $3, 5)`, [ids.campaign, ids.offers[i], i]);
+      await ds.query(`INSERT INTO campaign_offers (campaign_id, offer_id, position, payout) VALUES ($1, $2, $3, 5)`, [
+        ids.campaign,
+        ids.offers[i],
+        i,
+      ]);
     }
     catalog = new Map((await new CatalogRepository(ds).campaignOffers(ids.campaign)).map((o) => [o.offerId, o]));
   });
@@ -51,7 +70,10 @@ describe('partner answer write (optimistic, one statement)', () => {
       [searchId, ids.aff, ids.campaign, ids.key],
     );
     for (const [i, partner] of ids.partners.entries()) {
-      await ds.query(`INSERT INTO search_partner_calls (search_id, partner_id, part_day, offer_ids, status) VALUES ($1, $2, lr_id_day($1), $3, 'pending')`, [searchId, partner, [ids.offers[i]]]);
+      await ds.query(
+        `INSERT INTO search_partner_calls (search_id, partner_id, part_day, offer_ids, status) VALUES ($1, $2, lr_id_day($1), $3, 'pending')`,
+        [searchId, partner, [ids.offers[i]]],
+      );
     }
     return searchId;
   }
@@ -59,8 +81,14 @@ describe('partner answer write (optimistic, one statement)', () => {
   /** Partner i's answer, merged onto `order` (its result appended). */
   function answer(i: number, order: string[]) {
     const r: PartnerOfferResult = {
-      offerId: ids.offers[i], externalId: `w-${i}`, partnerResultId: `pr-${i}`, programs: [{ value: 'g', label: 'General' }],
-      formFields: [], tcpaText: 'ok', school: null, expiresInSeconds: 600,
+      offerId: ids.offers[i],
+      externalId: `w-${i}`,
+      partnerResultId: `pr-${i}`,
+      programs: [{ value: 'g', label: 'General' }],
+      formFields: [],
+      tcpaText: 'ok',
+      school: null,
+      expiresInSeconds: 600,
     };
     const c = partnerResult(catalog.get(ids.offers[i])!, r, new Date());
     // The row as the merge hands it to the repository: the entry serialized once.
@@ -81,10 +109,18 @@ describe('partner answer write (optimistic, one statement)', () => {
     });
 
   const state = async (searchId: string) => {
-    const s = (await ds.query('SELECT state_version, result_order, processing_done_at, offer_decisions FROM searches WHERE id = $1', [searchId]))[0];
-    const calls = await ds.query('SELECT partner_id, status FROM search_partner_calls WHERE search_id = $1 ORDER BY partner_id', [searchId]);
+    const s = (
+      await ds.query('SELECT state_version, result_order, processing_done_at, offer_decisions FROM searches WHERE id = $1', [searchId])
+    )[0];
+    const calls = await ds.query('SELECT partner_id, status FROM search_partner_calls WHERE search_id = $1 ORDER BY partner_id', [
+      searchId,
+    ]);
     const results = await ds.query('SELECT offer_id FROM results WHERE search_id = $1', [searchId]);
-    return { ...s, calls: Object.fromEntries(calls.map((c: { partner_id: string; status: string }) => [c.partner_id, c.status])), results: results.map((r: { offer_id: string }) => r.offer_id) };
+    return {
+      ...s,
+      calls: Object.fromEntries(calls.map((c: { partner_id: string; status: string }) => [c.partner_id, c.status])),
+      results: results.map((r: { offer_id: string }) => r.offer_id),
+    };
   };
 
   it('an answer merged from an older version writes nothing; merged again from a fresh read it lands', async () => {
@@ -106,7 +142,9 @@ describe('partner answer write (optimistic, one statement)', () => {
     const ctx = await context(searchId, 1);
     expect([ctx!.version, ctx!.resultOrder, ctx!.shown.map((r) => r.offerId)]).toEqual([2, a.change.order, [ids.offers[0]]]);
     const b2 = answer(1, ctx!.resultOrder);
-    expect(await repo.saveAnswer(searchId, ctx!.version, [b2.call], b2.change)).toEqual(expect.objectContaining({ version: 3, processingDone: false }));
+    expect(await repo.saveAnswer(searchId, ctx!.version, [b2.call], b2.change)).toEqual(
+      expect.objectContaining({ version: 3, processingDone: false }),
+    );
     now = await state(searchId);
     expect(now.result_order).toEqual(b2.change.order);
     expect(now.calls[ids.partners[1]]).toBe('answered');
@@ -150,21 +188,38 @@ describe('partner answer write (optimistic, one statement)', () => {
     const searchId = await search();
     const a = answer(0, []);
     const b = answer(1, a.change.order);
-    const both = { order: b.change.order, decisions: { ...a.change.decisions, ...b.change.decisions }, added: [...a.change.added, ...b.change.added] };
+    const both = {
+      order: b.change.order,
+      decisions: { ...a.change.decisions, ...b.change.decisions },
+      added: [...a.change.added, ...b.change.added],
+    };
     const failed = { ...b.call, outcome: 'timeout', resultCount: 0, detail: 'no answer within 5000 ms' };
     expect(await repo.saveAnswer(searchId, 1, [a.call, failed], { ...both, order: a.change.order, added: a.change.added })).toEqual(
       expect.objectContaining({ version: 2, processingDone: false }),
     );
     let now = await state(searchId);
-    expect([now.calls[ids.partners[0]], now.calls[ids.partners[1]], now.calls[ids.partners[2]]]).toEqual(['answered', 'timeout', 'pending']);
-    const detail = await ds.query('SELECT detail, result_count FROM search_partner_calls WHERE search_id = $1 AND partner_id = $2', [searchId, ids.partners[1]]);
+    expect([now.calls[ids.partners[0]], now.calls[ids.partners[1]], now.calls[ids.partners[2]]]).toEqual([
+      'answered',
+      'timeout',
+      'pending',
+    ]);
+    const detail = await ds.query('SELECT detail, result_count FROM search_partner_calls WHERE search_id = $1 AND partner_id = $2', [
+      searchId,
+      ids.partners[1],
+    ]);
     expect(detail).toEqual([{ detail: 'no answer within 5000 ms', result_count: 0 }]);
 
     // Partner 0 again (answered) with partner 2 (pending): only partner 2's call changes, and the search is done.
     const c = answer(2, a.change.order);
-    expect(await repo.saveAnswer(searchId, 2, [answer(0, []).call, c.call], c.change)).toEqual(expect.objectContaining({ version: 3, processingDone: true }));
+    expect(await repo.saveAnswer(searchId, 2, [answer(0, []).call, c.call], c.change)).toEqual(
+      expect.objectContaining({ version: 3, processingDone: true }),
+    );
     now = await state(searchId);
-    expect([now.calls[ids.partners[0]], now.calls[ids.partners[1]], now.calls[ids.partners[2]]]).toEqual(['answered', 'timeout', 'answered']);
+    expect([now.calls[ids.partners[0]], now.calls[ids.partners[1]], now.calls[ids.partners[2]]]).toEqual([
+      'answered',
+      'timeout',
+      'answered',
+    ]);
     expect(now.results.sort()).toEqual([ids.offers[0], ids.offers[2]].sort());
     expect(now.processing_done_at).not.toBeNull();
 

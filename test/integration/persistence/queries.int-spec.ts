@@ -15,7 +15,10 @@ describe('persistence queries', () => {
     ds = createDataSource({ url: TEST_DATABASE_URL, poolSize: 2, timeoutMs: 5000 });
     await ds.initialize();
     await ds.query(`INSERT INTO affiliates (id, name, status, dupe_check) VALUES ($1, 'Query Co', 'active', true)`, [affiliateId]);
-    await ds.query(`INSERT INTO campaigns (id, affiliate_id, name, status) VALUES ($1, $2, 'Paused one', 'paused')`, [campaignId, affiliateId]);
+    await ds.query(`INSERT INTO campaigns (id, affiliate_id, name, status) VALUES ($1, $2, 'Paused one', 'paused')`, [
+      campaignId,
+      affiliateId,
+    ]);
     await ds.query(
       `INSERT INTO api_keys (id, affiliate_id, key_hash, key_prefix, expires_at, limits)
        VALUES ($1, $2, $3, $4, '2040-01-01T00:00:00Z', '{"results": {"per_minute": 900, "burst": 900}, "bogus": {"per_minute": 1, "burst": 1}}')`,
@@ -54,7 +57,12 @@ describe('persistence queries', () => {
   });
 
   it('CatalogRepository.affiliate returns status and the dupe-check flag', async () => {
-    expect(await new CatalogRepository(ds).affiliate(affiliateId)).toEqual({ id: affiliateId, name: 'Query Co', status: 'active', dupeCheck: true });
+    expect(await new CatalogRepository(ds).affiliate(affiliateId)).toEqual({
+      id: affiliateId,
+      name: 'Query Co',
+      status: 'active',
+      dupeCheck: true,
+    });
     expect(await new CatalogRepository(ds).affiliate(randomUUID())).toBeNull();
   });
 });

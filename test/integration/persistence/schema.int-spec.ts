@@ -32,9 +32,28 @@ describe('schema', () => {
     );
     expect(rows.map((r) => r.table_name)).toEqual(
       expect.arrayContaining([
-        'affiliates', 'schools', 'partners', 'offers', 'programs', 'questions', 'caps', 'campaigns', 'campaign_offers',
-        'api_keys', 'searches', 'results', 'leads', 'consent_evidence', 'sales', 'cap_usage', 'dedupe_keys',
-        'delivery_attempts', 'processed_messages', 'search_partner_calls', 'consent_ledger', 'consent_seals',
+        'affiliates',
+        'schools',
+        'partners',
+        'offers',
+        'programs',
+        'questions',
+        'caps',
+        'campaigns',
+        'campaign_offers',
+        'api_keys',
+        'searches',
+        'results',
+        'leads',
+        'consent_evidence',
+        'sales',
+        'cap_usage',
+        'dedupe_keys',
+        'delivery_attempts',
+        'processed_messages',
+        'search_partner_calls',
+        'consent_ledger',
+        'consent_seals',
       ]),
     );
   });

@@ -27,7 +27,10 @@ describe('upgrade to the partitioned search storage', () => {
     await c.query(`DROP DATABASE IF EXISTS "${url.pathname.slice(1)}" WITH (FORCE)`);
     await c.query(`CREATE DATABASE "${url.pathname.slice(1)}"`);
     await c.end();
-    before = new DataSource({ ...dataSourceOptions({ url: url.toString(), poolSize: 2, timeoutMs: 10_000 }), migrations: MIGRATIONS.slice(0, LAST) } as never);
+    before = new DataSource({
+      ...dataSourceOptions({ url: url.toString(), poolSize: 2, timeoutMs: 10_000 }),
+      migrations: MIGRATIONS.slice(0, LAST),
+    } as never);
     await before.initialize();
     await before.runMigrations({ transaction: 'each' });
   });
@@ -38,10 +41,20 @@ describe('upgrade to the partitioned search storage', () => {
   });
 
   it('moves every search, result, partner call and handled message into the new layout', async () => {
-    const ids = { aff: randomUUID(), campaign: randomUUID(), key: randomUUID(), school: randomUUID(), partner: randomUUID(), offers: [randomUUID(), randomUUID(), randomUUID()] };
+    const ids = {
+      aff: randomUUID(),
+      campaign: randomUUID(),
+      key: randomUUID(),
+      school: randomUUID(),
+      partner: randomUUID(),
+      offers: [randomUUID(), randomUUID(), randomUUID()],
+    };
     await before.query(`INSERT INTO affiliates (id, name, status) VALUES ($1, 'Upgrade affiliate', 'active')`, [ids.aff]);
     await before.query(`INSERT INTO schools (id, name) VALUES ($1, 'Upgrade college')`, [ids.school]);
-    await before.query(`INSERT INTO partners (id, name, adapter, base_url) VALUES ($1, 'Upgrade partner', 'sandbox', 'http://127.0.0.1:9/p')`, [ids.partner]);
+    await before.query(
+      `INSERT INTO partners (id, name, adapter, base_url) VALUES ($1, 'Upgrade partner', 'sandbox', 'http://127.0.0.1:9/p')`,
+      [ids.partner],
+    );
     for (const [i, o] of ids.offers.entries()) {
       await before.query(
         `INSERT INTO offers (id, name, school_id, source, offer_type, status, delivery) VALUES ($1, $2, $3, 'own', 'shared', 'active', '{"adapter":"sandbox","url":"http://127.0.0.1:9/s"}')`,
@@ -49,7 +62,11 @@ describe('upgrade to the partitioned search storage', () => {
       );
     }
     await before.query(`INSERT INTO campaigns (id, affiliate_id, name, status) VALUES ($1, $2, 'C', 'active')`, [ids.campaign, ids.aff]);
-    await before.query(`INSERT INTO api_keys (id, affiliate_id, key_hash, key_prefix) VALUES ($1, $2, $3, 'lr_test_')`, [ids.key, ids.aff, 'a'.repeat(64)]);
+    await before.query(`INSERT INTO api_keys (id, affiliate_id, key_hash, key_prefix) VALUES ($1, $2, $3, 'lr_test_')`, [
+      ids.key,
+      ids.aff,
+      'a'.repeat(64),
+    ]);
 
     // 30 searches as the previous schema stored them: rows in `results` with whole entries, in `result_order`.
     const searches: Array<{ id: string; entries: Array<Record<string, unknown>> }> = [];
@@ -74,10 +91,22 @@ describe('upgrade to the partitioned search storage', () => {
       for (const e of entries) {
         await before.query(
           `INSERT INTO results (id, search_id, offer_id, campaign_id, entry, partner_data, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-          [e.svc_result_id, id, (e.offer as { id: string }).id, ids.campaign, JSON.stringify(e), n === 0 ? JSON.stringify({ partnerResultId: 'pr-1' }) : null, e.expires_at],
+          [
+            e.svc_result_id,
+            id,
+            (e.offer as { id: string }).id,
+            ids.campaign,
+            JSON.stringify(e),
+            n === 0 ? JSON.stringify({ partnerResultId: 'pr-1' }) : null,
+            e.expires_at,
+          ],
         );
       }
-      await before.query(`INSERT INTO search_partner_calls (search_id, partner_id, offer_ids, status) VALUES ($1, $2, $3, 'answered')`, [id, ids.partner, [ids.offers[0]]]);
+      await before.query(`INSERT INTO search_partner_calls (search_id, partner_id, offer_ids, status) VALUES ($1, $2, $3, 'answered')`, [
+        id,
+        ids.partner,
+        [ids.offers[0]],
+      ]);
       searches.push({ id, entries: order.map((r) => entries.find((e) => e.svc_result_id === r)!) });
     }
     const submitted = searches[3];
@@ -85,16 +114,28 @@ describe('upgrade to the partitioned search storage', () => {
     await before.query(
       `INSERT INTO leads (id, kind, search_id, result_id, affiliate_id, campaign_id, offer_id, api_key_id, lead, consumer_ip, status, code, lead_group_id)
        VALUES ($1, 'result_submit', $2, $3, $4, $5, $6, $7, '{}', '73.12.44.10', 'rejected', 'BUYER_REJECTED', $2)`,
-      [leadId, submitted.id, submitted.entries[0].svc_result_id, ids.aff, ids.campaign, (submitted.entries[0].offer as { id: string }).id, ids.key],
+      [
+        leadId,
+        submitted.id,
+        submitted.entries[0].svc_result_id,
+        ids.aff,
+        ids.campaign,
+        (submitted.entries[0].offer as { id: string }).id,
+        ids.key,
+      ],
     );
-    await before.query(`INSERT INTO processed_messages (consumer, message_id, message_type) VALUES ('partner-adapter', 'm-1', 'partner.submit.v1')`);
+    await before.query(
+      `INSERT INTO processed_messages (consumer, message_id, message_type) VALUES ('partner-adapter', 'm-1', 'partner.submit.v1')`,
+    );
     const entriesBefore: Array<{ id: string; entry: unknown }> = await before.query(`SELECT id, entry FROM results ORDER BY id`);
 
     // The upgrade.
     await before.destroy();
     after = new DataSource(dataSourceOptions({ url: url.toString(), poolSize: 2, timeoutMs: 10_000 }));
     await after.initialize();
-    expect((await after.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual(MIGRATIONS.slice(LAST).map((m) => new m().name));
+    expect((await after.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual(
+      MIGRATIONS.slice(LAST).map((m) => new m().name),
+    );
 
     // Every result entry as it was (the view rebuilds it), every search in the legacy partition, in its order.
     const entriesAfter: Array<{ id: string; entry: unknown }> = await after.query(`SELECT id, entry FROM results ORDER BY id`);
@@ -106,8 +147,13 @@ describe('upgrade to the partitioned search storage', () => {
       expect(state!.meta.order).toEqual(s.entries.map((e) => e.svc_result_id));
       expect(state!.entries.map((b) => JSON.parse(b.toString('utf8')))).toEqual(s.entries);
     }
-    expect(await repo.resultOwner(submitted.entries[0].svc_result_id as string, submitted.id)).toMatchObject({ searchId: submitted.id, affiliateId: ids.aff });
-    expect((await after.query(`SELECT partner_data FROM results WHERE search_id = $1 AND partner_data IS NOT NULL`, [searches[0].id]))).toHaveLength(3);
+    expect(await repo.resultOwner(submitted.entries[0].svc_result_id as string, submitted.id)).toMatchObject({
+      searchId: submitted.id,
+      affiliateId: ids.aff,
+    });
+    expect(
+      await after.query(`SELECT partner_data FROM results WHERE search_id = $1 AND partner_data IS NOT NULL`, [searches[0].id]),
+    ).toHaveLength(3);
     // One template per distinct entry text (each entry differs only by id and expiry across searches).
     expect(Number((await after.query(`SELECT count(*) AS n FROM result_templates`))[0].n)).toBe(3);
     expect(Number((await after.query(`SELECT count(*) AS n FROM search_partner_calls`))[0].n)).toBe(30);

@@ -19,13 +19,24 @@ describe('PendingLeads', () => {
     clients.push(redis);
     // Probes that always pass: each test's Redis answers (or fails) only the calls themselves.
     const up = { query: async () => undefined, ping: async () => 'PONG' };
-    const deps = new Dependencies(up as unknown as DataSource, up as unknown as Redis, up as unknown as AmqpConnection, { dependencyTimeoutMs: 500 } as AppConfig);
+    const deps = new Dependencies(
+      up as unknown as DataSource,
+      up as unknown as Redis,
+      up as unknown as AmqpConnection,
+      { dependencyTimeoutMs: 500 } as AppConfig,
+    );
     return new PendingLeads(redis, deps);
   };
   afterAll(() => clients.forEach((c) => c.disconnect()));
 
   const lead = (): PendingLead => ({
-    leadId: randomUUID(), affiliateId: randomUUID(), kind: 'direct_post', offerId: randomUUID(), resultId: null, searchId: null, isTest: false,
+    leadId: randomUUID(),
+    affiliateId: randomUUID(),
+    kind: 'direct_post',
+    offerId: randomUUID(),
+    resultId: null,
+    searchId: null,
+    isTest: false,
   });
 
   it('remembers a PENDING lead for its affiliate only, for the TTL', async () => {
@@ -43,7 +54,14 @@ describe('PendingLeads', () => {
 
   it('a Redis failure while remembering does not fail the PENDING answer; reading then is a 503 failure', async () => {
     // Nothing listens on port 1: every command is refused.
-    const down = new Redis({ host: '127.0.0.1', port: 1, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+    const down = new Redis({
+      host: '127.0.0.1',
+      port: 1,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      enableOfflineQueue: false,
+    });
     const pending = pendingLeadsOn(down);
     await expect(pending.remember(lead())).resolves.toBeUndefined();
     const read = pending.find(randomUUID(), randomUUID());

@@ -23,7 +23,12 @@ describe('RateLimitGuard with a read along', () => {
   afterAll(() => redis.disconnect());
   // Probes that always pass: Redis answers (or fails) only the calls themselves.
   const up = { query: async () => undefined, ping: async () => 'PONG' };
-  const deps = new Dependencies(up as unknown as DataSource, up as unknown as Redis, up as unknown as AmqpConnection, { dependencyTimeoutMs: 2000 } as AppConfig);
+  const deps = new Dependencies(
+    up as unknown as DataSource,
+    up as unknown as Redis,
+    up as unknown as AmqpConnection,
+    { dependencyTimeoutMs: 2000 } as AppConfig,
+  );
   const guard = new RateLimitGuard(new Reflector(), new TokenBucket(redis), deps, redis);
 
   class Handler {
@@ -34,7 +39,10 @@ describe('RateLimitGuard with a read along', () => {
 
   /** One call of `keyId` (a budget of one call: burst 1, refilled once a minute) reading `key` along. */
   const call = async (keyId: string, key: string) => {
-    const req = { params: { key }, principal: { keyId, affiliateId: 'a', limits: { results: { perMinute: 1, burst: 1 } } } } as unknown as FastifyRequest;
+    const req = {
+      params: { key },
+      principal: { keyId, affiliateId: 'a', limits: { results: { perMinute: 1, burst: 1 } } },
+    } as unknown as FastifyRequest;
     const headers: Record<string, string> = {};
     const reply = { header: (name: string, value: string) => (headers[name] = value) } as unknown as FastifyReply;
     const ctx = new ExecutionContextHost([req, reply], Handler, Handler.prototype.results);

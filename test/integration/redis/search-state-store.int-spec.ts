@@ -10,8 +10,17 @@ describe('SearchStateStore', () => {
   afterAll(() => redis.disconnect());
 
   const meta = (version: number, order: string[], processingDone = false): SearchMeta => ({
-    searchId: 's1', version, affiliateId: 'a', campaignId: 'c', isTest: false, createdAt: '2026-11-21T00:00:00.000Z',
-    closesAt: '2026-11-21T00:00:45.000Z', processingDone, acceptedCount: 0, trueExclusiveAccepted: false, order,
+    searchId: 's1',
+    version,
+    affiliateId: 'a',
+    campaignId: 'c',
+    isTest: false,
+    createdAt: '2026-11-21T00:00:00.000Z',
+    closesAt: '2026-11-21T00:00:45.000Z',
+    processingDone,
+    acceptedCount: 0,
+    trueExclusiveAccepted: false,
+    order,
   });
   /** An entry as its maker hands it over: the value, and its JSON serialized once. */
   const made = (id: string, value: unknown) => ({ id, entry: value, json: Buffer.from(JSON.stringify(value)) });
@@ -28,7 +37,11 @@ describe('SearchStateStore', () => {
     expect(await store.write(key, meta(2, ['own', 'p1']), [entry('p1')], 60)).toBe(false);
     cached = (await store.read(key))!;
     expect(cached.meta).toEqual(meta(3, ['p2', 'own', 'p1'], true));
-    expect(orderedEntries(cached)!.map((e) => JSON.parse(e.toString()))).toEqual([entry('p2').entry, entry('own').entry, entry('p1').entry]);
+    expect(orderedEntries(cached)!.map((e) => JSON.parse(e.toString()))).toEqual([
+      entry('p2').entry,
+      entry('own').entry,
+      entry('p1').entry,
+    ]);
     expect(await redis.ttl(key)).toBeGreaterThan(50);
   });
 

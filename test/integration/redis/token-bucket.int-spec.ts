@@ -22,13 +22,27 @@ describe('TokenBucket', () => {
     const refused = decisions.filter((d) => !d.allowed);
     expect(refused).toHaveLength(2);
     for (const d of refused) expect(d).toEqual(expect.objectContaining({ retryAfterSeconds: 1 }));
-    expect(decisions.map((d) => Math.floor(d.remaining)).slice(0, 3).sort()).toEqual([0, 1, 2]);
+    expect(
+      decisions
+        .map((d) => Math.floor(d.remaining))
+        .slice(0, 3)
+        .sort(),
+    ).toEqual([0, 1, 2]);
   });
 
   it('with a read sent right behind it, shares the bucket with take() and both are in flight at once (one round trip)', async () => {
     const meta: SearchMeta = {
-      searchId: 's', version: 1, affiliateId: 'a', campaignId: 'c', isTest: false, createdAt: '2026-11-22T00:00:00.000Z',
-      closesAt: '2026-11-22T00:00:45.000Z', processingDone: true, acceptedCount: 0, trueExclusiveAccepted: false, order: ['r1'],
+      searchId: 's',
+      version: 1,
+      affiliateId: 'a',
+      campaignId: 'c',
+      isTest: false,
+      createdAt: '2026-11-22T00:00:00.000Z',
+      closesAt: '2026-11-22T00:00:45.000Z',
+      processingDone: true,
+      acceptedCount: 0,
+      trueExclusiveAccepted: false,
+      order: ['r1'],
     };
     await store.write('search:s', meta, [{ id: 'r1', json: Buffer.from(JSON.stringify({ svc_result_id: 'r1' })) }], 60);
     expect((await bucket.take('k2:results', limit)).allowed).toBe(true);

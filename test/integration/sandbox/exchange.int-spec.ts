@@ -9,11 +9,20 @@ describe('sandbox exchange partners', () => {
   let sandbox: RunningSandbox;
   let n = 0;
   const exchange = () => `exchange${++n}`;
-  const url = (name: string, op: 'v2/match' | 'v2/applications' | 'received', query = '') => `${sandbox.url}/exchange/${name}/${op}${query ? `?${query}` : ''}`;
+  const url = (name: string, op: 'v2/match' | 'v2/applications' | 'received', query = '') =>
+    `${sandbox.url}/exchange/${name}/${op}${query ? `?${query}` : ''}`;
   const key = (name: string) => ({ 'x-api-key': exchangeApiKey(name) });
-  const match = (name: string, body: unknown, query = '', headers: Record<string, string> = key(name)) => call(url(name, 'v2/match', query), { body, headers });
-  const apply = (name: string, body: unknown, query = '', headers: Record<string, string> = key(name)) => call(url(name, 'v2/applications', query), { body, headers });
-  const application = { MatchToken: 'mt_1', CampaignCode: 'westlake-001', ProgramCode: 'it', Responses: { hs_grad_year: '2015' }, Consent: { Given: true, Text: 'I agree' } };
+  const match = (name: string, body: unknown, query = '', headers: Record<string, string> = key(name)) =>
+    call(url(name, 'v2/match', query), { body, headers });
+  const apply = (name: string, body: unknown, query = '', headers: Record<string, string> = key(name)) =>
+    call(url(name, 'v2/applications', query), { body, headers });
+  const application = {
+    MatchToken: 'mt_1',
+    CampaignCode: 'westlake-001',
+    ProgramCode: 'it',
+    Responses: { hs_grad_year: '2015' },
+    Consent: { Given: true, Text: 'I agree' },
+  };
 
   beforeAll(async () => {
     sandbox = await startSandbox();
@@ -23,7 +32,11 @@ describe('sandbox exchange partners', () => {
   it('answers a match in its own shape: the sandbox partner content, programs holding their questions, minutes, a payout', async () => {
     const name = exchange();
     const RequestId = randomUUID();
-    const a = await match(name, { RequestId, Campaigns: ['westlake-001', 'harbor-002', 'summit-003'], Applicant: { Email: 'ada@example.com' } }, 'match=some');
+    const a = await match(
+      name,
+      { RequestId, Campaigns: ['westlake-001', 'harbor-002', 'summit-003'], Applicant: { Email: 'ada@example.com' } },
+      'match=some',
+    );
     expect(a.status).toBe(200);
     expect(a.body.RequestId).toBe(RequestId);
     expect(a.body.Data.Matches.map((m: { CampaignCode: string }) => m.CampaignCode)).toEqual(['westlake-001', 'summit-003']);
@@ -50,7 +63,11 @@ describe('sandbox exchange partners', () => {
     const name = exchange();
     const none = await match(name, { RequestId: 'r', Campaigns: [] }, '', {});
     const wrong = await apply(name, application, '', { 'x-api-key': exchangeApiKey('someone-else') });
-    expect([none.status, none.body, wrong.status]).toEqual([401, { ErrorCode: 'Unauthorized', Message: 'A valid X-Api-Key header is required' }, 401]);
+    expect([none.status, none.body, wrong.status]).toEqual([
+      401,
+      { ErrorCode: 'Unauthorized', Message: 'A valid X-Api-Key header is required' },
+      401,
+    ]);
     expect((await call(url(name, 'received'))).body).toMatchObject({ count: 0, search_count: 0 });
   });
 
@@ -58,7 +75,10 @@ describe('sandbox exchange partners', () => {
     const name = exchange();
     const idem = { ...key(name), 'idempotency-key': randomUUID() };
     const approved = await apply(name, application, 'outcome=accept', idem);
-    expect([approved.status, approved.body]).toEqual([201, { Decision: 'Approved', ApplicationId: expect.stringMatching(new RegExp(`^${name}-[0-9a-f]{12}$`)) }]);
+    expect([approved.status, approved.body]).toEqual([
+      201,
+      { Decision: 'Approved', ApplicationId: expect.stringMatching(new RegExp(`^${name}-[0-9a-f]{12}$`)) },
+    ]);
     const again = await apply(name, application, 'outcome=reject', idem);
     expect([again.status, again.body, again.headers.get('idempotent-replayed')]).toEqual([201, approved.body, 'true']);
     const declined = await apply(name, application, 'outcome=reject&reason=Program%20full');

@@ -1,7 +1,13 @@
 import { RunningSandbox } from '../../../apps/sandbox/src/sandbox-app';
 import { call, expectNoAnswer, sampleLead, sleep, startSandbox } from './sandbox-harness';
 
-const searchBody = (ids: string[]) => ({ search_id: 'search-1', offers: ids.map((external_id) => ({ external_id })), lead: sampleLead(), tracking: {}, is_test: true });
+const searchBody = (ids: string[]) => ({
+  search_id: 'search-1',
+  offers: ids.map((external_id) => ({ external_id })),
+  lead: sampleLead(),
+  tracking: {},
+  is_test: true,
+});
 const submitBody = () => ({ partner_result_id: 'pr_1', search_id: 'search-1', lead: sampleLead(), program_id: 'bsn', answers: {} });
 
 describe('sandbox app', () => {
@@ -42,7 +48,9 @@ describe('sandbox app', () => {
           northfield: { count: 2, total_received: 2, last_received_at: expect.any(String) },
           eastgate: { count: 1, total_received: 1, last_received_at: expect.any(String) },
         },
-        partners: { alpha: { count: 1, total_received: 1, last_received_at: expect.any(String), search_count: 1, search_total_received: 1 } },
+        partners: {
+          alpha: { count: 1, total_received: 1, last_received_at: expect.any(String), search_count: 1, search_total_received: 1 },
+        },
         count: 4,
         search_count: 1,
       });
@@ -55,7 +63,9 @@ describe('sandbox app', () => {
 
     it('exposes request counts and frees a held request when its client gives up', async () => {
       const controller = new AbortController();
-      const held = expectNoAnswer(call(`${sandbox.url}/schools/metrics-school/leads?outcome=timeout`, { body: sampleLead(), signal: controller.signal }));
+      const held = expectNoAnswer(
+        call(`${sandbox.url}/schools/metrics-school/leads?outcome=timeout`, { body: sampleLead(), signal: controller.signal }),
+      );
       await sleep(200);
       expect(await metric('sandbox_pending_requests')).toBe(1);
       controller.abort();
@@ -97,7 +107,9 @@ describe('sandbox app', () => {
     const sandbox = await startSandbox();
     // Handlers attached at once: these fail while close() is awaited.
     const held = expectNoAnswer(call(`${sandbox.url}/schools/slow/leads?outcome=timeout`, { body: sampleLead(), timeoutMs: 30_000 }));
-    const heldSearch = expectNoAnswer(call(`${sandbox.url}/partners/slow/search?outcome=timeout`, { body: searchBody(['a-1']), timeoutMs: 30_000 }));
+    const heldSearch = expectNoAnswer(
+      call(`${sandbox.url}/partners/slow/search?outcome=timeout`, { body: searchBody(['a-1']), timeoutMs: 30_000 }),
+    );
     const delayed = call(`${sandbox.url}/schools/slow/leads?delay_ms=60000`, { body: sampleLead(), timeoutMs: 30_000 });
     await sleep(300);
     const started = Date.now();

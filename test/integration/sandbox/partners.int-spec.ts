@@ -51,9 +51,15 @@ describe('sandbox partner networks', () => {
         expect(r.programs.length).toBeGreaterThanOrEqual(1);
         expect(r.expires_in_seconds).toBeGreaterThan(0);
         for (const f of r.form_fields) {
-          expect(f).toMatchObject({ name: expect.any(String), label: expect.any(String), type: expect.stringMatching(/^(select|text)$/), required: expect.any(Boolean) });
+          expect(f).toMatchObject({
+            name: expect.any(String),
+            label: expect.any(String),
+            type: expect.stringMatching(/^(select|text)$/),
+            required: expect.any(Boolean),
+          });
           if (f.type === 'select') expect(f.options.length).toBeGreaterThan(0);
-          if (f.required_when) expect(r.programs.map((p: { value: string }) => p.value)).toEqual(expect.arrayContaining(f.required_when.program_ids));
+          if (f.required_when)
+            expect(r.programs.map((p: { value: string }) => p.value)).toEqual(expect.arrayContaining(f.required_when.program_ids));
         }
       }
       expect(a.body.results[0].school.name).toMatch(/^Westlake /);
@@ -75,7 +81,9 @@ describe('sandbox partner networks', () => {
     it('varies results between offers (programs, questions, schools)', async () => {
       const ids = Array.from({ length: 12 }, (_, i) => `offer-${i}`);
       const a = await call(endpoint(baseUrl(partner()), 'search'), { body: searchBody(ids) });
-      const shapes = new Set(a.body.results.map((r: { programs: unknown[]; form_fields: unknown[] }) => JSON.stringify([r.programs, r.form_fields])));
+      const shapes = new Set(
+        a.body.results.map((r: { programs: unknown[]; form_fields: unknown[] }) => JSON.stringify([r.programs, r.form_fields])),
+      );
       expect(shapes.size).toBeGreaterThan(3);
     });
 
@@ -91,7 +99,9 @@ describe('sandbox partner networks', () => {
     });
 
     it('answers after delay_ms', async () => {
-      const a = await call(endpoint(baseUrl(partner(), 'delay_ms=500&match=all&outcome=accept'), 'search'), { body: searchBody(OFFERS.slice(0, 1)) });
+      const a = await call(endpoint(baseUrl(partner(), 'delay_ms=500&match=all&outcome=accept'), 'search'), {
+        body: searchBody(OFFERS.slice(0, 1)),
+      });
       expect(a.status).toBe(200);
       expect(a.ms).toBeGreaterThanOrEqual(480);
       expect(a.ms).toBeLessThan(3000);
@@ -102,11 +112,16 @@ describe('sandbox partner networks', () => {
       const failed = await call(endpoint(baseUrl(name, 'outcome=error'), 'search'), { body: searchBody(OFFERS) });
       expect(failed.status).toBe(500);
       const controller = new AbortController();
-      const held = expectNoAnswer(call(endpoint(baseUrl(name, 'outcome=timeout'), 'search'), { body: searchBody(OFFERS), signal: controller.signal }));
+      const held = expectNoAnswer(
+        call(endpoint(baseUrl(name, 'outcome=timeout'), 'search'), { body: searchBody(OFFERS), signal: controller.signal }),
+      );
       await sleep(300);
       controller.abort();
       expect((await held).name).toBe('AbortError');
-      const viaHeader = await call(endpoint(baseUrl(name), 'search'), { body: searchBody(OFFERS), headers: { 'x-sandbox-outcome': 'error' } });
+      const viaHeader = await call(endpoint(baseUrl(name), 'search'), {
+        body: searchBody(OFFERS),
+        headers: { 'x-sandbox-outcome': 'error' },
+      });
       expect(viaHeader.status).toBe(500);
     });
 
@@ -122,7 +137,12 @@ describe('sandbox partner networks', () => {
       await call(endpoint(baseUrl(name), 'search'), { body, headers: { 'x-request-id': 'search-req-0001' } });
       const list = await received(name);
       expect(list).toMatchObject({ partner: name, count: 0, leads: [], search_count: 1, search_total_received: 1 });
-      expect(list.searches[0]).toMatchObject({ body, request_id: 'search-req-0001', outcome: 'accept', headers: { 'x-request-id': 'search-req-0001' } });
+      expect(list.searches[0]).toMatchObject({
+        body,
+        request_id: 'search-req-0001',
+        outcome: 'accept',
+        headers: { 'x-request-id': 'search-req-0001' },
+      });
     });
 
     it.each([
@@ -175,7 +195,9 @@ describe('sandbox partner networks', () => {
     it('passes the reason through, honours delay_ms, and records the submit', async () => {
       const name = partner();
       const body = submitBody();
-      const a = await call(endpoint(baseUrl(name, 'outcome=reject&reason=Student%20not%20in%20footprint&delay_ms=300'), 'submit'), { body });
+      const a = await call(endpoint(baseUrl(name, 'outcome=reject&reason=Student%20not%20in%20footprint&delay_ms=300'), 'submit'), {
+        body,
+      });
       expect(a.body).toEqual({ result: 'rejected', reason: 'Student not in footprint' });
       expect(a.ms).toBeGreaterThanOrEqual(280);
       const list = await received(name);
@@ -186,7 +208,9 @@ describe('sandbox partner networks', () => {
     it('holds outcome=timeout open, records it, and replays Idempotency-Keys like a school', async () => {
       const name = partner();
       const controller = new AbortController();
-      const held = expectNoAnswer(call(endpoint(baseUrl(name, 'outcome=timeout'), 'submit'), { body: submitBody(), signal: controller.signal }));
+      const held = expectNoAnswer(
+        call(endpoint(baseUrl(name, 'outcome=timeout'), 'submit'), { body: submitBody(), signal: controller.signal }),
+      );
       await sleep(200);
       controller.abort();
       await held;
@@ -204,7 +228,13 @@ describe('sandbox partner networks', () => {
       const search = await call(endpoint(base, 'search'), { body: searchBody(['westlake-001']) });
       const result = search.body.results[0];
       const a = await call(endpoint(base, 'submit'), {
-        body: { partner_result_id: result.partner_result_id, search_id: search.body.search_id, lead: sampleLead(), program_id: result.programs[0].value, answers: {} },
+        body: {
+          partner_result_id: result.partner_result_id,
+          search_id: search.body.search_id,
+          lead: sampleLead(),
+          program_id: result.programs[0].value,
+          answers: {},
+        },
       });
       expect(a.body.result).toBe('accepted');
       expect((await received(name)).leads[0].body.partner_result_id).toBe(result.partner_result_id);
@@ -223,7 +253,7 @@ describe('sandbox partner networks', () => {
       expect((await received(name)).count).toBe(0);
     });
 
-    it('clears a partner\'s submits and searches on DELETE', async () => {
+    it("clears a partner's submits and searches on DELETE", async () => {
       const name = partner();
       await call(endpoint(baseUrl(name), 'search'), { body: searchBody(OFFERS) });
       await call(endpoint(baseUrl(name), 'submit'), { body: submitBody() });

@@ -28,7 +28,7 @@ describe('sandbox school systems', () => {
       expect(a.body.id).not.toBe(b.body.id);
     });
 
-    it('rejects with the school\'s own reason, passed through as is', async () => {
+    it("rejects with the school's own reason, passed through as is", async () => {
       const name = school();
       const reason = 'Program full for fall term; applicant must reapply';
       const a = await call(leads(name, `outcome=reject&reason=${encodeURIComponent(reason)}`), { body: sampleLead() });
@@ -67,11 +67,14 @@ describe('sandbox school systems', () => {
       expect(list.leads[0].outcome).toBe('timeout');
     });
 
-    it('lets X-Sandbox-Outcome override the URL\'s outcome per request', async () => {
+    it("lets X-Sandbox-Outcome override the URL's outcome per request", async () => {
       const name = school();
       const a = await call(leads(name, 'outcome=accept'), { body: sampleLead(), headers: { 'x-sandbox-outcome': 'duplicate' } });
       expect(a.body.result).toBe('duplicate');
-      const b = await call(leads(name, 'outcome=accept&reason=Too%20late'), { body: sampleLead(), headers: { 'X-Sandbox-Outcome': 'reject' } });
+      const b = await call(leads(name, 'outcome=accept&reason=Too%20late'), {
+        body: sampleLead(),
+        headers: { 'X-Sandbox-Outcome': 'reject' },
+      });
       expect(b.body).toEqual({ result: 'rejected', reason: 'Too late' });
       const c = await call(leads(name, 'outcome=error'), { body: sampleLead(), headers: { 'X-Sandbox-Outcome': 'accept' } });
       expect(c.status).toBe(200);
@@ -172,8 +175,14 @@ describe('sandbox school systems', () => {
 
     it('replays the first answer even when the repeat asks for another outcome', async () => {
       const name = school();
-      const first = await call(leads(name, 'outcome=reject&reason=No%20seats'), { body: sampleLead(), headers: { 'idempotency-key': 'k' } });
-      const again = await call(leads(name, 'outcome=accept'), { body: sampleLead(), headers: { 'idempotency-key': 'k', 'x-sandbox-outcome': 'accept' } });
+      const first = await call(leads(name, 'outcome=reject&reason=No%20seats'), {
+        body: sampleLead(),
+        headers: { 'idempotency-key': 'k' },
+      });
+      const again = await call(leads(name, 'outcome=accept'), {
+        body: sampleLead(),
+        headers: { 'idempotency-key': 'k', 'x-sandbox-outcome': 'accept' },
+      });
       expect(first.body).toEqual({ result: 'rejected', reason: 'No seats' });
       expect(again.body).toEqual(first.body);
       expect((await received(name)).count).toBe(1);
@@ -183,11 +192,16 @@ describe('sandbox school systems', () => {
       const name = school();
       const failed = await call(leads(name, 'outcome=error'), { body: sampleLead(), headers: { 'idempotency-key': 'retry-me' } });
       expect(failed.status).toBe(500);
-      const retry = await call(leads(name, 'outcome=error'), { body: sampleLead(), headers: { 'idempotency-key': 'retry-me', 'x-sandbox-outcome': 'accept' } });
+      const retry = await call(leads(name, 'outcome=error'), {
+        body: sampleLead(),
+        headers: { 'idempotency-key': 'retry-me', 'x-sandbox-outcome': 'accept' },
+      });
       expect(retry.status).toBe(200);
       expect(retry.body.result).toBe('accepted');
       const controller = new AbortController();
-      const held = expectNoAnswer(call(leads(name, 'outcome=timeout'), { body: sampleLead(), headers: { 'idempotency-key': 'held' }, signal: controller.signal }));
+      const held = expectNoAnswer(
+        call(leads(name, 'outcome=timeout'), { body: sampleLead(), headers: { 'idempotency-key': 'held' }, signal: controller.signal }),
+      );
       await sleep(200);
       controller.abort();
       await held;
@@ -210,7 +224,13 @@ describe('sandbox school systems', () => {
     it('processes a lead whose caller hung up during its delay: a repeat of the key gets the answer it would have had, with no second receipt', async () => {
       const name = school();
       const controller = new AbortController();
-      const cut = expectNoAnswer(call(leads(name, 'outcome=reject&reason=Full&delay_ms=2000'), { body: sampleLead(), headers: { 'idempotency-key': 'cut' }, signal: controller.signal }));
+      const cut = expectNoAnswer(
+        call(leads(name, 'outcome=reject&reason=Full&delay_ms=2000'), {
+          body: sampleLead(),
+          headers: { 'idempotency-key': 'cut' },
+          signal: controller.signal,
+        }),
+      );
       await sleep(200);
       controller.abort();
       await cut;

@@ -57,10 +57,10 @@ async function leadRow(leadId: string) {
 }
 
 async function leadCount(where: { searchId?: string; leadId?: string }): Promise<number> {
-  const rows: Array<{ n: number }> = await ds.query('SELECT count(*)::int AS n FROM leads WHERE ($1::uuid IS NULL OR search_id = $1) AND ($2::uuid IS NULL OR id = $2)', [
-    where.searchId ?? null,
-    where.leadId ?? null,
-  ]);
+  const rows: Array<{ n: number }> = await ds.query(
+    'SELECT count(*)::int AS n FROM leads WHERE ($1::uuid IS NULL OR search_id = $1) AND ($2::uuid IS NULL OR id = $2)',
+    [where.searchId ?? null, where.leadId ?? null],
+  );
   return rows[0].n;
 }
 
@@ -92,7 +92,9 @@ async function consentOf(leadId: string) {
 }
 
 async function searchRow(searchId: string) {
-  const rows: any[] = await ds.query('SELECT lead, submitted_at, person_keys, accepted_count, state_version FROM searches WHERE id = $1', [searchId]);
+  const rows: any[] = await ds.query('SELECT lead, submitted_at, person_keys, accepted_count, state_version FROM searches WHERE id = $1', [
+    searchId,
+  ]);
   return rows[0];
 }
 
@@ -182,8 +184,19 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
       });
 
       const [sale] = await salesOfLead(msg.leadId);
-      expect(sale).toMatchObject({ status: 'reserved', payout: '20.00', price: '45.00', offer_type: 'shared', offer_id: offerId, search_id: search.searchId, lead_group_id: search.searchId });
-      const slots = (sale.cap_slots as Array<{ scope: string; period: string; period_start: string }>).map((s) => ({ scope: s.scope, period: s.period }));
+      expect(sale).toMatchObject({
+        status: 'reserved',
+        payout: '20.00',
+        price: '45.00',
+        offer_type: 'shared',
+        offer_id: offerId,
+        search_id: search.searchId,
+        lead_group_id: search.searchId,
+      });
+      const slots = (sale.cap_slots as Array<{ scope: string; period: string; period_start: string }>).map((s) => ({
+        scope: s.scope,
+        period: s.period,
+      }));
       expect(slots).toEqual(
         expect.arrayContaining([
           { scope: offerScope(offerId), period: 'total' },
@@ -251,7 +264,13 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
       });
       expect(d.decidedAt).not.toBeNull();
       const row = await leadRow(msg.leadId);
-      expect(row).toMatchObject({ status: 'invalid', code: 'REQUIRED_FIELD_MISSING', reason: 'Missing HS grad year', field: 'hs_grad_year', decided_by: 'service' });
+      expect(row).toMatchObject({
+        status: 'invalid',
+        code: 'REQUIRED_FIELD_MISSING',
+        reason: 'Missing HS grad year',
+        field: 'hs_grad_year',
+        decided_by: 'service',
+      });
       expect(row.decided_at).not.toBeNull();
       await expectNothingReserved(msg.leadId);
       expect(await capUsed(offerScope(offerId))).toBe(0);
@@ -267,7 +286,13 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
 
       const d = decided(await checks.run(msg));
 
-      expect(d).toMatchObject({ status: 'invalid', code: 'REQUIRED_FIELD_MISSING', reason: 'Missing tcpa_consent', field: 'tcpa_consent', decidedBy: 'service' });
+      expect(d).toMatchObject({
+        status: 'invalid',
+        code: 'REQUIRED_FIELD_MISSING',
+        reason: 'Missing tcpa_consent',
+        field: 'tcpa_consent',
+        decidedBy: 'service',
+      });
       expect(await leadRow(msg.leadId)).toMatchObject({ status: 'invalid', code: 'REQUIRED_FIELD_MISSING' });
       expect(await consentOf(msg.leadId)).toBeUndefined();
       await expectNothingReserved(msg.leadId);
@@ -280,7 +305,13 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
 
       const d = decided(await checks.run(msg));
 
-      expect(d).toMatchObject({ status: 'invalid', code: 'CONSENT_REQUIRED', reason: 'Consent required', field: 'tcpa_consent', decidedBy: 'service' });
+      expect(d).toMatchObject({
+        status: 'invalid',
+        code: 'CONSENT_REQUIRED',
+        reason: 'Consent required',
+        field: 'tcpa_consent',
+        decidedBy: 'service',
+      });
       expect(await leadRow(msg.leadId)).toMatchObject({ status: 'invalid', code: 'CONSENT_REQUIRED' });
       expect(await consentOf(msg.leadId)).toMatchObject({ tcpa_consent: false });
       await expectNothingReserved(msg.leadId);
@@ -295,7 +326,13 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
 
       const d = decided(await checks.run(msg));
 
-      expect(d).toMatchObject({ status: 'rejected', code: 'OFFER_UNAVAILABLE', reason: 'Offer unavailable', payout: 0, decidedBy: 'service' });
+      expect(d).toMatchObject({
+        status: 'rejected',
+        code: 'OFFER_UNAVAILABLE',
+        reason: 'Offer unavailable',
+        payout: 0,
+        decidedBy: 'service',
+      });
       expect(await leadRow(msg.leadId)).toMatchObject({ status: 'rejected', code: 'OFFER_UNAVAILABLE' });
       await expectNothingReserved(msg.leadId);
       expect(await capUsed(offerScope(offerId))).toBe(0);
@@ -332,7 +369,14 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
       const repost = resultSubmit(world, search, offerId);
       const d = decided(await checks.run(repost));
 
-      expect(d).toMatchObject({ leadId: repost.leadId, status: 'rejected', code: 'DUPLICATE', reason: 'Duplicate - Offer', decidedBy: 'service', payout: 0 });
+      expect(d).toMatchObject({
+        leadId: repost.leadId,
+        status: 'rejected',
+        code: 'DUPLICATE',
+        reason: 'Duplicate - Offer',
+        decidedBy: 'service',
+        payout: 0,
+      });
       expect(await leadRow(repost.leadId)).toMatchObject({ status: 'rejected', code: 'DUPLICATE', reason: 'Duplicate - Offer' });
       await expectNothingReserved(repost.leadId);
       expect(await liveSalesOfGroup(search.searchId)).toEqual([{ offer_id: offerId, lead_id: first.leadId, status: 'reserved' }]);
@@ -380,7 +424,12 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
       const msg = resultSubmit(world, search, exclusive);
       const d = decided(await checks.run(msg));
 
-      expect(d).toMatchObject({ status: 'rejected', code: 'NOT_ELIGIBLE', reason: 'Lead already sold; exclusive sale not possible', decidedBy: 'service' });
+      expect(d).toMatchObject({
+        status: 'rejected',
+        code: 'NOT_ELIGIBLE',
+        reason: 'Lead already sold; exclusive sale not possible',
+        decidedBy: 'service',
+      });
       await expectNothingReserved(msg.leadId);
       expect((await liveSalesOfGroup(search.searchId)).map((s) => s.offer_id)).toEqual([shared]);
     });
@@ -395,7 +444,15 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
 
       const d = decided(await checks.run(msg));
 
-      expect(d).toMatchObject({ leadId: msg.leadId, status: 'held', code: 'TEST_LEAD_HELD', reason: 'Test lead held', isTest: true, payout: 0, decidedBy: 'service' });
+      expect(d).toMatchObject({
+        leadId: msg.leadId,
+        status: 'held',
+        code: 'TEST_LEAD_HELD',
+        reason: 'Test lead held',
+        isTest: true,
+        payout: 0,
+        decidedBy: 'service',
+      });
       expect(await leadRow(msg.leadId)).toMatchObject({ status: 'held', code: 'TEST_LEAD_HELD', is_test: true, decided_by: 'service' });
       await expectNothingReserved(msg.leadId);
       expect(await capUsed(offerScope(offerId))).toBe(0);
@@ -520,7 +577,9 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
       expect(refusals.map((d) => [d.code, d.reason])).toEqual(Array.from({ length: N - 1 }, () => ['CAP_REACHED', 'Cap reached']));
       expect(await capUsed(offerScope(offerId))).toBe(1);
       expect(await salesOfOffer(offerId)).toEqual([{ lead_id: delivered(reserved[0]).leadId, status: 'reserved' }]);
-      const keyed: Array<{ n: number }> = await ds.query('SELECT count(DISTINCT lead_id)::int AS n FROM dedupe_keys WHERE offer_id = $1', [offerId]);
+      const keyed: Array<{ n: number }> = await ds.query('SELECT count(DISTINCT lead_id)::int AS n FROM dedupe_keys WHERE offer_id = $1', [
+        offerId,
+      ]);
       expect(keyed[0].n).toBe(1);
     });
 

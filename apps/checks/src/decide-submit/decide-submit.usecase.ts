@@ -28,7 +28,9 @@ import { counter } from '@lr/observability';
 import { LeadRepository, NewLead, ReservationPlan, SaleLedger, StoredLead, decisionOf } from '@lr/persistence';
 import { CampaignCatalog } from '@lr/platform';
 
-const decided = counter('checks_submit_refusals_total', 'Submits the checks decided themselves (refused, or a test lead held), by code', ['code']);
+const decided = counter('checks_submit_refusals_total', 'Submits the checks decided themselves (refused, or a test lead held), by code', [
+  'code',
+]);
 
 /** What the use case answers: the submit answer now, or the reserved lead forwarded to delivery (which answers). */
 export type SubmitOutcome = { answer: SubmitAnswerV1 } | { deliver: DeliveryRequestedV1 };
@@ -114,14 +116,26 @@ export class DecideSubmit {
     // "Submitted lead: request that would change its data: refused with 403 FORBIDDEN; nothing is saved."
     if (sale.submitted && sale.groupLead && !sameLead(sale.groupLead, sale.lead)) return forbidden();
 
-    const checked = preCheckSubmit(sale.offer, sale.picked, { programId: msg.programId, answers: msg.answers, tcpaConsent: msg.tcpaConsent }, sale.lead, now);
+    const checked = preCheckSubmit(
+      sale.offer,
+      sale.picked,
+      { programId: msg.programId, answers: msg.answers, tcpaConsent: msg.tcpaConsent },
+      sale.lead,
+      now,
+    );
     if (!checked.ok) return this.refuse(sale, checked.decision, null, {});
     const offer = sale.offer!;
     const { programId, answers } = checked;
 
     if (sale.mode.holdsInsteadOfSelling) {
       const caps = capsAt(offer.caps, now);
-      const facts = await this.ledger.saleFacts({ groupId: sale.groupId, slots: caps.map((c) => c.slot), keys: [], offerIds: [offer.offerId], optOutKeys: leadOptOutKeys(sale.lead) });
+      const facts = await this.ledger.saleFacts({
+        groupId: sale.groupId,
+        slots: caps.map((c) => c.slot),
+        keys: [],
+        offerIds: [offer.offerId],
+        optOutKeys: leadOptOutKeys(sale.lead),
+      });
       return this.refuse(sale, saleDecision(offer, facts, sale.mode, now) ?? SUBMIT.testLeadHeld, programId, answers, facts.suppressed);
     }
 
@@ -131,7 +145,15 @@ export class DecideSubmit {
     let suppressed = false;
     const lockedKeys = sale.mode.personKeys(sale.lead);
     const result = await this.ledger.reserve(
-      { leadId: msg.leadId, groupId: sale.groupId, offerId: offer.offerId, keys: lockedKeys, optOutKeys: leadOptOutKeys(sale.lead), caps, searchId: msg.searchId },
+      {
+        leadId: msg.leadId,
+        groupId: sale.groupId,
+        offerId: offer.offerId,
+        keys: lockedKeys,
+        optOutKeys: leadOptOutKeys(sale.lead),
+        caps,
+        searchId: msg.searchId,
+      },
       (facts): ReservationPlan => {
         // What the group holds now decides: another submit of the lead may have changed its data since it was read.
         const lead = msg.kind === 'result_submit' && facts.groupLead ? mergeLead(facts.groupLead, msg.lead as Lead | null) : sale.lead;
@@ -169,7 +191,17 @@ export class DecideSubmit {
       case 'stored':
         return result.lead.status === 'pending' ? this.resume(msg, result.lead) : decision(result.lead);
       case 'reserved':
-        return { deliver: deliveryRequest(sale, offer, sold, programId, answers, payout === null ? null : decimalText(payout), this.consent(sale)!) };
+        return {
+          deliver: deliveryRequest(
+            sale,
+            offer,
+            sold,
+            programId,
+            answers,
+            payout === null ? null : decimalText(payout),
+            this.consent(sale)!,
+          ),
+        };
     }
   }
 
@@ -180,7 +212,13 @@ export class DecideSubmit {
    * affiliate sent it, the record of a consent claimed for someone who had
    * opted out.
    */
-  private async refuse(sale: SubmitToSell, d: Decision, programId: string | null, answers: Record<string, string>, suppressed = false): Promise<SubmitOutcome> {
+  private async refuse(
+    sale: SubmitToSell,
+    d: Decision,
+    programId: string | null,
+    answers: Record<string, string>,
+    suppressed = false,
+  ): Promise<SubmitOutcome> {
     const lead = newLead(sale, sale.lead, programId ?? sale.msg.programId, answers);
     const kept = suppressed ? { ...lead, ...eraseStoredContact(lead, contactValuesOf([lead.lead])) } : lead;
     const stored = await this.leads.storeDecided(kept, d, this.consent(sale), this.consentLedger(sale, sale.lead));
@@ -219,7 +257,14 @@ export class DecideSubmit {
     const reserved = await this.leads.reserved(stored.id);
     const offer = (await this.catalog.offersOf(stored.campaignId)).find((o) => o.offerId === stored.offerId);
     if (!reserved || !offer) {
-      const { lead } = await this.ledger.settle({ leadId: stored.id, outcome: 'rejected', decision: SUBMIT.offerUnavailable, attempt: null, payout: null, endsOtherSales: false });
+      const { lead } = await this.ledger.settle({
+        leadId: stored.id,
+        outcome: 'rejected',
+        decision: SUBMIT.offerUnavailable,
+        attempt: null,
+        payout: null,
+        endsOtherSales: false,
+      });
       return decision(lead);
     }
     const sale: SubmitToSell = {
@@ -241,7 +286,17 @@ export class DecideSubmit {
     };
     const consent = reserved.consent ?? this.consent(sale)!;
     const payout = reserved.payout === null ? null : decimalText(reserved.payout);
-    return { deliver: deliveryRequest({ ...sale, msg: { ...msg, requestedAt: reserved.createdAt.toISOString() } }, offer, reserved.lead, reserved.programId, reserved.answers, payout, consent) };
+    return {
+      deliver: deliveryRequest(
+        { ...sale, msg: { ...msg, requestedAt: reserved.createdAt.toISOString() } },
+        offer,
+        reserved.lead,
+        reserved.programId,
+        reserved.answers,
+        payout,
+        consent,
+      ),
+    };
   }
 }
 
@@ -301,7 +356,12 @@ function deliveryRequest(
   const buyer: DeliveryBuyer =
     offer.source === 'partner'
       ? { kind: 'partner', partner: offer.partner!, partnerResultId: s.partnerResultId ?? '', externalId: offer.externalId }
-      : { kind: 'school', schoolName: offer.schoolName, offerName: offer.name, delivery: (offer.delivery ?? {}) as Record<string, unknown> };
+      : {
+          kind: 'school',
+          schoolName: offer.schoolName,
+          offerName: offer.name,
+          delivery: (offer.delivery ?? {}) as Record<string, unknown>,
+        };
   return {
     leadId: m.leadId,
     kind: m.kind,
@@ -334,7 +394,18 @@ function deliveryRequest(
 const decision = (lead: StoredLead): SubmitOutcome => ({ answer: { kind: 'decision', decision: decisionOf(lead) } });
 
 function refused(d: Decision): SubmitOutcome {
-  return { answer: { kind: 'refused', refusal: { httpStatus: d.http as 403 | 404, code: d.code, reason: d.reason, ...(d.error ? { error: d.error } : {}), ...(d.field ? { field: d.field } : {}) } } };
+  return {
+    answer: {
+      kind: 'refused',
+      refusal: {
+        httpStatus: d.http as 403 | 404,
+        code: d.code,
+        reason: d.reason,
+        ...(d.error ? { error: d.error } : {}),
+        ...(d.field ? { field: d.field } : {}),
+      },
+    },
+  };
 }
 
 const forbidden = (): SubmitOutcome => refused(REFUSAL.leadAlreadySubmitted);

@@ -16,7 +16,11 @@ const buyerSeconds = histogram(
   ['kind', 'buyer', 'outcome'],
   [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
 );
-const buyerOutcomes = counter('delivery_buyer_outcomes_total', 'Leads sent to buyer systems, by kind, buyer and outcome', ['kind', 'buyer', 'outcome']);
+const buyerOutcomes = counter('delivery_buyer_outcomes_total', 'Leads sent to buyer systems, by kind, buyer and outcome', [
+  'kind',
+  'buyer',
+  'outcome',
+]);
 
 export interface BuyerAnswer {
   outcome: BuyerOutcome;
@@ -50,7 +54,11 @@ export class BuyerCalls {
     const started = Date.now();
     const answer = msg.buyer.kind === 'partner' ? await this.toPartner(msg, msg.buyer) : await this.toSchool(msg, msg.buyer);
     answer.latencyMs = Date.now() - started;
-    const labels = { kind: msg.buyer.kind, buyer: msg.buyer.kind === 'partner' ? msg.buyer.partner.name : msg.buyer.schoolName, outcome: answer.outcome };
+    const labels = {
+      kind: msg.buyer.kind,
+      buyer: msg.buyer.kind === 'partner' ? msg.buyer.partner.name : msg.buyer.schoolName,
+      outcome: answer.outcome,
+    };
     buyerSeconds.observe(labels, answer.latencyMs / 1000);
     buyerOutcomes.inc(labels);
     return answer;
@@ -76,19 +84,34 @@ export class BuyerCalls {
         },
         buyerDeadlineMs(buyer),
       );
-      if (outcome.kind === 'accepted') return { outcome: 'accepted', httpStatus: 200, latencyMs: 0, detail: outcome.buyerLeadId ? `buyer lead id ${outcome.buyerLeadId}` : null };
+      if (outcome.kind === 'accepted')
+        return {
+          outcome: 'accepted',
+          httpStatus: 200,
+          latencyMs: 0,
+          detail: outcome.buyerLeadId ? `buyer lead id ${outcome.buyerLeadId}` : null,
+        };
       return { outcome: outcome.kind, httpStatus: 200, latencyMs: 0, detail: outcome.buyerReason };
     } catch (e) {
       if (e instanceof SchoolTimeoutError) return { outcome: 'timeout', httpStatus: null, latencyMs: 0, detail: e.detail };
       if (e instanceof SchoolHttpError) return { outcome: 'error', httpStatus: e.status, latencyMs: 0, detail: e.detail };
       if (e instanceof SchoolProtocolError) return { outcome: 'error', httpStatus: null, latencyMs: 0, detail: e.detail };
       this.log.error({ msg: 'school delivery failed unexpectedly', lead_id: msg.leadId, err: e });
-      return { outcome: 'error', httpStatus: null, latencyMs: 0, detail: `unexpected: ${(e as Error)?.message ?? String(e)}`.slice(0, 500) };
+      return {
+        outcome: 'error',
+        httpStatus: null,
+        latencyMs: 0,
+        detail: `unexpected: ${(e as Error)?.message ?? String(e)}`.slice(0, 500),
+      };
     }
   }
 
-  private async toPartner(msg: DeliveryRequestedV1, buyer: Extract<DeliveryRequestedV1['buyer'], { kind: 'partner' }>): Promise<BuyerAnswer> {
-    if (!buyer.partnerResultId || !msg.searchId) return { outcome: 'error', httpStatus: null, latencyMs: 0, detail: 'partner result without partner data' };
+  private async toPartner(
+    msg: DeliveryRequestedV1,
+    buyer: Extract<DeliveryRequestedV1['buyer'], { kind: 'partner' }>,
+  ): Promise<BuyerAnswer> {
+    if (!buyer.partnerResultId || !msg.searchId)
+      return { outcome: 'error', httpStatus: null, latencyMs: 0, detail: 'partner result without partner data' };
     const timeoutMs = buyerDeadlineMs(buyer);
     const request: PartnerSubmitRequestedV1 = {
       leadId: msg.leadId,
@@ -106,13 +129,22 @@ export class BuyerCalls {
       notAfter: new Date(Date.now() + timeoutMs - PARTNER_REPLY_MARGIN_MS / 2).toISOString(),
     };
     try {
-      const reply = await this.amqp.request<PartnerSubmitRequestedV1, PartnerSubmitAnswerV1>(MESSAGE_TYPES.PartnerSubmitRequested, request, {
-        messageId: `partner-submit:${msg.leadId}`,
-        timeoutMs,
-      });
+      const reply = await this.amqp.request<PartnerSubmitRequestedV1, PartnerSubmitAnswerV1>(
+        MESSAGE_TYPES.PartnerSubmitRequested,
+        request,
+        {
+          messageId: `partner-submit:${msg.leadId}`,
+          timeoutMs,
+        },
+      );
       switch (reply.outcome) {
         case 'accepted':
-          return { outcome: 'accepted', httpStatus: null, latencyMs: 0, detail: reply.partnerLeadId ? `partner lead id ${reply.partnerLeadId}` : null };
+          return {
+            outcome: 'accepted',
+            httpStatus: null,
+            latencyMs: 0,
+            detail: reply.partnerLeadId ? `partner lead id ${reply.partnerLeadId}` : null,
+          };
         case 'duplicate':
           return { outcome: 'duplicate', httpStatus: null, latencyMs: 0, detail: reply.detail ?? null };
         case 'rejected':
@@ -121,7 +153,8 @@ export class BuyerCalls {
           return { outcome: reply.outcome, httpStatus: null, latencyMs: 0, detail: reply.detail };
       }
     } catch (e) {
-      if (e instanceof RequestTimeoutError) return { outcome: 'timeout', httpStatus: null, latencyMs: 0, detail: 'no reply from partner-adapter' };
+      if (e instanceof RequestTimeoutError)
+        return { outcome: 'timeout', httpStatus: null, latencyMs: 0, detail: 'no reply from partner-adapter' };
       // The broker is down (the request may have been published, or not): the message is retried, finds
       // this attempt unfinished, never asks again, and decides it unanswered once its deadline passed.
       throw e;

@@ -28,7 +28,12 @@ beforeAll(async () => {
   ds = await mediumDataSource(16);
   redis = mediumRedis();
   school = await fakeSchool();
-  delivery = new DeliverLead(new SaleLedger(ds), new LeadRepository(ds), new BuyerCalls(undefined as never), new SearchStatePublisher(ds, redis));
+  delivery = new DeliverLead(
+    new SaleLedger(ds),
+    new LeadRepository(ds),
+    new BuyerCalls(undefined as never),
+    new SearchStatePublisher(ds, redis),
+  );
 });
 
 afterAll(async () => {
@@ -47,7 +52,9 @@ async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void>
 
 /** A world of one own offer whose school answers at `path` (see fakeSchool), with a cap to watch. */
 function schoolWorld(path: string, timeoutMs = TIMEOUT_MS): Promise<SubmitWorld> {
-  return submitWorld(ds, [{ caps: [{ period: 'total', limit: 10 }], delivery: { adapter: 'sandbox', url: school.url(path), timeout_ms: timeoutMs } }]);
+  return submitWorld(ds, [
+    { caps: [{ period: 'total', limit: 10 }], delivery: { adapter: 'sandbox', url: school.url(path), timeout_ms: timeoutMs } },
+  ]);
 }
 
 function decisionOf(answer: SubmitAnswerV1): SubmitDecision {
@@ -71,7 +78,9 @@ async function attemptOf(leadId: string) {
 }
 
 async function capUsed(offerId: string): Promise<number> {
-  const rows: Array<{ used: number }> = await ds.query(`SELECT used FROM cap_usage WHERE scope = $1 AND period = 'total'`, [`offer:${offerId}`]);
+  const rows: Array<{ used: number }> = await ds.query(`SELECT used FROM cap_usage WHERE scope = $1 AND period = 'total'`, [
+    `offer:${offerId}`,
+  ]);
   return rows[0]?.used ?? 0;
 }
 
@@ -80,13 +89,19 @@ async function dedupeKeyCount(leadId: string): Promise<number> {
   return rows[0].n;
 }
 
-async function searchCounters(searchId: string): Promise<{ accepted_count: number; state_version: number; true_exclusive_accepted: boolean }> {
-  const rows: any[] = await ds.query('SELECT accepted_count, state_version, true_exclusive_accepted FROM searches WHERE id = $1', [searchId]);
+async function searchCounters(
+  searchId: string,
+): Promise<{ accepted_count: number; state_version: number; true_exclusive_accepted: boolean }> {
+  const rows: any[] = await ds.query('SELECT accepted_count, state_version, true_exclusive_accepted FROM searches WHERE id = $1', [
+    searchId,
+  ]);
   return { ...rows[0], state_version: Number(rows[0].state_version) };
 }
 
 /** The search's meta as polls read it from Redis (undefined when none was written). */
-async function redisMeta(searchId: string): Promise<{ version: number; acceptedCount: number; trueExclusiveAccepted: boolean; searchId: string } | undefined> {
+async function redisMeta(
+  searchId: string,
+): Promise<{ version: number; acceptedCount: number; trueExclusiveAccepted: boolean; searchId: string } | undefined> {
   const meta = await redis.hget(searchStateKey(searchId), 'meta');
   return meta === null ? undefined : JSON.parse(meta);
 }
@@ -127,7 +142,12 @@ describe('DeliverLead (medium: real PostgreSQL and Redis, a school on 127.0.0.1)
     expect(await capUsed(offerId)).toBe(1);
     expect(await dedupeKeyCount(deliver.leadId)).toBe(3);
     expect(await searchCounters(search.searchId)).toEqual({ accepted_count: 1, state_version: 2, true_exclusive_accepted: false });
-    expect(await redisMeta(search.searchId)).toMatchObject({ searchId: search.searchId, version: 2, acceptedCount: 1, trueExclusiveAccepted: false });
+    expect(await redisMeta(search.searchId)).toMatchObject({
+      searchId: search.searchId,
+      version: 2,
+      acceptedCount: 1,
+      trueExclusiveAccepted: false,
+    });
     const [attempt] = await attemptOf(deliver.leadId);
     expect(attempt).toMatchObject({ attempt: 1, outcome: 'accepted', http_status: 200 });
     expect(attempt.finished_at).not.toBeNull();
@@ -144,8 +164,20 @@ describe('DeliverLead (medium: real PostgreSQL and Redis, a school on 127.0.0.1)
 
     const d = decisionOf(await delivery.run(deliver));
 
-    expect(d).toMatchObject({ leadId: deliver.leadId, status: 'rejected', code: 'BUYER_REJECTED', reason: 'Rejected - Client', payout: 0, decidedBy: 'buyer' });
-    expect(await leadRow(deliver.leadId)).toMatchObject({ status: 'rejected', code: 'BUYER_REJECTED', reason: 'Rejected - Client', payout: '0.00' });
+    expect(d).toMatchObject({
+      leadId: deliver.leadId,
+      status: 'rejected',
+      code: 'BUYER_REJECTED',
+      reason: 'Rejected - Client',
+      payout: 0,
+      decidedBy: 'buyer',
+    });
+    expect(await leadRow(deliver.leadId)).toMatchObject({
+      status: 'rejected',
+      code: 'BUYER_REJECTED',
+      reason: 'Rejected - Client',
+      payout: '0.00',
+    });
     await expectReleased(deliver.leadId, world.offerIds[0], search.searchId);
     expect(school.callsFor(deliver.leadId)).toBe(1);
   });
@@ -259,9 +291,9 @@ describe('DeliverLead (medium: real PostgreSQL and Redis, a school on 127.0.0.1)
       expect(attempts[0]).toMatchObject({ outcome: 'accepted' });
       expect(attempts[0].detail).toMatch(/^sent again after an interrupted call/);
       expect(await searchCounters(search.searchId)).toMatchObject({ accepted_count: 1 });
-      expect(await new UnresolvedDeliveries(ds).list(new Date(Date.now() - 60_000), new Date(Date.now() + 60_000), 1000)).not.toContainEqual(
-        expect.objectContaining({ leadId: deliver.leadId }),
-      );
+      expect(
+        await new UnresolvedDeliveries(ds).list(new Date(Date.now() - 60_000), new Date(Date.now() + 60_000), 1000),
+      ).not.toContainEqual(expect.objectContaining({ leadId: deliver.leadId }));
     });
 
     it('two redeliveries at once: one sends it again, the other answers the same decision', async () => {
@@ -277,7 +309,9 @@ describe('DeliverLead (medium: real PostgreSQL and Redis, a school on 127.0.0.1)
     });
 
     it('a json school that does not say it honours them: decided unanswered, never sent again, and listed to reconcile', async () => {
-      const world = await submitWorld(ds, [{ caps: [{ period: 'total', limit: 10 }], delivery: { adapter: 'json', url: school.url('/accept'), timeout_ms: TIMEOUT_MS } }]);
+      const world = await submitWorld(ds, [
+        { caps: [{ period: 'total', limit: 10 }], delivery: { adapter: 'json', url: school.url('/accept'), timeout_ms: TIMEOUT_MS } },
+      ]);
       const { search, deliver } = await reservedLead(world);
       await claimedByADeadWorker(deliver.leadId);
 
@@ -287,12 +321,17 @@ describe('DeliverLead (medium: real PostgreSQL and Redis, a school on 127.0.0.1)
       expect(school.callsFor(deliver.leadId)).toBe(0);
       await expectReleased(deliver.leadId, world.offerIds[0], search.searchId);
       const unresolved = await new UnresolvedDeliveries(ds).list(new Date(Date.now() - 60_000), new Date(Date.now() + 60_000), 1000);
-      expect(unresolved).toContainEqual(expect.objectContaining({ leadId: deliver.leadId, buyerKind: 'school', offerId: world.offerIds[0], code: 'BUYER_REJECTED' }));
+      expect(unresolved).toContainEqual(
+        expect.objectContaining({ leadId: deliver.leadId, buyerKind: 'school', offerId: world.offerIds[0], code: 'BUYER_REJECTED' }),
+      );
     });
 
     it('a json school with idempotent: true is sent again', async () => {
       const world = await submitWorld(ds, [
-        { caps: [{ period: 'total', limit: 10 }], delivery: { adapter: 'json', url: school.url('/accept'), timeout_ms: TIMEOUT_MS, idempotent: true } },
+        {
+          caps: [{ period: 'total', limit: 10 }],
+          delivery: { adapter: 'json', url: school.url('/accept'), timeout_ms: TIMEOUT_MS, idempotent: true },
+        },
       ]);
       const { deliver } = await reservedLead(world);
       await claimedByADeadWorker(deliver.leadId);

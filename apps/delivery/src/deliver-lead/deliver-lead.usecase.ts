@@ -11,9 +11,18 @@ const INTERRUPTED_GRACE_MS = 2000;
 /** How long a buyer's answer is kept trying to be booked before the message's own retries take over. */
 const SETTLE_PERSIST_MS = 60_000;
 
-const settleRetries = counter('delivery_settle_retries_total', "Retries of booking a buyer's answer after a failed attempt (PostgreSQL away or busy)");
-const decisions = counter('delivery_submits_total', 'Submits decided by their buyer (or found unanswered), by code and test flag', ['code', 'test']);
-const resent = counter('delivery_buyer_resends_total', 'Leads sent again, with the same Idempotency-Key, to a buyer that honours it after the call was cut by a crash');
+const settleRetries = counter(
+  'delivery_settle_retries_total',
+  "Retries of booking a buyer's answer after a failed attempt (PostgreSQL away or busy)",
+);
+const decisions = counter('delivery_submits_total', 'Submits decided by their buyer (or found unanswered), by code and test flag', [
+  'code',
+  'test',
+]);
+const resent = counter(
+  'delivery_buyer_resends_total',
+  'Leads sent again, with the same Idempotency-Key, to a buyer that honours it after the call was cut by a crash',
+);
 const unresolved = counter(
   'delivery_unresolved_total',
   'Leads whose buyer call was cut by a crash and cannot be sent again (the buyer does not honour idempotency keys): decided unanswered, the buyer may hold the lead; listed by ops deliveries unresolved',
@@ -63,13 +72,16 @@ export class DeliverLead {
    */
   private async resume(msg: DeliveryRequestedV1, startedAt: Date): Promise<SubmitAnswerV1> {
     const staleMs = buyerDeadlineMs(msg.buyer) + INTERRUPTED_GRACE_MS;
-    for (let since = startedAt; ; ) {
+    for (let since = startedAt; ;) {
       const waitMs = since.getTime() + staleMs - Date.now();
       if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
       const now = await this.leads.find(msg.leadId);
       if (now && now.status !== 'pending') return this.decided(now);
       if (msg.buyer.kind !== 'school' || !schoolHonoursIdempotencyKey(msg.buyer.delivery as object)) {
-        this.log.warn({ msg: 'delivery attempt interrupted; not sent again (the buyer does not honour idempotency keys): to reconcile', lead_id: msg.leadId });
+        this.log.warn({
+          msg: 'delivery attempt interrupted; not sent again (the buyer does not honour idempotency keys): to reconcile',
+          lead_id: msg.leadId,
+        });
         return this.settle(msg, { outcome: 'interrupted', httpStatus: null, latencyMs: 0, detail: 'worker stopped during the call' });
       }
       const restart = await this.ledger.resendAttempt(msg.leadId, staleMs);
@@ -80,7 +92,10 @@ export class DeliverLead {
       resent.inc();
       this.log.warn({ msg: 'delivery attempt interrupted; sent again with the same Idempotency-Key', lead_id: msg.leadId });
       const answer = await this.buyers.send(msg);
-      return this.settleDurably(msg, { ...answer, detail: `sent again after an interrupted call${answer.detail ? `; ${answer.detail}` : ''}`.slice(0, 500) });
+      return this.settleDurably(msg, {
+        ...answer,
+        detail: `sent again after an interrupted call${answer.detail ? `; ${answer.detail}` : ''}`.slice(0, 500),
+      });
     }
   }
 
@@ -101,7 +116,12 @@ export class DeliverLead {
       } catch (e) {
         if (Date.now() + delayMs > giveUpAt) throw e;
         settleRetries.inc();
-        this.log.warn({ msg: "booking the buyer's answer failed; retrying", lead_id: msg.leadId, outcome: buyer.outcome, err: (e as Error).message });
+        this.log.warn({
+          msg: "booking the buyer's answer failed; retrying",
+          lead_id: msg.leadId,
+          outcome: buyer.outcome,
+          err: (e as Error).message,
+        });
         await new Promise((r) => setTimeout(r, delayMs));
       }
     }
@@ -119,7 +139,8 @@ export class DeliverLead {
     const { lead, search } = await this.ledger.settle(settlement);
     // The call was cut and not made again (here, or by partner-adapter for a partner): the buyer may hold the lead.
     if (buyer.outcome === 'interrupted') unresolved.inc();
-    if (lead.decidedBy === 'buyer' || buyer.outcome === 'interrupted') decisions.inc({ code: lead.code ?? 'PENDING', test: String(lead.isTest) });
+    if (lead.decidedBy === 'buyer' || buyer.outcome === 'interrupted')
+      decisions.inc({ code: lead.code ?? 'PENDING', test: String(lead.isTest) });
     // The search's counters changed: polls read them from Redis. A failed write fails the message; its
     // redelivery finds the lead decided and rebuilds the state (decided()).
     if (search) await this.state.write(search, []);

@@ -5,7 +5,10 @@ import { LeadRepository, PendingLeads } from '@lr/persistence';
 /** How often each delivery replica reads the pending leads. */
 export const PENDING_LEADS_INTERVAL_MS = 15_000;
 
-const pendingCount = gauge('delivery_pending_leads', "Leads waiting for their buyer's answer (status pending), read from PostgreSQL every 15 s");
+const pendingCount = gauge(
+  'delivery_pending_leads',
+  "Leads waiting for their buyer's answer (status pending), read from PostgreSQL every 15 s",
+);
 const oldestSeconds = gauge(
   'delivery_pending_lead_oldest_seconds',
   "Seconds since the oldest lead still waiting for its buyer's answer was submitted (0 when none), read from PostgreSQL every 15 s",
@@ -37,7 +40,8 @@ export class PendingLeadsGauge implements OnApplicationBootstrap, OnModuleDestro
         return pending;
       },
       // An outage is reported by readiness and the workers' pause: said once, not every interval.
-      (e) => this.log.warn({ msg: 'cannot read the pending leads; the gauges keep their last values', err: (e as Error)?.message ?? String(e) }),
+      (e) =>
+        this.log.warn({ msg: 'cannot read the pending leads; the gauges keep their last values', err: (e as Error)?.message ?? String(e) }),
     );
   }
 

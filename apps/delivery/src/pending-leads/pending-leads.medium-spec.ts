@@ -57,7 +57,12 @@ describe('PendingLeadsGauge (medium: real PostgreSQL)', () => {
     expect(await shown('delivery_pending_lead_oldest_seconds')).toBe(waiting!.oldestSeconds);
     expect(await shown('delivery_pending_leads')).toBe(waiting!.count);
 
-    const delivery = new DeliverLead(new SaleLedger(ds), new LeadRepository(ds), new BuyerCalls(undefined as never), new SearchStatePublisher(ds, redis));
+    const delivery = new DeliverLead(
+      new SaleLedger(ds),
+      new LeadRepository(ds),
+      new BuyerCalls(undefined as never),
+      new SearchStatePublisher(ds, redis),
+    );
     const answer = await delivery.run(deliver);
     expect(answer).toMatchObject({ kind: 'decision', decision: { code: 'ACCEPTED' } });
 

@@ -12,9 +12,19 @@ const BATCH = 200;
 /** The gauges are read every this many relays (15 s). */
 const GAUGE_EVERY = Math.round(15_000 / REVOCATION_RELAY_INTERVAL_MS);
 
-const open = gauge('delivery_revocation_notices_open', 'Revocation notices not yet acknowledged by their buyer, read from PostgreSQL every 15 s');
-const recorded = gauge('delivery_opt_outs_recorded_last_day', 'Opt-outs recorded in the last 24 hours, by source (affiliate, operator, deletion), read every 15 s', ['source']);
-const overdue = gauge('delivery_revocation_notices_overdue', 'Revocation notices past their ten-business-day deadline and not acknowledged, read every 15 s');
+const open = gauge(
+  'delivery_revocation_notices_open',
+  'Revocation notices not yet acknowledged by their buyer, read from PostgreSQL every 15 s',
+);
+const recorded = gauge(
+  'delivery_opt_outs_recorded_last_day',
+  'Opt-outs recorded in the last 24 hours, by source (affiliate, operator, deletion), read every 15 s',
+  ['source'],
+);
+const overdue = gauge(
+  'delivery_revocation_notices_overdue',
+  'Revocation notices past their ten-business-day deadline and not acknowledged, read every 15 s',
+);
 
 /**
  * The revocation notices' outbox relay (docs/opt-outs.md). An opt-out writes
@@ -42,8 +52,11 @@ export class RevocationRelay implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly amqp: AmqpConnection,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'amqp'>,
   ) {
-    this.reading = new PeriodicReading(REVOCATION_RELAY_INTERVAL_MS, () => this.relay(), (e) =>
-      this.log.warn({ msg: 'cannot relay revocation notices now; trying again every interval', err: (e as Error)?.message ?? String(e) }),
+    this.reading = new PeriodicReading(
+      REVOCATION_RELAY_INTERVAL_MS,
+      () => this.relay(),
+      (e) =>
+        this.log.warn({ msg: 'cannot relay revocation notices now; trying again every interval', err: (e as Error)?.message ?? String(e) }),
     );
   }
 
@@ -76,7 +89,12 @@ export class RevocationRelay implements OnApplicationBootstrap, OnModuleDestroy 
     let queued = 0;
     for (;;) {
       const ids = await this.optOuts.unqueued(BATCH, relay);
-      for (const noticeId of ids) await this.amqp.publish<RevocationRequestedV1>(MESSAGE_TYPES.RevocationRequested, { noticeId }, { messageId: `revocation:${noticeId}` });
+      for (const noticeId of ids)
+        await this.amqp.publish<RevocationRequestedV1>(
+          MESSAGE_TYPES.RevocationRequested,
+          { noticeId },
+          { messageId: `revocation:${noticeId}` },
+        );
       await this.optOuts.markQueued(ids);
       queued += ids.length;
       if (ids.length < BATCH) return queued;

@@ -5,7 +5,15 @@ import { Lead, optOutKeysOf, optOutRecord, OptOutRecord } from '@lr/domain';
 import { LeadRepository, OptOuts, SaleLedger } from '@lr/persistence';
 import { SearchStatePublisher } from '@lr/platform';
 import { mediumDataSource, mediumRedis } from '../../../../test/support/medium';
-import { decideSubmit, fakeSchool, freshPerson, resultSubmit, storeSearch, submitWorld, SubmitWorld } from '../../../../test/support/medium-submit-world';
+import {
+  decideSubmit,
+  fakeSchool,
+  freshPerson,
+  resultSubmit,
+  storeSearch,
+  submitWorld,
+  SubmitWorld,
+} from '../../../../test/support/medium-submit-world';
 import { BuyerCalls } from '../deliver-lead/buyer-calls';
 import { DeliverLead } from '../deliver-lead/deliver-lead.usecase';
 import { NoticeNotAcknowledgedError, SendRevocation } from './send-revocation.usecase';
@@ -29,7 +37,12 @@ beforeAll(async () => {
   ds = await mediumDataSource(16);
   redis = mediumRedis();
   school = await fakeSchool();
-  delivery = new DeliverLead(new SaleLedger(ds), new LeadRepository(ds), new BuyerCalls(undefined as never), new SearchStatePublisher(ds, redis));
+  delivery = new DeliverLead(
+    new SaleLedger(ds),
+    new LeadRepository(ds),
+    new BuyerCalls(undefined as never),
+    new SearchStatePublisher(ds, redis),
+  );
   optOuts = new OptOuts(ds);
   send = new SendRevocation(optOuts, { revocationSendTimeoutMs: 2_000 });
 });
@@ -42,7 +55,12 @@ afterAll(async () => {
 
 /** Two shared offers of two schools, delivered by the json adapter to the fake school, revocations to `revocationPath`. */
 function twoSchools(revocationPath: string | null): Promise<SubmitWorld> {
-  const delivery = { adapter: 'json', url: school.url('/accept'), timeout_ms: 1000, ...(revocationPath ? { revocation_url: school.url(revocationPath) } : {}) };
+  const delivery = {
+    adapter: 'json',
+    url: school.url('/accept'),
+    timeout_ms: 1000,
+    ...(revocationPath ? { revocation_url: school.url(revocationPath) } : {}),
+  };
   return submitWorld(ds, [{ delivery }, { delivery }]);
 }
 
@@ -64,7 +82,17 @@ async function soldToEveryOffer(world: SubmitWorld, person: Lead): Promise<strin
 const RELAY = `medium-${randomUUID().slice(0, 8)}`;
 
 const optOut = (raw: { email?: string; phone?: string }, receivedAt = new Date()): OptOutRecord =>
-  optOutRecord({ id: randomUUID(), receivedAt, source: 'operator', affiliateId: null, apiKeyId: null, reference: null, keys: optOutKeysOf(raw), actor: 'operator', relay: RELAY });
+  optOutRecord({
+    id: randomUUID(),
+    receivedAt,
+    source: 'operator',
+    affiliateId: null,
+    apiKeyId: null,
+    reference: null,
+    keys: optOutKeysOf(raw),
+    actor: 'operator',
+    relay: RELAY,
+  });
 
 const noticesOf = (leadIds: string[]) => revocationNoticesOf(ds, leadIds);
 
@@ -105,7 +133,10 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
       const search = await storeSearch(w, person);
       const msg = resultSubmit(w, search, w.offerIds[0]);
       const outcome = await decideSubmit(ds).run(msg);
-      expect('answer' in outcome && outcome.answer).toMatchObject({ kind: 'decision', decision: { code: 'NOT_ELIGIBLE', reason: 'Not eligible', status: 'rejected' } });
+      expect('answer' in outcome && outcome.answer).toMatchObject({
+        kind: 'decision',
+        decision: { code: 'NOT_ELIGIBLE', reason: 'Not eligible', status: 'rejected' },
+      });
       // Stored without their contact data; the consent evidence as the affiliate sent it.
       const row = await storedContactOf(ds, msg.leadId);
       expect(row.lead.personal).toBeUndefined();
@@ -116,7 +147,10 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
 
     expect(await optOuts.lift(optOutKeysOf({ phone: person.personal!.phone! }), 'operator', 'asked by mistake')).toEqual(['phone']);
     const audit = await suppressionAuditOf(ds, optOutKeysOf({ phone: person.personal!.phone! })[0].hash);
-    expect(audit).toEqual([{ action: 'suppress', reason: null }, { action: 'lift', reason: 'asked by mistake' }]);
+    expect(audit).toEqual([
+      { action: 'suppress', reason: null },
+      { action: 'lift', reason: 'asked by mistake' },
+    ]);
     const search = await storeSearch(world, person);
     expect(await decideSubmit(ds).run(resultSubmit(world, search, world.offerIds[0]))).toHaveProperty('deliver');
   });
@@ -133,7 +167,10 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
 
     const sent = school.received.filter((r) => r.idempotencyKey === notice.id);
     expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatchObject({ path: '/revocations', body: { type: 'consent_revoked', notice_id: notice.id, lead_id: lead, offer_id: world.offerIds[0] } });
+    expect(sent[0]).toMatchObject({
+      path: '/revocations',
+      body: { type: 'consent_revoked', notice_id: notice.id, lead_id: lead, offer_id: world.offerIds[0] },
+    });
     const body = JSON.stringify(sent[0].body);
     for (const value of [person.personal!.email!, person.personal!.phone!, person.personal!.last_name!]) expect(body).not.toContain(value);
     const [after] = await noticesOf([lead]);
@@ -154,7 +191,12 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
     const [after] = await noticesOf([lead]);
     expect(after).toMatchObject({ acknowledged_at: null, attempts: 2, last_error: 'HTTP 503', sending_until: null });
     const overdue = await optOuts.open(new Date(), 10_000);
-    expect(overdue.find((n) => n.id === notice.id)).toMatchObject({ leadId: lead, buyerKind: 'school', attempts: 2, lastError: 'HTTP 503' });
+    expect(overdue.find((n) => n.id === notice.id)).toMatchObject({
+      leadId: lead,
+      buyerKind: 'school',
+      attempts: 2,
+      lastError: 'HTTP 503',
+    });
     const counts = await optOuts.counts();
     expect(counts.overdue).toBeGreaterThanOrEqual(1);
     expect(counts.open).toBeGreaterThanOrEqual(counts.overdue);

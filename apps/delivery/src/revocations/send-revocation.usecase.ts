@@ -1,7 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import type { RevocationRequestedV1 } from '@lr/contracts';
-import { DeliverySettings, fillHeaders, MappingConfigError, PartnerSettings, RevocationBuyer, revocationNoticeDocument, revocationTarget } from '@lr/domain';
+import {
+  DeliverySettings,
+  fillHeaders,
+  MappingConfigError,
+  PartnerSettings,
+  RevocationBuyer,
+  revocationNoticeDocument,
+  revocationTarget,
+} from '@lr/domain';
 import { counter } from '@lr/observability';
 import { ClaimedNotice, OptOuts } from '@lr/persistence';
 import { HttpAbortedError, HttpBodyTooLargeError, HttpTransportError, postJsonAnswer } from '@lr/platform';
@@ -11,11 +19,17 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 /** The claim holds a notice this much longer than its send may take: a killed sender gives it up then (REVOCATION_SEND_TIMEOUT_MS). */
 const CLAIM_MARGIN_MS = 1_000;
 
-const sends = counter('delivery_revocation_notices_total', 'Revocation notices sent to buyers, by buyer kind and outcome', ['buyer_kind', 'outcome']);
+const sends = counter('delivery_revocation_notices_total', 'Revocation notices sent to buyers, by buyer kind and outcome', [
+  'buyer_kind',
+  'outcome',
+]);
 
 /** The buyer did not acknowledge: retried with the back-off, then dead-lettered (the notice stays open in `optout status`). */
 export class NoticeNotAcknowledgedError extends Error {
-  constructor(noticeId: string, readonly reason: string) {
+  constructor(
+    noticeId: string,
+    readonly reason: string,
+  ) {
     super(`revocation notice ${noticeId} not acknowledged: ${reason}`);
     this.name = 'NoticeNotAcknowledgedError';
   }
@@ -51,15 +65,29 @@ export class SendRevocation {
     const target = revocationTarget(buyerOf(notice));
     if (!target) {
       // Not an error to retry: the buyer has no channel we can call. An operator sends it and records the receipt.
-      await this.optOuts.failed(notice.id, 'no revocation channel configured for this buyer: send it by other means, then record it with `optout acknowledge`');
+      await this.optOuts.failed(
+        notice.id,
+        'no revocation channel configured for this buyer: send it by other means, then record it with `optout acknowledge`',
+      );
       sends.inc({ buyer_kind: notice.buyerKind, outcome: 'manual' });
-      this.log.warn({ msg: 'revocation notice needs an operator', notice_id: notice.id, buyer_kind: notice.buyerKind, buyer_id: notice.buyerId });
+      this.log.warn({
+        msg: 'revocation notice needs an operator',
+        notice_id: notice.id,
+        buyer_kind: notice.buyerKind,
+        buyer_id: notice.buyerId,
+      });
       return;
     }
     const failure = await this.post(notice, target.url, target.headers, env);
     if (failure === null) {
       sends.inc({ buyer_kind: notice.buyerKind, outcome: 'acknowledged' });
-      this.log.log({ msg: 'revocation notice acknowledged', notice_id: notice.id, lead_id: notice.leadId, buyer_kind: notice.buyerKind, buyer_id: notice.buyerId });
+      this.log.log({
+        msg: 'revocation notice acknowledged',
+        notice_id: notice.id,
+        lead_id: notice.leadId,
+        buyer_kind: notice.buyerKind,
+        buyer_id: notice.buyerId,
+      });
       return;
     }
     await this.optOuts.failed(notice.id, failure);
@@ -68,7 +96,12 @@ export class SendRevocation {
   }
 
   /** Null when the buyer acknowledged (and its receipt is booked); else the failure, in our own words. */
-  private async post(notice: ClaimedNotice, url: string, headerTemplates: Readonly<Record<string, string>> | undefined, env: NodeJS.ProcessEnv): Promise<string | null> {
+  private async post(
+    notice: ClaimedNotice,
+    url: string,
+    headerTemplates: Readonly<Record<string, string>> | undefined,
+    env: NodeJS.ProcessEnv,
+  ): Promise<string | null> {
     let headers: Record<string, string>;
     try {
       headers = { ...fillHeaders(headerTemplates, env), 'idempotency-key': notice.id };
@@ -97,5 +130,10 @@ export class SendRevocation {
 
 function buyerOf(n: ClaimedNotice): RevocationBuyer {
   if (n.buyerKind === 'school') return { kind: 'school', delivery: n.delivery as DeliverySettings | null };
-  return { kind: 'partner', adapter: n.partner?.adapter ?? 'unknown', baseUrl: n.partner?.baseUrl ?? '', settings: n.partner?.settings as PartnerSettings | null };
+  return {
+    kind: 'partner',
+    adapter: n.partner?.adapter ?? 'unknown',
+    baseUrl: n.partner?.baseUrl ?? '',
+    settings: n.partner?.settings as PartnerSettings | null,
+  };
 }

@@ -6,7 +6,7 @@ import type { SchoolAnswer } from './school-http';
 const json = (body: unknown, status = 200): SchoolAnswer => ({ status, json: body, isJson: true, codes: '' });
 const text = (status = 200): SchoolAnswer => ({ status, json: undefined, isJson: false, codes: '' });
 
-describe('readSchoolAnswer with a school\'s rules', () => {
+describe("readSchoolAnswer with a school's rules", () => {
   const rules: ResponseRules = {
     accepted: [{ path: 'status', in: ['ok', 'accepted'] }, { http_status: [201] }],
     duplicate: [{ path: 'status', in: ['duplicate'] }, { http_status: [409] }],
@@ -20,9 +20,17 @@ describe('readSchoolAnswer with a school\'s rules', () => {
     ['a path value', json({ status: 'ok', data: { id: 'nf-1' } }), { kind: 'accepted', buyerLeadId: 'nf-1' }],
     ['one of several values', json({ status: 'accepted', data: { id: 42 } }), { kind: 'accepted', buyerLeadId: '42' }],
     ['a status alone (any body)', text(201), { kind: 'accepted', buyerLeadId: null }],
-    ['a path value, for duplicate', json({ status: 'duplicate', message: 'Lead exists' }), { kind: 'duplicate', buyerReason: 'Lead exists' }],
+    [
+      'a path value, for duplicate',
+      json({ status: 'duplicate', message: 'Lead exists' }),
+      { kind: 'duplicate', buyerReason: 'Lead exists' },
+    ],
     ['a 4xx status', json({ message: 'Already have this lead' }, 409), { kind: 'duplicate', buyerReason: 'Already have this lead' }],
-    ['a 4xx status and a path', json({ errors: [{ code: 'E_ZIP' }], message: 'Zip out of area' }, 422), { kind: 'rejected', buyerReason: 'Zip out of area' }],
+    [
+      'a 4xx status and a path',
+      json({ errors: [{ code: 'E_ZIP' }], message: 'Zip out of area' }, 422),
+      { kind: 'rejected', buyerReason: 'Zip out of area' },
+    ],
     ['nothing (a 2xx JSON answer)', json({ status: 'declined', message: 'No' }), { kind: 'rejected', buyerReason: 'No' }],
     ['nothing, a JSON string', json('OK'), { kind: 'rejected', buyerReason: null }],
   ])('decides by %s', (_, answer, outcome) => {
@@ -80,24 +88,44 @@ describe('readSchoolAnswer with the sandbox protocol (strict)', () => {
   const read = (a: SchoolAnswer) => readSchoolAnswer(a, SANDBOX_ANSWER_RULES, true);
 
   it.each<[unknown, unknown]>([
-    [{ result: 'accepted', id: 'northfield-0123456789ab' }, { kind: 'accepted', buyerLeadId: 'northfield-0123456789ab' }],
+    [
+      { result: 'accepted', id: 'northfield-0123456789ab' },
+      { kind: 'accepted', buyerLeadId: 'northfield-0123456789ab' },
+    ],
     [{ result: 'accepted' }, { kind: 'accepted', buyerLeadId: null }],
-    [{ result: 'rejected', reason: 'Applicant does not meet the admission requirements' }, { kind: 'rejected', buyerReason: 'Applicant does not meet the admission requirements' }],
-    [{ result: 'rejected', reason: null }, { kind: 'rejected', buyerReason: null }],
-    [{ result: 'duplicate', reason: 'Lead already exists' }, { kind: 'duplicate', buyerReason: 'Lead already exists' }],
+    [
+      { result: 'rejected', reason: 'Applicant does not meet the admission requirements' },
+      { kind: 'rejected', buyerReason: 'Applicant does not meet the admission requirements' },
+    ],
+    [
+      { result: 'rejected', reason: null },
+      { kind: 'rejected', buyerReason: null },
+    ],
+    [
+      { result: 'duplicate', reason: 'Lead already exists' },
+      { kind: 'duplicate', buyerReason: 'Lead already exists' },
+    ],
   ])('reads %j', (body, outcome) => {
     expect(read(json(body))).toEqual(outcome);
   });
 
-  it.each<unknown>([null, [], 'accepted', {}, { result: 'maybe' }, { result: 'accepted', id: 42 }, { result: 'accepted', id: '' }, { result: 'rejected', reason: 7 }])(
-    'refuses %j as a SchoolProtocolError',
-    (body) => {
-      expect(() => read(json(body))).toThrow(SchoolProtocolError);
-    },
-  );
+  it.each<unknown>([
+    null,
+    [],
+    'accepted',
+    {},
+    { result: 'maybe' },
+    { result: 'accepted', id: 42 },
+    { result: 'accepted', id: '' },
+    { result: 'rejected', reason: 7 },
+  ])('refuses %j as a SchoolProtocolError', (body) => {
+    expect(() => read(json(body))).toThrow(SchoolProtocolError);
+  });
 
   it('names the field, never the value, in the detail', () => {
-    expect(() => read(json({ result: 'accepted', id: 42 }))).toThrow(new SchoolProtocolError("the answer's id must be a string of 1 to 200 characters"));
+    expect(() => read(json({ result: 'accepted', id: 42 }))).toThrow(
+      new SchoolProtocolError("the answer's id must be a string of 1 to 200 characters"),
+    );
     expect(() => read(text())).toThrow(SchoolProtocolError);
   });
 });

@@ -65,7 +65,10 @@ describe('JsonSchoolAdapter', () => {
   it('fails with a SchoolConfigError, sending nothing, when a header names an unset variable', async () => {
     const error = await deliver(settings, {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SchoolConfigError);
-    expect(error).toMatchObject({ notReceived: true, detail: 'delivery settings: header Authorization: environment variable NORTHFIELD_TOKEN is not set' });
+    expect(error).toMatchObject({
+      notReceived: true,
+      detail: 'delivery settings: header Authorization: environment variable NORTHFIELD_TOKEN is not set',
+    });
     expect(http.calls).toHaveLength(0);
   });
 

@@ -38,7 +38,8 @@ describe('deliverWithDeadline', () => {
         }),
     };
   };
-  const delivery = (timeout_ms?: number) => sampleDelivery({ adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/a/leads', ...(timeout_ms ? { timeout_ms } : {}) });
+  const delivery = (timeout_ms?: number) =>
+    sampleDelivery({ adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/a/leads', ...(timeout_ms ? { timeout_ms } : {}) });
 
   afterEach(() => jest.useRealTimers());
 
@@ -77,9 +78,11 @@ describe('deliverWithDeadline', () => {
     expect(await byDefault).toMatchObject({ afterMs: DEFAULT_SCHOOL_TIMEOUT_MS });
   });
 
-  it('passes the adapter\'s failures through, and an unknown adapter as its SchoolConfigError', async () => {
+  it("passes the adapter's failures through, and an unknown adapter as its SchoolConfigError", async () => {
     const failing: SchoolAdapter = { deliver: () => Promise.reject(new SchoolHttpError(500, '')) };
-    await expect(deliverWithDeadline(new SchoolAdapters({ sandbox: failing }), delivery(1000))).rejects.toEqual(new SchoolHttpError(500, ''));
+    await expect(deliverWithDeadline(new SchoolAdapters({ sandbox: failing }), delivery(1000))).rejects.toEqual(
+      new SchoolHttpError(500, ''),
+    );
     await expect(deliverWithDeadline(new SchoolAdapters({}), delivery(1000))).rejects.toBeInstanceOf(UnknownSchoolAdapterError);
   });
 });

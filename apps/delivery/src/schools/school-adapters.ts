@@ -47,11 +47,14 @@ export async function deliverWithDeadline(
   let timeout: SchoolTimeoutError | undefined;
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      timeout = new SchoolTimeoutError(timeoutMs);
-      controller.abort(timeout);
-      reject(timeout);
-    }, Math.max(0, timeoutMs));
+    timer = setTimeout(
+      () => {
+        timeout = new SchoolTimeoutError(timeoutMs);
+        controller.abort(timeout);
+        reject(timeout);
+      },
+      Math.max(0, timeoutMs),
+    );
   });
   try {
     return await Promise.race([adapter.deliver(delivery, controller.signal), expired]);

@@ -3,7 +3,8 @@ import { schoolHeaders } from './school-headers';
 import { sampleDelivery } from '../../../../test/support/school-delivery';
 
 describe('schoolHeaders', () => {
-  const withHeaders = (headers: Record<string, string>) => sampleDelivery({ adapter: 'json', url: 'https://api.school.example/leads', headers });
+  const withHeaders = (headers: Record<string, string>) =>
+    sampleDelivery({ adapter: 'json', url: 'https://api.school.example/leads', headers });
 
   it('fills in environment references and adds the Idempotency-Key', () => {
     const d = withHeaders({ Authorization: 'Bearer ${env:NF_TOKEN}', 'X-Pair': '${env:A}:${env:B}', 'X-Vendor': 'lead-router' });
@@ -18,7 +19,9 @@ describe('schoolHeaders', () => {
   it('always sends the lead id as the Idempotency-Key, whatever the settings say', () => {
     const d = withHeaders({ 'IDEMPOTENCY-KEY': 'mine' });
     expect(schoolHeaders(d, {})).toEqual({ 'idempotency-key': d.leadId });
-    expect(schoolHeaders(sampleDelivery({ adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/a/leads' }), {})).toEqual({ 'idempotency-key': d.leadId });
+    expect(schoolHeaders(sampleDelivery({ adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/a/leads' }), {})).toEqual({
+      'idempotency-key': d.leadId,
+    });
   });
 
   it.each([

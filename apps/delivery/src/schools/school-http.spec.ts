@@ -9,12 +9,13 @@ describe('postToSchool', () => {
   afterEach(http.restore);
   const answer = (status: number, body = '', headers: Record<string, string> = {}) => http.answer(status, body, headers);
   const post = (signal = new AbortController().signal, delivery = d) => postToSchool(delivery, { a: 1 }, {}, signal);
-  const failure = (p: Promise<unknown>) => p.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (e: unknown) => e as Error,
-  );
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => {
+        throw new Error('expected a failure');
+      },
+      (e: unknown) => e as Error,
+    );
 
   it('POSTs JSON with the Idempotency-Key to the settings URL', async () => {
     answer(200, '{"status":"ok"}');
@@ -35,7 +36,12 @@ describe('postToSchool', () => {
 
   it('returns a 4xx answer for the rules to read, and a body that is not JSON as such', async () => {
     answer(409, '{"error":"DUPLICATE_LEAD","message":"Ada is already ours"}');
-    await expect(post()).resolves.toEqual({ status: 409, json: { error: 'DUPLICATE_LEAD', message: 'Ada is already ours' }, isJson: true, codes: 'DUPLICATE_LEAD' });
+    await expect(post()).resolves.toEqual({
+      status: 409,
+      json: { error: 'DUPLICATE_LEAD', message: 'Ada is already ours' },
+      isJson: true,
+      codes: 'DUPLICATE_LEAD',
+    });
     answer(200, 'Thanks!');
     await expect(post()).resolves.toMatchObject({ status: 200, isJson: false });
   });
@@ -99,7 +105,7 @@ describe('postToSchool', () => {
   });
 
   // Aborts before and while reading the body are the platform helper's (see its spec); here: how they map.
-  it('throws the signal\'s SchoolTimeoutError when aborted, or a new one for another reason', async () => {
+  it("throws the signal's SchoolTimeoutError when aborted, or a new one for another reason", async () => {
     const reason = new SchoolTimeoutError(250);
     await expect(post(AbortSignal.abort(reason))).rejects.toBe(reason);
     const error = await failure(post(AbortSignal.abort()));

@@ -1,4 +1,11 @@
-import { HttpAbortedError, HttpBodyTooLargeError, HttpTransportError, isReadableStatus, postJsonForRules, type RulesAnswer } from '@lr/platform';
+import {
+  HttpAbortedError,
+  HttpBodyTooLargeError,
+  HttpTransportError,
+  isReadableStatus,
+  postJsonForRules,
+  type RulesAnswer,
+} from '@lr/platform';
 import type { SchoolDelivery } from './school-adapter';
 import { SchoolConfigError, SchoolHttpError, SchoolProtocolError, SchoolTimeoutError } from './school-errors';
 import { Environment, schoolHeaders } from './school-headers';

@@ -30,7 +30,9 @@ export class CatalogChanges implements OnModuleDestroy {
       this.subscriber
         .subscribe(apiKeyEventsChannel(config.redis.keyPrefix))
         .then(() => (this.subscribed = true))
-        .catch((e: Error) => this.log.warn({ msg: 'catalog announcements not subscribed; keys and campaigns are not cached', err: e.message }));
+        .catch((e: Error) =>
+          this.log.warn({ msg: 'catalog announcements not subscribed; keys and campaigns are not cached', err: e.message }),
+        );
     });
     this.subscriber.on('close', () => {
       this.subscribed = false;

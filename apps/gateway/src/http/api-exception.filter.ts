@@ -67,8 +67,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
   private toApiError(exception: unknown, request: FastifyRequest): ApiError {
     if (exception instanceof ApiError) return exception;
     const fastifyCode = (exception as { code?: string })?.code;
-    const statusCode =
-      exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
+    const statusCode = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
     switch (fastifyCode) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return ApiError.malformed(REFUSAL.bodyTooLarge);
@@ -97,7 +96,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (statusCode === 415) return ApiError.malformed(REFUSAL.notJsonContent);
     if (statusCode && statusCode >= 400 && statusCode < 500) return ApiError.malformed(REFUSAL.malformedRequest(statusCode));
     if (statusCode === 503) return ApiError.unavailable();
-    this.log.error({ err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : String(exception) }, 'unexpected error');
+    this.log.error(
+      { err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : String(exception) },
+      'unexpected error',
+    );
     return ApiError.of(REFUSAL.internalError);
   }
 }

@@ -39,7 +39,10 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
 export function answerConnect(req: IncomingMessage, socket: Duplex): void {
   const path = (req.url ?? '').split('?')[0];
   const allowed = allowedMethods(path.replace(/\/+$/, ''));
-  writeOnSocket(socket, allowed ? ApiError.malformed(REFUSAL.wrongMethod(allowed), { Allow: allowed }) : ApiError.of(REFUSAL.noRoute('CONNECT', path)));
+  writeOnSocket(
+    socket,
+    allowed ? ApiError.malformed(REFUSAL.wrongMethod(allowed), { Allow: allowed }) : ApiError.of(REFUSAL.noRoute('CONNECT', path)),
+  );
   socket.destroy();
 }
 
@@ -47,7 +50,9 @@ function writeOnSocket(socket: Duplex, error: ApiError): void {
   if (!socket.writable) return;
   const requestId = randomUUID();
   const body = JSON.stringify(errorBody(error, requestId));
-  const headers = Object.entries(error.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const headers = Object.entries(error.headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   socket.write(
     `HTTP/1.1 ${error.httpStatus} ${STATUS_CODES[error.httpStatus]}\r\n` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}` +

@@ -3,7 +3,14 @@ import type { DataSource } from 'typeorm';
 import type { AppConfig } from '@lr/config';
 import type { AmqpConnection } from '@lr/messaging';
 import { ApiError } from './api-error';
-import { Dependencies, DependencyFailure, orFromMemory, PROBE_INTERVAL_MS, PROBE_TIMEOUT_MS, SERVE_FROM_MEMORY_MAX_MS } from './dependencies';
+import {
+  Dependencies,
+  DependencyFailure,
+  orFromMemory,
+  PROBE_INTERVAL_MS,
+  PROBE_TIMEOUT_MS,
+  SERVE_FROM_MEMORY_MAX_MS,
+} from './dependencies';
 
 type State = 'up' | 'refused' | 'hung' | 'fails once';
 
@@ -17,7 +24,11 @@ function dependencies(dependencyTimeoutMs = 1500) {
       state[name] = 'up';
       return Promise.reject(new Error('Connection terminated unexpectedly'));
     }
-    return state[name] === 'up' ? Promise.resolve() : state[name] === 'refused' ? Promise.reject(new Error('ECONNREFUSED')) : new Promise<void>(() => undefined);
+    return state[name] === 'up'
+      ? Promise.resolve()
+      : state[name] === 'refused'
+        ? Promise.reject(new Error('ECONNREFUSED'))
+        : new Promise<void>(() => undefined);
   };
   const deps = new Dependencies(
     { query: answer('postgres') } as unknown as DataSource,
@@ -156,13 +167,24 @@ describe('orFromMemory', () => {
   const outage = () => Promise.reject(new DependencyFailure('postgres', new Error('down')));
 
   it('answers what the dependency answers when it can', async () => {
-    await expect(orFromMemory('x', async () => 'fresh', () => ({ value: 'held', at: Date.now() }))).resolves.toEqual({ value: 'fresh', fromMemory: false });
+    await expect(
+      orFromMemory(
+        'x',
+        async () => 'fresh',
+        () => ({ value: 'held', at: Date.now() }),
+      ),
+    ).resolves.toEqual({ value: 'fresh', fromMemory: false });
   });
 
   it('answers the held entry while the dependency is unavailable, up to SERVE_FROM_MEMORY_MAX_MS old', async () => {
     const now = Date.now();
-    await expect(orFromMemory('x', outage, () => ({ value: 'held', at: now - 1000 }), now)).resolves.toEqual({ value: 'held', fromMemory: true });
-    await expect(orFromMemory('x', outage, () => ({ value: 'held', at: now - SERVE_FROM_MEMORY_MAX_MS - 1 }), now)).rejects.toBeInstanceOf(DependencyFailure);
+    await expect(orFromMemory('x', outage, () => ({ value: 'held', at: now - 1000 }), now)).resolves.toEqual({
+      value: 'held',
+      fromMemory: true,
+    });
+    await expect(orFromMemory('x', outage, () => ({ value: 'held', at: now - SERVE_FROM_MEMORY_MAX_MS - 1 }), now)).rejects.toBeInstanceOf(
+      DependencyFailure,
+    );
     await expect(orFromMemory('x', outage, () => undefined, now)).rejects.toBeInstanceOf(DependencyFailure);
   });
 

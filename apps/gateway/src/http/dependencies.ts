@@ -51,9 +51,15 @@ export const PROBE_INTERVAL_MS = 200;
 /** A probe (SELECT 1, PING, a confirmed publish) slower than this marks its dependency down. */
 export const PROBE_TIMEOUT_MS = 800;
 
-const upGauge = gauge('gateway_dependency_up', '1 while the gateway reaches the dependency, 0 while it answers 503 for it at once', ['dependency']);
+const upGauge = gauge('gateway_dependency_up', '1 while the gateway reaches the dependency, 0 while it answers 503 for it at once', [
+  'dependency',
+]);
 const outages = counter('gateway_dependency_outages_total', 'Times a dependency was found down by the gateway', ['dependency']);
-const refusedAtOnce = counter('gateway_dependency_refusals_total', 'Calls answered 503 without trying, because their dependency was known to be down', ['dependency']);
+const refusedAtOnce = counter(
+  'gateway_dependency_refusals_total',
+  'Calls answered 503 without trying, because their dependency was known to be down',
+  ['dependency'],
+);
 
 /**
  * The gateway's view of PostgreSQL, Redis and RabbitMQ, and the one way the
@@ -150,7 +156,10 @@ export class Dependencies implements OnApplicationBootstrap, OnModuleDestroy {
       };
       // The deadline yields once to pending I/O before it fires, so an answer that arrived while the event loop was busy still wins.
       const deadline = setTimeout(
-        () => setImmediate(() => end() && reject(new DependencyFailure(name, new DeadlineMissed(`${name} did not answer within ${timeoutMs} ms`)))),
+        () =>
+          setImmediate(
+            () => end() && reject(new DependencyFailure(name, new DeadlineMissed(`${name} did not answer within ${timeoutMs} ms`))),
+          ),
         timeoutMs,
       );
       this.downListeners.add(onDown);
@@ -208,7 +217,8 @@ export class Dependencies implements OnApplicationBootstrap, OnModuleDestroy {
       name: check.name,
       check: async () => {
         await check.check();
-        if (this.downSince.has(check.name as DependencyName)) throw new Error(`the gateway has not seen ${check.name} answer its probe yet`);
+        if (this.downSince.has(check.name as DependencyName))
+          throw new Error(`the gateway has not seen ${check.name} answer its probe yet`);
       },
     };
   }
@@ -255,7 +265,11 @@ export class Dependencies implements OnApplicationBootstrap, OnModuleDestroy {
     this.downSince.set(name, Date.now());
     upGauge.set({ dependency: name }, 0);
     outages.inc({ dependency: name });
-    this.log.warn({ msg: 'dependency down; its calls answer 503 until a probe passes', dependency: name, err: (error as Error)?.message ?? String(error) });
+    this.log.warn({
+      msg: 'dependency down; its calls answer 503 until a probe passes',
+      dependency: name,
+      err: (error as Error)?.message ?? String(error),
+    });
     for (const listener of [...this.downListeners]) listener(name);
   }
 }

@@ -61,12 +61,15 @@ describe('a body marked storable from its JSON text', () => {
 
 describe('checkDto', () => {
   class Shape {
-    @IsDefined() @IsUUID('all', { message: 'id must be a UUID' })
+    @IsDefined()
+    @IsUUID('all', { message: 'id must be a UUID' })
     id!: string;
   }
 
   it('validates the body against its DTO without copying it, and a `constructor` key cannot hide the DTO rules', () => {
-    expect(checkDto(Shape, { id: 'nope', constructor: 'Object' }).problems).toEqual([{ field: 'id', code: 'INVALID_FIELD', message: 'id must be a UUID' }]);
+    expect(checkDto(Shape, { id: 'nope', constructor: 'Object' }).problems).toEqual([
+      { field: 'id', code: 'INVALID_FIELD', message: 'id must be a UUID' },
+    ]);
     expect(checkDto(Shape, { constructor: Object }).problems.map((p) => p.code)).toEqual(['REQUIRED_FIELD_MISSING']);
     const lead = { first_name: 'Ann' };
     const { dto, problems } = checkDto(Shape, { id: '0b0c6a1e-4f0e-4a57-9d1a-5f0b9a1d2c3e', lead });

@@ -54,7 +54,8 @@ function hasNestedDtos(cls: ClassConstructor<object>): boolean {
 function instanceOf<T extends object>(cls: ClassConstructor<T>, body: object): T {
   if (hasNestedDtos(cls)) return plainToInstance(cls, body, { enableImplicitConversion: false });
   const dto = Object.create(cls.prototype as object) as T;
-  for (const key of Object.keys(body)) if (key !== 'constructor') (dto as Record<string, unknown>)[key] = (body as Record<string, unknown>)[key];
+  for (const key of Object.keys(body))
+    if (key !== 'constructor') (dto as Record<string, unknown>)[key] = (body as Record<string, unknown>)[key];
   return dto;
 }
 
@@ -70,7 +71,10 @@ export function throwIfProblems(problems: FieldProblem[]): void {
   if (problems.length === 0) return;
   const first = problems[0];
   const errors = problems.map((p) => ({ field: p.field, code: p.code, message: p.message }));
-  const d = first.code === 'REQUIRED_FIELD_MISSING' ? REFUSAL.fieldMissing(first.field, first.message) : REFUSAL.fieldInvalid(first.field, first.message);
+  const d =
+    first.code === 'REQUIRED_FIELD_MISSING'
+      ? REFUSAL.fieldMissing(first.field, first.message)
+      : REFUSAL.fieldInvalid(first.field, first.message);
   throw ApiError.of(d, { errors });
 }
 
@@ -122,7 +126,9 @@ export function unstorableTextAt(value: unknown): string | undefined {
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
-    const entries = Array.isArray(v) ? v.map((item, i) => [`${path}[${i}]`, item] as const) : Object.entries(v).map(([k, item]) => [path ? `${path}.${k}` : k, item] as const);
+    const entries = Array.isArray(v)
+      ? v.map((item, i) => [`${path}[${i}]`, item] as const)
+      : Object.entries(v).map(([k, item]) => [path ? `${path}.${k}` : k, item] as const);
     for (const [childPath, item] of entries.reverse()) {
       if (UNSTORABLE.test(childPath)) return childPath.replace(UNSTORABLE_ALL, '\ufffd');
       stack.push([item, childPath]);

@@ -36,7 +36,10 @@ const WAIT_STEP_MS = 50;
 const PRUNE_BATCH = 5000;
 const PRUNE_EVERY_MS = 10 * 60_000;
 
-const keyed = counter('gateway_idempotent_requests_total', 'Requests with an Idempotency-Key, by endpoint and how they were answered', ['endpoint', 'outcome']);
+const keyed = counter('gateway_idempotent_requests_total', 'Requests with an Idempotency-Key, by endpoint and how they were answered', [
+  'endpoint',
+  'outcome',
+]);
 
 /**
  * Idempotency keys at the front door (docs/idempotency.md). The first request

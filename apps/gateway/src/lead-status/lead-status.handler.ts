@@ -24,7 +24,10 @@ export class LeadStatusHandler {
       'Counts toward the leads endpoint’s limit.',
   })
   @ApiParam({ name: 'svc_lead_id', format: 'uuid', description: 'The `svc_lead_id` of a submit answer (not the search id).' })
-  @ContractAnswers('lead-status', { type: LeadStatusAnswerSchema, ok: 'The submit answer as it stands, and the lead’s return (null when not returned).' })
+  @ContractAnswers('lead-status', {
+    type: LeadStatusAnswerSchema,
+    ok: 'The submit answer as it stands, and the lead’s return (null when not returned).',
+  })
   status(@Req() req: FastifyRequest, @Param('svc_lead_id') id: string) {
     return this.leadStatus.run(req.principal!, id);
   }

@@ -30,7 +30,8 @@ export class LeadStatus {
     if (found && found.lead.affiliateId === principal.affiliateId) return leadStatusAnswer(decisionOf(found.lead), found.returned);
     // Answered PENDING, and not stored yet: it is pending, not unknown.
     const pending = !found ? await this.pendingLeads.find(leadId, principal.affiliateId) : undefined;
-    if (pending) return leadStatusAnswer(pendingDecision(pending.leadId, pending.offerId, pending.resultId, pending.searchId, pending.isTest), null);
+    if (pending)
+      return leadStatusAnswer(pendingDecision(pending.leadId, pending.offerId, pending.resultId, pending.searchId, pending.isTest), null);
     throw ApiError.of(REFUSAL.leadNotFound);
   }
 }

@@ -48,7 +48,10 @@ class FormFieldOptionSchema implements FormFieldOption {
 
 @ApiSchema({ name: 'FormFieldRequiredWhen' })
 class RequiredWhenSchema {
-  @ApiProperty({ type: [String], description: 'Program values (`programs[].value`): the question is required only when one of these is chosen.' })
+  @ApiProperty({
+    type: [String],
+    description: 'Program values (`programs[].value`): the question is required only when one of these is chosen.',
+  })
   program_ids: string[];
 }
 
@@ -76,7 +79,8 @@ class ResultOfferSchema {
   @ApiPropertyOptional() name: string;
   @ApiPropertyOptional({ enum: OFFER_TYPES }) offer_type: OfferType;
   @ApiPropertyOptional({ type: Boolean, nullable: true }) is_exclusive: boolean | null;
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'The consent statement to show with this result.' }) tcpa_text: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'The consent statement to show with this result.' }) tcpa_text:
+    string | null;
 }
 
 @ApiSchema({ name: 'ResultSchool' })
@@ -113,7 +117,9 @@ export class SearchAnswerSchema implements SearchAnswer {
   @ApiProperty({ example: OK.reason, description: 'Short sentence-case explanation.' }) reason: string;
   @ApiProperty({ enum: [true] }) success: true;
   @ApiProperty({ format: 'uuid', description: 'The search id. Poll with it; send it as `search_lead_id` on submit.' }) svc_lead_id: string;
-  @ApiProperty({ description: 'False while partner offers are still answering; true once all have answered or the search is 45 seconds old.' })
+  @ApiProperty({
+    description: 'False while partner offers are still answering; true once all have answered or the search is 45 seconds old.',
+  })
   processing_done: boolean;
   @ApiPropertyOptional({
     type: 'integer',
@@ -185,7 +191,8 @@ class LeadReturnSchema {
   description: 'The submit answer as it stands, and `returned`: the school’s return of the lead, or null when it was not returned.',
 })
 export class LeadStatusAnswerSchema extends SubmitAnswerSchema implements LeadStatusBody {
-  @ApiProperty({ type: LeadReturnSchema, nullable: true, description: 'Null while the lead is not returned.' }) returned: LeadReturnSchema | null;
+  @ApiProperty({ type: LeadReturnSchema, nullable: true, description: 'Null while the lead is not returned.' })
+  returned: LeadReturnSchema | null;
 }
 
 @ApiSchema({ name: 'ReturnAnswer', description: 'The return was booked: the payout and the price of the lead are reversed.' })
@@ -199,7 +206,10 @@ export class ReturnAnswerSchema implements ReturnAnswerBody {
   @ApiProperty({ type: LeadReturnSchema }) returned: LeadReturnSchema;
 }
 
-@ApiSchema({ name: 'DupeCheckAnswer', description: 'True means a submit would very likely be refused as `DUPLICATE`; false is no promise.' })
+@ApiSchema({
+  name: 'DupeCheckAnswer',
+  description: 'True means a submit would very likely be refused as `DUPLICATE`; false is no promise.',
+})
 export class DupeCheckAnswerSchema implements DupeCheckAnswer {
   @ApiProperty({ enum: [OK.code] }) code: 'OK';
   @ApiProperty({ enum: [OK.status] }) status: 'accepted';
@@ -233,12 +243,17 @@ class FieldProblemSchema implements FieldProblem {
 
 @ApiSchema({
   name: 'ErrorEnvelope',
-  description: 'Every refusal carries `code`, `status` and `reason`; error answers may carry `retryable`, `retry_after_seconds` and `error`.',
+  description:
+    'Every refusal carries `code`, `status` and `reason`; error answers may carry `retryable`, `retry_after_seconds` and `error`.',
 })
 export class ErrorEnvelopeSchema implements ApiEnvelope {
   [extra: string]: unknown;
   @ApiProperty({ enum: ERROR_CODES, example: 'INVALID_FIELD', description: 'Each status lists the codes it carries.' }) code: ApiCode;
-  @ApiProperty({ enum: OUTCOME_STATUSES, example: 'invalid', description: '`invalid` for refusals of the request, `failed` for 429, 500 and 503.' })
+  @ApiProperty({
+    enum: OUTCOME_STATUSES,
+    example: 'invalid',
+    description: '`invalid` for refusals of the request, `failed` for 429, 500 and 503.',
+  })
   status: OutcomeStatus;
   @ApiProperty({ example: 'lead.personal.email must be an email address', description: 'Short sentence-case explanation.' }) reason: string;
   @ApiProperty({ enum: [false] }) success: false;

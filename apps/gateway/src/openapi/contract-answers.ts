@@ -34,7 +34,10 @@ const RATE_LIMITED: ContractError = {
   codes: ['RATE_LIMITED'],
   text: '`RATE_LIMITED`, status `failed`, reason `Too many requests`, `retryable` true, `retry_after_seconds`; header `Retry-After` in seconds. Limits are per key and per endpoint.',
 };
-const INTERNAL: ContractError = { codes: ['INTERNAL_ERROR'], text: '`INTERNAL_ERROR`, status `failed`: not retryable as is; the answer carries a `request_id`.' };
+const INTERNAL: ContractError = {
+  codes: ['INTERNAL_ERROR'],
+  text: '`INTERNAL_ERROR`, status `failed`: not retryable as is; the answer carries a `request_id`.',
+};
 const UNAVAILABLE: ContractError = {
   codes: ['UNAVAILABLE'],
   text: '`UNAVAILABLE`, status `failed`: a dependency is down or too slow; `retryable` true, retry after `Retry-After` seconds.',
@@ -59,7 +62,9 @@ export const CONTRACT_ERRORS: Record<ContractOperation, Record<number, ContractE
       text: "`REQUIRED_FIELD_MISSING` or `INVALID_FIELD` (the field is named in `field` and `reason`; every problem under `errors`); `NOT_FOUND` when the campaign is not active or not the caller's; `MALFORMED_REQUEST` for a body that is empty, not JSON or not a JSON object.",
     },
     401: AUTH,
-    403: forbidden(`\`svc_affiliate_id\` is not the key's affiliate (\`error\` \`affiliate_mismatch\`), the lead was already submitted, ${PAUSED}, or ${SCHOOL_KEY}`),
+    403: forbidden(
+      `\`svc_affiliate_id\` is not the key's affiliate (\`error\` \`affiliate_mismatch\`), the lead was already submitted, ${PAUSED}, or ${SCHOOL_KEY}`,
+    ),
     429: RATE_LIMITED,
     500: INTERNAL,
     503: UNAVAILABLE,
@@ -133,7 +138,10 @@ export const CONTRACT_ERRORS: Record<ContractOperation, Record<number, ContractE
     },
     401: AUTH,
     403: forbidden('the key is an affiliate’s, not a school’s (`error` `key_not_permitted`)'),
-    404: { codes: ['NOT_FOUND'], text: '`NOT_FOUND`: a lead the school did not buy (never received, another school’s, not accepted): no hint whose it is.' },
+    404: {
+      codes: ['NOT_FOUND'],
+      text: '`NOT_FOUND`: a lead the school did not buy (never received, another school’s, not accepted): no hint whose it is.',
+    },
     409: {
       codes: ['ALREADY_RETURNED', 'RETURN_WINDOW_CLOSED'],
       text: '`ALREADY_RETURNED`: the lead was returned before (a return has one effect); `RETURN_WINDOW_CLOSED`: the offer’s return window has passed, or the offer takes no returns (`error` `no_return_policy`).',
@@ -153,13 +161,27 @@ const FRONT_DOOR: Array<[number, string, 'any' | 'body']> = [
   [500, '`INTERNAL_ERROR` with a `request_id`', 'any'],
 ];
 
-const HAS_BODY: Record<ContractOperation, boolean> = { search: true, results: false, leads: true, 'lead-status': false, 'dupe-check': true, 'opt-outs': true, returns: true };
+const HAS_BODY: Record<ContractOperation, boolean> = {
+  search: true,
+  results: false,
+  leads: true,
+  'lead-status': false,
+  'dupe-check': true,
+  'opt-outs': true,
+  returns: true,
+};
 
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } };
 
 /** The budget each operation spends: the lead-status read counts toward the leads endpoint's (the contract's Limits). */
 const BUDGET_OF: Record<ContractOperation, EndpointName> = {
-  search: 'search', results: 'results', leads: 'leads', 'lead-status': 'leads', 'dupe-check': 'dupe-check', 'opt-outs': 'opt-outs', returns: 'returns',
+  search: 'search',
+  results: 'results',
+  leads: 'leads',
+  'lead-status': 'leads',
+  'dupe-check': 'dupe-check',
+  'opt-outs': 'opt-outs',
+  returns: 'returns',
 };
 
 /** Headers of an answered call (RateLimitGuard), the example being the endpoint's own default budget. */
@@ -195,7 +217,12 @@ function narrowed(base: Type<unknown>, required: string[], properties: Record<st
  */
 function errorSchema(http: number, codes: readonly ApiCode[]): SchemaObject {
   const traits = refusalTraits(http, codes);
-  const required = ['code', 'status', ...(traits.retryable === undefined ? [] : ['retryable']), ...(traits.retryAfter ? ['retry_after_seconds'] : [])];
+  const required = [
+    'code',
+    'status',
+    ...(traits.retryable === undefined ? [] : ['retryable']),
+    ...(traits.retryAfter ? ['retry_after_seconds'] : []),
+  ];
   return narrowed(ErrorEnvelopeSchema, required, {
     code: { type: 'string', enum: [...codes] },
     status: { type: 'string', enum: traits.statuses },

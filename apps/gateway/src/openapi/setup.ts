@@ -24,7 +24,8 @@ const LOCAL_SERVER = {
   description: 'A gateway on this machine (npm run start:all). Elsewhere, the base address your service operator gives you.',
 };
 
-const limits = (endpoints: readonly EndpointName[]) => endpoints.map((e) => `| ${e} | ${DEFAULT_RATE_LIMITS[e].perMinute} | ${DEFAULT_RATE_LIMITS[e].burst} |`).join('\n');
+const limits = (endpoints: readonly EndpointName[]) =>
+  endpoints.map((e) => `| ${e} | ${DEFAULT_RATE_LIMITS[e].perMinute} | ${DEFAULT_RATE_LIMITS[e].burst} |`).join('\n');
 
 const DESCRIPTION = `Lead search, result polling, result submission, direct lead posting and the optional duplicate pre-check.
 Server to server: JSON in, JSON out, UTF-8; requests send \`Content-Type: application/json\`.
@@ -67,7 +68,10 @@ export function buildOpenApiDocument(app: NestFastifyApplication, rootModule: Ty
     .addServer(LOCAL_SERVER.url, LOCAL_SERVER.description)
     .addTag(AFFILIATE_API_TAG, 'Search, results, submit, direct post and the duplicate pre-check, with an API key.')
     .addTag(BUYER_API_TAG, 'Returns of bad leads by the schools that bought them, with a school’s API key.')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: '`Authorization: Bearer <API_KEY>`' }, BEARER_SCHEME)
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: '`Authorization: Bearer <API_KEY>`' },
+      BEARER_SCHEME,
+    )
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: '`X-API-Key: <API_KEY>`' }, API_KEY_SCHEME)
     .build();
   config.components = { ...config.components, schemas: { ...config.components?.schemas, ...domainSchemas() } };

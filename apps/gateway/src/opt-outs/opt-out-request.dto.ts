@@ -7,12 +7,22 @@ import type { OptOutKeyType } from '@lr/domain';
 /** The hashed email and phone, normalized as for the duplicate pre-check (affiliate-api.md, "Normalization before hashing"). */
 @ApiSchema({ name: 'OptOutHashedKeys', description: 'A hashed key wins over the same raw key. Unknown keys are ignored.' })
 export class OptOutHashedKeysDto {
-  @ApiPropertyOptional({ type: String, pattern: SHA256_HEX.source, description: 'Lower-case hex SHA-256 of the normalized email (as for dupe-check).' })
-  @WhenSent() @IsSha256Hex()
+  @ApiPropertyOptional({
+    type: String,
+    pattern: SHA256_HEX.source,
+    description: 'Lower-case hex SHA-256 of the normalized email (as for dupe-check).',
+  })
+  @WhenSent()
+  @IsSha256Hex()
   email?: string;
 
-  @ApiPropertyOptional({ type: String, pattern: SHA256_HEX.source, description: 'Lower-case hex SHA-256 of the 10 US digits of the phone.' })
-  @WhenSent() @IsSha256Hex()
+  @ApiPropertyOptional({
+    type: String,
+    pattern: SHA256_HEX.source,
+    description: 'Lower-case hex SHA-256 of the 10 US digits of the phone.',
+  })
+  @WhenSent()
+  @IsSha256Hex()
   phone?: string;
 }
 
@@ -28,7 +38,8 @@ void everyKey;
  */
 @ApiSchema({
   name: 'OptOutRequest',
-  description: 'The person who asked to stop: an email or a phone, raw or hashed (at least one usable). Body at most 16 KB. Extra properties are allowed.',
+  description:
+    'The person who asked to stop: an email or a phone, raw or hashed (at least one usable). Body at most 16 KB. Extra properties are allowed.',
 })
 export class OptOutRequestDto {
   @ApiPropertyOptional({ type: String, description: 'Raw email; normalized and hashed as for dupe-check, never stored raw.' })
@@ -38,6 +49,9 @@ export class OptOutRequestDto {
   phone?: unknown;
 
   @ApiPropertyOptional({ type: OptOutHashedKeysDto })
-  @WhenSent() @IsObject({ message: 'hashed must be an object' }) @ValidateNested() @Type(() => OptOutHashedKeysDto)
+  @WhenSent()
+  @IsObject({ message: 'hashed must be an object' })
+  @ValidateNested()
+  @Type(() => OptOutHashedKeysDto)
   hashed?: OptOutHashedKeysDto;
 }

@@ -53,6 +53,13 @@ export class RecordOptOut {
     });
     await this.deps.call('postgres', () => this.optOuts.record(record));
     received.inc();
-    return { code: OK.code as 'OK', status: OK.status as 'accepted', reason: OK.reason as 'OK', success: true, retryable: false, opt_out_id: record.id };
+    return {
+      code: OK.code as 'OK',
+      status: OK.status as 'accepted',
+      reason: OK.reason as 'OK',
+      success: true,
+      retryable: false,
+      opt_out_id: record.id,
+    };
   }
 }

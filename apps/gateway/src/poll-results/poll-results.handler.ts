@@ -46,10 +46,14 @@ export class PollResultsHandler {
   @ApiOperation({
     operationId: 'pollResults',
     summary: 'Poll the results of a search',
-    description: 'Returns all results of the search so far, not only new ones. Poll until `processing_done` is true, no faster than `poll_after_ms`.',
+    description:
+      'Returns all results of the search so far, not only new ones. Poll until `processing_done` is true, no faster than `poll_after_ms`.',
   })
   @ApiParam({ name: 'svc_lead_id', format: 'uuid', description: 'The search id (`svc_lead_id` of the search answer).' })
-  @ContractAnswers('results', { type: SearchAnswerSchema, ok: 'The search answer envelope; `poll_after_ms` only while `processing_done` is false.' })
+  @ContractAnswers('results', {
+    type: SearchAnswerSchema,
+    ok: 'The search answer envelope; `poll_after_ms` only while `processing_done` is false.',
+  })
   async results(@Req() req: FastifyRequest, @Param('svc_lead_id') svcLeadId: string) {
     if (!isUUID(svcLeadId)) throw searchNotFound();
     const view = await this.store.complete(svcLeadId.toLowerCase(), readAlongValue<CachedSearch>(req));

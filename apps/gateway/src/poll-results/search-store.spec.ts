@@ -5,8 +5,16 @@ import { Dependencies, DependencyFailure } from '../http/dependencies';
 import { SearchStore } from './search-store';
 
 const head = {
-  searchId: 's1', version: 2, affiliateId: 'a', campaignId: 'c', isTest: false, createdAt: '2026-11-25T00:00:00.000Z',
-  closesAt: '2026-11-25T00:00:45.000Z', processingDone: false, acceptedCount: 0, trueExclusiveAccepted: false,
+  searchId: 's1',
+  version: 2,
+  affiliateId: 'a',
+  campaignId: 'c',
+  isTest: false,
+  createdAt: '2026-11-25T00:00:00.000Z',
+  closesAt: '2026-11-25T00:00:45.000Z',
+  processingDone: false,
+  acceptedCount: 0,
+  trueExclusiveAccepted: false,
 };
 const entry = (id: string) => ({ svc_result_id: id, name: `é ${id}` });
 const bytes = (v: unknown) => Buffer.from(JSON.stringify(v));
@@ -28,21 +36,30 @@ function postgresWith(state: { meta: SearchMeta; entries: Buffer[] } | undefined
   return repo;
 }
 const json = (view: { entries: Buffer[] } | undefined) => view?.entries.map((e) => JSON.parse(e.toString('utf8')));
-const cachedOf = (meta: SearchMeta, entries: Record<string, unknown>): CachedSearch => ({ meta, entries: new Map(Object.entries(entries).map(([id, e]) => [id, bytes(e)])) });
+const cachedOf = (meta: SearchMeta, entries: Record<string, unknown>): CachedSearch => ({
+  meta,
+  entries: new Map(Object.entries(entries).map(([id, e]) => [id, bytes(e)])),
+});
 
 describe('SearchStore.complete (a poll, from what Redis held)', () => {
   const pg = { meta: { ...head, order: ['pg'] }, entries: [bytes(entry('pg'))] };
 
   it('copies the entries Redis holds as stored, in order', async () => {
     const repo = postgresWith(pg);
-    const view = await new SearchStore(repo as unknown as SearchRepository, deps).complete('s1', cachedOf({ ...head, order: ['r2', 'r1'] }, { r1: entry('r1'), r2: entry('r2') }));
+    const view = await new SearchStore(repo as unknown as SearchRepository, deps).complete(
+      's1',
+      cachedOf({ ...head, order: ['r2', 'r1'] }, { r1: entry('r1'), r2: entry('r2') }),
+    );
     expect(view?.meta.searchId).toBe('s1');
     expect(json(view)).toEqual([entry('r2'), entry('r1')]);
     expect(repo.reads).toBe(0);
   });
 
   it('reads PostgreSQL when an entry in the order is not in Redis yet', async () => {
-    const view = await new SearchStore(postgresWith(pg) as unknown as SearchRepository, deps).complete('s1', cachedOf({ ...head, order: ['r1', 'r2'] }, { r1: {} }));
+    const view = await new SearchStore(postgresWith(pg) as unknown as SearchRepository, deps).complete(
+      's1',
+      cachedOf({ ...head, order: ['r1', 'r2'] }, { r1: {} }),
+    );
     expect(json(view)).toEqual([entry('pg')]);
   });
 

@@ -85,7 +85,11 @@ describe('parseDupeCheckRequest', () => {
   it.each<[string, unknown, { status: number; code: string; field?: unknown }]>([
     ['no usable field', { foo: 'bar' }, { status: 400, code: 'MALFORMED_REQUEST', field: undefined }],
     ['only blank values', { email: '  ', first_name: '' }, { status: 400, code: 'MALFORMED_REQUEST', field: undefined }],
-    ['only values that do not normalize', { email: 'john.doe', phone: '123', dob: '1990-02-30' }, { status: 400, code: 'MALFORMED_REQUEST', field: undefined }],
+    [
+      'only values that do not normalize',
+      { email: 'john.doe', phone: '123', dob: '1990-02-30' },
+      { status: 400, code: 'MALFORMED_REQUEST', field: undefined },
+    ],
     ['non-string values', { email: 42, phone: ['5125550100'] }, { status: 400, code: 'MALFORMED_REQUEST', field: undefined }],
     ['an empty hashed object', { hashed: {} }, { status: 400, code: 'MALFORMED_REQUEST', field: undefined }],
     ['unknown hashed keys only', { hashed: { first_name: 'a'.repeat(64) } }, { status: 400, code: 'MALFORMED_REQUEST', field: undefined }],
@@ -93,7 +97,11 @@ describe('parseDupeCheckRequest', () => {
     ['offer_id not a UUID', { email: 'a@b.co', offer_id: 'x' }, { status: 400, code: 'INVALID_FIELD', field: 'offer_id' }],
     ['offer_id not a string', { email: 'a@b.co', offer_id: 7 }, { status: 400, code: 'INVALID_FIELD', field: 'offer_id' }],
     ['hashed not an object', { hashed: 'abc' }, { status: 400, code: 'INVALID_FIELD', field: 'hashed' }],
-    ['a hashed value not a SHA-256 hex', { hashed: { email: 'ada@example.com' } }, { status: 400, code: 'INVALID_FIELD', field: 'hashed.email' }],
+    [
+      'a hashed value not a SHA-256 hex',
+      { hashed: { email: 'ada@example.com' } },
+      { status: 400, code: 'INVALID_FIELD', field: 'hashed.email' },
+    ],
   ])('refuses %s', (_label, body, expected) => {
     expect(refusal(body)).toEqual(expected);
   });
@@ -109,7 +117,9 @@ describe('parseDupeCheckRequest', () => {
     };
     expect(reason({ email: 'a@b.co', offer_id: 'x' })).toBe('offer_id must be a UUID');
     expect(reason({ hashed: 'abc' })).toBe('hashed must be an object');
-    expect(reason({ hashed: { zip: hashOf('zip', '75001'), email: 'ada@example.com' } })).toBe('hashed.email must be a lower-case hex SHA-256');
+    expect(reason({ hashed: { zip: hashOf('zip', '75001'), email: 'ada@example.com' } })).toBe(
+      'hashed.email must be a lower-case hex SHA-256',
+    );
   });
 
   it('checks offer_id before usability (the field is named even when nothing else is usable)', () => {

@@ -37,7 +37,11 @@ export class PreCheckHandler {
   })
   @ApiBody({ type: DupeCheckRequestDto })
   @ContractAnswers('dupe-check', { type: DupeCheckAnswerSchema, ok: '`code` `OK`, `status` `accepted`, `duplicate_likely`.' })
-  async check(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: unknown): Promise<DupeCheckAnswer | { error: string }> {
+  async check(
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body: unknown,
+  ): Promise<DupeCheckAnswer | { error: string }> {
     const answer = await this.preCheck.run(req.principal!, body);
     if ('error' in answer) void reply.status(DUPE_CHECK_NOT_AVAILABLE.http);
     return answer;

@@ -18,7 +18,10 @@ export interface DupeCheckAnswer {
 }
 
 // Labels say only the policy and the outcome: no key type, so not even the metrics tell which field matched.
-const decisions = counter('gateway_dupe_check_answers_total', 'Duplicate pre-check answers by policy and outcome', ['scope', 'duplicate_likely']);
+const decisions = counter('gateway_dupe_check_answers_total', 'Duplicate pre-check answers by policy and outcome', [
+  'scope',
+  'duplicate_likely',
+]);
 
 /**
  * The duplicate pre-check (affiliate-api.md, POST /api/v1/engine/dupe-check;
@@ -49,9 +52,18 @@ export class PreCheck {
     const sold =
       keys.length === 0
         ? []
-        : await this.deps.call('postgres', () => this.dedupe.lastSales(keys, offerId !== undefined ? { offerIds: [offerId] } : { affiliateId: principal.affiliateId }));
+        : await this.deps.call('postgres', () =>
+            this.dedupe.lastSales(keys, offerId !== undefined ? { offerIds: [offerId] } : { affiliateId: principal.affiliateId }),
+          );
     const duplicate = sold.some((s) => soldWithinWindow(s.soldAt, s.windowDays, now));
     decisions.inc({ scope: offerId !== undefined ? 'offer' : 'account', duplicate_likely: String(duplicate) });
-    return { code: OK.code as 'OK', status: OK.status as 'accepted', reason: OK.reason as 'OK', success: true, duplicate_likely: duplicate, retryable: false };
+    return {
+      code: OK.code as 'OK',
+      status: OK.status as 'accepted',
+      reason: OK.reason as 'OK',
+      success: true,
+      duplicate_likely: duplicate,
+      retryable: false,
+    };
   }
 }

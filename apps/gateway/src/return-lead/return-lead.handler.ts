@@ -31,7 +31,10 @@ export class ReturnLeadHandler {
       'The affiliate’s payout and the school’s price for the lead are reversed. Body at most 16 KB.',
   })
   @ApiBody({ type: ReturnRequestDto })
-  @ContractAnswers('returns', { type: ReturnAnswerSchema, ok: '`code` `OK`, `status` `accepted`, reason `Lead returned`, and the return as booked.' })
+  @ContractAnswers('returns', {
+    type: ReturnAnswerSchema,
+    ok: '`code` `OK`, `status` `accepted`, reason `Lead returned`, and the return as booked.',
+  })
   returnLeadOf(@Req() req: FastifyRequest, @Body() body: unknown): Promise<ReturnAnswerBody> {
     return this.returnLead.run(req.buyer!, body);
   }

@@ -15,34 +15,44 @@ import { ApiSchemaWith } from '../openapi/schema-keywords';
 )
 export class SearchRequestDto {
   @ApiProperty({ format: 'uuid', description: 'Campaign the request is for. The service never picks a campaign.' })
-  @IsDefined() @IsUUID('all', { message: 'svc_campaign_id must be a UUID' })
+  @IsDefined()
+  @IsUUID('all', { message: 'svc_campaign_id must be a UUID' })
   svc_campaign_id: string;
 
   @ApiProperty({ format: 'uuid', description: 'Must be the affiliate the API key belongs to.' })
-  @IsDefined() @IsUUID('all', { message: 'svc_affiliate_id must be a UUID' })
+  @IsDefined()
+  @IsUUID('all', { message: 'svc_affiliate_id must be a UUID' })
   svc_affiliate_id: string;
 
   @ApiProperty({ ...refTo(LEAD_SCHEMA), description: 'The consumer: nested groups, flat keys, or both.' })
-  @IsDefined() @IsObject({ message: 'lead must be an object' })
+  @IsDefined()
+  @IsObject({ message: 'lead must be an object' })
   lead: Record<string, unknown>;
 
   @ApiProperty({ ...refTo(TRACKING_SCHEMA), description: '`tracking.ip_address` is required.' })
-  @IsDefined() @IsObject({ message: 'tracking must be an object' })
+  @IsDefined()
+  @IsObject({ message: 'tracking must be an object' })
   tracking: Record<string, unknown>;
 
   @ApiPropertyOptional({ description: 'Consent decision, when collected before the search.' })
-  @IsOptional() @IsBoolean({ message: 'tcpa_consent must be a boolean' })
+  @IsOptional()
+  @IsBoolean({ message: 'tcpa_consent must be a boolean' })
   tcpa_consent?: boolean;
 
   @ApiPropertyOptional({ maxLength: 2048, description: 'Consent certificate.' })
-  @IsOptional() @IsString() @MaxLength(2048)
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
   form_cert_url?: string;
 
   @ApiPropertyOptional({ maxLength: 2048, description: 'Consent certificate.' })
-  @IsOptional() @IsString() @MaxLength(2048)
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
   universal_lead_cert?: string;
 
   @ApiPropertyOptional({ description: 'Test mode: every ranked offer is listed, buyers are never contacted.' })
-  @IsOptional() @IsBoolean({ message: 'svc_is_test_lead must be a boolean' })
+  @IsOptional()
+  @IsBoolean({ message: 'svc_is_test_lead must be a boolean' })
   svc_is_test_lead?: boolean;
 }

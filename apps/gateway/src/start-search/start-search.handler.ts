@@ -30,7 +30,10 @@ export class StartSearchHandler {
     description: 'Stores the lead, runs duplicate, cap, eligibility and requirement checks, and answers with the first results.',
   })
   @ApiBody({ type: SearchRequestDto })
-  @ContractAnswers('search', { type: SearchAnswerSchema, ok: 'The answer envelope with the first results, `code` `OK`, `status` `accepted`.' })
+  @ContractAnswers('search', {
+    type: SearchAnswerSchema,
+    ok: 'The answer envelope with the first results, `code` `OK`, `status` `accepted`.',
+  })
   search(@Req() req: FastifyRequest, @Body() body: unknown): Promise<Buffer> {
     const request = parseSearchRequest(body);
     return this.startSearch.run(req.principal!, request, String(req.id), idempotencyKeyOf(req), body);

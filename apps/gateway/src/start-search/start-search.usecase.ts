@@ -38,7 +38,13 @@ export class StartSearch {
   ) {}
 
   /** `key`: the request's `Idempotency-Key` (null without one); `body`: the request body as sent, which the key names. */
-  async run(principal: Principal, request: SearchRequest, correlationId: string, key: string | null = null, body: unknown = null): Promise<Buffer> {
+  async run(
+    principal: Principal,
+    request: SearchRequest,
+    correlationId: string,
+    key: string | null = null,
+    body: unknown = null,
+  ): Promise<Buffer> {
     assertAffiliate(principal, request.affiliateId);
     await assertActiveCampaign(this.campaigns, principal, request.campaignId);
     return this.idempotent.run({
@@ -86,22 +92,31 @@ export class StartSearch {
     try {
       const reply = this.deps.call(
         'rabbitmq',
-        () => this.amqp.request<SearchRequestedV1, RawReply>(MESSAGE_TYPES.SearchRequested, message, { messageId: searchId, correlationId, timeoutMs }),
+        () =>
+          this.amqp.request<SearchRequestedV1, RawReply>(MESSAGE_TYPES.SearchRequested, message, {
+            messageId: searchId,
+            correlationId,
+            timeoutMs,
+          }),
         timeoutMs + 500,
       );
-      const lost = down.promise.then((name) => Promise.reject(new DependencyFailure(name, new Error(`${name} went down while the search waited`))));
+      const lost = down.promise.then((name) =>
+        Promise.reject(new DependencyFailure(name, new Error(`${name} went down while the search waited`))),
+      );
       answer = await Promise.race([reply, lost]);
     } catch (e) {
       const cause = e instanceof DependencyFailure ? e.causeError : e;
       // No answer in time, or the orchestrator gave the request up (dead-lettered): no answer the affiliate can
       // use, so it searches again (503, retryable).
-      if (cause instanceof RequestTimeoutError || cause instanceof RemoteHandlerError) throw new DependencyFailure('search-orchestrator', cause);
+      if (cause instanceof RequestTimeoutError || cause instanceof RemoteHandlerError)
+        throw new DependencyFailure('search-orchestrator', cause);
       throw e;
     } finally {
       down.cancel();
     }
     // The orchestrator answers the search's HTTP body (libs/contracts searchAnswerBody), sent on as it is.
-    if (!(answer instanceof RawReply)) throw new DependencyFailure('search-orchestrator', new Error('the search answer is not the answer body'));
+    if (!(answer instanceof RawReply))
+      throw new DependencyFailure('search-orchestrator', new Error('the search answer is not the answer body'));
     searches.inc({ test: String(request.isTest) });
     return answer.body;
   }

@@ -13,7 +13,10 @@ const MODE_FIELDS = {
 };
 
 /** A result submit: the result and its search; the lead, tracking and consumer IP come from the search. */
-@ApiSchema({ name: 'ResultSubmitMode', description: 'Result submit: `svc_result_id` and `search_lead_id`; the lead comes from the search.' })
+@ApiSchema({
+  name: 'ResultSubmitMode',
+  description: 'Result submit: `svc_result_id` and `search_lead_id`; the lead comes from the search.',
+})
 export class ResultSubmitMode {
   @ApiProperty(MODE_FIELDS.svc_result_id) svc_result_id: string;
   @ApiProperty(MODE_FIELDS.search_lead_id) search_lead_id: string;
@@ -21,7 +24,10 @@ export class ResultSubmitMode {
 
 /** A direct post: the offer, the whole lead and its tracking, and no `svc_result_id` (with one, it is a result submit). */
 @ApiSchemaWith(
-  { name: 'DirectPostMode', description: 'Direct post: `svc_offer_id`, `lead` and `tracking`, without `svc_result_id` (a request with one is a result submit).' },
+  {
+    name: 'DirectPostMode',
+    description: 'Direct post: `svc_offer_id`, `lead` and `tracking`, without `svc_result_id` (a request with one is a result submit).',
+  },
   { not: { required: ['svc_result_id'], properties: { svc_result_id: {} } } },
 )
 export class DirectPostMode {
@@ -57,58 +63,80 @@ const ANSWER = {
 )
 export class LeadsRequestDto {
   @ApiProperty({ format: 'uuid', description: "Both modes. On a result submit, must be the result's campaign." })
-  @IsDefined() @IsUUID('all', { message: 'svc_campaign_id must be a UUID' })
+  @IsDefined()
+  @IsUUID('all', { message: 'svc_campaign_id must be a UUID' })
   svc_campaign_id: string;
 
   @ApiProperty({ format: 'uuid', description: "Both modes. Must be the key's affiliate." })
-  @IsDefined() @IsUUID('all', { message: 'svc_affiliate_id must be a UUID' })
+  @IsDefined()
+  @IsUUID('all', { message: 'svc_affiliate_id must be a UUID' })
   svc_affiliate_id: string;
 
   @ApiPropertyOptional(MODE_FIELDS.svc_result_id)
-  @IsOptional() @IsString({ message: 'svc_result_id must be a string' }) @MaxLength(100)
+  @IsOptional()
+  @IsString({ message: 'svc_result_id must be a string' })
+  @MaxLength(100)
   svc_result_id?: string;
 
   @ApiPropertyOptional(MODE_FIELDS.search_lead_id)
-  @IsOptional() @IsUUID('all', { message: 'search_lead_id must be a UUID' })
+  @IsOptional()
+  @IsUUID('all', { message: 'search_lead_id must be a UUID' })
   search_lead_id?: string;
 
   @ApiPropertyOptional(MODE_FIELDS.svc_offer_id)
-  @IsOptional() @IsUUID('all', { message: 'svc_offer_id must be a UUID' })
+  @IsOptional()
+  @IsUUID('all', { message: 'svc_offer_id must be a UUID' })
   svc_offer_id?: string;
 
   @ApiPropertyOptional({ format: 'uuid', description: 'Direct post, optional: the id returned earlier for this lead, sent on a retry.' })
-  @IsOptional() @IsUUID('all', { message: 'svc_lead_id must be a UUID' })
+  @IsOptional()
+  @IsUUID('all', { message: 'svc_lead_id must be a UUID' })
   svc_lead_id?: string;
 
   @ApiPropertyOptional({ maxLength: 200, description: 'A `programs[].value` of the result (or the program on a direct post).' })
-  @IsOptional() @IsString({ message: 'program_id must be a string' }) @MaxLength(200)
+  @IsOptional()
+  @IsString({ message: 'program_id must be a string' })
+  @MaxLength(200)
   program_id?: string;
 
   @ApiPropertyOptional({ description: 'Consent is never taken from the search: sent with every submit.' })
-  @IsOptional() @IsBoolean({ message: 'tcpa_consent must be a boolean' })
+  @IsOptional()
+  @IsBoolean({ message: 'tcpa_consent must be a boolean' })
   tcpa_consent?: boolean;
 
-  @ApiPropertyOptional({ maxLength: 500, description: 'The label of the button the consumer pressed, for the statement shown with the result.' })
-  @IsOptional() @IsString({ message: 'consent_button_label must be a string' }) @MaxLength(500)
+  @ApiPropertyOptional({
+    maxLength: 500,
+    description: 'The label of the button the consumer pressed, for the statement shown with the result.',
+  })
+  @IsOptional()
+  @IsString({ message: 'consent_button_label must be a string' })
+  @MaxLength(500)
   consent_button_label?: string;
 
   @ApiPropertyOptional({ description: 'Test mode: the lead is held, never delivered nor counted.' })
-  @IsOptional() @IsBoolean({ message: 'svc_is_test_lead must be a boolean' })
+  @IsOptional()
+  @IsBoolean({ message: 'svc_is_test_lead must be a boolean' })
   svc_is_test_lead?: boolean;
 
   @ApiPropertyOptional(MODE_FIELDS.lead)
-  @IsOptional() @IsObject({ message: 'lead must be an object' })
+  @IsOptional()
+  @IsObject({ message: 'lead must be an object' })
   lead?: Record<string, unknown>;
 
   @ApiPropertyOptional(MODE_FIELDS.tracking)
-  @IsOptional() @IsObject({ message: 'tracking must be an object' })
+  @IsOptional()
+  @IsObject({ message: 'tracking must be an object' })
   tracking?: Record<string, unknown>;
 
   @ApiPropertyOptional({ maxLength: 2048, description: 'Consent certificate.' })
-  @IsOptional() @IsString() @MaxLength(2048)
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
   form_cert_url?: string;
 
   @ApiPropertyOptional({ maxLength: 2048, description: 'Consent certificate.' })
-  @IsOptional() @IsString() @MaxLength(2048)
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
   universal_lead_cert?: string;
 }

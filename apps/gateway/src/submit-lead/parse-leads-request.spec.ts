@@ -35,7 +35,11 @@ describe('parseLeadsRequest', () => {
     expect(refusal({ ...base, svc_result_id: 'r1', search_lead_id: null })).toEqual([409, 'MALFORMED_REQUEST', 'search_lead_id']);
     expect(refusal({ ...base, svc_offer_id: null, lead, tracking })).toEqual([400, 'REQUIRED_FIELD_MISSING', 'svc_offer_id']);
     expect(refusal({ ...base, svc_offer_id: OFFER, lead: null, tracking })).toEqual([400, 'REQUIRED_FIELD_MISSING', 'lead']);
-    expect(refusal({ ...base, svc_result_id: null, search_lead_id: SEARCH })).toEqual([400, 'REQUIRED_FIELD_MISSING', 'svc_result_id or svc_offer_id']);
+    expect(refusal({ ...base, svc_result_id: null, search_lead_id: SEARCH })).toEqual([
+      400,
+      'REQUIRED_FIELD_MISSING',
+      'svc_result_id or svc_offer_id',
+    ]);
     expect(parseLeadsRequest({ ...base, svc_result_id: 'r1', search_lead_id: SEARCH, lead: null, program_id: null })).toEqual(
       expect.objectContaining({ mode: 'result_submit', lead: undefined }),
     );

@@ -9,8 +9,20 @@ export type LeadsRequest =
   | { mode: 'direct_post'; dto: LeadsRequestDto; offerId: string; lead: Lead; tracking: Tracking; answers: Record<string, unknown> };
 
 const ENVELOPE_KEYS = new Set([
-  'svc_campaign_id', 'svc_affiliate_id', 'svc_result_id', 'search_lead_id', 'svc_offer_id', 'svc_lead_id', 'program_id',
-  'tcpa_consent', 'consent_button_label', 'svc_is_test_lead', 'lead', 'tracking', 'form_cert_url', 'universal_lead_cert',
+  'svc_campaign_id',
+  'svc_affiliate_id',
+  'svc_result_id',
+  'search_lead_id',
+  'svc_offer_id',
+  'svc_lead_id',
+  'program_id',
+  'tcpa_consent',
+  'consent_button_label',
+  'svc_is_test_lead',
+  'lead',
+  'tracking',
+  'form_cert_url',
+  'universal_lead_cert',
 ]);
 
 /**
@@ -30,7 +42,14 @@ export function parseLeadsRequest(body: unknown): LeadsRequest {
     }
     const lead = dto.lead != null ? parseLead(dto.lead) : undefined;
     throwIfProblems(lead?.errors ?? []);
-    return { mode: 'result_submit', dto, resultId: dto.svc_result_id, searchId: dto.search_lead_id.toLowerCase(), lead: lead?.lead, answers };
+    return {
+      mode: 'result_submit',
+      dto,
+      resultId: dto.svc_result_id,
+      searchId: dto.search_lead_id.toLowerCase(),
+      lead: lead?.lead,
+      answers,
+    };
   }
   const missing: FieldProblem[] = [];
   for (const f of ['svc_offer_id', 'lead', 'tracking'] as const) {

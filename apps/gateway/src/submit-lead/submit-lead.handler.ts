@@ -50,7 +50,14 @@ export class SubmitLeadHandler {
   })
   async submit(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: unknown) {
     const request = parseLeadsRequest(body);
-    const { httpStatus, body: out } = await this.submitLead.run(req.principal!, request, String(req.id), readAlongValue<ShownResultRef>(req), idempotencyKeyOf(req), body);
+    const { httpStatus, body: out } = await this.submitLead.run(
+      req.principal!,
+      request,
+      String(req.id),
+      readAlongValue<ShownResultRef>(req),
+      idempotencyKeyOf(req),
+      body,
+    );
     void reply.status(httpStatus);
     return out;
   }

@@ -16,7 +16,10 @@ import { PendingLeads } from './pending-leads';
 import { IdempotentRequests, RecordedAnswer } from '../idempotency/idempotent-requests';
 import { LeadStatus } from '../lead-status/lead-status.usecase';
 
-const dead = counter('gateway_submits_dead_lettered_total', 'Submits answered PENDING because checks or delivery dead-lettered them (an operator replays them)');
+const dead = counter(
+  'gateway_submits_dead_lettered_total',
+  'Submits answered PENDING because checks or delivery dead-lettered them (an operator replays them)',
+);
 /** The leads endpoint's answer: its HTTP status and body. */
 export type SubmitAnswer = { httpStatus: 200 | 202; body: SubmitAnswerBody };
 
@@ -52,7 +55,14 @@ export class SubmitLead {
    * `key`: the request's `Idempotency-Key` (null without one); `body`: the
    * request body as sent, which the key names.
    */
-  run(principal: Principal, request: LeadsRequest, correlationId: string, shown: ShownResultRef | undefined, key: string | null = null, body: unknown = null): Promise<SubmitAnswer> {
+  run(
+    principal: Principal,
+    request: LeadsRequest,
+    correlationId: string,
+    shown: ShownResultRef | undefined,
+    key: string | null = null,
+    body: unknown = null,
+  ): Promise<SubmitAnswer> {
     return this.idempotent.run<SubmitAnswer>({
       principal,
       endpoint: 'leads',
@@ -84,7 +94,13 @@ export class SubmitLead {
    * search's affiliate, the entry's campaign and offer); PostgreSQL is asked
    * when Redis has no copy.
    */
-  private async submit(principal: Principal, request: LeadsRequest, correlationId: string, shown: ShownResultRef | undefined, leadId: string): Promise<SubmitAnswer> {
+  private async submit(
+    principal: Principal,
+    request: LeadsRequest,
+    correlationId: string,
+    shown: ShownResultRef | undefined,
+    leadId: string,
+  ): Promise<SubmitAnswer> {
     const dto = request.dto;
     assertAffiliate(principal, dto.svc_affiliate_id);
     const campaignId = dto.svc_campaign_id.toLowerCase();
@@ -153,7 +169,10 @@ export class SubmitLead {
     }
     if (answer.kind === 'refused') {
       const r = answer.refusal;
-      throw new ApiError(r.httpStatus, r.code, r.reason, { ...(r.error ? { error: r.error } : {}), ...(r.field ? { field: r.field } : {}) });
+      throw new ApiError(r.httpStatus, r.code, r.reason, {
+        ...(r.error ? { error: r.error } : {}),
+        ...(r.field ? { field: r.field } : {}),
+      });
     }
     submits.inc({ code: answer.decision.code });
     return submitAnswer(answer.decision);
@@ -164,7 +183,9 @@ export class SubmitLead {
     if (shown) return shown;
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(resultId)) return undefined;
     const row = await this.deps.call('postgres', () => this.searches.resultOwner(resultId.toLowerCase(), searchId));
-    return row && row.searchId === searchId ? { affiliateId: row.affiliateId, campaignId: row.campaignId, offerId: row.offerId } : undefined;
+    return row && row.searchId === searchId
+      ? { affiliateId: row.affiliateId, campaignId: row.campaignId, offerId: row.offerId }
+      : undefined;
   }
 
   /** A direct-post retry names the caller's earlier direct post. */
@@ -175,7 +196,8 @@ export class SubmitLead {
       // operator's dead-letter replay). Retryable, so it is not mistaken for an unknown lead.
       throw ApiError.of(REFUSAL.leadPending);
     }
-    if (!origin || origin.affiliateId !== principal.affiliateId || origin.kind !== 'direct_post') throw ApiError.of(REFUSAL.originLeadNotFound);
+    if (!origin || origin.affiliateId !== principal.affiliateId || origin.kind !== 'direct_post')
+      throw ApiError.of(REFUSAL.originLeadNotFound);
   }
 
   /**

@@ -1,5 +1,13 @@
 import type { PartnerRef } from '@lr/contracts';
-import { CampaignOffer, campaignOfferFromCatalog, CampaignTerms, campaignTermsFrom, campaignTermsOf, Catalog, underCampaign } from '@lr/domain';
+import {
+  CampaignOffer,
+  campaignOfferFromCatalog,
+  CampaignTerms,
+  campaignTermsFrom,
+  campaignTermsOf,
+  Catalog,
+  underCampaign,
+} from '@lr/domain';
 import type { CatalogSimulationRepository } from '@lr/persistence';
 
 /** The campaigns a proposed file touches, each with its offers as the catalog holds them now and as they would be once the file is applied. */
@@ -31,7 +39,17 @@ export async function compareCatalogs(repo: CatalogSimulationRepository, file: C
   const dbPartners = await repo.partners(file.offers.flatMap((o) => (o.partner_id ? [o.partner_id] : [])));
   const fileSchools = new Map(file.schools.map((s) => [s.id, { name: s.name, logoUrl: s.logo_url }]));
   const filePartners = new Map<string, PartnerRef>(
-    file.partners.map((p) => [p.id, { id: p.id, name: p.name, adapter: p.adapter, baseUrl: p.base_url, timeoutMs: p.timeout_ms, ...(p.settings ? { settings: { ...p.settings } } : {}) }]),
+    file.partners.map((p) => [
+      p.id,
+      {
+        id: p.id,
+        name: p.name,
+        adapter: p.adapter,
+        baseUrl: p.base_url,
+        timeoutMs: p.timeout_ms,
+        ...(p.settings ? { settings: { ...p.settings } } : {}),
+      },
+    ]),
   );
   const schoolOf = (id: string) => fileSchools.get(id) ?? dbSchools.get(id) ?? { name: '', logoUrl: null };
   const partnerOf = (id: string | null) => (id === null ? null : (filePartners.get(id) ?? dbPartners.get(id) ?? null));
@@ -43,7 +61,11 @@ export async function compareCatalogs(repo: CatalogSimulationRepository, file: C
     if (!base) return undefined;
     const school = fileSchools.get(base.schoolId);
     const partner = base.partner ? filePartners.get(base.partner.id) : undefined;
-    return { ...underCampaign(base, campaignId, terms), ...(school ? { schoolName: school.name, schoolLogoUrl: school.logoUrl } : {}), ...(partner ? { partner } : {}) };
+    return {
+      ...underCampaign(base, campaignId, terms),
+      ...(school ? { schoolName: school.name, schoolLogoUrl: school.logoUrl } : {}),
+      ...(partner ? { partner } : {}),
+    };
   };
 
   const proposed = new Map<string, CampaignOffer[]>();
@@ -52,7 +74,10 @@ export async function compareCatalogs(repo: CatalogSimulationRepository, file: C
     const list = fc
       ? fc.offers.map((co) => ({ offerId: co.offer_id, terms: campaignTermsOf(id, co) }))
       : (current.get(id) ?? []).map((o) => ({ offerId: o.offerId, terms: campaignTermsFrom(o) }));
-    proposed.set(id, list.flatMap(({ offerId, terms }) => proposedOffer(id, offerId, terms) ?? []));
+    proposed.set(
+      id,
+      list.flatMap(({ offerId, terms }) => proposedOffer(id, offerId, terms) ?? []),
+    );
   }
   const dbNames = await repo.campaignNames(ids);
   return { campaigns: ids.map((id) => ({ id, name: fileCampaigns.get(id)?.name ?? dbNames.get(id) ?? '' })), current, proposed };

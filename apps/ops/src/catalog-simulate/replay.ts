@@ -1,5 +1,15 @@
 import type { OfferRefusal } from '@lr/contracts';
-import { CampaignOffer, Cents, eligibilityVerdict, mergeResults, OfferVerdict, ownRankKeys, RankCandidate, SALE_REFUSALS, searchOutcome } from '@lr/domain';
+import {
+  CampaignOffer,
+  Cents,
+  eligibilityVerdict,
+  mergeResults,
+  OfferVerdict,
+  ownRankKeys,
+  RankCandidate,
+  SALE_REFUSALS,
+  searchOutcome,
+} from '@lr/domain';
 import type { SimulatedSearch } from '@lr/persistence';
 
 /** One offer of a replayed search: shown, or the rule that left it out; what a shown result pays and costs. */
@@ -48,27 +58,42 @@ export function replaySearch(offers: readonly CampaignOffer[], s: SimulatedSearc
     const kept = s.kept[o.offerId];
     if (kept === undefined) return v;
     const [refusal, detail] = kept.split(':');
-    return SALE_REFUSALS.has(refusal as OfferRefusal) ? { offerId: o.offerId, qualifies: false, refusal: refusal as OfferRefusal, ...(detail ? { detail } : {}) } : v;
+    return SALE_REFUSALS.has(refusal as OfferRefusal)
+      ? { offerId: o.offerId, qualifies: false, refusal: refusal as OfferRefusal, ...(detail ? { detail } : {}) }
+      : v;
   });
   const outcome = searchOutcome(offers, verdicts, 'live', keys.of);
   const out = new Map<string, ReplayedOffer>();
   const partnerResults: RankCandidate[] = [];
   for (const o of offers) {
     const x = outcome.outcomes.get(o.offerId)!;
-    if (x.kind === 'shown') out.set(o.offerId, { shown: true, rule: null, payout: x.candidate.payout as Cents | undefined, price: o.price });
+    if (x.kind === 'shown')
+      out.set(o.offerId, { shown: true, rule: null, payout: x.candidate.payout as Cents | undefined, price: o.price });
     else if (x.kind === 'refused') out.set(o.offerId, { shown: false, rule: ruleOf(x.verdict), payout: undefined, price: null });
-    else if (x.kind === 'school_already_shown') out.set(o.offerId, { shown: false, rule: 'school_already_shown', payout: undefined, price: null });
+    else if (x.kind === 'school_already_shown')
+      out.set(o.offerId, { shown: false, rule: 'school_already_shown', payout: undefined, price: null });
     else {
       const kept = s.kept[o.offerId];
       if (kept === 'shown' || kept === 'school_already_shown') partnerResults.push(keys.of(o, []));
-      else out.set(o.offerId, { shown: false, rule: kept === undefined ? PARTNER_UNKNOWN : kept.split(':')[0], payout: undefined, price: null });
+      else
+        out.set(o.offerId, {
+          shown: false,
+          rule: kept === undefined ? PARTNER_UNKNOWN : kept.split(':')[0],
+          payout: undefined,
+          price: null,
+        });
     }
   }
   if (partnerResults.length > 0) {
     const added = new Set(mergeResults(outcome.shown, partnerResults, 'live').added);
     const byId = new Map(offers.map((o) => [o.offerId, o]));
     for (const c of partnerResults) {
-      out.set(c.offerId, added.has(c) ? { shown: true, rule: null, payout: c.payout as Cents | undefined, price: byId.get(c.offerId)!.price } : { shown: false, rule: 'school_already_shown', payout: undefined, price: null });
+      out.set(
+        c.offerId,
+        added.has(c)
+          ? { shown: true, rule: null, payout: c.payout as Cents | undefined, price: byId.get(c.offerId)!.price }
+          : { shown: false, rule: 'school_already_shown', payout: undefined, price: null },
+      );
     }
   }
   return out;

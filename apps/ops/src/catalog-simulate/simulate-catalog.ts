@@ -39,7 +39,16 @@ export interface Simulation {
   campaigns: Array<{ id: string; name: string }>;
   searches: number;
   searches_changed: number;
-  totals: { shown_before: number; shown_after: number; payout_before: number; payout_after: number; payout_change: number; price_before: number; price_after: number; price_change: number };
+  totals: {
+    shown_before: number;
+    shown_after: number;
+    payout_before: number;
+    payout_after: number;
+    payout_change: number;
+    price_before: number;
+    price_after: number;
+    price_change: number;
+  };
   /** Every offer of a touched campaign (before or after), by campaign, then the most changed first. */
   offers: OfferChange[];
   /** The rules behind the changes, most first: `lost` counts results a rule now leaves out, `gained` results a rule no longer left out. */
@@ -101,17 +110,39 @@ export async function simulateCatalog(
       const key = `${campaignId}|${o.offerId}`;
       let t = tallies.get(key);
       if (!t) {
-        t = { campaignId, offerId: o.offerId, name: o.name, shownBefore: 0, shownAfter: 0, lost: [], gained: [], lostCount: 0, gainedCount: 0, payoutBefore: 0, payoutAfter: 0, priceBefore: 0, priceAfter: 0 };
+        t = {
+          campaignId,
+          offerId: o.offerId,
+          name: o.name,
+          shownBefore: 0,
+          shownAfter: 0,
+          lost: [],
+          gained: [],
+          lostCount: 0,
+          gainedCount: 0,
+          payoutBefore: 0,
+          payoutAfter: 0,
+          priceBefore: 0,
+          priceAfter: 0,
+        };
         tallies.set(key, t);
       }
       return t;
     };
-    for (const c of compared.campaigns) for (const o of [...compared.current.get(c.id)!, ...compared.proposed.get(c.id)!]) tally(c.id, o).name = o.name;
+    for (const c of compared.campaigns)
+      for (const o of [...compared.current.get(c.id)!, ...compared.proposed.get(c.id)!]) tally(c.id, o).name = o.name;
     const rules = new Map<string, { lost: number; gained: number }>();
     const rule = (r: string) => rules.get(r) ?? (rules.set(r, { lost: 0, gained: 0 }), rules.get(r)!);
     const before = new RankKeys();
     const after = new RankKeys();
-    const partnerOfferIds = [...new Set([...compared.current.values(), ...compared.proposed.values()].flat().filter((o) => o.source === 'partner').map((o) => o.offerId))];
+    const partnerOfferIds = [
+      ...new Set(
+        [...compared.current.values(), ...compared.proposed.values()]
+          .flat()
+          .filter((o) => o.source === 'partner')
+          .map((o) => o.offerId),
+      ),
+    ];
     let searches = 0;
     let changed = 0;
     let partnerUnknown = 0;
@@ -174,26 +205,30 @@ export async function simulateCatalog(
     const dollars = (c: number) => amount(c as Cents);
     const names = new Map(compared.campaigns.map((c) => [c.id, c]));
     const offers = [...tallies.values()]
-      .map(
-        (t): OfferChange => ({
-          campaign: names.get(t.campaignId)!,
-          offer: { id: t.offerId, name: t.name },
-          shown_before: t.shownBefore,
-          shown_after: t.shownAfter,
-          lost: t.lostCount,
-          gained: t.gainedCount,
-          payout_before: dollars(t.payoutBefore),
-          payout_after: dollars(t.payoutAfter),
-          payout_change: dollars(t.payoutAfter - t.payoutBefore),
-          price_before: dollars(t.priceBefore),
-          price_after: dollars(t.priceAfter),
-          price_change: dollars(t.priceAfter - t.priceBefore),
-          lost_search_ids: t.lost,
-          gained_search_ids: t.gained,
-          ids_truncated: t.lostCount > t.lost.length || t.gainedCount > t.gained.length,
-        }),
-      )
-      .sort((a, b) => a.campaign.name.localeCompare(b.campaign.name) || a.campaign.id.localeCompare(b.campaign.id) || b.lost + b.gained - (a.lost + a.gained) || a.offer.name.localeCompare(b.offer.name));
+      .map((t): OfferChange => ({
+        campaign: names.get(t.campaignId)!,
+        offer: { id: t.offerId, name: t.name },
+        shown_before: t.shownBefore,
+        shown_after: t.shownAfter,
+        lost: t.lostCount,
+        gained: t.gainedCount,
+        payout_before: dollars(t.payoutBefore),
+        payout_after: dollars(t.payoutAfter),
+        payout_change: dollars(t.payoutAfter - t.payoutBefore),
+        price_before: dollars(t.priceBefore),
+        price_after: dollars(t.priceAfter),
+        price_change: dollars(t.priceAfter - t.priceBefore),
+        lost_search_ids: t.lost,
+        gained_search_ids: t.gained,
+        ids_truncated: t.lostCount > t.lost.length || t.gainedCount > t.gained.length,
+      }))
+      .sort(
+        (a, b) =>
+          a.campaign.name.localeCompare(b.campaign.name) ||
+          a.campaign.id.localeCompare(b.campaign.id) ||
+          b.lost + b.gained - (a.lost + a.gained) ||
+          a.offer.name.localeCompare(b.offer.name),
+      );
     const sum = (f: (t: Tally) => number) => [...tallies.values()].reduce((n, t) => n + f(t), 0);
     const payoutBefore = sum((t) => t.payoutBefore);
     const payoutAfter = sum((t) => t.payoutAfter);
@@ -202,7 +237,10 @@ export async function simulateCatalog(
     return {
       ok: true,
       simulation: {
-        window: 'last' in window ? { last: window.last, from: null, to: null } : { last: null, from: window.from.toISOString(), to: window.to.toISOString() },
+        window:
+          'last' in window
+            ? { last: window.last, from: null, to: null }
+            : { last: null, from: window.from.toISOString(), to: window.to.toISOString() },
         campaigns: compared.campaigns,
         searches,
         searches_changed: changed,
@@ -217,7 +255,9 @@ export async function simulateCatalog(
           price_change: dollars(priceAfter - priceBefore),
         },
         offers,
-        rules: [...rules.entries()].map(([r, n]) => ({ rule: r, ...n })).sort((a, b) => b.lost + b.gained - (a.lost + a.gained) || a.rule.localeCompare(b.rule)),
+        rules: [...rules.entries()]
+          .map(([r, n]) => ({ rule: r, ...n }))
+          .sort((a, b) => b.lost + b.gained - (a.lost + a.gained) || a.rule.localeCompare(b.rule)),
         partner_unknown: partnerUnknown,
         seconds: Number(process.hrtime.bigint() - started) / 1e9,
       },

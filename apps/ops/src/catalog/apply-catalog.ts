@@ -33,11 +33,24 @@ async function writeCatalog(repo: CatalogAdminRepository, c: Catalog): Promise<C
           counts: summary[kind],
         });
 
-  await upsert('affiliates', c.affiliates.map((a) => ({ id: a.id, name: a.name, status: a.status, dupe_check: a.dupe_check })));
-  await upsert('schools', c.schools.map((s) => ({ id: s.id, name: s.name, logo_url: s.logo_url })));
+  await upsert(
+    'affiliates',
+    c.affiliates.map((a) => ({ id: a.id, name: a.name, status: a.status, dupe_check: a.dupe_check })),
+  );
+  await upsert(
+    'schools',
+    c.schools.map((s) => ({ id: s.id, name: s.name, logo_url: s.logo_url })),
+  );
   await upsert(
     'partners',
-    c.partners.map((p) => ({ id: p.id, name: p.name, adapter: p.adapter, base_url: p.base_url, timeout_ms: p.timeout_ms, settings: p.settings })),
+    c.partners.map((p) => ({
+      id: p.id,
+      name: p.name,
+      adapter: p.adapter,
+      base_url: p.base_url,
+      timeout_ms: p.timeout_ms,
+      settings: p.settings,
+    })),
   );
   await upsert(
     'offers',
@@ -88,10 +101,16 @@ async function writeCatalog(repo: CatalogAdminRepository, c: Catalog): Promise<C
     await syncCaps(repo, { offer_id: o.id, campaign_id: null }, o.id, null, o.caps, summary.caps);
   }
 
-  await upsert('campaigns', c.campaigns.map((k) => ({ id: k.id, affiliate_id: k.affiliate_id, name: k.name, status: k.status })));
+  await upsert(
+    'campaigns',
+    c.campaigns.map((k) => ({ id: k.id, affiliate_id: k.affiliate_id, name: k.name, status: k.status })),
+  );
   for (const k of c.campaigns) {
     // Removing a campaign offer also removes its caps (ON DELETE CASCADE); count them first.
-    summary.caps.removed += await repo.countCampaignCapsOutside(k.id, k.offers.map((co) => co.offer_id));
+    summary.caps.removed += await repo.countCampaignCapsOutside(
+      k.id,
+      k.offers.map((co) => co.offer_id),
+    );
     await syncRows(
       repo,
       TABLES.campaign_offers,
@@ -106,14 +125,7 @@ async function writeCatalog(repo: CatalogAdminRepository, c: Catalog): Promise<C
       { removeMissing: true, counts: summary.campaign_offers },
     );
     for (const co of k.offers) {
-      await syncCaps(
-        repo,
-        { campaign_id: k.id, offer_id: co.offer_id },
-        co.offer_id,
-        k.id,
-        co.caps,
-        summary.caps,
-      );
+      await syncCaps(repo, { campaign_id: k.id, offer_id: co.offer_id }, co.offer_id, k.id, co.caps, summary.caps);
     }
   }
   return summary;

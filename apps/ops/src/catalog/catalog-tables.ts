@@ -4,7 +4,13 @@ import type { TableSpec } from './sync-rows';
 export const TABLES = {
   affiliates: { table: 'affiliates', match: ['id'], primaryKey: ['id'], columns: ['name', 'status', 'dupe_check'] },
   schools: { table: 'schools', match: ['id'], primaryKey: ['id'], columns: ['name', 'logo_url'] },
-  partners: { table: 'partners', match: ['id'], primaryKey: ['id'], columns: ['name', 'adapter', 'base_url', 'timeout_ms', 'settings'], json: ['settings'] },
+  partners: {
+    table: 'partners',
+    match: ['id'],
+    primaryKey: ['id'],
+    columns: ['name', 'adapter', 'base_url', 'timeout_ms', 'settings'],
+    json: ['settings'],
+  },
   offers: {
     table: 'offers',
     match: ['id'],

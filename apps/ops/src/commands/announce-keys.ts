@@ -10,6 +10,8 @@ import { CliContext } from '../context';
 export async function announceKeysChanged(ctx: CliContext, keyId: string): Promise<void> {
   const { url, keyPrefix } = ctx.redis();
   await announceKeyChange(url, keyPrefix, keyId).catch((e: Error) =>
-    ctx.io.err(`could not tell the gateways through Redis (${e.message}); they see the change within API_KEY_CACHE_MS (1 s by default) for keys and 5 s for campaigns`),
+    ctx.io.err(
+      `could not tell the gateways through Redis (${e.message}); they see the change within API_KEY_CACHE_MS (1 s by default) for keys and 5 s for campaigns`,
+    ),
   );
 }

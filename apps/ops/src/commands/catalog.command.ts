@@ -43,17 +43,22 @@ export function registerCatalogCommands(program: Command, ctx: CliContext): void
     .option('--from <iso>', 'replay the searches created from this time (included), with --to', instantArgument)
     .option('--to <iso>', 'until this time (excluded)', instantArgument)
     .option('--json', 'print JSON (stable keys; up to 1,000 search ids per offer that lose or gain it)')
-    .description('validate a proposed catalog like apply, replay past searches against it and against the catalog now, and print what would change; writes nothing')
+    .description(
+      'validate a proposed catalog like apply, replay past searches against it and against the catalog now, and print what would change; writes nothing',
+    )
     .action(async (file: string, opts: { last?: number; from?: Date; to?: Date; json?: boolean }) => {
-      if (opts.last !== undefined && (opts.from || opts.to)) throw new CliError('give either --last or --from and --to, not both', EXIT.usage);
+      if (opts.last !== undefined && (opts.from || opts.to))
+        throw new CliError('give either --last or --from and --to, not both', EXIT.usage);
       if (!opts.from !== !opts.to) throw new CliError('--from and --to go together', EXIT.usage);
       checkWindow(opts.from, opts.to);
       const window: SimulationWindow = opts.from && opts.to ? { from: opts.from, to: opts.to } : { last: opts.last ?? DEFAULT_LAST };
       const input = await readCatalogFile(file);
       const progress = simulateProgress(ctx.io);
-      const outcome = await withDatabase(ctx.databaseUrl(), (ds) => simulateCatalog(ds, input, window, (done, total) => progress.update(done, total)), SIMULATION_STATEMENTS).finally(() =>
-        progress.stop(),
-      );
+      const outcome = await withDatabase(
+        ctx.databaseUrl(),
+        (ds) => simulateCatalog(ds, input, window, (done, total) => progress.update(done, total)),
+        SIMULATION_STATEMENTS,
+      ).finally(() => progress.stop());
       if (!outcome.ok) {
         const lines = outcome.issues.map((i) => `  ${i.path}: ${i.message}`);
         const n = outcome.issues.length;

@@ -29,7 +29,10 @@ export function registerConsentCommands(program: Command, ctx: CliContext): void
       const run = await withDatabase(ctx.databaseUrl(), (ds) => chainConsentLedger(new ConsentLedger(ds)), LONG_STATEMENTS);
       if (run.kind === 'busy') throw new CliError('another chainer holds the chain lock (a checks replica): it is linking them now');
       if (opts.json) ctx.io.out(JSON.stringify({ linked: run.linked, head: run.head, sealed: run.sealed }, null, 2));
-      else ctx.io.out(`linked ${run.linked} consent events; chain head at position ${run.head}${run.sealed ? `; sealed ${run.sealed.day}: ${run.sealed.count} records, head ${run.sealed.headDigest}` : ''}`);
+      else
+        ctx.io.out(
+          `linked ${run.linked} consent events; chain head at position ${run.head}${run.sealed ? `; sealed ${run.sealed.day}: ${run.sealed.count} records, head ${run.sealed.headDigest}` : ''}`,
+        );
     });
 
   consent
@@ -43,22 +46,39 @@ export function registerConsentCommands(program: Command, ctx: CliContext): void
       const progress = verifyProgress(ctx.io);
       const report = await withDatabase(
         ctx.databaseUrl(),
-        (ds) => verifyChain(new ConsentLedger(ds), { from: opts.from ?? null, to: opts.to ?? null, onProgress: (d, t) => progress.update(d, t) }),
+        (ds) =>
+          verifyChain(new ConsentLedger(ds), { from: opts.from ?? null, to: opts.to ?? null, onProgress: (d, t) => progress.update(d, t) }),
         LONG_STATEMENTS,
       ).finally(() => progress.stop());
       ctx.io.out(opts.json ? JSON.stringify(verifyJson(report), null, 2) : verifyLines(report).join('\n'));
-      if (report.break) throw new CliError(`the consent chain does not match at position ${report.break.position}${report.break.leadId ? ` (svc_lead_id ${report.break.leadId})` : ''}`);
+      if (report.break)
+        throw new CliError(
+          `the consent chain does not match at position ${report.break.position}${report.break.leadId ? ` (svc_lead_id ${report.break.leadId})` : ''}`,
+        );
     });
 
   consent
     .command('export')
-    .description("write a dispute bundle of one person's consent events: JSON, an HTML page, the records and their proof; shows contact data")
+    .description(
+      "write a dispute bundle of one person's consent events: JSON, an HTML page, the records and their proof; shows contact data",
+    )
     .addOption(new Option('--phone <phone>', "the person's phone (normalized as for duplicates)").conflicts(['email', 'lead']))
     .addOption(new Option('--email <email>', "the person's email (normalized as for duplicates)").conflicts(['phone', 'lead']))
-    .addOption(new Option('--lead <svc_lead_id>', "a submit's svc_lead_id: that person's events (through the lead's email and phone)").argParser(uuidArgument).conflicts(['phone', 'email']))
+    .addOption(
+      new Option('--lead <svc_lead_id>', "a submit's svc_lead_id: that person's events (through the lead's email and phone)")
+        .argParser(uuidArgument)
+        .conflicts(['phone', 'email']),
+    )
     .requiredOption('--out <dir>', 'a new or empty folder for the bundle')
     .action(async (opts: { phone?: string; email?: string; lead?: string; out: string }) => {
-      const q: ExportQuery | null = opts.phone !== undefined ? { by: 'phone', value: opts.phone } : opts.email !== undefined ? { by: 'email', value: opts.email } : opts.lead !== undefined ? { by: 'lead', value: opts.lead } : null;
+      const q: ExportQuery | null =
+        opts.phone !== undefined
+          ? { by: 'phone', value: opts.phone }
+          : opts.email !== undefined
+            ? { by: 'email', value: opts.email }
+            : opts.lead !== undefined
+              ? { by: 'lead', value: opts.lead }
+              : null;
       if (!q) throw new CliError('name the person: --phone, --email or --lead', EXIT.usage);
       const out = resolve(opts.out);
       const written = await withDatabase(
@@ -68,7 +88,8 @@ export function registerConsentCommands(program: Command, ctx: CliContext): void
           // Events appended a moment ago are linked first (the checks do it every second; one chainer at a time).
           const run = await chainConsentLedger(ledger);
           // A seal made here is not in the checks' logs: say it, so the day's head has a copy outside the database.
-          if (run.kind === 'chained' && run.sealed) ctx.io.err(`consent chain sealed ${run.sealed.day}: ${run.sealed.count} records, head digest ${run.sealed.headDigest}`);
+          if (run.kind === 'chained' && run.sealed)
+            ctx.io.err(`consent chain sealed ${run.sealed.day}: ${run.sealed.count} records, head digest ${run.sealed.headDigest}`);
           const { bundle, lines } = await buildBundle(ledger, q, new Date());
           const files = await writeBundle(out, bundle, lines);
           return { bundle, files };
@@ -79,10 +100,12 @@ export function registerConsentCommands(program: Command, ctx: CliContext): void
       ctx.io.out(
         [
           `wrote ${out}: ${b.events.length} consent event${b.events.length === 1 ? '' : 's'} (${written.files.length} files); open index.html, check with: npm run ops -- consent verify-bundle ${out}`,
-          ...(b.unchained_lead_ids.length > 0 ? [`not chained yet, left out: ${b.unchained_lead_ids.join(', ')} (run again in a few seconds)`] : []),
+          ...(b.unchained_lead_ids.length > 0
+            ? [`not chained yet, left out: ${b.unchained_lead_ids.join(', ')} (run again in a few seconds)`]
+            : []),
         ].join('\n'),
       );
-      ctx.io.err('the bundle holds the person\'s contact data: hand it only to whom the dispute concerns');
+      ctx.io.err("the bundle holds the person's contact data: hand it only to whom the dispute concerns");
     });
 
   consent

@@ -43,7 +43,15 @@ export function registerDeliveriesCommands(program: Command, ctx: CliContext): v
         return;
       }
       const table = formatTable(
-        [{ header: 'svc_lead_id' }, { header: 'call started' }, { header: 'buyer' }, { header: 'offer' }, { header: 'affiliate' }, { header: 'decided' }, { header: 'test lead' }],
+        [
+          { header: 'svc_lead_id' },
+          { header: 'call started' },
+          { header: 'buyer' },
+          { header: 'offer' },
+          { header: 'affiliate' },
+          { header: 'decided' },
+          { header: 'test lead' },
+        ],
         rows.map((r) => [
           r.leadId,
           r.startedAt.toISOString(),
@@ -54,6 +62,12 @@ export function registerDeliveriesCommands(program: Command, ctx: CliContext): v
           String(r.isTest),
         ]),
       );
-      ctx.io.out([...table, '', `${rows.length} unresolved deliver${rows.length === 1 ? 'y' : 'ies'}; each: ops lead show <svc_lead_id>, then ask the buyer`].join('\n'));
+      ctx.io.out(
+        [
+          ...table,
+          '',
+          `${rows.length} unresolved deliver${rows.length === 1 ? 'y' : 'ies'}; each: ops lead show <svc_lead_id>, then ask the buyer`,
+        ].join('\n'),
+      );
     });
 }

@@ -36,13 +36,20 @@ export function registerDlqCommands(program: Command, ctx: CliContext): void {
     .action(async (opts: { json?: boolean }) => {
       const { url, topology } = ctx.messaging();
       const rows = await withBroker(url, (conn) => deadLetterDepths(conn, topology));
-      emit(ctx, opts.json, () => depthsJson(rows), () => depthsTable(rows));
+      emit(
+        ctx,
+        opts.json,
+        () => depthsJson(rows),
+        () => depthsTable(rows),
+      );
     });
 
   dlq
     .command('show')
     .argument('<queue>', 'a DLQ name, as dlq list prints it')
-    .description('the first messages of a DLQ, oldest first: id, type, failure reason, attempts, first failure, where from; the queue is left as it was')
+    .description(
+      'the first messages of a DLQ, oldest first: id, type, failure reason, attempts, first failure, where from; the queue is left as it was',
+    )
     .option('--limit <n>', 'how many messages', limitArgument, SHOW_LIMIT)
     .option('--json', 'print JSON')
     .action(async (queue: string, opts: { limit: number; json?: boolean }) => {
@@ -51,14 +58,21 @@ export function registerDlqCommands(program: Command, ctx: CliContext): void {
       await withBroker(url, async (conn) => {
         const peek = await peekDeadLetters(conn, queue, opts.limit);
         warn(ctx, returnsWarning(conn, queue, peek.maxReturns));
-        emit(ctx, opts.json, () => peekJson(peek), () => peekLines(peek));
+        emit(
+          ctx,
+          opts.json,
+          () => peekJson(peek),
+          () => peekLines(peek),
+        );
       });
     });
 
   dlq
     .command('replay')
     .argument('<queue>', 'a DLQ name, as dlq list prints it')
-    .description('send messages back to the queue they failed in (same id, type, correlation id and body; a fresh retry budget); each leaves the DLQ only once its copy is confirmed')
+    .description(
+      'send messages back to the queue they failed in (same id, type, correlation id and body; a fresh retry budget); each leaves the DLQ only once its copy is confirmed',
+    )
     .option('--id <message-id>', 'replay only this message; repeatable', collect, [])
     .option('--limit <n>', 'replay at most this many messages, oldest first', limitArgument)
     .option('--dry-run', 'list what would be replayed and change nothing')
@@ -70,7 +84,12 @@ export function registerDlqCommands(program: Command, ctx: CliContext): void {
       const report = await withBroker(url, async (conn) => {
         const progress = replayProgress(ctx.io, queue);
         try {
-          const done = await replayDeadLetters(conn, topology, queues, { ids: opts.id, limit, dryRun: opts.dryRun, onProgress: (p) => progress.update(p) });
+          const done = await replayDeadLetters(conn, topology, queues, {
+            ids: opts.id,
+            limit,
+            dryRun: opts.dryRun,
+            onProgress: (p) => progress.update(p),
+          });
           progress.stop();
           warn(ctx, returnsWarning(conn, queue, done.maxReturns));
           return done;
@@ -85,7 +104,9 @@ export function registerDlqCommands(program: Command, ctx: CliContext): void {
       });
       printReplay(ctx, queues, report, opts.json);
       if (report.notFound.length > 0) {
-        throw new CliError(`not in ${queue}: ${report.notFound.join(', ')} (already replayed or purged, or held by another dlq command right now)`);
+        throw new CliError(
+          `not in ${queue}: ${report.notFound.join(', ')} (already replayed or purged, or held by another dlq command right now)`,
+        );
       }
     });
 
@@ -99,10 +120,18 @@ export function registerDlqCommands(program: Command, ctx: CliContext): void {
       const { url } = ctx.messaging();
       resolveDlq(ctx, queue);
       if (!opts.yes) {
-        throw new CliError(`refusing to purge ${queue} without --yes: its messages would be gone for good (look first: npm run ops -- dlq show ${queue})`, EXIT.usage);
+        throw new CliError(
+          `refusing to purge ${queue} without --yes: its messages would be gone for good (look first: npm run ops -- dlq show ${queue})`,
+          EXIT.usage,
+        );
       }
       const purged = await withBroker(url, (conn) => purgeDeadLetters(conn, queue));
-      emit(ctx, opts.json, () => ({ queue, purged }), () => [`purged ${purged} message${purged === 1 ? '' : 's'} from ${queue}`]);
+      emit(
+        ctx,
+        opts.json,
+        () => ({ queue, purged }),
+        () => [`purged ${purged} message${purged === 1 ? '' : 's'} from ${queue}`],
+      );
     });
 }
 
@@ -120,7 +149,8 @@ function printReplay(ctx: CliContext, queues: ConsumerQueues, report: ReplayRepo
 function resolveDlq(ctx: CliContext, name: string): ConsumerQueues {
   const { topology } = ctx.messaging();
   const queues = deadLetterQueueNamed(topology, name);
-  if (!queues) throw new CliError(`"${name}" is not a dead-letter queue of this topology; the DLQs are: ${deadLetterQueueNames(topology).join(', ')}`);
+  if (!queues)
+    throw new CliError(`"${name}" is not a dead-letter queue of this topology; the DLQs are: ${deadLetterQueueNames(topology).join(', ')}`);
   return queues;
 }
 

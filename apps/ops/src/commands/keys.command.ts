@@ -12,10 +12,14 @@ const collect = (value: string, previous: string[]) => previous.concat(value);
 
 /** `--affiliate <uuid>` or `--school <uuid>`: exactly one (a usage error otherwise, named as commander names a missing option). */
 function ownerOption(opts: { affiliate?: string; school?: string }): KeyOwner {
-  if (opts.affiliate !== undefined && opts.school !== undefined) throw new CliError("options '--affiliate <uuid>' and '--school <uuid>' cannot be used together", EXIT.usage);
+  if (opts.affiliate !== undefined && opts.school !== undefined)
+    throw new CliError("options '--affiliate <uuid>' and '--school <uuid>' cannot be used together", EXIT.usage);
   if (opts.school !== undefined) return { schoolId: opts.school };
   if (opts.affiliate !== undefined) return { affiliateId: opts.affiliate };
-  throw new CliError("required option '--affiliate <uuid>' not specified (or '--school <uuid>' for a school's key to the buyer API)", EXIT.usage);
+  throw new CliError(
+    "required option '--affiliate <uuid>' not specified (or '--school <uuid>' for a school's key to the buyer API)",
+    EXIT.usage,
+  );
 }
 
 /** `keys issue|revoke|list` (ARCHITECTURE.md, Operator interface; a school's keys: docs/returns.md). */

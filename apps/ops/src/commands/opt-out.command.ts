@@ -37,7 +37,9 @@ function keysOf(opts: PersonArguments) {
  * (audited) and recording a notice sent by other means.
  */
 export function registerOptOutCommands(program: Command, ctx: CliContext): void {
-  const optout = program.command('optout').description('opt-outs: suppress a person for every affiliate, and tell the buyers that have their leads');
+  const optout = program
+    .command('optout')
+    .description('opt-outs: suppress a person for every affiliate, and tell the buyers that have their leads');
 
   personOptions(optout.command('add').description('record an opt-out that reached the operator'))
     .option('--received-at <iso>', 'when the consumer asked (default now): the buyers have ten business days from then', instantArgument)
@@ -47,10 +49,27 @@ export function registerOptOutCommands(program: Command, ctx: CliContext): void 
       const keys = keysOf(opts);
       const now = new Date();
       if (opts.receivedAt && opts.receivedAt.getTime() > now.getTime()) throw new CliError('--received-at is in the future', EXIT.usage);
-      if (opts.reference !== undefined && opts.reference.length > 200) throw new CliError('--reference is longer than 200 characters', EXIT.usage);
-      const record = optOutRecord({ id: randomUUID(), receivedAt: opts.receivedAt ?? now, source: 'operator', affiliateId: null, apiKeyId: null, reference: opts.reference ?? null, keys, actor: 'operator', relay: ctx.relay() });
+      if (opts.reference !== undefined && opts.reference.length > 200)
+        throw new CliError('--reference is longer than 200 characters', EXIT.usage);
+      const record = optOutRecord({
+        id: randomUUID(),
+        receivedAt: opts.receivedAt ?? now,
+        source: 'operator',
+        affiliateId: null,
+        apiKeyId: null,
+        reference: opts.reference ?? null,
+        keys,
+        actor: 'operator',
+        relay: ctx.relay(),
+      });
       const r = await withDatabase(ctx.databaseUrl(), (ds) => new OptOuts(ds).record(record));
-      const out = { opt_out_id: record.id, keys: keys.map((k) => k.type), newly_suppressed: r.suppressed, notices: r.notices, due_at: record.dueAt.toISOString() };
+      const out = {
+        opt_out_id: record.id,
+        keys: keys.map((k) => k.type),
+        newly_suppressed: r.suppressed,
+        notices: r.notices,
+        due_at: record.dueAt.toISOString(),
+      };
       ctx.io.out(
         opts.json
           ? JSON.stringify(out, null, 2)
@@ -60,11 +79,15 @@ export function registerOptOutCommands(program: Command, ctx: CliContext): void 
 
   optout
     .command('import <csv>')
-    .description(`record one opt-out per line of a CSV file with a header (columns: email, phone, hashed_email, hashed_phone, received_at, reference)`)
+    .description(
+      `record one opt-out per line of a CSV file with a header (columns: email, phone, hashed_email, hashed_phone, received_at, reference)`,
+    )
     .option('--json', 'print JSON')
     .action(async (file: string, opts: { json?: boolean }) => {
       const progress = countProgress(ctx.io, { bar: 'opt-outs {bar} {value}/{total} lines', line: (d, t) => `opt-outs: ${d}/${t} lines` });
-      const report = await withDatabase(ctx.databaseUrl(), (ds) => importOptOuts(file, new OptOuts(ds), new Date(), (d, t) => progress.update(d, t), ctx.relay()))
+      const report = await withDatabase(ctx.databaseUrl(), (ds) =>
+        importOptOuts(file, new OptOuts(ds), new Date(), (d, t) => progress.update(d, t), ctx.relay()),
+      )
         .catch((e: unknown) => {
           if (e instanceof ImportFileError) throw new CliError(`${file}: ${e.message}`);
           if ((e as NodeJS.ErrnoException)?.code === 'ENOENT') throw new CliError(`${file}: no such file`);
@@ -76,9 +99,17 @@ export function registerOptOutCommands(program: Command, ctx: CliContext): void 
       const notices = report.reduce((n, l) => n + (l.notices ?? 0), 0);
       if (opts.json) ctx.io.out(JSON.stringify({ recorded, errors: errors.length, notices, lines: report }, null, 2));
       else {
-        ctx.io.out([`${recorded} opt-outs recorded, ${errors.length} lines refused, ${notices} revocation notices`, ...errors.map((l) => `line ${l.line}: ${l.error}`)].join('\n'));
+        ctx.io.out(
+          [
+            `${recorded} opt-outs recorded, ${errors.length} lines refused, ${notices} revocation notices`,
+            ...errors.map((l) => `line ${l.line}: ${l.error}`),
+          ].join('\n'),
+        );
       }
-      if (errors.length > 0) throw new CliError(`${errors.length} of ${report.length} lines were not recorded (listed above); fix them and import those lines again`);
+      if (errors.length > 0)
+        throw new CliError(
+          `${errors.length} of ${report.length} lines were not recorded (listed above); fix them and import those lines again`,
+        );
     });
 
   optout
@@ -91,15 +122,44 @@ export function registerOptOutCommands(program: Command, ctx: CliContext): void 
       const now = new Date();
       const notices = await withDatabase(ctx.databaseUrl(), (ds) => new OptOuts(ds).open(opts.overdue ? now : null, opts.limit));
       if (opts.json) {
-        ctx.io.out(JSON.stringify(notices.map((n) => noticeJson(n, now)), null, 2));
+        ctx.io.out(
+          JSON.stringify(
+            notices.map((n) => noticeJson(n, now)),
+            null,
+            2,
+          ),
+        );
         return;
       }
       if (notices.length === 0) {
         ctx.io.out(opts.overdue ? 'no overdue revocation notices' : 'every revocation notice is acknowledged');
         return;
       }
-      const rows = notices.map((n) => [n.id, n.buyerKind, n.buyerName ?? n.buyerId, n.leadId, n.dueAt.toISOString(), isOverdue({ dueAt: n.dueAt, acknowledgedAt: null }, now) ? 'OVERDUE' : 'open', String(n.attempts), n.lastError ?? (n.queuedAt ? 'sending' : 'queued')]);
-      ctx.io.out(formatTable([{ header: 'NOTICE' }, { header: 'BUYER' }, { header: 'NAME' }, { header: 'LEAD' }, { header: 'DUE' }, { header: 'STATE' }, { header: 'TRIES', align: 'right' }, { header: 'LAST' }], rows).join('\n'));
+      const rows = notices.map((n) => [
+        n.id,
+        n.buyerKind,
+        n.buyerName ?? n.buyerId,
+        n.leadId,
+        n.dueAt.toISOString(),
+        isOverdue({ dueAt: n.dueAt, acknowledgedAt: null }, now) ? 'OVERDUE' : 'open',
+        String(n.attempts),
+        n.lastError ?? (n.queuedAt ? 'sending' : 'queued'),
+      ]);
+      ctx.io.out(
+        formatTable(
+          [
+            { header: 'NOTICE' },
+            { header: 'BUYER' },
+            { header: 'NAME' },
+            { header: 'LEAD' },
+            { header: 'DUE' },
+            { header: 'STATE' },
+            { header: 'TRIES', align: 'right' },
+            { header: 'LAST' },
+          ],
+          rows,
+        ).join('\n'),
+      );
     });
 
   personOptions(optout.command('lift').description('lift the suppression of a person (audited): they may be sold again'))
@@ -119,8 +179,11 @@ export function registerOptOutCommands(program: Command, ctx: CliContext): void 
     .description('record that a notice reached its buyer by other means (a buyer with no revocation channel)')
     .requiredOption('--reference <text>', "what shows it (the buyer's confirmation)")
     .action(async (noticeId: string, opts: { reference: string }) => {
-      if (opts.reference.trim() === '' || opts.reference.length > 200) throw new CliError('--reference must be 1 to 200 characters', EXIT.usage);
-      const at = await withDatabase(ctx.databaseUrl(), (ds) => new OptOuts(ds).acknowledge(noticeId, { by: 'operator', reference: opts.reference, at: new Date().toISOString() }));
+      if (opts.reference.trim() === '' || opts.reference.length > 200)
+        throw new CliError('--reference must be 1 to 200 characters', EXIT.usage);
+      const at = await withDatabase(ctx.databaseUrl(), (ds) =>
+        new OptOuts(ds).acknowledge(noticeId, { by: 'operator', reference: opts.reference, at: new Date().toISOString() }),
+      );
       if (!at) throw new CliError(`no revocation notice ${noticeId}`);
       ctx.io.out(`notice ${noticeId} acknowledged at ${at.toISOString()}`);
     });

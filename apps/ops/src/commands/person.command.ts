@@ -25,9 +25,15 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
  */
 function personOf(opts: { [K in keyof PersonArguments]?: string[] }): PersonArguments {
   const one: PersonArguments = {};
-  for (const [option, key] of [['--email', 'email'], ['--phone', 'phone'], ['--hashed-email', 'hashedEmail'], ['--hashed-phone', 'hashedPhone']] as const) {
+  for (const [option, key] of [
+    ['--email', 'email'],
+    ['--phone', 'phone'],
+    ['--hashed-email', 'hashedEmail'],
+    ['--hashed-phone', 'hashedPhone'],
+  ] as const) {
     const values = opts[key] ?? [];
-    if (values.length > 1) throw new CliError(`${option} given ${values.length} times: one per request (run the command once per email or phone)`, EXIT.usage);
+    if (values.length > 1)
+      throw new CliError(`${option} given ${values.length} times: one per request (run the command once per email or phone)`, EXIT.usage);
     if (values.length === 1) one[key] = values[0];
   }
   return one;
@@ -73,8 +79,21 @@ export function registerPersonCommands(program: Command, ctx: CliContext): void 
         ctx.databaseUrl(),
         (ds) =>
           deletePerson(
-            { erasure: new PersonErasure(ds), partitions: new PartitionStore(ds), optOuts: new OptOuts(ds), states, onProgress: (d, t) => progress.update(d, t) },
-            { keys: person.keys, typed, reference: opts.reference ?? null, dryRun: opts.dryRun === true, now: new Date(), relay: ctx.relay() },
+            {
+              erasure: new PersonErasure(ds),
+              partitions: new PartitionStore(ds),
+              optOuts: new OptOuts(ds),
+              states,
+              onProgress: (d, t) => progress.update(d, t),
+            },
+            {
+              keys: person.keys,
+              typed,
+              reference: opts.reference ?? null,
+              dryRun: opts.dryRun === true,
+              now: new Date(),
+              relay: ctx.relay(),
+            },
           ),
         LONG_STATEMENTS,
       ).finally(() => progress.stop());

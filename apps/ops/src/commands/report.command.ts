@@ -22,7 +22,8 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
       checkWindow(opts.from, opts.to);
       const affiliateId = opts.affiliate ?? null;
       const report = await withDatabase(ctx.databaseUrl(), async (ds) => {
-        if (affiliateId && !(await new CatalogRepository(ds).affiliate(affiliateId))) throw new CliError(`unknown affiliate ${affiliateId}`);
+        if (affiliateId && !(await new CatalogRepository(ds).affiliate(affiliateId)))
+          throw new CliError(`unknown affiliate ${affiliateId}`);
         return activityReport(ds, { from: opts.from, to: opts.to, by: opts.by, includeTest: opts.includeTest === true, affiliateId });
       });
       ctx.io.out(opts.json ? JSON.stringify(report, null, 2) : formatActivityReport(report).join('\n'));

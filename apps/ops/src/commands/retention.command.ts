@@ -27,26 +27,34 @@ export function registerRetentionCommands(program: Command, ctx: CliContext): vo
     .action(async (opts: { dryRun?: boolean; json?: boolean }) => {
       const settings = ctx.retention();
       const dryRun = opts.dryRun === true;
-      const print = (report: RetentionReport) => ctx.io.out(opts.json ? JSON.stringify(retentionJson(report), null, 2) : retentionLines(report).join('\n'));
-      await withDatabase(ctx.databaseUrl(), async (ds) => {
-        const store = new PartitionStore(ds);
-        const progress = retentionProgress(ctx.io);
-        const run = () => runRetention(store, { now: new Date(), settings, dryRun, onStep: (s) => progress.step(s) });
-        let report: RetentionReport | 'busy';
-        try {
-          // A dry run changes nothing, so it needs no lock (and runs beside a scheduled run).
-          report = dryRun ? await run() : await store.exclusively(run);
-        } catch (e) {
-          progress.stop();
-          if (e instanceof RetentionInterruptedError) {
-            print(e.report);
-            throw new CliError(`retention ${e.message}; what was dropped is listed above, run it again to finish`);
+      const print = (report: RetentionReport) =>
+        ctx.io.out(opts.json ? JSON.stringify(retentionJson(report), null, 2) : retentionLines(report).join('\n'));
+      await withDatabase(
+        ctx.databaseUrl(),
+        async (ds) => {
+          const store = new PartitionStore(ds);
+          const progress = retentionProgress(ctx.io);
+          const run = () => runRetention(store, { now: new Date(), settings, dryRun, onStep: (s) => progress.step(s) });
+          let report: RetentionReport | 'busy';
+          try {
+            // A dry run changes nothing, so it needs no lock (and runs beside a scheduled run).
+            report = dryRun ? await run() : await store.exclusively(run);
+          } catch (e) {
+            progress.stop();
+            if (e instanceof RetentionInterruptedError) {
+              print(e.report);
+              throw new CliError(`retention ${e.message}; what was dropped is listed above, run it again to finish`);
+            }
+            throw e;
           }
-          throw e;
-        }
-        progress.stop();
-        if (report === 'busy') throw new CliError('another retention run holds the retention lock; nothing changed (it finishes on its own, or see docs/runbooks/retention.md)');
-        print(report);
-      }, LONG_STATEMENTS);
+          progress.stop();
+          if (report === 'busy')
+            throw new CliError(
+              'another retention run holds the retention lock; nothing changed (it finishes on its own, or see docs/runbooks/retention.md)',
+            );
+          print(report);
+        },
+        LONG_STATEMENTS,
+      );
     });
 }

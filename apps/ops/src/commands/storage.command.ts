@@ -14,7 +14,9 @@ export function registerStorageCommands(program: Command, ctx: CliContext): void
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
       // Counting every search stored may take minutes on a large database.
-      const report = await withDatabase(ctx.databaseUrl(), (ds) => storageReport(new PartitionStore(ds)), { statementTimeoutMs: 10 * 60_000 });
+      const report = await withDatabase(ctx.databaseUrl(), (ds) => storageReport(new PartitionStore(ds)), {
+        statementTimeoutMs: 10 * 60_000,
+      });
       ctx.io.out(opts.json ? JSON.stringify(storageJson(report), null, 2) : storageLines(report).join('\n'));
     });
 }

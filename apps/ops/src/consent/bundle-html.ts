@@ -9,8 +9,10 @@ import { Bundle, BundleEvent, BUNDLE_FILES } from './bundle-model';
  * compares it byte for byte. Self-contained (no script, no external file).
  */
 export function renderBundleHtml(b: Bundle): string {
-  const e = (v: string | number | boolean | null | undefined) => (v === null || v === undefined ? '<span class="none">none</span>' : escapeHtml(String(v)));
-  const row = (label: string, value: string, field?: string) => `<tr${field ? ` data-field="${field}"` : ''}><th>${label}</th><td>${value}</td></tr>`;
+  const e = (v: string | number | boolean | null | undefined) =>
+    v === null || v === undefined ? '<span class="none">none</span>' : escapeHtml(String(v));
+  const row = (label: string, value: string, field?: string) =>
+    `<tr${field ? ` data-field="${field}"` : ''}><th>${label}</th><td>${value}</td></tr>`;
   const section = (ev: BundleEvent) => {
     const r = ev.record;
     const c = ev.context;
@@ -79,7 +81,9 @@ export function renderProcedure(b: Bundle): string {
         `    -> ${first.record_hash}`,
         `  printf '%s%s' ${first.prev_digest} ${first.record_hash} | sha256sum`,
         `    -> ${first.digest}`,
-        first.seal ? `  the chain lines in ${BUNDLE_FILES.chain} continue from position ${first.position} to ${first.seal.count}, whose digest is the head sealed on ${first.seal.day}:\n    ${first.seal.head_digest}` : '  not sealed yet when exported.',
+        first.seal
+          ? `  the chain lines in ${BUNDLE_FILES.chain} continue from position ${first.position} to ${first.seal.count}, whose digest is the head sealed on ${first.seal.day}:\n    ${first.seal.head_digest}`
+          : '  not sealed yet when exported.',
       ]
     : ['(no event)'];
   return [
@@ -90,15 +94,15 @@ export function renderProcedure(b: Bundle): string {
     '',
     `1. Every file is intact: sha256sum -c ${BUNDLE_FILES.sums}`,
     `2. For each event of ${BUNDLE_FILES.events} (events[].record_file): sha256sum <record file>`,
-    '   gives its record_hash. The record file is the event\'s record in canonical form:',
+    "   gives its record_hash. The record file is the event's record in canonical form:",
     '   any JCS implementation (RFC 8785) applied to events[].record gives the same bytes.',
-    '3. Its digest: printf \'%s%s\' <prev_digest> <record_hash> | sha256sum',
+    "3. Its digest: printf '%s%s' <prev_digest> <record_hash> | sha256sum",
     `4. Its neighbours: ${BUNDLE_FILES.chain} has one line per position: position, record hash, digest (tab-separated).`,
-    '   The line before the event holds its prev_digest; the event\'s own line its record hash and digest;',
-    '   each next line\'s digest is printf \'%s%s\' <digest of the line before> <its record hash> | sha256sum.',
+    "   The line before the event holds its prev_digest; the event's own line its record hash and digest;",
+    "   each next line's digest is printf '%s%s' <digest of the line before> <its record hash> | sha256sum.",
     '5. Its seal: following the lines up to position seal.count reaches seal.head_digest. The seal of each',
-    '   day is also written to the service\'s logs when it is made; compare seal.head_digest with that copy.',
-    '6. A person\'s email and phone are in the records only as sha256 of their normalized form:',
+    "   day is also written to the service's logs when it is made; compare seal.head_digest with that copy.",
+    "6. A person's email and phone are in the records only as sha256 of their normalized form:",
     "   printf '%s' 'jane.doe@example.com' | sha256sum   (email: trimmed, lower case; gmail.com: no dots, no +tag)",
     "   printf '%s' '5551234567' | sha256sum             (phone: the 10 US digits)",
     '',

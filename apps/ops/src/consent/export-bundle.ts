@@ -76,12 +76,16 @@ export function sumsText(files: ReadonlyMap<string, string>): string {
 async function personOf(ledger: ConsentLedger, q: ExportQuery): Promise<{ emailSha256: string | null; phoneSha256: string | null }> {
   if (q.by === 'lead') {
     const hashes = await ledger.leadHashes(q.value);
-    if (!hashes) throw new CliError(`lead ${q.value} has no consent event in the ledger (a test lead, a submit without a consent decision, or no such lead)`);
+    if (!hashes)
+      throw new CliError(
+        `lead ${q.value} has no consent event in the ledger (a test lead, a submit without a consent decision, or no such lead)`,
+      );
     return hashes;
   }
   // The same normalization and hash as the duplicate rule (docs/duplicates.md).
   const hash = hashOf(q.by, q.value);
-  if (hash === undefined) throw new CliError(`--${q.by}: cannot be normalized (${q.by === 'phone' ? 'a US number of 10 digits' : 'an address with one @'})`);
+  if (hash === undefined)
+    throw new CliError(`--${q.by}: cannot be normalized (${q.by === 'phone' ? 'a US number of 10 digits' : 'an address with one @'})`);
   return q.by === 'email' ? { emailSha256: hash, phoneSha256: null } : { emailSha256: null, phoneSha256: hash };
 }
 
@@ -127,7 +131,12 @@ function eventOf(e: ConsentEvent, lines: ReadonlyMap<number, ChainLine>, seal: C
       affiliate_name: e.context.affiliateName,
       program_label: e.context.programLabel,
       contact: personal
-        ? { first_name: personal.first_name ?? null, last_name: personal.last_name ?? null, email: personal.email ?? null, phone: personal.phone ?? null }
+        ? {
+            first_name: personal.first_name ?? null,
+            last_name: personal.last_name ?? null,
+            email: personal.email ?? null,
+            phone: personal.phone ?? null,
+          }
         : null,
     },
   };

@@ -35,7 +35,10 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
   const sums = files.get(BUNDLE_FILES.sums);
   if (!sums) return fail(`${BUNDLE_FILES.sums} is missing`);
   const listed = new Set<string>();
-  for (const line of sums.toString('utf8').split('\n').filter((l) => l !== '')) {
+  for (const line of sums
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '')) {
     const m = /^([0-9a-f]{64}) {2}(.+)$/.exec(line);
     if (!m) return fail(`${BUNDLE_FILES.sums}: a line is not "<sha256>  <file>": ${JSON.stringify(line.slice(0, 80))}`);
     const body = files.get(m[2]);
@@ -43,7 +46,8 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
     if (createHash('sha256').update(body).digest('hex') !== m[1]) return fail(`${m[2]} does not match its sha256 in ${BUNDLE_FILES.sums}`);
     listed.add(m[2]);
   }
-  for (const name of files.keys()) if (name !== BUNDLE_FILES.sums && !listed.has(name)) return fail(`${name} is not listed in ${BUNDLE_FILES.sums}`);
+  for (const name of files.keys())
+    if (name !== BUNDLE_FILES.sums && !listed.has(name)) return fail(`${name} is not listed in ${BUNDLE_FILES.sums}`);
 
   let bundle: Bundle;
   try {
@@ -51,8 +55,10 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
   } catch (e) {
     return fail(`${BUNDLE_FILES.events} is not readable JSON: ${(e as Error).message}`);
   }
-  if (bundle.format !== BUNDLE_FORMAT || !Array.isArray(bundle.events)) return fail(`${BUNDLE_FILES.events} is not a ${BUNDLE_FORMAT} bundle`);
-  if (`${JSON.stringify(bundle, null, 2)}\n` !== text(files, BUNDLE_FILES.events)) return fail(`${BUNDLE_FILES.events} is not laid out as exported`);
+  if (bundle.format !== BUNDLE_FORMAT || !Array.isArray(bundle.events))
+    return fail(`${BUNDLE_FILES.events} is not a ${BUNDLE_FORMAT} bundle`);
+  if (`${JSON.stringify(bundle, null, 2)}\n` !== text(files, BUNDLE_FILES.events))
+    return fail(`${BUNDLE_FILES.events} is not laid out as exported`);
 
   const lines = parseChain(text(files, BUNDLE_FILES.chain));
   if (typeof lines === 'string') return fail(lines, bundle.events.length);
@@ -66,16 +72,28 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
     } catch {
       return fail(`record ${ev.position}: ${ev.record_file} is not JSON`, bundle.events.length);
     }
-    if (canonicalize(parsed) !== recordFileText) return fail(`record ${ev.position}: ${ev.record_file} is not in canonical form (RFC 8785)`, bundle.events.length);
-    if (canonicalize(ev.record) !== recordFileText) return fail(`record ${ev.position}: the event's record in ${BUNDLE_FILES.events} differs from ${ev.record_file}`, bundle.events.length);
-    if (ev.record.position !== ev.position) return fail(`record ${ev.position}: the record names position ${ev.record.position}`, bundle.events.length);
+    if (canonicalize(parsed) !== recordFileText)
+      return fail(`record ${ev.position}: ${ev.record_file} is not in canonical form (RFC 8785)`, bundle.events.length);
+    if (canonicalize(ev.record) !== recordFileText)
+      return fail(
+        `record ${ev.position}: the event's record in ${BUNDLE_FILES.events} differs from ${ev.record_file}`,
+        bundle.events.length,
+      );
+    if (ev.record.position !== ev.position)
+      return fail(`record ${ev.position}: the record names position ${ev.record.position}`, bundle.events.length);
     const seal = ev.seal ? { day: ev.seal.day, count: ev.seal.count, headDigest: ev.seal.head_digest, sealedAt: ev.seal.sealed_at } : null;
-    const problem = checkEventProof(recordFileText, { position: ev.position, recordHash: ev.record_hash, prevDigest: ev.prev_digest, digest: ev.digest, seal }, lines);
+    const problem = checkEventProof(
+      recordFileText,
+      { position: ev.position, recordHash: ev.record_hash, prevDigest: ev.prev_digest, digest: ev.digest, seal },
+      lines,
+    );
     if (problem) return fail(problem, bundle.events.length);
     if (!seal) unsealed.push(ev.position);
   }
-  if (renderBundleHtml(bundle) !== text(files, BUNDLE_FILES.html)) return fail(`${BUNDLE_FILES.html} is not the page of ${BUNDLE_FILES.events}`, bundle.events.length);
-  if (renderProcedure(bundle) !== text(files, BUNDLE_FILES.procedure)) return fail(`${BUNDLE_FILES.procedure} is not the procedure of this bundle`, bundle.events.length);
+  if (renderBundleHtml(bundle) !== text(files, BUNDLE_FILES.html))
+    return fail(`${BUNDLE_FILES.html} is not the page of ${BUNDLE_FILES.events}`, bundle.events.length);
+  if (renderProcedure(bundle) !== text(files, BUNDLE_FILES.procedure))
+    return fail(`${BUNDLE_FILES.procedure} is not the procedure of this bundle`, bundle.events.length);
   return { ok: true, problem: null, events: bundle.events.length, sealed: bundle.events.length - unsealed.length, unsealed };
 }
 
@@ -109,6 +127,10 @@ export function bundleLines(dir: string, c: BundleCheck): string[] {
   if (!c.ok) return [`bundle ${dir}: does NOT verify`, `  ${c.problem}`];
   return [
     `bundle ${dir}: verifies: ${c.events} consent event${c.events === 1 ? '' : 's'}, every file matches SHA256SUMS, each record's hash, digest and neighbours recomputed, ${c.sealed} linked to the seal of their day`,
-    ...(c.unsealed.length > 0 ? [`  not sealed when exported (their day was not over): positions ${c.unsealed.join(', ')}; export again after the day's seal for a sealed proof`] : []),
+    ...(c.unsealed.length > 0
+      ? [
+          `  not sealed when exported (their day was not over): positions ${c.unsealed.join(', ')}; export again after the day's seal for a sealed proof`,
+        ]
+      : []),
   ];
 }

@@ -37,7 +37,12 @@ export async function verifyChain(
   // A seal beyond the head: records sealed once are gone from the end of the chain.
   const tailBreak: ChainBreak | null =
     !windowed && sealed > summary.head
-      ? { position: summary.head + 1, leadId: null, problem: 'missing', detail: `the chain ends at position ${summary.head} but ${sealedBy(seals, sealed)} sealed ${sealed} records: records were removed from its end` }
+      ? {
+          position: summary.head + 1,
+          leadId: null,
+          problem: 'missing',
+          detail: `the chain ends at position ${summary.head} but ${sealedBy(seals, sealed)} sealed ${sealed} records: records were removed from its end`,
+        }
       : null;
   if (!range) return { ...base, range: null, trustedStart: false, checked: 0, sealsChecked: 0, break: tailBreak };
 
@@ -46,22 +51,50 @@ export async function verifyChain(
   else {
     const before = await ledger.digestAt(range.first - 1);
     if (before === null) {
-      return { ...base, range, trustedStart: true, checked: 0, sealsChecked: 0, break: { position: range.first - 1, leadId: null, problem: 'missing', detail: `no record at position ${range.first - 1}, before the window` } };
+      return {
+        ...base,
+        range,
+        trustedStart: true,
+        checked: 0,
+        sealsChecked: 0,
+        break: {
+          position: range.first - 1,
+          leadId: null,
+          problem: 'missing',
+          detail: `no record at position ${range.first - 1}, before the window`,
+        },
+      };
     }
     cursor = { position: range.first - 1, digest: before };
   }
-  const sealsByCount = new Map<number, ConsentSeal>(seals.filter((s) => s.count >= range.first && s.count <= range.last).map((s) => [s.count, s]));
+  const sealsByCount = new Map<number, ConsentSeal>(
+    seals.filter((s) => s.count >= range.first && s.count <= range.last).map((s) => [s.count, s]),
+  );
   const total = range.last - range.first + 1;
   opts.onProgress?.(0, total);
   while (cursor.position < range.last) {
     const links = await ledger.links(cursor.position, range.last, PAGE);
     if (links.length === 0) {
       const detail = `no record at position ${cursor.position + 1}: the chain stops at ${cursor.position} before ${range.last}`;
-      return { ...base, range, trustedStart: range.first > 1, checked: cursor.position - range.first + 1, sealsChecked: 0, break: { position: cursor.position + 1, leadId: null, problem: 'missing', detail } };
+      return {
+        ...base,
+        range,
+        trustedStart: range.first > 1,
+        checked: cursor.position - range.first + 1,
+        sealsChecked: 0,
+        break: { position: cursor.position + 1, leadId: null, problem: 'missing', detail },
+      };
     }
     const checked = checkLinksAndSeals(cursor, links, sealsByCount);
     if ('break' in checked) {
-      return { ...base, range, trustedStart: range.first > 1, checked: checked.break.position - range.first, sealsChecked: countBelow(sealsByCount, checked.break.position), break: checked.break };
+      return {
+        ...base,
+        range,
+        trustedStart: range.first > 1,
+        checked: checked.break.position - range.first,
+        sealsChecked: countBelow(sealsByCount, checked.break.position),
+        break: checked.break,
+      };
     }
     cursor = checked.cursor;
     opts.onProgress?.(cursor.position - range.first + 1, total);
@@ -81,17 +114,24 @@ function sealedBy(seals: readonly ConsentSeal[], count: number): string {
 /** The report as text lines. */
 export function verifyLines(r: VerifyReport): string[] {
   const lines: string[] = [];
-  if (!r.range) lines.push(r.head === 0 ? 'consent chain: empty (no consent event chained yet)' : 'consent chain: no record chained in the window');
+  if (!r.range)
+    lines.push(r.head === 0 ? 'consent chain: empty (no consent event chained yet)' : 'consent chain: no record chained in the window');
   else {
     const scope = `positions ${r.range.first}..${r.range.last}${r.trustedStart ? ` (from the digest stored at position ${r.range.first - 1})` : ' (from the first record)'}`;
-    lines.push(r.break ? `consent chain: BROKEN, ${scope}` : `consent chain: intact, ${scope}: ${r.checked} records recomputed, ${r.sealsChecked} seals matched`);
+    lines.push(
+      r.break
+        ? `consent chain: BROKEN, ${scope}`
+        : `consent chain: intact, ${scope}: ${r.checked} records recomputed, ${r.sealsChecked} seals matched`,
+    );
   }
   if (r.break) {
     lines.push(`first record that does not match: position ${r.break.position}${r.break.leadId ? `, svc_lead_id ${r.break.leadId}` : ''}`);
     lines.push(`  ${r.break.problem}: ${r.break.detail}`);
     lines.push(`  ${r.checked} records before it matched`);
   }
-  lines.push(`chain head: position ${r.head}; appended, not chained yet: ${r.unchained}${r.oldestUnchained ? ` (oldest appended ${r.oldestUnchained})` : ''}`);
+  lines.push(
+    `chain head: position ${r.head}; appended, not chained yet: ${r.unchained}${r.oldestUnchained ? ` (oldest appended ${r.oldestUnchained})` : ''}`,
+  );
   return lines;
 }
 

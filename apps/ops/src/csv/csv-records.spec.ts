@@ -2,7 +2,8 @@ import { csvRecords } from './csv-records';
 
 describe('csvRecords', () => {
   it('reads fields, quoted fields with commas, quotes and line breaks, and the line each record starts on', () => {
-    const text = '\ufeffschool_id,svc_lead_id,reason,note\r\na,b,wrong_number,\n\nc,d,not_the_person,"said ""no"", twice\nthen hung up"\ne,f,x';
+    const text =
+      '\ufeffschool_id,svc_lead_id,reason,note\r\na,b,wrong_number,\n\nc,d,not_the_person,"said ""no"", twice\nthen hung up"\ne,f,x';
     expect(csvRecords(text)).toEqual([
       { line: 1, fields: ['school_id', 'svc_lead_id', 'reason', 'note'] },
       { line: 2, fields: ['a', 'b', 'wrong_number', ''] },

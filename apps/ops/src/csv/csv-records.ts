@@ -17,14 +17,23 @@ export function csvRecords(text: string): CsvRecord[] {
   let rows: Array<{ record: string[]; info: { lines: number } }>;
   try {
     // With `info: true` each record comes as `{ record, info }`: csv-parse's types describe plain records only.
-    rows = parse(text, { bom: true, skip_empty_lines: true, relax_column_count: true, info: true, record_delimiter: ['\r\n', '\n', '\r'] }) as unknown as typeof rows;
+    rows = parse(text, {
+      bom: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      info: true,
+      record_delimiter: ['\r\n', '\n', '\r'],
+    }) as unknown as typeof rows;
   } catch (e) {
     const err = e as { code?: string; lines?: number; message?: string };
     if (err.code === 'CSV_QUOTE_NOT_CLOSED') throw new Error(`line ${quoteLine(text)}: a quoted field is not closed`);
     throw new Error(`line ${err.lines ?? '?'}: not CSV (${err.code ?? 'unreadable'})`);
   }
   // csv-parse counts the line a record ends on; a quoted field's line breaks are the only lines before it.
-  return rows.map(({ record, info }) => ({ line: info.lines - record.reduce((n, f) => n + (f.match(/\n/g)?.length ?? 0), 0), fields: record }));
+  return rows.map(({ record, info }) => ({
+    line: info.lines - record.reduce((n, f) => n + (f.match(/\n/g)?.length ?? 0), 0),
+    fields: record,
+  }));
 }
 
 /** The line of the quote left open: the first line after which the quotes seen are odd in number. */

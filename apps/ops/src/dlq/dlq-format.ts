@@ -21,13 +21,24 @@ export function summaryJson(m: DeadLetterSummary) {
 }
 
 export function depthsJson(rows: DeadLetterQueueDepth[]) {
-  return rows.map((r) => ({ queue: r.queue, consumer: r.consumer, declared: r.messages !== null, messages: r.messages, consumers: r.consumers }));
+  return rows.map((r) => ({
+    queue: r.queue,
+    consumer: r.consumer,
+    declared: r.messages !== null,
+    messages: r.messages,
+    consumers: r.consumers,
+  }));
 }
 
 export function depthsTable(rows: DeadLetterQueueDepth[]): string[] {
   return formatTable(
     [{ header: 'QUEUE' }, { header: 'CONSUMER' }, { header: 'MESSAGES', align: 'right' }, { header: 'CONSUMERS', align: 'right' }],
-    rows.map((r) => [r.queue, r.consumer, r.messages === null ? '- (not declared)' : String(r.messages), r.consumers === null ? '-' : String(r.consumers)]),
+    rows.map((r) => [
+      r.queue,
+      r.consumer,
+      r.messages === null ? '- (not declared)' : String(r.messages),
+      r.consumers === null ? '-' : String(r.consumers),
+    ]),
   );
 }
 
@@ -44,10 +55,12 @@ export function peekLines(peek: DeadLetterPeek): string[] {
 export function messagesTable(messages: DeadLetterSummary[]): string[] {
   const dash = (v: string | number | null) => (v === null ? '-' : String(v));
   return formatTable(
-    ['MESSAGE ID', 'TYPE', 'ATTEMPTS', 'FIRST FAILURE', 'ORIGINAL QUEUE', 'ORIGINAL ROUTING KEY', 'CORRELATION ID', 'REASON'].map((header) => ({
-      header,
-      align: header === 'ATTEMPTS' ? ('right' as const) : undefined,
-    })),
+    ['MESSAGE ID', 'TYPE', 'ATTEMPTS', 'FIRST FAILURE', 'ORIGINAL QUEUE', 'ORIGINAL ROUTING KEY', 'CORRELATION ID', 'REASON'].map(
+      (header) => ({
+        header,
+        align: header === 'ATTEMPTS' ? ('right' as const) : undefined,
+      }),
+    ),
     messages.map((m) => {
       const j = summaryJson(m);
       return [

@@ -80,10 +80,11 @@ export async function listApiKeys(db: Queryable, owner: KeyOwner, now: Date = ne
 }
 
 function ownerOf(input: { affiliateId?: string; schoolId?: string }): KeyOwner {
-  if (input.affiliateId !== undefined && input.schoolId !== undefined) throw new CliError('a key is an affiliate\'s or a school\'s: give --affiliate or --school, not both');
+  if (input.affiliateId !== undefined && input.schoolId !== undefined)
+    throw new CliError("a key is an affiliate's or a school's: give --affiliate or --school, not both");
   if (input.schoolId !== undefined) return { schoolId: input.schoolId };
   if (input.affiliateId !== undefined) return { affiliateId: input.affiliateId };
-  throw new CliError('name the key\'s owner: --affiliate <uuid> or --school <uuid>');
+  throw new CliError("name the key's owner: --affiliate <uuid> or --school <uuid>");
 }
 
 /** The owner, lower-cased, when it exists in the catalog. */
@@ -92,7 +93,9 @@ async function requireOwner(db: Queryable, owner: KeyOwner): Promise<KeyOwner> {
   if ('affiliateId' in owner) {
     if (!isUuid(owner.affiliateId)) throw new CliError(`--affiliate ${JSON.stringify(owner.affiliateId)}: must be a UUID`);
     if (!(await catalog.affiliate(owner.affiliateId))) {
-      throw new CliError(`unknown affiliate ${owner.affiliateId}: apply a catalog that defines it first (npm run ops -- catalog apply <file>)`);
+      throw new CliError(
+        `unknown affiliate ${owner.affiliateId}: apply a catalog that defines it first (npm run ops -- catalog apply <file>)`,
+      );
     }
     return { affiliateId: owner.affiliateId.toLowerCase() };
   }

@@ -10,7 +10,10 @@ const MAX_RATE = 1_000_000;
  * is reported. `endpoints`: those the key may call (an affiliate's the
  * contract's four, a school's `returns`).
  */
-export function parseLimitSpecs(specs: readonly string[], endpoints: readonly EndpointName[] = AFFILIATE_ENDPOINTS): Partial<Record<EndpointName, RateLimit>> {
+export function parseLimitSpecs(
+  specs: readonly string[],
+  endpoints: readonly EndpointName[] = AFFILIATE_ENDPOINTS,
+): Partial<Record<EndpointName, RateLimit>> {
   const limits: Partial<Record<EndpointName, RateLimit>> = {};
   const problems: string[] = [];
   for (const spec of specs) {

@@ -15,7 +15,7 @@ export function formatLeadExplanation(x: LeadExplanation): string[] {
     s
       ? `Lead ${x.asked.id}: ${x.asked.is === 'search' ? 'a search' : `a submit in lead group ${x.lead_group_id}`}; ${s.offers.length} offer(s) judged, ${s.shown} shown`
       : `Lead ${x.asked.id}: direct post group ${x.lead_group_id} (no search)`,
-    'Facts marked (stored) were recorded at the time; (now) are read now: the catalog, cap usage, the group\'s sales, the dedupe index.',
+    "Facts marked (stored) were recorded at the time; (now) are read now: the catalog, cap usage, the group's sales, the dedupe index.",
     '',
     'Lead (contact data masked)',
     ...leadLines(x.lead),
@@ -42,9 +42,15 @@ function offerLines(o: OfferExplanation): string[] {
   const out = [`  ${named(o.offer)}${o.source ? `, ${o.source}` : ''}: ${head}`];
   if (o.rule) out.push(field('rule', o.rule));
   if (o.facts.length > 0) out.push(field('facts', factLine(o.facts)));
-  if (!o.agrees) out.push(field('note', 'the rules asked again on the facts now come to another outcome (the stored decision is what happened)'));
+  if (!o.agrees)
+    out.push(field('note', 'the rules asked again on the facts now come to another outcome (the stored decision is what happened)'));
   for (const p of o.programs) {
-    out.push(field('program', `${p.value} (${p.label}): ${p.eligible === null ? 'not judged (the offer\'s own rules failed first)' : p.eligible ? 'eligible' : p.rule}`));
+    out.push(
+      field(
+        'program',
+        `${p.value} (${p.label}): ${p.eligible === null ? "not judged (the offer's own rules failed first)" : p.eligible ? 'eligible' : p.rule}`,
+      ),
+    );
     if (p.facts.length > 0) out.push(field('', factLine(p.facts), '      '));
   }
   return out;
@@ -54,8 +60,14 @@ function submitLines(sub: SubmitExplanation, asked: boolean): string[] {
   const d = sub.decision;
   return [
     `  Submit ${sub.id}${asked ? '  <- the id asked for' : ''}`,
-    field('offer', `${named(sub.offer)}${sub.program_id ? `, program ${sub.program_id}` : ''}; ${sub.kind.replace('_', ' ')} received ${sub.created_at}`),
-    field('decision', `${d.code ?? 'PENDING'} (${d.status})${d.reason ? `: ${d.reason}` : ''}${d.field ? ` [field ${d.field}]` : ''}${d.decided_by ? `, decided by ${d.decided_by} at ${d.decided_at}` : ''}`),
+    field(
+      'offer',
+      `${named(sub.offer)}${sub.program_id ? `, program ${sub.program_id}` : ''}; ${sub.kind.replace('_', ' ')} received ${sub.created_at}`,
+    ),
+    field(
+      'decision',
+      `${d.code ?? 'PENDING'} (${d.status})${d.reason ? `: ${d.reason}` : ''}${d.field ? ` [field ${d.field}]` : ''}${d.decided_by ? `, decided by ${d.decided_by} at ${d.decided_at}` : ''}`,
+    ),
     ...(sub.rule ? [field('rule', sub.rule)] : []),
     ...(sub.facts.length > 0 ? [field('facts', factLine(sub.facts))] : []),
   ];

@@ -3,7 +3,18 @@ import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
 import type { Lead } from '@lr/domain';
 import { mediumDataSource, mediumRedis } from '../../../../test/support/medium';
-import { answerOf, capSlot, orchestrator, OfferSpec, person, searchRequest, searchRow, soldToPerson, useCap, world } from '../../../../test/support/medium-orch-search';
+import {
+  answerOf,
+  capSlot,
+  orchestrator,
+  OfferSpec,
+  person,
+  searchRequest,
+  searchRow,
+  soldToPerson,
+  useCap,
+  world,
+} from '../../../../test/support/medium-orch-search';
 import { explainLead } from './lead-explain';
 
 /**
@@ -46,7 +57,12 @@ describe('lead explain agrees with the search (property)', () => {
     dayCap: fc.option(fc.record({ limit: fc.integer({ min: 0, max: 2 }), used: fc.integer({ min: 0, max: 2 }) })),
     soldDaysAgo: fc.option(fc.constantFrom(2, 40)),
   });
-  const lead = fc.record({ state: fc.constantFrom(...STATES), birthYear: fc.constantFrom(1960, 1990, 2004), level: fc.constantFrom(...LEVELS), isTest: fc.constantFrom(false, false, false, true) });
+  const lead = fc.record({
+    state: fc.constantFrom(...STATES),
+    birthYear: fc.constantFrom(1960, 1990, 2004),
+    level: fc.constantFrom(...LEVELS),
+    isTest: fc.constantFrom(false, false, false, true),
+  });
 
   it('explain’s verdict for every offer is what the search showed and stored', async () => {
     await fc.assert(
@@ -61,13 +77,26 @@ describe('lead explain agrees with the search (property)', () => {
             status: o.status,
             offerType: o.offerType,
             eligibility: o.eligibility,
-            ...(o.partner ? {} : { programs: o.programs.map((p, j) => ({ value: `p${j}`, label: `Program ${j}`, eligibility: p.education_levels ? { education_levels: p.education_levels } : {} })) }),
+            ...(o.partner
+              ? {}
+              : {
+                  programs: o.programs.map((p, j) => ({
+                    value: `p${j}`,
+                    label: `Program ${j}`,
+                    eligibility: p.education_levels ? { education_levels: p.education_levels } : {},
+                  })),
+                }),
             ...(o.dayCap ? { caps: [{ period: 'day', limit: o.dayCap.limit }] } : {}),
           };
         });
         const w = await world(ds, specs);
         const base = person();
-        const who: Lead = { ...base, personal: { ...base.personal, date_of_birth: `${l.birthYear}-04-12` }, address: { ...base.address, state: l.state }, education: { education_level: l.level } };
+        const who: Lead = {
+          ...base,
+          personal: { ...base.personal, date_of_birth: `${l.birthYear}-04-12` },
+          address: { ...base.address, state: l.state },
+          education: { education_level: l.level },
+        };
         const now = new Date();
         for (const [i, o] of offers.entries()) {
           const key = `o${i}`;
@@ -82,7 +111,10 @@ describe('lead explain agrees with the search (property)', () => {
         const shownInAnswer = new Set(answer.offers.map((r) => r.offer.id));
         expect(explained.search!.offers.map((o) => o.offer.id).sort()).toEqual(Object.values(w.ids.offers).sort());
         for (const o of explained.search!.offers) {
-          const actual = { shown: shownInAnswer.has(o.offer.id), reason: stored[o.offer.id].shown ? null : (stored[o.offer.id].reason ?? null) };
+          const actual = {
+            shown: shownInAnswer.has(o.offer.id),
+            reason: stored[o.offer.id].shown ? null : (stored[o.offer.id].reason ?? null),
+          };
           expect([o.offer.id, { shown: o.verdict.shown, reason: o.verdict.reason }]).toEqual([o.offer.id, actual]);
           expect([o.offer.id, o.agrees]).toEqual([o.offer.id, true]);
         }

@@ -17,7 +17,16 @@ import {
   submitDecisionOf,
   testMode,
 } from '@lr/domain';
-import { ExplainFacts, ExplainFactsQuery, ExplainPartnerCallRow, ExplainSaleRow, ExplainSearchRow, ExplainSubmitRow, LeadExplainRepository, LeadExplainRows } from '@lr/persistence';
+import {
+  ExplainFacts,
+  ExplainFactsQuery,
+  ExplainPartnerCallRow,
+  ExplainSaleRow,
+  ExplainSearchRow,
+  ExplainSubmitRow,
+  LeadExplainRepository,
+  LeadExplainRows,
+} from '@lr/persistence';
 import { DataSource } from 'typeorm';
 import { contactScrubber, maskLead, MaskedLead, scrubStrings } from '../leads/contact-mask';
 import { Fact, OfferName, partnerWords, programWords, refusalWords, RuleWords, schoolShownWords } from './rule-words';
@@ -75,7 +84,14 @@ export interface SubmitExplanation {
   offer: { id: string; name: string };
   program_id: string | null;
   created_at: string;
-  decision: { status: string; code: string | null; reason: string | null; field: string | null; decided_by: string | null; decided_at: string | null };
+  decision: {
+    status: string;
+    code: string | null;
+    reason: string | null;
+    field: string | null;
+    decided_by: string | null;
+    decided_at: string | null;
+  };
   /** The service's rules asked again (eligibility, sale state, duplicate, caps); null when the decision is not theirs to give. */
   verdict: { code: string; reason: string } | null;
   agrees: boolean | null;
@@ -117,7 +133,12 @@ function factPlan(rows: LeadExplainRows): { query: ExplainFactsQuery; personOf: 
     const times = [s.created_at, ...rows.partnerCalls.flatMap((c) => (c.answered_at ? [c.answered_at] : []))].map((t) => new Date(t));
     for (const o of offers) for (const t of times) slots.push(...capsAt(o.caps, t).map((c) => c.slot));
     personOf.set('search', persons.length);
-    persons.push({ keys: s.person_keys ?? testMode(s.is_test).personKeys(s.lead), offerIds: offers.map((o) => o.offerId), before: times, optOutKeys: leadOptOutKeys(s.lead) });
+    persons.push({
+      keys: s.person_keys ?? testMode(s.is_test).personKeys(s.lead),
+      offerIds: offers.map((o) => o.offerId),
+      before: times,
+      optOutKeys: leadOptOutKeys(s.lead),
+    });
   }
   for (const sub of rows.submits) {
     const offer = rows.offers.get(sub.campaign_id)?.find((o) => o.offerId === sub.offer_id);
@@ -125,7 +146,12 @@ function factPlan(rows: LeadExplainRows): { query: ExplainFactsQuery; personOf: 
     const at = new Date(sub.created_at);
     slots.push(...capsAt(offer.caps, at).map((c) => c.slot));
     personOf.set(sub.id, persons.length);
-    persons.push({ keys: testMode(sub.is_test).personKeys(sub.lead), offerIds: [offer.offerId], before: [at], optOutKeys: leadOptOutKeys(sub.lead) });
+    persons.push({
+      keys: testMode(sub.is_test).personKeys(sub.lead),
+      offerIds: [offer.offerId],
+      before: [at],
+      optOutKeys: leadOptOutKeys(sub.lead),
+    });
   }
   return { query: { slots, persons }, personOf };
 }
@@ -166,7 +192,9 @@ function explainSearch(s: ExplainSearchRow, ctx: Context): SearchExplanation {
   const startFacts = ctx.saleFactsAt(at, 'search');
   // The search's first step, asked again: eligibility, then the sale facts (StartSearch.judge), then what it shows.
   const eligible = offers.map((o) => eligibilityVerdict(o, lead, at, o.source === 'own' ? { kind: 'catalog' } : { kind: 'partner' }));
-  const verdicts: OfferVerdict[] = offers.map((o, i) => (eligible[i].qualifies ? saleVerdict(o, startFacts, mode, at) ?? eligible[i] : eligible[i]));
+  const verdicts: OfferVerdict[] = offers.map((o, i) =>
+    eligible[i].qualifies ? (saleVerdict(o, startFacts, mode, at) ?? eligible[i]) : eligible[i],
+  );
   const outcome = searchOutcome(offers, verdicts, mode.ranking, ownRankKeys);
   const rankOf = new Map(rows.results.map((r) => [r.offer_id, r]));
   const callOf = (offerId: string) => rows.partnerCalls.find((c) => c.offer_ids.includes(offerId));
@@ -187,7 +215,15 @@ function explainSearch(s: ExplainSearchRow, ctx: Context): SearchExplanation {
     } else {
       ({ verdict, words } = partnerOutcome(offer, stored, callOf(offer.offerId), ctx, s));
     }
-    return { offer: { id: offer.offerId, name: offer.name }, source: offer.source, stored, verdict, agrees: same(stored, verdict), ...ruleAndFacts(words, stored, verdict), programs };
+    return {
+      offer: { id: offer.offerId, name: offer.name },
+      source: offer.source,
+      stored,
+      verdict,
+      agrees: same(stored, verdict),
+      ...ruleAndFacts(words, stored, verdict),
+      programs,
+    };
   });
 
   // Offers the search decided on that are no longer on the campaign.
@@ -242,9 +278,16 @@ function wordsOf(v: Refused, offer: CampaignOffer | undefined, at: Date, ctx: Co
  * (the sale facts as of the answer). Whether a result that passed was shown
  * or its school already was is the stored merge's.
  */
-function partnerOutcome(offer: CampaignOffer, stored: OfferExplanation['stored'], call: ExplainPartnerCallRow | undefined, ctx: Context, s: ExplainSearchRow): { verdict: Outcome; words: RuleWords | null } {
+function partnerOutcome(
+  offer: CampaignOffer,
+  stored: OfferExplanation['stored'],
+  call: ExplainPartnerCallRow | undefined,
+  ctx: Context,
+  s: ExplainSearchRow,
+): { verdict: Outcome; words: RuleWords | null } {
   const brought = stored.shown || stored.reason === 'school_already_shown' || SALE_REFUSALS.has(stored.reason as OfferRefusal);
-  if (!call || !call.answered_at || call.status === 'pending') return { verdict: { shown: false, reason: 'partner_asked', detail: null }, words: partnerWords('partner_asked', call, offer) };
+  if (!call || !call.answered_at || call.status === 'pending')
+    return { verdict: { shown: false, reason: 'partner_asked', detail: null }, words: partnerWords('partner_asked', call, offer) };
   if (call.status !== 'answered') {
     const reason = `partner_${call.status}`;
     return { verdict: { shown: false, reason, detail: call.detail }, words: partnerWords(reason, call, offer) };
@@ -257,18 +300,31 @@ function partnerOutcome(offer: CampaignOffer, stored: OfferExplanation['stored']
   const refused = saleVerdict(offer, ctx.saleFactsAt(answeredAt, 'search'), testMode(s.is_test), answeredAt);
   if (refused) return { verdict: refusedOutcome(refused), words: wordsOf(refused, offer, answeredAt, ctx) };
   if (stored.reason === 'school_already_shown') {
-    return { verdict: { shown: false, reason: 'school_already_shown', detail: null }, words: { rule: 'a live search shows each school once: a result of its school was already shown', facts: [] } };
+    return {
+      verdict: { shown: false, reason: 'school_already_shown', detail: null },
+      words: { rule: 'a live search shows each school once: a result of its school was already shown', facts: [] },
+    };
   }
   return { verdict: { shown: true, reason: null, detail: null }, words: null };
 }
 
 function programsOf(offer: CampaignOffer, verdict: OfferVerdict): OfferExplanation['programs'] {
   if (offer.source !== 'own') return [];
-  const checks: ProgramCheck[] | undefined = verdict.qualifies ? verdict.programChecks : verdict.facts?.kind === 'programs' ? verdict.facts.programs : undefined;
+  const checks: ProgramCheck[] | undefined = verdict.qualifies
+    ? verdict.programChecks
+    : verdict.facts?.kind === 'programs'
+      ? verdict.facts.programs
+      : undefined;
   return offer.programs.map((p) => {
     const check = checks?.find((c) => c.value === p.value);
     const words = check ? programWords(check) : null;
-    return { value: p.value, label: p.label, eligible: check ? check.check.eligible : null, rule: words?.rule ?? null, facts: words?.facts ?? [] };
+    return {
+      value: p.value,
+      label: p.label,
+      eligible: check ? check.check.eligible : null,
+      rule: words?.rule ?? null,
+      facts: words?.facts ?? [],
+    };
   });
 }
 
@@ -334,12 +390,25 @@ function explainSubmit(sub: ExplainSubmitRow, ctx: Context): SubmitExplanation {
   }
   const at = new Date(sub.created_at);
   const offer = ctx.rows.offers.get(sub.campaign_id)?.find((o) => o.offerId === sub.offer_id);
-  if (!offer) return { ...base, verdict: null, agrees: null, rule: `${sub.code}: ${sub.reason} (the offer is not on the campaign now: the rules cannot be asked again)`, facts: [stored] };
+  if (!offer)
+    return {
+      ...base,
+      verdict: null,
+      agrees: null,
+      rule: `${sub.code}: ${sub.reason} (the offer is not on the campaign now: the rules cannot be asked again)`,
+      facts: [stored],
+    };
   const programs = offer.source === 'own' ? ({ kind: 'chosen', programId: sub.program_id } as const) : ({ kind: 'partner' } as const);
   const eligible = eligibilityVerdict(offer, sub.lead as Lead, at, programs);
   const refused = !eligible.qualifies ? eligible : saleVerdict(offer, ctx.saleFactsAt(at, sub.id), testMode(sub.is_test), at);
   if (!refused) {
-    return { ...base, verdict: null, agrees: false, rule: `at the time: ${sub.code} (${sub.reason}); asked again on the facts now the checks pass`, facts: [stored] };
+    return {
+      ...base,
+      verdict: null,
+      agrees: false,
+      rule: `at the time: ${sub.code} (${sub.reason}); asked again on the facts now the checks pass`,
+      facts: [stored],
+    };
   }
   const d = submitDecisionOf(refused);
   const words = wordsOf(refused, offer, at, ctx);
@@ -348,7 +417,9 @@ function explainSubmit(sub: ExplainSubmitRow, ctx: Context): SubmitExplanation {
     ...base,
     verdict: { code: d.code, reason: d.reason },
     agrees,
-    rule: agrees ? words.rule : `at the time: ${sub.code} (${sub.reason}); asked again on the facts now: ${d.code} (${d.reason}), ${words.rule}`,
+    rule: agrees
+      ? words.rule
+      : `at the time: ${sub.code} (${sub.reason}); asked again on the facts now: ${d.code} (${d.reason}), ${words.rule}`,
     facts: [stored, ...words.facts],
   };
 }

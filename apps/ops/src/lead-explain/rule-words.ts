@@ -123,7 +123,10 @@ export function refusalWords(facts: RefusalFacts, offer: CampaignOffer | undefin
       return { rule, facts: saleFacts };
     }
     case 'opted_out':
-      return { rule: 'the person opted out: their email or phone is suppressed (optout status shows the request)', facts: [{ name: 'suppressed', value: true, source: 'now' }] };
+      return {
+        rule: 'the person opted out: their email or phone is suppressed (optout status shows the request)',
+        facts: [{ name: 'suppressed', value: true, source: 'now' }],
+      };
     case 'duplicate': {
       const days = Math.floor((at.getTime() - facts.soldAt.getTime()) / DAY_MS);
       return {

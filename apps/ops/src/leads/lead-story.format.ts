@@ -3,7 +3,8 @@ import type { MaskedLead } from './contact-mask';
 import type { LeadStory, Named, SubmitPart } from './lead-story';
 
 const LABEL_WIDTH = 22;
-const field = (label: string, value: string, indent = '  ', width = LABEL_WIDTH) => `${indent}${`${label} `.padEnd(width)}${value}`.trimEnd();
+const field = (label: string, value: string, indent = '  ', width = LABEL_WIDTH) =>
+  `${indent}${`${label} `.padEnd(width)}${value}`.trimEnd();
 const named = (n: Named) => (n.name ? `${n.name} (${n.id})` : n.id);
 const yesNo = (b: boolean | null) => (b === null ? '-' : b ? 'yes' : 'no');
 const orDash = (v: string | number | null | undefined) => (v === null || v === undefined || v === '' ? '-' : String(v));
@@ -36,7 +37,12 @@ export function formatLeadStory(story: LeadStory): string[] {
       field('test', yesNo(s.is_test)),
       field('consumer ip', `${s.consumer_ip} (${s.ip_source})`),
       field('tracking', pairs(s.tracking)),
-      field('tcpa consent', s.tcpa_consent === null ? 'not sent with the search' : `${yesNo(s.tcpa_consent)} (as sent with the search; each submit's own is below)`),
+      field(
+        'tcpa consent',
+        s.tcpa_consent === null
+          ? 'not sent with the search'
+          : `${yesNo(s.tcpa_consent)} (as sent with the search; each submit's own is below)`,
+      ),
       field('form cert url', orDash(s.form_cert_url)),
       field('universal lead id', orDash(s.universal_lead_cert)),
       field('first submitted', orDash(s.submitted_at)),
@@ -52,10 +58,24 @@ export function formatLeadStory(story: LeadStory): string[] {
     if (story.results.length > 0) {
       out.push(
         ...formatTable(
-          [{ header: 'RANK', align: 'right' }, { header: 'RESULT' }, { header: 'OFFER' }, { header: 'SCHOOL' }, { header: 'SOURCE' },
-            { header: 'TYPE' }, { header: 'PAYOUT', align: 'right' }, { header: 'PROGRAMS (payout shown)' }, { header: 'SHOWN AT' }],
+          [
+            { header: 'RANK', align: 'right' },
+            { header: 'RESULT' },
+            { header: 'OFFER' },
+            { header: 'SCHOOL' },
+            { header: 'SOURCE' },
+            { header: 'TYPE' },
+            { header: 'PAYOUT', align: 'right' },
+            { header: 'PROGRAMS (payout shown)' },
+            { header: 'SHOWN AT' },
+          ],
           story.results.map((r) => [
-            orDash(r.rank), r.id, named(r.offer), orDash(r.school), r.partner ? `partner ${r.partner}` : r.offer.source, r.offer.offer_type,
+            orDash(r.rank),
+            r.id,
+            named(r.offer),
+            orDash(r.school),
+            r.partner ? `partner ${r.partner}` : r.offer.source,
+            r.offer.offer_type,
             r.payout === null ? '-' : r.payout.toFixed(2),
             r.programs.map((p) => `${p.value}${p.payout === null ? '' : ` ${p.payout.toFixed(2)}`}`).join(', ') || '-',
             r.shown_at,
@@ -68,8 +88,12 @@ export function formatLeadStory(story: LeadStory): string[] {
     out.push(
       ...formatTable(
         [{ header: 'OFFER' }, { header: 'SHOWN' }, { header: 'REASON' }, { header: 'DETAIL' }],
-        story.offer_checks.map((c) => [named(c.offer), yesNo(c.shown), c.shown ? `result ${c.result_id}` : orDash(c.reason),
-          [c.detail, c.partner ? `partner ${c.partner}` : null].filter(Boolean).join('; ') || '-']),
+        story.offer_checks.map((c) => [
+          named(c.offer),
+          yesNo(c.shown),
+          c.shown ? `result ${c.result_id}` : orDash(c.reason),
+          [c.detail, c.partner ? `partner ${c.partner}` : null].filter(Boolean).join('; ') || '-',
+        ]),
         '  ',
       ),
     );
@@ -77,9 +101,24 @@ export function formatLeadStory(story: LeadStory): string[] {
       out.push('', 'Partner networks asked');
       out.push(
         ...formatTable(
-          [{ header: 'PARTNER' }, { header: 'STATUS' }, { header: 'REQUESTED' }, { header: 'ANSWERED' }, { header: 'LATENCY MS', align: 'right' },
-            { header: 'RESULTS', align: 'right' }, { header: 'DETAIL' }],
-          story.partner_calls.map((c) => [named(c.partner), c.status, c.requested_at, orDash(c.answered_at), orDash(c.latency_ms), orDash(c.result_count), orDash(c.detail)]),
+          [
+            { header: 'PARTNER' },
+            { header: 'STATUS' },
+            { header: 'REQUESTED' },
+            { header: 'ANSWERED' },
+            { header: 'LATENCY MS', align: 'right' },
+            { header: 'RESULTS', align: 'right' },
+            { header: 'DETAIL' },
+          ],
+          story.partner_calls.map((c) => [
+            named(c.partner),
+            c.status,
+            c.requested_at,
+            orDash(c.answered_at),
+            orDash(c.latency_ms),
+            orDash(c.result_count),
+            orDash(c.detail),
+          ]),
           '  ',
         ),
       );
@@ -120,26 +159,41 @@ function formatSubmit(sub: SubmitPart, asked: boolean): string[] {
       : f('consent', 'none stored (tcpa_consent was not sent)'),
   );
   if (c) {
-    out.push(f('  statement', orDash(c.tcpa_text)), f('  form cert url', orDash(c.form_cert_url)), f('  universal lead id', orDash(c.universal_lead_cert)));
+    out.push(
+      f('  statement', orDash(c.tcpa_text)),
+      f('  form cert url', orDash(c.form_cert_url)),
+      f('  universal lead id', orDash(c.universal_lead_cert)),
+    );
   }
   const sale = sub.sale;
   out.push(
     sale
-      ? f('sale', `${sale.status}, ${sale.offer_type}, payout ${money(sale.payout)}, price ${money(sale.price)}; reserved ${sale.created_at}, last change ${sale.updated_at}`)
+      ? f(
+          'sale',
+          `${sale.status}, ${sale.offer_type}, payout ${money(sale.payout)}, price ${money(sale.price)}; reserved ${sale.created_at}, last change ${sale.updated_at}`,
+        )
       : f('sale', 'none (no reservation: refused by the checks, held as a test lead, or still pending)'),
   );
   if (sale) {
     if (sale.cap_slots.length === 0) out.push(f('cap slots', 'none (no cap on this offer)'));
     for (const slot of sale.cap_slots) {
       const now = slot.limit === null ? 'cap since removed' : `${orDash(slot.used_now)} of ${slot.limit} used now`;
-      out.push(f('cap slot', `${slot.scope} ${slot.period} from ${slot.period_start} (${now})${sale.status === 'released' ? ', given back' : ''}`));
+      out.push(
+        f('cap slot', `${slot.scope} ${slot.period} from ${slot.period_start} (${now})${sale.status === 'released' ? ', given back' : ''}`),
+      );
     }
   }
   const x = sub.return;
   if (x) {
-    const slots = x.cap_slots_freed.length === 0 ? 'no cap slot given back' : `${x.cap_slots_freed.length} cap slot${x.cap_slots_freed.length === 1 ? '' : 's'} given back`;
+    const slots =
+      x.cap_slots_freed.length === 0
+        ? 'no cap slot given back'
+        : `${x.cap_slots_freed.length} cap slot${x.cap_slots_freed.length === 1 ? '' : 's'} given back`;
     out.push(
-      f('returned', `${x.returned_at} by the school (${x.source}), reason ${x.reason}; payout reversed ${money(x.payout_reversal)}, price reversed ${money(x.price_reversal)}; ${slots}`),
+      f(
+        'returned',
+        `${x.returned_at} by the school (${x.source}), reason ${x.reason}; payout reversed ${money(x.payout_reversal)}, price reversed ${money(x.price_reversal)}; ${slots}`,
+      ),
     );
     if (x.note) out.push(f('  note', x.note));
   } else if (sale?.status === 'accepted') {
@@ -152,10 +206,26 @@ function formatSubmit(sub: SubmitPart, asked: boolean): string[] {
     out.push(f('delivery', ''));
     out.push(
       ...formatTable(
-        [{ header: '#', align: 'right' }, { header: 'STARTED' }, { header: 'FINISHED' }, { header: 'DURATION MS', align: 'right' },
-          { header: 'OUTCOME' }, { header: 'HTTP', align: 'right' }, { header: 'LATENCY MS', align: 'right' }, { header: 'DETAIL' }],
-        sub.delivery_attempts.map((a) => [String(a.attempt), a.started_at, orDash(a.finished_at), orDash(a.duration_ms),
-          a.outcome ?? 'unfinished', orDash(a.http_status), orDash(a.latency_ms), orDash(a.detail)]),
+        [
+          { header: '#', align: 'right' },
+          { header: 'STARTED' },
+          { header: 'FINISHED' },
+          { header: 'DURATION MS', align: 'right' },
+          { header: 'OUTCOME' },
+          { header: 'HTTP', align: 'right' },
+          { header: 'LATENCY MS', align: 'right' },
+          { header: 'DETAIL' },
+        ],
+        sub.delivery_attempts.map((a) => [
+          String(a.attempt),
+          a.started_at,
+          orDash(a.finished_at),
+          orDash(a.duration_ms),
+          a.outcome ?? 'unfinished',
+          orDash(a.http_status),
+          orDash(a.latency_ms),
+          orDash(a.detail),
+        ]),
         '      ',
       ),
     );

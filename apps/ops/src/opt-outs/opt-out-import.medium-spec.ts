@@ -59,12 +59,18 @@ describe('optout import (medium)', () => {
     expect(JSON.stringify(report)).not.toContain(c.personal!.email);
     expect(progress.at(-1)).toEqual([6, 6]);
     // Suppressed as the searches and submits see it: the sale facts.
-    const suppressed = async (keys: ReturnType<typeof optOutKeysOf>) => (await new SaleLedger(ds).saleFacts({ groupId: null, slots: [], keys: [], offerIds: [], optOutKeys: keys })).suppressed;
+    const suppressed = async (keys: ReturnType<typeof optOutKeysOf>) =>
+      (await new SaleLedger(ds).saleFacts({ groupId: null, slots: [], keys: [], offerIds: [], optOutKeys: keys })).suppressed;
     expect(await suppressed(optOutKeysOf({ email: a.personal!.email }))).toBe(true);
     expect(await suppressed(optOutKeysOf({ phone: `+1${b.personal!.phone}` }))).toBe(true);
     expect(await suppressed(optOutKeysOf({ email: c.personal!.email }))).toBe(false);
     const [request] = await optOutRequestsOf(ds, optOutKeysOf({ email: a.personal!.email })[0].hash);
-    expect(request).toEqual({ received_at: new Date('2026-11-20T10:00:00Z'), due_at: new Date('2026-12-04T10:00:00Z'), reference: 'letter, 42', source: 'operator' });
+    expect(request).toEqual({
+      received_at: new Date('2026-11-20T10:00:00Z'),
+      due_at: new Date('2026-12-04T10:00:00Z'),
+      reference: 'letter, 42',
+      source: 'operator',
+    });
 
     const again = await importOptOuts(path, optOuts, new Date('2026-11-26T12:00:00Z'), () => undefined, 'import-test');
     expect(again.filter((l) => l.outcome === 'recorded')).toEqual([
@@ -74,9 +80,13 @@ describe('optout import (medium)', () => {
   });
 
   it('refuses a file whose header names a column it does not read, or whose quote is never closed, naming the line', async () => {
-    await expect(importOptOuts(await file('typo.csv', 'emial,phone\nx@example.com,\n'), new OptOuts(ds), new Date(), () => undefined, 'import-test')).rejects.toThrow(
+    await expect(
+      importOptOuts(await file('typo.csv', 'emial,phone\nx@example.com,\n'), new OptOuts(ds), new Date(), () => undefined, 'import-test'),
+    ).rejects.toThrow(
       new ImportFileError('line 1: unknown column "emial"; columns: email, phone, hashed_email, hashed_phone, received_at, reference'),
     );
-    await expect(importOptOuts(await file('open.csv', 'email\n"x@example.com\n'), new OptOuts(ds), new Date(), () => undefined, 'import-test')).rejects.toThrow('line 2: a quoted field is not closed');
+    await expect(
+      importOptOuts(await file('open.csv', 'email\n"x@example.com\n'), new OptOuts(ds), new Date(), () => undefined, 'import-test'),
+    ).rejects.toThrow('line 2: a quoted field is not closed');
   });
 });

@@ -23,7 +23,13 @@ export interface ImportLine {
  * stored on its own (a bad line is reported and the others go on), with the
  * line's `received_at` (default now) starting its notices' deadline.
  */
-export async function importOptOuts(file: string, optOuts: OptOuts, now: Date, onProgress: (done: number, total: number) => void, relay: string): Promise<ImportLine[]> {
+export async function importOptOuts(
+  file: string,
+  optOuts: OptOuts,
+  now: Date,
+  onProgress: (done: number, total: number) => void,
+  relay: string,
+): Promise<ImportLine[]> {
   let records: CsvRecord[];
   try {
     records = csvRecords(await readFile(file, 'utf8'));
@@ -36,8 +42,10 @@ export async function importOptOuts(file: string, optOuts: OptOuts, now: Date, o
   const columns = checkedHeader(header.fields);
   const report: ImportLine[] = [];
   for (const [i, r] of lines.entries()) {
-    if (r.fields.length !== columns.length) report.push({ line: r.line, outcome: 'error', error: `${r.fields.length} fields where the header has ${columns.length}` });
-    else report.push(await importLine(Object.fromEntries(columns.map((c, k) => [c, r.fields[k].trim()])), r.line, file, optOuts, now, relay));
+    if (r.fields.length !== columns.length)
+      report.push({ line: r.line, outcome: 'error', error: `${r.fields.length} fields where the header has ${columns.length}` });
+    else
+      report.push(await importLine(Object.fromEntries(columns.map((c, k) => [c, r.fields[k].trim()])), r.line, file, optOuts, now, relay));
     onProgress(i + 1, lines.length);
   }
   return report;
@@ -46,15 +54,28 @@ export async function importOptOuts(file: string, optOuts: OptOuts, now: Date, o
 function checkedHeader(header: string[]): string[] {
   const names = header.map((h) => h.trim());
   const unknown = names.filter((h) => !(IMPORT_COLUMNS as readonly string[]).includes(h));
-  if (unknown.length > 0) throw new ImportFileError(`line 1: unknown column ${unknown.map((u) => JSON.stringify(u.slice(0, 40))).join(', ')}; columns: ${IMPORT_COLUMNS.join(', ')}`);
+  if (unknown.length > 0)
+    throw new ImportFileError(
+      `line 1: unknown column ${unknown.map((u) => JSON.stringify(u.slice(0, 40))).join(', ')}; columns: ${IMPORT_COLUMNS.join(', ')}`,
+    );
   return names;
 }
 
 export class ImportFileError extends Error {}
 
-async function importLine(r: Record<string, string>, line: number, file: string, optOuts: OptOuts, now: Date, relay: string): Promise<ImportLine> {
+async function importLine(
+  r: Record<string, string>,
+  line: number,
+  file: string,
+  optOuts: OptOuts,
+  now: Date,
+  relay: string,
+): Promise<ImportLine> {
   const v = (k: string) => (r[k] === undefined || r[k] === '' ? undefined : r[k]);
-  const keys = optOutKeysOfArguments({ email: v('email'), phone: v('phone'), hashedEmail: v('hashed_email'), hashedPhone: v('hashed_phone') }, COLUMN_NAMES);
+  const keys = optOutKeysOfArguments(
+    { email: v('email'), phone: v('phone'), hashedEmail: v('hashed_email'), hashedPhone: v('hashed_phone') },
+    COLUMN_NAMES,
+  );
   if ('error' in keys) return { line, outcome: 'error', error: keys.error };
   let receivedAt = now;
   const at = v('received_at');
@@ -65,9 +86,20 @@ async function importLine(r: Record<string, string>, line: number, file: string,
     receivedAt = parsed.at;
   }
   const reference = v('reference');
-  if (reference !== undefined && reference.length > 200) return { line, outcome: 'error', error: 'reference is longer than 200 characters' };
+  if (reference !== undefined && reference.length > 200)
+    return { line, outcome: 'error', error: 'reference is longer than 200 characters' };
   const recorded = await optOuts.record(
-    optOutRecord({ id: randomUUID(), receivedAt, source: 'operator', affiliateId: null, apiKeyId: null, reference: reference ?? null, keys: keys.keys, actor: `import:${file}:${line}`, relay }),
+    optOutRecord({
+      id: randomUUID(),
+      receivedAt,
+      source: 'operator',
+      affiliateId: null,
+      apiKeyId: null,
+      reference: reference ?? null,
+      keys: keys.keys,
+      actor: `import:${file}:${line}`,
+      relay,
+    }),
   );
   return { line, outcome: 'recorded', suppressed: recorded.suppressed, notices: recorded.notices };
 }

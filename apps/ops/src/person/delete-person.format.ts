@@ -10,7 +10,13 @@ export function deletionJson(r: DeletionReport): unknown {
   return {
     dry_run: r.dryRun,
     keys: r.keyTypes,
-    request: { id: r.request.id, received_at: r.request.receivedAt, recorded_now: r.request.recordedNow, suppressed: r.request.suppressed, notices: r.request.notices },
+    request: {
+      id: r.request.id,
+      received_at: r.request.receivedAt,
+      recorded_now: r.request.recordedNow,
+      suppressed: r.request.suppressed,
+      notices: r.request.notices,
+    },
     erased: {
       searches: { count: r.searches.erased, live: r.searches.live, test: r.searches.test, ids: r.searches.ids },
       partner_call_details: r.searches.partnerCallsMasked,
@@ -42,18 +48,29 @@ export function deletionLines(r: DeletionReport): string[] {
     ['revocation receipts', formatCount(r.leads.receiptsMasked), 'contact values masked'],
     ['return notes', formatCount(r.leads.returnNotesMasked), "the school's words, contact values masked"],
     ['consent evidence IPs', formatCount(ev.ipErased), "test leads' (not chained)"],
-    ['redis keys', r.redisKeys === null ? '-' : formatCount(r.redisKeys), r.redisKeys === null ? 'Redis not reached' : "the searches' states"],
+    [
+      'redis keys',
+      r.redisKeys === null ? '-' : formatCount(r.redisKeys),
+      r.redisKeys === null ? 'Redis not reached' : "the searches' states",
+    ],
   ];
-  lines.push(`${r.dryRun ? 'Would erase' : 'Erased'} (rows changed):`, ...formatTable([{ header: 'PLACE' }, { header: 'COUNT', align: 'right' }, { header: 'NOTE' }], rows, '  '));
+  lines.push(
+    `${r.dryRun ? 'Would erase' : 'Erased'} (rows changed):`,
+    ...formatTable([{ header: 'PLACE' }, { header: 'COUNT', align: 'right' }, { header: 'NOTE' }], rows, '  '),
+  );
   if (r.searches.ids.length > 0) lines.push(`searches ${would}erased: ${r.searches.ids.join(', ')}`);
   if (r.leads.ids.length > 0) lines.push(`leads ${would}erased: ${r.leads.ids.join(', ')}`);
   lines.push('');
   if (ev.kept > 0) {
-    lines.push(`Kept under a legal obligation: the consent evidence of ${formatCount(ev.kept)} lead${ev.kept === 1 ? '' : 's'}, whole (the consent record: ${ev.keptFields.join(', ')}).`);
+    lines.push(
+      `Kept under a legal obligation: the consent evidence of ${formatCount(ev.kept)} lead${ev.kept === 1 ? '' : 's'}, whole (the consent record: ${ev.keptFields.join(', ')}).`,
+    );
   }
-  if (nothingErased(r)) lines.push(`Nothing new to erase: no record of the person holds contact data${r.redisKeys === null ? ' in PostgreSQL' : ''}.`);
+  if (nothingErased(r))
+    lines.push(`Nothing new to erase: no record of the person holds contact data${r.redisKeys === null ? ' in PostgreSQL' : ''}.`);
   lines.push(`Kept: ${KEPT} (docs/deletion.md).`);
-  if (r.redisError) lines.push(`Redis could not be reached (${r.redisError}): the search states hold no contact data and expire within 24 h.`);
+  if (r.redisError)
+    lines.push(`Redis could not be reached (${r.redisError}): the search states hold no contact data and expire within 24 h.`);
   lines.push(
     `Searched ${formatCount(r.scanned.searchPartitions)} search partitions (${formatCount(r.scanned.searches)} candidate searches) and ${formatCount(r.scanned.leads)} candidate leads in ${(r.tookMs / 1000).toFixed(1)} s.`,
   );
@@ -68,5 +85,14 @@ function requestLine(r: DeletionReport): string {
 }
 
 function nothingErased(r: DeletionReport): boolean {
-  return r.searches.erased + r.leads.erased + r.searches.partnerCallsMasked + r.leads.deliveryAttemptsMasked + r.leads.receiptsMasked + r.leads.returnNotesMasked + (r.redisKeys ?? 0) === 0;
+  return (
+    r.searches.erased +
+      r.leads.erased +
+      r.searches.partnerCallsMasked +
+      r.leads.deliveryAttemptsMasked +
+      r.leads.receiptsMasked +
+      r.leads.returnNotesMasked +
+      (r.redisKeys ?? 0) ===
+    0
+  );
 }

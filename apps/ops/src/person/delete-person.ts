@@ -91,7 +91,10 @@ export async function deletePerson(deps: DeletePersonDeps, req: DeletePersonRequ
   let redisKeys: number | null = null;
   let redisError: string | null = null;
   try {
-    redisKeys = await deps.states.forget(found.map((f) => f.id), req.dryRun);
+    redisKeys = await deps.states.forget(
+      found.map((f) => f.id),
+      req.dryRun,
+    );
   } catch (e) {
     redisError = (e as Error).message;
   }
@@ -104,7 +107,12 @@ export async function deletePerson(deps: DeletePersonDeps, req: DeletePersonRequ
   };
   const searches: DeletionReport['searches'] = { erased: 0, live: 0, test: 0, ids: [], partnerCallsMasked: 0 };
   for (const f of found) {
-    const done = await deps.erasure.eraseSearch(f.id, f.day, (s) => (holdsPerson(s.lead, keys) ? erasedSearch(s, valuesWith(s.lead), req.now) : null), req.dryRun);
+    const done = await deps.erasure.eraseSearch(
+      f.id,
+      f.day,
+      (s) => (holdsPerson(s.lead, keys) ? erasedSearch(s, valuesWith(s.lead), req.now) : null),
+      req.dryRun,
+    );
     if (!done) continue;
     searches.erased++;
     searches.test += Number(done.record.isTest);
@@ -113,7 +121,12 @@ export async function deletePerson(deps: DeletePersonDeps, req: DeletePersonRequ
     searches.partnerCallsMasked += done.erased.partnerCalls.length;
   }
 
-  const leadIds = new Set(await deps.erasure.leadCandidates(keys, found.map((f) => f.id)));
+  const leadIds = new Set(
+    await deps.erasure.leadCandidates(
+      keys,
+      found.map((f) => f.id),
+    ),
+  );
   let leadsScanned = leadIds.size;
   let after: string | null = null;
   do {
@@ -172,9 +185,25 @@ async function recordRequest(deps: DeletePersonDeps, req: DeletePersonRequest): 
   const earlier = await deps.erasure.deletionRequest(req.keys);
   if (earlier) return { id: earlier.id, receivedAt: earlier.receivedAt.toISOString(), recordedNow: false, suppressed: 0, notices: 0 };
   if (req.dryRun) return { id: null, receivedAt: null, recordedNow: false, suppressed: 0, notices: 0 };
-  const record = optOutRecord({ id: randomUUID(), receivedAt: req.now, source: 'deletion', affiliateId: null, apiKeyId: null, reference: req.reference, keys: req.keys, actor: 'operator', relay: req.relay });
+  const record = optOutRecord({
+    id: randomUUID(),
+    receivedAt: req.now,
+    source: 'deletion',
+    affiliateId: null,
+    apiKeyId: null,
+    reference: req.reference,
+    keys: req.keys,
+    actor: 'operator',
+    relay: req.relay,
+  });
   const recorded = await deps.optOuts.record(record);
-  return { id: record.id, receivedAt: req.now.toISOString(), recordedNow: true, suppressed: recorded.suppressed, notices: recorded.notices };
+  return {
+    id: record.id,
+    receivedAt: req.now.toISOString(),
+    recordedNow: true,
+    suppressed: recorded.suppressed,
+    notices: recorded.notices,
+  };
 }
 
 /** A search partition's day as its rows carry it (`kept` and `legacy` have days of their own). */

@@ -45,7 +45,10 @@ export function erasedLead(l: LeadContact, values: ContactValues): { erased: Era
   const rule = l.consent && consentEvidenceErasure(testMode(l.isTest), l.ipSource);
   const consent =
     l.consent && rule && (rule.eraseIp || rule.maskButtonLabel)
-      ? { ip: rule.eraseIp ? ERASED_IP : l.consent.ip, buttonLabel: l.consent.buttonLabel === null ? null : maskContactText(l.consent.buttonLabel, values) }
+      ? {
+          ip: rule.eraseIp ? ERASED_IP : l.consent.ip,
+          buttonLabel: l.consent.buttonLabel === null ? null : maskContactText(l.consent.buttonLabel, values),
+        }
       : null;
   const receipt = l.receipt === null ? undefined : maskContactJson(l.receipt, values);
   const returnNote = l.returnNote === null ? undefined : maskContactText(l.returnNote, values);

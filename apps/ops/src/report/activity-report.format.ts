@@ -27,6 +27,9 @@ export function formatActivityReport(report: ActivityReport): string[] {
   ];
   const rows = report.groups.map((g) => [g.name ?? '(unknown)', g.id, ...cells(g)]);
   const lines = formatTable(columns, [...rows, ['TOTAL', '', ...cells(report.totals)]]);
-  const notes = report.by === 'offer' ? ['', 'SEARCHES per offer: searches that considered the offer (it was on the campaign searched); TOTAL counts each search once.'] : [];
+  const notes =
+    report.by === 'offer'
+      ? ['', 'SEARCHES per offer: searches that considered the offer (it was on the campaign searched); TOTAL counts each search once.']
+      : [];
   return [header, '', ...lines, ...notes];
 }

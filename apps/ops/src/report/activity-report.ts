@@ -12,8 +12,16 @@ export type ReportDimension = (typeof REPORT_DIMENSIONS)[number];
  * counted, after these.
  */
 export const SUBMIT_CODES = [
-  'ACCEPTED', 'PENDING', 'TEST_LEAD_HELD',
-  'OFFER_UNAVAILABLE', 'REQUIRED_FIELD_MISSING', 'INVALID_FIELD', 'CONSENT_REQUIRED', 'NOT_ELIGIBLE', 'DUPLICATE', 'CAP_REACHED',
+  'ACCEPTED',
+  'PENDING',
+  'TEST_LEAD_HELD',
+  'OFFER_UNAVAILABLE',
+  'REQUIRED_FIELD_MISSING',
+  'INVALID_FIELD',
+  'CONSENT_REQUIRED',
+  'NOT_ELIGIBLE',
+  'DUPLICATE',
+  'CAP_REACHED',
   'BUYER_REJECTED',
 ] as const satisfies readonly ApiCode[];
 

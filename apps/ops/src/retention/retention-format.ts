@@ -60,16 +60,31 @@ export function retentionLines(report: RetentionReport): string[] {
   lines.push('');
   for (const d of report.days) {
     if (!d.kept) continue;
-    const moved = d.kept.calls === null ? '' : ` (with ${formatCount(d.kept.calls)} partner calls, ${formatCount(d.kept.templates ?? 0)} templates)`;
-    lines.push(`${d.day}: ${formatCount(d.kept.searches)} search${d.kept.searches === 1 ? '' : 'es'} a lead names ${would ? 'would move' : 'moved'} to the kept partition${moved}`);
+    const moved =
+      d.kept.calls === null ? '' : ` (with ${formatCount(d.kept.calls)} partner calls, ${formatCount(d.kept.templates ?? 0)} templates)`;
+    lines.push(
+      `${d.day}: ${formatCount(d.kept.searches)} search${d.kept.searches === 1 ? '' : 'es'} a lead names ${would ? 'would move' : 'moved'} to the kept partition${moved}`,
+    );
   }
   lines.push('');
   const rows = report.days.flatMap((d) =>
-    d.partitions.map((p, n) => [n === 0 ? d.day : '', p.name, formatCount(p.rows), formatBytes(p.bytes), p.ms === null ? '-' : `${p.ms} ms`]),
+    d.partitions.map((p, n) => [
+      n === 0 ? d.day : '',
+      p.name,
+      formatCount(p.rows),
+      formatBytes(p.bytes),
+      p.ms === null ? '-' : `${p.ms} ms`,
+    ]),
   );
   lines.push(
     ...formatTable(
-      [{ header: 'DAY' }, { header: 'PARTITION' }, { header: 'ROWS', align: 'right' }, { header: 'SIZE', align: 'right' }, { header: 'TOOK', align: 'right' }],
+      [
+        { header: 'DAY' },
+        { header: 'PARTITION' },
+        { header: 'ROWS', align: 'right' },
+        { header: 'SIZE', align: 'right' },
+        { header: 'TOOK', align: 'right' },
+      ],
       rows,
     ),
   );
@@ -85,7 +100,8 @@ export function retentionLines(report: RetentionReport): string[] {
 
 function aheadLine(report: RetentionReport): string {
   const missing = report.ahead.missingDays;
-  if (missing.length === 0) return `Partitions ahead: every day from ${addDays(report.today, -1)} to ${addDays(report.today, PARTITION_DAYS_AHEAD)} has its partitions.`;
+  if (missing.length === 0)
+    return `Partitions ahead: every day from ${addDays(report.today, -1)} to ${addDays(report.today, PARTITION_DAYS_AHEAD)} has its partitions.`;
   const days = missing.length === 1 ? missing[0] : `${missing[0]} .. ${missing[missing.length - 1]} (${missing.length} days)`;
   return report.dryRun
     ? `Partitions ahead: missing for ${days}; a run creates them.`

@@ -18,11 +18,16 @@ export function retentionProgress(io: CliIo): RetentionProgress {
   if (!stream?.isTTY) {
     return {
       step: ({ index, total, partition: p, dryRun }) =>
-        io.err(`retention ${index}/${total}: ${dryRun ? 'would drop' : 'dropped'} ${p.name} (${formatCount(p.rows)} rows, ${formatBytes(p.bytes)})${p.ms === null ? '' : ` in ${p.ms} ms`}`),
+        io.err(
+          `retention ${index}/${total}: ${dryRun ? 'would drop' : 'dropped'} ${p.name} (${formatCount(p.rows)} rows, ${formatBytes(p.bytes)})${p.ms === null ? '' : ` in ${p.ms} ms`}`,
+        ),
       stop: () => undefined,
     };
   }
-  const bar = new SingleBar({ stream, format: 'retention [{bar}] {value}/{total} partitions, last {partition}', hideCursor: true }, Presets.shades_classic);
+  const bar = new SingleBar(
+    { stream, format: 'retention [{bar}] {value}/{total} partitions, last {partition}', hideCursor: true },
+    Presets.shades_classic,
+  );
   let started = false;
   return {
     step({ index, total, partition }) {

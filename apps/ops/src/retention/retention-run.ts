@@ -1,5 +1,14 @@
 import { ExpiredDay, expiredPartitions, RetainedFamily, retentionCutoff, RetentionSettings } from '@lr/domain';
-import { addDays, dayOf, LEGACY_DAY, LEGACY_END, PARTITION_DAYS_AHEAD, PartitionedTable, PartitionInfo, PartitionStore } from '@lr/persistence';
+import {
+  addDays,
+  dayOf,
+  LEGACY_DAY,
+  LEGACY_END,
+  PARTITION_DAYS_AHEAD,
+  PartitionedTable,
+  PartitionInfo,
+  PartitionStore,
+} from '@lr/persistence';
 
 /** One partition the run dropped (or would drop): its rows, counted exactly just before, its size and how long the drop took. */
 export interface DroppedPartition {
@@ -95,12 +104,21 @@ export async function runRetention(
       at = `${expired.family} ${expired.day}`;
       const dayReport: RetentionDayReport = { family: expired.family, day: expired.day, kept: null, partitions: [] };
       report.days.push(dayReport);
-      if (expired.family === 'searches') dayReport.kept = opts.dryRun ? { searches: await store.submittedCount(from, to), calls: null, templates: null } : await store.keepSubmitted(from, to);
+      if (expired.family === 'searches')
+        dayReport.kept = opts.dryRun
+          ? { searches: await store.submittedCount(from, to), calls: null, templates: null }
+          : await store.keepSubmitted(from, to);
       const tables = expired.partitions.map((p) => byName.get(p.name)!.table);
       const rows = await store.rowsOf(from, to, tables);
       for (const p of expired.partitions) {
         const info = byName.get(p.name)!;
-        const partition: DroppedPartition = { table: info.table, name: info.name, rows: rows[info.table] ?? 0, bytes: info.bytes, ms: null };
+        const partition: DroppedPartition = {
+          table: info.table,
+          name: info.name,
+          rows: rows[info.table] ?? 0,
+          bytes: info.bytes,
+          ms: null,
+        };
         at = partition.name;
         index++;
         if (!opts.dryRun) {

@@ -13,12 +13,19 @@ describe('returns import (medium)', () => {
 
   beforeAll(async () => {
     ds = await mediumDataSource(4);
-    world = await returnsWorld(ds, [{ payout: 12, price: 40, returns: { window_days: 7, reasons: ['wrong_number', 'not_the_person'] } }, { price: 20 }]);
+    world = await returnsWorld(ds, [
+      { payout: 12, price: 40, returns: { window_days: 7, reasons: ['wrong_number', 'not_the_person'] } },
+      { price: 20 },
+    ]);
   });
   afterAll(() => ds?.destroy());
 
-  it('reports every line: returned, refused with the answer\'s code, invalid with what is wrong; a second import is all already returned', async () => {
-    const [a, b, other] = [await soldLead(world, world.offerIds[0]), await soldLead(world, world.offerIds[0]), await soldLead(world, world.offerIds[1])];
+  it("reports every line: returned, refused with the answer's code, invalid with what is wrong; a second import is all already returned", async () => {
+    const [a, b, other] = [
+      await soldLead(world, world.offerIds[0]),
+      await soldLead(world, world.offerIds[0]),
+      await soldLead(world, world.offerIds[1]),
+    ];
     const school = world.schoolIds[0];
     const file = [
       'svc_lead_id,school_id,reason,note',
@@ -42,9 +49,18 @@ describe('returns import (medium)', () => {
       [7, 'invalid', null, 'expected 4 fields, got 2'],
     ]);
     expect(report.totals).toEqual({ returned: 1, already_returned: 0, refused: 3, invalid: 2 });
-    expect(heard).toEqual([[1, 6], [2, 6], [3, 6], [4, 6], [5, 6], [6, 6]]);
+    expect(heard).toEqual([
+      [1, 6],
+      [2, 6],
+      [3, 6],
+      [4, 6],
+      [5, 6],
+      [6, 6],
+    ]);
     expect(importedLineText(report.lines[0])).toBe(`line 2: returned ${a} (wrong_number) at ${report.lines[0].returned_at}`);
-    expect(importedLineText(report.lines[1])).toBe(`line 3: refused ${b}: INVALID_FIELD reason must be one of the offer's return reasons: wrong_number, not_the_person`);
+    expect(importedLineText(report.lines[1])).toBe(
+      `line 3: refused ${b}: INVALID_FIELD reason must be one of the offer's return reasons: wrong_number, not_the_person`,
+    );
     const [row] = await leadReturnsOf(ds, a);
     expect(row).toEqual({ source: 'import', note: 'said "wrong number", twice', api_key_id: null, payout_reversal: '-12.00' });
 
@@ -57,6 +73,8 @@ describe('returns import (medium)', () => {
     await expect(importReturns(new LeadReturns(ds), 'lead,school,reason\nx,y,z', () => undefined)).rejects.toThrow(
       'line 1 must name the columns school_id, svc_lead_id, reason[, note]; missing: school_id, svc_lead_id; unknown: lead, school',
     );
-    await expect(importReturns(new LeadReturns(ds), 'school_id,svc_lead_id,reason\n"x', () => undefined)).rejects.toThrow('line 2: a quoted field is not closed');
+    await expect(importReturns(new LeadReturns(ds), 'school_id,svc_lead_id,reason\n"x', () => undefined)).rejects.toThrow(
+      'line 2: a quoted field is not closed',
+    );
   });
 });

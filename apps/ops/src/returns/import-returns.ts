@@ -36,7 +36,11 @@ export interface ImportReport {
  * `already_returned`, so importing the same file again changes nothing.
  * `onLine` hears each line as it is done (the report and the progress).
  */
-export async function importReturns(returns: LeadReturns, text: string, onLine: (l: ImportedLine, done: number, total: number) => void): Promise<ImportReport> {
+export async function importReturns(
+  returns: LeadReturns,
+  text: string,
+  onLine: (l: ImportedLine, done: number, total: number) => void,
+): Promise<ImportReport> {
   let records;
   try {
     records = csvRecords(text);

@@ -21,7 +21,14 @@ describe('account statement (medium)', () => {
     ds = await mediumDataSource(4);
     world = await returnsWorld(ds, [{ payout: 0.1, price: 0.35, returns: { window_days: 7, reasons: ['wrong_number'] } }]);
     // 10,000 leads received on 2026-10-01, one a second, each with a payout of 0.10.
-    await seedAcceptedLeads(ds, { campaignId: world.campaignId, offerId: world.offerIds[0], count: 10_000, payout: '0.10', from: day.from, stepMs: 1000 });
+    await seedAcceptedLeads(ds, {
+      campaignId: world.campaignId,
+      offerId: world.offerIds[0],
+      count: 10_000,
+      payout: '0.10',
+      from: day.from,
+      stepMs: 1000,
+    });
   });
   afterAll(() => ds?.destroy());
 
@@ -36,8 +43,12 @@ describe('account statement (medium)', () => {
     const json = JSON.parse(text);
     expect(json.accepted).toHaveLength(10_000);
     expect(json.accepted[0]).toEqual({
-      svc_lead_id: expect.any(String), offer_id: world.offerIds[0], campaign_id: world.campaignId,
-      received_at: '2026-10-01T00:00:00.000Z', accepted_at: '2026-10-01T00:00:01.000Z', amount: '0.10',
+      svc_lead_id: expect.any(String),
+      offer_id: world.offerIds[0],
+      campaign_id: world.campaignId,
+      received_at: '2026-10-01T00:00:00.000Z',
+      accepted_at: '2026-10-01T00:00:01.000Z',
+      amount: '0.10',
     });
     expect(json.totals).toEqual({ accepted: 10_000, gross: '1000.00', returns: 0, returned: '0.00', net: '1000.00' });
     const report = await activityReport(ds, { ...day, by: 'affiliate', includeTest: false, affiliateId: world.affiliateId });
@@ -54,7 +65,13 @@ describe('account statement (medium)', () => {
     const affiliate = JSON.parse((await statement({ affiliateId: world.affiliateId }, from, to)).text);
     expect(affiliate.totals).toEqual({ accepted: 2, gross: '0.20', returns: 1, returned: '-0.10', net: '0.10' });
     expect(affiliate.returns).toEqual([
-      expect.objectContaining({ svc_lead_id: sold[0], offer_id: world.offerIds[0], campaign_id: world.campaignId, reason: 'wrong_number', amount: '-0.10' }),
+      expect.objectContaining({
+        svc_lead_id: sold[0],
+        offer_id: world.offerIds[0],
+        campaign_id: world.campaignId,
+        reason: 'wrong_number',
+        amount: '-0.10',
+      }),
     ]);
     const report = await activityReport(ds, { from, to, by: 'affiliate', includeTest: false, affiliateId: world.affiliateId });
     expect([report.totals.accepted, report.totals.payouts.toFixed(2)]).toEqual([2, '0.20']);
@@ -67,7 +84,9 @@ describe('account statement (medium)', () => {
     const csv = (await statement({ affiliateId: world.affiliateId }, from, to, 'csv')).text.split('\n');
     expect(csv[0]).toBe('entry,svc_lead_id,offer_id,campaign_id,received_at,at,reason,amount,count');
     expect(csv.filter((l) => l.startsWith('accepted,'))).toHaveLength(2);
-    expect(csv.filter((l) => l.startsWith('return,'))).toEqual([expect.stringMatching(new RegExp(`^return,${sold[0]},.*,wrong_number,-0\\.10,$`))]);
+    expect(csv.filter((l) => l.startsWith('return,'))).toEqual([
+      expect.stringMatching(new RegExp(`^return,${sold[0]},.*,wrong_number,-0\\.10,$`)),
+    ]);
     expect(csv.slice(-3)).toEqual(['gross,,,,,,,0.20,2', 'returns,,,,,,,-0.10,1', 'net,,,,,,,0.10,']);
   });
 
@@ -75,11 +94,19 @@ describe('account statement (medium)', () => {
     const from = new Date('2020-01-01T00:00:00Z');
     const to = new Date('2020-01-02T00:00:00Z');
     expect(JSON.parse((await statement({ schoolId: world.schoolIds[0] }, from, to)).text)).toEqual({
-      party: { school_id: world.schoolIds[0] }, amount: 'price', from: from.toISOString(), to: to.toISOString(), accepted: [], returns: [],
+      party: { school_id: world.schoolIds[0] },
+      amount: 'price',
+      from: from.toISOString(),
+      to: to.toISOString(),
+      accepted: [],
+      returns: [],
       totals: { accepted: 0, gross: '0.00', returns: 0, returned: '0.00', net: '0.00' },
     });
     expect((await statement({ schoolId: world.schoolIds[0] }, from, to, 'csv')).text.split('\n')).toEqual([
-      'entry,svc_lead_id,offer_id,received_at,at,reason,amount,count', 'gross,,,,,,0.00,0', 'returns,,,,,,0.00,0', 'net,,,,,,0.00,',
+      'entry,svc_lead_id,offer_id,received_at,at,reason,amount,count',
+      'gross,,,,,,0.00,0',
+      'returns,,,,,,0.00,0',
+      'net,,,,,,0.00,',
     ]);
   });
 });

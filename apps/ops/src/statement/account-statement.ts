@@ -10,7 +10,12 @@ import { STATEMENT_WRITERS, StatementFormat } from './statement-writers';
  * one snapshot). The totals are added up here in exact cents (libs/domain
  * statement totals): gross, returns, net.
  */
-export async function writeStatement(ds: DataSource, w: StatementWindow, format: StatementFormat, out: (lines: string) => void): Promise<StatementTotals> {
+export async function writeStatement(
+  ds: DataSource,
+  w: StatementWindow,
+  format: StatementFormat,
+  out: (lines: string) => void,
+): Promise<StatementTotals> {
   const writer = STATEMENT_WRITERS[format](w, out);
   let totals = NO_TOTALS;
   writer.start();

@@ -38,12 +38,46 @@ const csvLine = (fields: Array<string | number | null>) => fields.map(csvField).
  */
 export function csvStatement(w: StatementWindow, out: (lines: string) => void): StatementWriter {
   const campaign = showsCampaign(w);
-  const row = (entry: string, id: string | null, offer: string | null, camp: string | null, received: string | null, at: string | null, reason: string | null, amount: string | null, count: number | null) =>
-    csvLine([entry, id, offer, ...(campaign ? [camp] : []), received, at, reason, amount, count]);
+  const row = (
+    entry: string,
+    id: string | null,
+    offer: string | null,
+    camp: string | null,
+    received: string | null,
+    at: string | null,
+    reason: string | null,
+    amount: string | null,
+    count: number | null,
+  ) => csvLine([entry, id, offer, ...(campaign ? [camp] : []), received, at, reason, amount, count]);
   return {
-    start: () => out(csvLine(['entry', 'svc_lead_id', 'offer_id', ...(campaign ? ['campaign_id'] : []), 'received_at', 'at', 'reason', 'amount', 'count'])),
-    accepted: (lines) => out(lines.map((l) => row('accepted', l.leadId, l.offerId, l.campaignId, iso(l.receivedAt), iso(l.acceptedAt), null, money(l.amount), null)).join('\n')),
-    returns: (lines) => out(lines.map((l) => row('return', l.leadId, l.offerId, l.campaignId, iso(l.receivedAt), iso(l.returnedAt), l.reason, money(l.amount), null)).join('\n')),
+    start: () =>
+      out(
+        csvLine([
+          'entry',
+          'svc_lead_id',
+          'offer_id',
+          ...(campaign ? ['campaign_id'] : []),
+          'received_at',
+          'at',
+          'reason',
+          'amount',
+          'count',
+        ]),
+      ),
+    accepted: (lines) =>
+      out(
+        lines
+          .map((l) => row('accepted', l.leadId, l.offerId, l.campaignId, iso(l.receivedAt), iso(l.acceptedAt), null, money(l.amount), null))
+          .join('\n'),
+      ),
+    returns: (lines) =>
+      out(
+        lines
+          .map((l) =>
+            row('return', l.leadId, l.offerId, l.campaignId, iso(l.receivedAt), iso(l.returnedAt), l.reason, money(l.amount), null),
+          )
+          .join('\n'),
+      ),
     end: (t) =>
       out(
         [
@@ -87,7 +121,10 @@ export function jsonStatement(w: StatementWindow, out: (lines: string) => void):
     empty = false;
   };
   return {
-    start: () => out(`{"party":${JSON.stringify(party)},"amount":"${campaign ? 'payout' : 'price'}","from":"${iso(w.from)}","to":"${iso(w.to)}","accepted":[`),
+    start: () =>
+      out(
+        `{"party":${JSON.stringify(party)},"amount":"${campaign ? 'payout' : 'price'}","from":"${iso(w.from)}","to":"${iso(w.to)}","accepted":[`,
+      ),
     accepted: (lines) => elements(lines.map((l) => element(l, { accepted_at: iso(l.acceptedAt) }))),
     returns: (lines) => {
       enter('returns');
@@ -95,7 +132,9 @@ export function jsonStatement(w: StatementWindow, out: (lines: string) => void):
     },
     end: (t) => {
       enter('returns');
-      out(`],"totals":${JSON.stringify({ accepted: t.accepted, gross: money(t.gross), returns: t.returns, returned: money(t.returned), net: money(t.net) })}}`);
+      out(
+        `],"totals":${JSON.stringify({ accepted: t.accepted, gross: money(t.gross), returns: t.returns, returned: money(t.returned), net: money(t.net) })}}`,
+      );
     },
   };
 }

@@ -9,9 +9,18 @@ export function storageJson(r: StorageReport): unknown {
     searches: r.searches,
     search_bytes: r.searchBytes,
     bytes_per_search: r.bytesPerSearch,
-    tables: r.tables.map((t) => ({ table: t.table, partitioned: t.partitioned, partitions: t.partitions, rows_estimate: t.rows, bytes: t.bytes })),
+    tables: r.tables.map((t) => ({
+      table: t.table,
+      partitioned: t.partitioned,
+      partitions: t.partitions,
+      rows_estimate: t.rows,
+      bytes: t.bytes,
+    })),
     partitions: Object.fromEntries(
-      Object.entries(r.partitions).map(([table, list]) => [table, list.map((p) => ({ name: p.name, day: p.day, rows_estimate: p.rows, bytes: p.bytes }))]),
+      Object.entries(r.partitions).map(([table, list]) => [
+        table,
+        list.map((p) => ({ name: p.name, day: p.day, rows_estimate: p.rows, bytes: p.bytes })),
+      ]),
     ),
   };
 }
@@ -24,7 +33,12 @@ export function storageLines(r: StorageReport): string[] {
     `Searches stored: ${formatCount(r.searches)}; searches, result templates and partner calls take ${formatBytes(r.searchBytes)}: ${perSearch}`,
     '',
     ...formatTable(
-      [{ header: 'TABLE' }, { header: 'ROWS', align: 'right' }, { header: 'SIZE', align: 'right' }, { header: 'PARTITIONS', align: 'right' }],
+      [
+        { header: 'TABLE' },
+        { header: 'ROWS', align: 'right' },
+        { header: 'SIZE', align: 'right' },
+        { header: 'PARTITIONS', align: 'right' },
+      ],
       r.tables.map((t) => [t.table, formatCount(t.rows), formatBytes(t.bytes), t.partitioned ? String(t.partitions) : '']),
     ),
   ];

@@ -21,7 +21,10 @@ export interface StorageReport {
 export async function storageReport(store: PartitionStore): Promise<StorageReport> {
   const tables = await store.tables();
   const listed = await store.partitions();
-  const partitions = Object.fromEntries(PARTITIONED_TABLES.map((t) => [t, listed.filter((p) => p.table === t)])) as Record<PartitionedTable, PartitionInfo[]>;
+  const partitions = Object.fromEntries(PARTITIONED_TABLES.map((t) => [t, listed.filter((p) => p.table === t)])) as Record<
+    PartitionedTable,
+    PartitionInfo[]
+  >;
   const searches = await store.searchCount();
   const searchBytes = tables.filter((t) => (SEARCH_TABLES as readonly string[]).includes(t.table)).reduce((n, t) => n + t.bytes, 0);
   return {

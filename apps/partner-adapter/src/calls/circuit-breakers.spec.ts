@@ -7,7 +7,13 @@ import { DEFAULT_BREAKER_SETTINGS, PartnerCircuitBreakers } from './circuit-brea
 Logger.overrideLogger(false);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let n = 0;
-const newPartner = (): PartnerRef => ({ id: `p-${++n}`, name: `Partner ${n}`, adapter: 'sandbox', baseUrl: 'http://x.test', timeoutMs: 1000 });
+const newPartner = (): PartnerRef => ({
+  id: `p-${++n}`,
+  name: `Partner ${n}`,
+  adapter: 'sandbox',
+  baseUrl: 'http://x.test',
+  timeoutMs: 1000,
+});
 
 async function gaugeOf(partner: PartnerRef): Promise<number | undefined> {
   const metric = await metricsRegistry.getSingleMetric('partner_circuit_open')?.get();
@@ -26,7 +32,12 @@ describe('PartnerCircuitBreakers', () => {
   afterEach(() => breakers.onModuleDestroy());
 
   it('uses the settings of the design by default', () => {
-    expect(DEFAULT_BREAKER_SETTINGS).toEqual({ errorThresholdPercentage: 50, volumeThreshold: 5, rollingCountTimeout: 10_000, resetTimeout: 5_000 });
+    expect(DEFAULT_BREAKER_SETTINGS).toEqual({
+      errorThresholdPercentage: 50,
+      volumeThreshold: 5,
+      rollingCountTimeout: 10_000,
+      resetTimeout: 5_000,
+    });
   });
 
   it('stays closed below the volume threshold, then opens when more than half the calls failed', async () => {

@@ -29,11 +29,14 @@ export async function withDeadline<T>(deadlineMs: number, call: (signal: AbortSi
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new PartnerTimeoutError(deadlineMs);
-      controller.abort(error);
-      reject(error);
-    }, Math.max(0, deadlineMs));
+    timer = setTimeout(
+      () => {
+        const error = new PartnerTimeoutError(deadlineMs);
+        controller.abort(error);
+        reject(error);
+      },
+      Math.max(0, deadlineMs),
+    );
   });
   try {
     return await Promise.race([call(controller.signal), expired]);

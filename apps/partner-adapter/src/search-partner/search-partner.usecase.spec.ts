@@ -121,7 +121,13 @@ describe('SearchPartner', () => {
 
     it("answers the partner's results and passes it what the request asked", async () => {
       const msg = request();
-      await expect(answer(msg)).resolves.toEqual({ searchId: msg.searchId, partnerId: msg.partner.id, outcome: 'answered', latencyMs: expect.any(Number), results: [RESULT] });
+      await expect(answer(msg)).resolves.toEqual({
+        searchId: msg.searchId,
+        partnerId: msg.partner.id,
+        outcome: 'answered',
+        latencyMs: expect.any(Number),
+        results: [RESULT],
+      });
       const [partner, req, signal] = search.mock.calls[0];
       expect(partner).toBe(msg.partner);
       expect(req).toEqual({ searchId: msg.searchId, offers: msg.offers, lead: msg.lead, tracking: msg.tracking, isTest: false });
@@ -147,12 +153,19 @@ describe('SearchPartner', () => {
 
     it('answers error with a detail for an adapter name it does not know', async () => {
       const answered = await answer(request({ adapter: 'carrier-pigeon' }));
-      expect(answered).toMatchObject({ outcome: 'error', results: [], detail: 'PARTNER_ADAPTER_UNKNOWN: no partner adapter named "carrier-pigeon"' });
+      expect(answered).toMatchObject({
+        outcome: 'error',
+        results: [],
+        detail: 'PARTNER_ADAPTER_UNKNOWN: no partner adapter named "carrier-pigeon"',
+      });
     });
 
     it.each([
       [new PartnerHttpError(500, '{"error":"Internal Server Error"}'), 'PARTNER_HTTP_ERROR: HTTP 500: {"error":"Internal Server Error"}'],
-      [new PartnerProtocolError('the search answer has no results array'), 'PARTNER_PROTOCOL_ERROR: the search answer has no results array'],
+      [
+        new PartnerProtocolError('the search answer has no results array'),
+        'PARTNER_PROTOCOL_ERROR: the search answer has no results array',
+      ],
       [new TypeError('x is undefined'), 'unexpected: x is undefined'],
     ])('answers error with a detail when the call fails: %s', async (error, detail) => {
       search.mockRejectedValue(error);
@@ -184,7 +197,11 @@ describe('SearchPartner', () => {
       expect(calls?.values).toContainEqual({ labels: { partner: msg.partner.name, operation: 'search', outcome: 'answered' }, value: 1 });
       const duration = await metricsRegistry.getSingleMetric('partner_search_duration_seconds')?.get();
       expect(duration?.values).toContainEqual(
-        expect.objectContaining({ labels: { partner: msg.partner.name, outcome: 'answered' }, metricName: 'partner_search_duration_seconds_count', value: 1 }),
+        expect.objectContaining({
+          labels: { partner: msg.partner.name, outcome: 'answered' },
+          metricName: 'partner_search_duration_seconds_count',
+          value: 1,
+        }),
       );
     });
   });
@@ -244,7 +261,11 @@ describe('SearchPartner', () => {
       expect(publish).toHaveBeenCalledTimes(1);
       expect(publish).toHaveBeenCalledWith(
         MESSAGE_TYPES.PartnerSearchAnswered,
-        { searchId: msg.searchId, campaignId: 'campaign-1', answers: [{ partnerId: a.id, outcome: 'answered', latencyMs: expect.any(Number), results: [RESULT] }] },
+        {
+          searchId: msg.searchId,
+          campaignId: 'campaign-1',
+          answers: [{ partnerId: a.id, outcome: 'answered', latencyMs: expect.any(Number), results: [RESULT] }],
+        },
         { messageId: `partner-answer:${msg.searchId}:${a.id}`, correlationId: 'corr-1' },
       );
     });
@@ -264,7 +285,10 @@ describe('SearchPartner', () => {
         payload: {
           searchId: msg.searchId,
           campaignId: 'campaign-1',
-          answers: [expect.objectContaining({ partnerId: b.id, outcome: 'answered' }), expect.objectContaining({ partnerId: a.id, outcome: 'answered' })],
+          answers: [
+            expect.objectContaining({ partnerId: b.id, outcome: 'answered' }),
+            expect.objectContaining({ partnerId: a.id, outcome: 'answered' }),
+          ],
         },
         opts: { messageId: `partner-answer:${msg.searchId}:${b.id}+${a.id}`, correlationId: 'corr-1' },
       });
@@ -400,8 +424,14 @@ describe('SearchPartner', () => {
       const msg = requestAll([a, b, { partner: a, offers: [{ offerId: 'o2', externalId: 'harbor-002' }] }]);
       await service.answerAllAndPublish(msg, 'corr-1');
       expect(search.mock.calls.map(([partner]) => partner.id).sort()).toEqual([a.id, b.id].sort());
-      expect(search.mock.calls.find(([partner]) => partner.id === a.id)?.[1].offers).toEqual([{ offerId: 'o1', externalId: 'westlake-001' }]);
-      expect(published().flatMap((p) => p.payload.answers.map((x) => x.partnerId)).sort()).toEqual([a.id, b.id].sort());
+      expect(search.mock.calls.find(([partner]) => partner.id === a.id)?.[1].offers).toEqual([
+        { offerId: 'o1', externalId: 'westlake-001' },
+      ]);
+      expect(
+        published()
+          .flatMap((p) => p.payload.answers.map((x) => x.partnerId))
+          .sort(),
+      ).toEqual([a.id, b.id].sort());
     });
 
     it('answers every partner expired, in one message, without calling any once the search has closed', async () => {
@@ -410,12 +440,20 @@ describe('SearchPartner', () => {
       expect(search).not.toHaveBeenCalled();
       expect(publish).toHaveBeenCalledTimes(1);
       expect(published()[0].payload.answers).toEqual(
-        partners.map((p) => ({ partnerId: p.id, outcome: 'expired', latencyMs: expect.any(Number), results: [], detail: expect.stringContaining('closed') })),
+        partners.map((p) => ({
+          partnerId: p.id,
+          outcome: 'expired',
+          latencyMs: expect.any(Number),
+          results: [],
+          detail: expect.stringContaining('closed'),
+        })),
       );
     });
 
     it('sends a request whose closesAt is not a time to the dead-letter queue before any partner is called', async () => {
-      await expect(service.answerAllAndPublish({ ...requestAll([partnerRef(), partnerRef()]), closesAt: 'later' }, 'corr-1')).rejects.toBeInstanceOf(PermanentError);
+      await expect(
+        service.answerAllAndPublish({ ...requestAll([partnerRef(), partnerRef()]), closesAt: 'later' }, 'corr-1'),
+      ).rejects.toBeInstanceOf(PermanentError);
       expect(search).not.toHaveBeenCalled();
       expect(publish).not.toHaveBeenCalled();
     });
@@ -425,8 +463,12 @@ describe('SearchPartner', () => {
       const [quick, patient] = [partnerRef({ timeoutMs: 60 }), partnerRef({ timeoutMs: 5_000 })];
       await service.answerAllAndPublish(requestAll([quick, patient], 200), 'corr-1');
       expect(publish).toHaveBeenCalledTimes(2);
-      expect(published()[0].payload.answers).toEqual([expect.objectContaining({ partnerId: quick.id, outcome: 'timeout', detail: 'the partner did not answer within 60 ms' })]);
-      expect(published()[1].payload.answers).toEqual([expect.objectContaining({ partnerId: patient.id, outcome: 'timeout', detail: expect.stringMatching(/within (1\d\d|200) ms/) })]);
+      expect(published()[0].payload.answers).toEqual([
+        expect.objectContaining({ partnerId: quick.id, outcome: 'timeout', detail: 'the partner did not answer within 60 ms' }),
+      ]);
+      expect(published()[1].payload.answers).toEqual([
+        expect.objectContaining({ partnerId: patient.id, outcome: 'timeout', detail: expect.stringMatching(/within (1\d\d|200) ms/) }),
+      ]);
     });
 
     it('logs one line per partner called, and never the lead', async () => {
@@ -446,7 +488,9 @@ describe('SearchPartner', () => {
           expect.objectContaining({ partner_id: a.id, outcome: 'answered' }),
           expect.objectContaining({ partner_id: b.id, outcome: 'error' }),
         ]);
-        expect(lines).toContainEqual(expect.objectContaining({ msg: 'partner listed twice in a search request: asked once', partner_id: a.id }));
+        expect(lines).toContainEqual(
+          expect.objectContaining({ msg: 'partner listed twice in a search request: asked once', partner_id: a.id }),
+        );
         const text = JSON.stringify(lines);
         for (const contact of ['Ada', 'Lovelace', 'ada@example.com', '5551234567']) expect(text).not.toContain(contact);
       } finally {

@@ -115,7 +115,8 @@ export class SearchPartner {
   }
 
   private async search(search: SearchOf, { partner, offers }: PartnerCallRequest, deadlineMs: number): Promise<Ended> {
-    if (deadlineMs <= 0) return { outcome: 'expired', results: [], detail: `the search closed at ${search.closesAt}, before the partner was asked` };
+    if (deadlineMs <= 0)
+      return { outcome: 'expired', results: [], detail: `the search closed at ${search.closesAt}, before the partner was asked` };
     if (offers.length === 0) return { outcome: 'answered', results: [] };
     try {
       const request = { searchId: search.searchId, offers, lead: search.lead, tracking: search.tracking, isTest: search.isTest };
@@ -124,7 +125,12 @@ export class SearchPartner {
     } catch (e) {
       const failure = describeCallFailure(e);
       if (failure.unexpected) {
-        this.log.error({ msg: 'partner search failed unexpectedly', partner: partner.name, search_id: search.searchId, err: (e as Error)?.stack ?? String(e) });
+        this.log.error({
+          msg: 'partner search failed unexpectedly',
+          partner: partner.name,
+          search_id: search.searchId,
+          err: (e as Error)?.stack ?? String(e),
+        });
       }
       return { outcome: failure.outcome, results: [], detail: failure.detail };
     }
@@ -138,7 +144,12 @@ export class SearchPartner {
     const seen = new Set<string>();
     return msg.partners.filter(({ partner }) => {
       if (!seen.has(partner.id)) return seen.add(partner.id);
-      this.log.warn({ msg: 'partner listed twice in a search request: asked once', partner: partner.name, partner_id: partner.id, search_id: msg.searchId });
+      this.log.warn({
+        msg: 'partner listed twice in a search request: asked once',
+        partner: partner.name,
+        partner_id: partner.id,
+        search_id: msg.searchId,
+      });
       return false;
     });
   }

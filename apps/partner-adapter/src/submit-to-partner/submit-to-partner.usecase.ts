@@ -40,7 +40,11 @@ export class SubmitToPartner {
       return { leadId: req.leadId, outcome: 'error', detail: 'expired before it was sent' };
     }
     if (!(await this.processed.claimOnce('partner-adapter', meta))) {
-      this.log.warn({ msg: 'partner submit handled before (it may have reached the partner); not sent again', lead_id: req.leadId, partner: req.partner.name });
+      this.log.warn({
+        msg: 'partner submit handled before (it may have reached the partner); not sent again',
+        lead_id: req.leadId,
+        partner: req.partner.name,
+      });
       const waitMs = Date.parse(req.notAfter) - Date.now();
       if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
       return { leadId: req.leadId, outcome: 'interrupted', detail: 'handled before and may have reached the partner; not sent again' };
@@ -75,7 +79,8 @@ export class SubmitToPartner {
       }
     } catch (e) {
       const failure = describeCallFailure(e);
-      if (failure.unexpected) this.log.error({ msg: 'partner submit failed unexpectedly', lead_id: req.leadId, partner: req.partner.name, err: e });
+      if (failure.unexpected)
+        this.log.error({ msg: 'partner submit failed unexpectedly', lead_id: req.leadId, partner: req.partner.name, err: e });
       return { leadId: req.leadId, outcome: failure.outcome === 'timeout' ? 'timeout' : 'error', detail: failure.detail };
     }
   }

@@ -65,7 +65,8 @@ export function parseExchangeSearch(body: unknown): ExchangeSearchRequest {
   const o = objectBody(body);
   const RequestId = idString(o.RequestId, 'RequestId');
   if (!Array.isArray(o.Campaigns)) throw new InvalidParam('Campaigns', 'body', 'Campaigns must be an array of campaign codes');
-  if (o.Campaigns.length > MAX_SEARCH_OFFERS) throw new InvalidParam('Campaigns', 'body', `Campaigns may list at most ${MAX_SEARCH_OFFERS} codes`);
+  if (o.Campaigns.length > MAX_SEARCH_OFFERS)
+    throw new InvalidParam('Campaigns', 'body', `Campaigns may list at most ${MAX_SEARCH_OFFERS} codes`);
   const Campaigns = o.Campaigns.map((code: unknown, i: number) => idString(code, `Campaigns[${i}]`));
   optionalObject(o.Applicant, 'Applicant');
   optionalObject(o.Source, 'Source');

@@ -69,7 +69,10 @@ export class ExchangeController {
   @Get('received')
   list(@Param('name') rawName: string, @Req() req: FastifyRequest) {
     const name = systemName(rawName, 'partner');
-    return { exchange: name, ...networkReceipts(this.received, KINDS, name, parseListLimit(rawQueryOf(req.url), this.received.maxPerName)) };
+    return {
+      exchange: name,
+      ...networkReceipts(this.received, KINDS, name, parseListLimit(rawQueryOf(req.url), this.received.maxPerName)),
+    };
   }
 
   @Delete('received')

@@ -65,10 +65,14 @@ function digest(text: string): Buffer {
 /** "westlake-001" → "Westlake College" (kind picked from the id's hash). */
 function schoolFor(externalId: string, h: Buffer): { name: string; logo_url: string } {
   const words = externalId.split(/[^A-Za-z]+/).filter((w) => w.length > 0);
-  const base = words.length > 0 ? words.map((w) => w[0].toUpperCase() + w.slice(1).toLowerCase()).join(' ') : `Sandbox School ${externalId}`;
+  const base =
+    words.length > 0 ? words.map((w) => w[0].toUpperCase() + w.slice(1).toLowerCase()).join(' ') : `Sandbox School ${externalId}`;
   const hasKind = words.some((w) => SCHOOL_WORDS.has(w.toLowerCase()));
   const name = hasKind ? base : `${base} ${SCHOOL_KINDS[h[0] % SCHOOL_KINDS.length]}`;
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
   return { name, logo_url: `https://cdn.example.org/sandbox/${slug}.png` };
 }
 
@@ -88,7 +92,13 @@ function formFieldsFor(bits: number, programs: PartnerProgram[]): PartnerFormFie
     fields.push({ name: 'hs_grad_year', label: 'High school graduation year', type: 'select', required: true, options: years });
   }
   if (bits & 2) {
-    fields.push({ name: 'has_computer_access', label: 'Do you have access to a computer with internet?', type: 'select', required: true, options: YES_NO });
+    fields.push({
+      name: 'has_computer_access',
+      label: 'Do you have access to a computer with internet?',
+      type: 'select',
+      required: true,
+      options: YES_NO,
+    });
   }
   if (bits & 4) {
     fields.push({
@@ -108,7 +118,14 @@ function formFieldsFor(bits: number, programs: PartnerProgram[]): PartnerFormFie
   }
   const values = programs.map((p) => p.value);
   if (values.includes('rn-bsn')) {
-    fields.push({ name: 'rn_license', label: 'Do you hold an active RN license?', type: 'select', required: false, required_when: { program_ids: ['rn-bsn'] }, options: YES_NO });
+    fields.push({
+      name: 'rn_license',
+      label: 'Do you hold an active RN license?',
+      type: 'select',
+      required: false,
+      required_when: { program_ids: ['rn-bsn'] },
+      options: YES_NO,
+    });
   }
   if (values.includes('mba')) {
     fields.push({

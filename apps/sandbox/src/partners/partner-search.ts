@@ -46,7 +46,14 @@ export class PartnerSearch {
     private readonly pending: PendingRequests,
   ) {}
 
-  async answer(req: FastifyRequest, reply: FastifyReply, partner: string, params: SandboxParams, outcome: Outcome, protocol = SANDBOX_SEARCH): Promise<void> {
+  async answer(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    partner: string,
+    params: SandboxParams,
+    outcome: Outcome,
+    protocol = SANDBOX_SEARCH,
+  ): Promise<void> {
     const search = protocol.read(req.body);
     this.received.record(protocol.kind, partner, {
       received_at: new Date().toISOString(),

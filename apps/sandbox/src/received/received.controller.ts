@@ -22,10 +22,12 @@ export class ReceivedController {
     const schools: Record<string, ReceiptLogSummary> = {};
     const partners: Record<string, PartnerSummary> = {};
     const exchanges: Record<string, PartnerSummary> = {};
-    const summaryOf = (of: Record<string, PartnerSummary>, name: string) => (of[name] ??= { ...EMPTY, search_count: 0, search_total_received: 0 });
+    const summaryOf = (of: Record<string, PartnerSummary>, name: string) =>
+      (of[name] ??= { ...EMPTY, search_count: 0, search_total_received: 0 });
     for (const { kind, name, summary } of this.received.summaries()) {
       if (kind === 'school') schools[name] = summary;
-      else if (kind === 'partner_submit' || kind === 'exchange_submit') Object.assign(summaryOf(kind === 'partner_submit' ? partners : exchanges, name), summary);
+      else if (kind === 'partner_submit' || kind === 'exchange_submit')
+        Object.assign(summaryOf(kind === 'partner_submit' ? partners : exchanges, name), summary);
       else {
         const p = summaryOf(kind === 'partner_search' ? partners : exchanges, name);
         p.search_count = summary.count;

@@ -24,7 +24,13 @@ const MAX_PER_SYSTEM = 1_000;
 export class RevocationStore {
   private readonly systems = new BoundedMap<string, Map<string, RecordedRevocation>>(MAX_SYSTEMS);
 
-  record(kind: SystemKind, name: string, noticeId: string, body: { lead_id: string } & Record<string, unknown>, acknowledged: boolean): void {
+  record(
+    kind: SystemKind,
+    name: string,
+    noticeId: string,
+    body: { lead_id: string } & Record<string, unknown>,
+    acknowledged: boolean,
+  ): void {
     const notices = this.systems.touch(`${kind}/${name}`, () => new Map());
     const known = notices.get(noticeId);
     if (known) {
@@ -46,7 +52,7 @@ export class RevocationStore {
   }
 
   list(kind: SystemKind, name: string): RecordedRevocation[] {
-    return [...(this.systems.touch(`${kind}/${name}`, () => new Map()).values())];
+    return [...this.systems.touch(`${kind}/${name}`, () => new Map()).values()];
   }
 
   clear(kind: SystemKind, name: string): number {

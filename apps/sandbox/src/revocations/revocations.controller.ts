@@ -53,7 +53,8 @@ export class RevocationsController {
     const params = parseSandboxParams(rawQueryOf(req.url), kind === 'school' ? SCHOOL_PARAMS : PARTNER_PARAMS);
     const noticeId = idempotencyKeyOf(req);
     if (noticeId === undefined) throw new InvalidParam('Idempotency-Key', 'header', 'Idempotency-Key (the notice id) is required');
-    if (!isNotice(body)) throw new InvalidParam('body', 'body', 'body must be a revocation notice: type consent_revoked, notice_id, lead_id');
+    if (!isNotice(body))
+      throw new InvalidParam('body', 'body', 'body must be a revocation notice: type consent_revoked, notice_id, lead_id');
     if (params.delayMs > 0) await new Promise((r) => setTimeout(r, params.delayMs));
     const acknowledged = params.revocation === 'acknowledge';
     this.store.record(kind, name, noticeId, body, acknowledged);
@@ -67,5 +68,7 @@ export class RevocationsController {
 
 function isNotice(b: unknown): b is { type: string; notice_id: string; lead_id: string } {
   const o = b as Record<string, unknown> | null;
-  return typeof o === 'object' && o !== null && o.type === 'consent_revoked' && typeof o.notice_id === 'string' && typeof o.lead_id === 'string';
+  return (
+    typeof o === 'object' && o !== null && o.type === 'consent_revoked' && typeof o.notice_id === 'string' && typeof o.lead_id === 'string'
+  );
 }

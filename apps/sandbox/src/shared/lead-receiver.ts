@@ -68,7 +68,8 @@ export class LeadReceiver {
         sandboxRequests().inc({ endpoint: lead.endpoint, outcome: held ? 'timeout' : end });
         // The caller went away while the lead waited out delay_ms: the school took the lead all the same (as a real
         // system goes on with a request whose client hung up), so a repeat of the key gets the answer it would have had.
-        if (end === 'client_gone' && lead.outcome !== 'timeout' && isProcessed(lead.outcome)) processed = answerOf(lead.outcome, lead.name, lead.params.reason);
+        if (end === 'client_gone' && lead.outcome !== 'timeout' && isProcessed(lead.outcome))
+          processed = answerOf(lead.outcome, lead.name, lead.params.reason);
         return this.pending.abandon(reply, end, held);
       }
       if (lead.outcome === 'timeout') return; // unreachable: a held wait never elapses

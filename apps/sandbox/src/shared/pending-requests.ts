@@ -57,10 +57,7 @@ export class PendingRequests implements BeforeApplicationShutdown {
    */
   abandon(reply: FastifyReply, end: Exclude<WaitEnd, 'elapsed'>, held: boolean): void {
     if (end === 'shutdown' && !held) {
-      void reply
-        .code(503)
-        .header('connection', 'close')
-        .send({ error: 'SANDBOX_SHUTTING_DOWN', message: 'The sandbox is shutting down' });
+      void reply.code(503).header('connection', 'close').send({ error: 'SANDBOX_SHUTTING_DOWN', message: 'The sandbox is shutting down' });
       return;
     }
     reply.hijack();

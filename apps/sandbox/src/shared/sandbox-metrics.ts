@@ -1,8 +1,7 @@
 import { counter, gauge } from '@lr/observability';
 
 /** Requests answered (or abandoned) by endpoint and outcome; load tests read these. */
-export const sandboxRequests = () =>
-  counter('sandbox_requests_total', 'Sandbox requests by endpoint and outcome', ['endpoint', 'outcome']);
+export const sandboxRequests = () => counter('sandbox_requests_total', 'Sandbox requests by endpoint and outcome', ['endpoint', 'outcome']);
 
 /** Requests waiting out a delay or held open by outcome=timeout. */
 export const sandboxPendingRequests = () => gauge('sandbox_pending_requests', 'Sandbox requests waiting to be answered');

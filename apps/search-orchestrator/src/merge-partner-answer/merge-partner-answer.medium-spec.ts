@@ -118,7 +118,13 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     const msg = searchRequest(w, lead, { isTest: o.isTest, requestedAt: o.requestedAt });
     const first = await orch.start.run(msg);
     const answer = answerOf(first.body);
-    return { msg, lead, searchId: msg.searchId, first, resultIdOf: (k: K) => answer.offers.find((e) => e.offer.id === w.ids.offers[k])!.svc_result_id };
+    return {
+      msg,
+      lead,
+      searchId: msg.searchId,
+      first,
+      resultIdOf: (k: K) => answer.offers.find((e) => e.offer.id === w.ids.offers[k])!.svc_result_id,
+    };
   }
 
   /** The offer ids of the search's list, best first, as PostgreSQL holds it. */
@@ -134,17 +140,42 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     await orch.merge.run(partnerAnswer(w, s.searchId, 'p1', [partnerResult(w, 'pa')]));
     const results = await resultRows(ds, s.searchId);
     const idOf = (k: keyof typeof MERGE) => [...results.values()].find((r) => r.offer_id === w.ids.offers[k])!.id;
-    const context = await new SearchRepository(ds).partnerAnswerContext({ searchId: s.searchId, partnerIds: [w.ids.partners.p2], offerIds: ids(w, 'pc'), slots: [] });
+    const context = await new SearchRepository(ds).partnerAnswerContext({
+      searchId: s.searchId,
+      partnerIds: [w.ids.partners.p2],
+      offerIds: ids(w, 'pc'),
+      slots: [],
+    });
     expect(context!.shown).toEqual([
-      { resultId: idOf('pa'), offerId: w.ids.offers.pa, schoolId: w.ids.schools.west, priority: 10, source: 'partner', name: w.offerName('pa'), payout: 3000 },
-      { resultId: idOf('own'), offerId: w.ids.offers.own, schoolId: w.ids.schools.north, priority: 10, source: 'own', name: w.offerName('own'), payout: 2000 },
+      {
+        resultId: idOf('pa'),
+        offerId: w.ids.offers.pa,
+        schoolId: w.ids.schools.west,
+        priority: 10,
+        source: 'partner',
+        name: w.offerName('pa'),
+        payout: 3000,
+      },
+      {
+        resultId: idOf('own'),
+        offerId: w.ids.offers.own,
+        schoolId: w.ids.schools.north,
+        priority: 10,
+        source: 'own',
+        name: w.offerName('own'),
+        payout: 2000,
+      },
     ]);
   });
 
   it("a partner's qualifying results are added in rank order and its call is answered; the last pending call's answer ends processing", async () => {
     const w = await world(ds, MERGE);
     const s = await started(w);
-    expect(partnerCallsOf(s.first).map((r) => r.offers.map((o) => o.offerId)).sort()).toEqual([ids(w, 'pa', 'pb', 'pNorth'), ids(w, 'pc')].sort());
+    expect(
+      partnerCallsOf(s.first)
+        .map((r) => r.offers.map((o) => o.offerId))
+        .sort(),
+    ).toEqual([ids(w, 'pa', 'pb', 'pNorth'), ids(w, 'pc')].sort());
     const pa = partnerResult(w, 'pa');
     const pb = partnerResult(w, 'pb', { expiresInSeconds: null });
     const before = Date.now();
@@ -163,7 +194,11 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
 
     // The partner's programs, questions and consent text; the catalog's school; the campaign's payout; the partner's shorter expiry.
     const paRow = resultOf('pa');
-    expect(paRow.partner_data).toEqual({ partnerId: w.ids.partners.p1, partnerResultId: pa.partnerResultId, externalId: w.externalId('pa') });
+    expect(paRow.partner_data).toEqual({
+      partnerId: w.ids.partners.p1,
+      partnerResultId: pa.partnerResultId,
+      externalId: w.externalId('pa'),
+    });
     expect(paRow.entry).toEqual({
       svc_result_id: paRow.id,
       campaign_id: w.ids.campaign,
@@ -179,7 +214,13 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     expect(resultOf('pb').expires_at.getTime()).toBeGreaterThanOrEqual(before + 900_000); // no partner expiry: the offer's 900 s
 
     const calls = await callRows(ds, s.searchId);
-    expect(calls.get(w.ids.partners.p1)).toMatchObject({ status: 'answered', latency_ms: 812, result_count: 2, detail: null, answered_at: expect.any(Date) });
+    expect(calls.get(w.ids.partners.p1)).toMatchObject({
+      status: 'answered',
+      latency_ms: 812,
+      result_count: 2,
+      detail: null,
+      answered_at: expect.any(Date),
+    });
     expect(calls.get(w.ids.partners.p2)).toMatchObject({ status: 'pending', answered_at: null });
 
     let cached = (await redisSearch(redis, s.searchId))!;
@@ -204,7 +245,11 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
   it('every offer the partner was asked about gets its outcome: shown, no result, or why the call failed', async () => {
     const w = await world(ds, MERGE);
     const s = await started(w);
-    expect((await searchRow(ds, s.searchId))!.offer_decisions[w.ids.offers.pb]).toEqual({ shown: false, reason: 'partner_asked', partner: expect.any(String) });
+    expect((await searchRow(ds, s.searchId))!.offer_decisions[w.ids.offers.pb]).toEqual({
+      shown: false,
+      reason: 'partner_asked',
+      partner: expect.any(String),
+    });
 
     await orch.merge.run(partnerAnswer(w, s.searchId, 'p1', [partnerResult(w, 'pa')]));
     await orch.merge.run(partnerAnswer(w, s.searchId, 'p2', [], { outcome: 'timeout', detail: 'no answer within 4000 ms' }));
@@ -229,7 +274,7 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     expect((await searchRow(ds, s.searchId))!.offer_decisions[w.ids.offers.pa]).toEqual({ shown: true, result_id: results[0].id });
   });
 
-  it('a result for an offer the call did not ask about is ignored (another partner\'s offer, an offer left out at the start)', async () => {
+  it("a result for an offer the call did not ask about is ignored (another partner's offer, an offer left out at the start)", async () => {
     const w = await world(ds, MERGE);
     const s = await started(w);
 
@@ -262,7 +307,12 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     await soldToPerson(ds, w, s.lead, 'qSold', '1 minute');
 
     await orch.merge.run(
-      partnerAnswer(w, s.searchId, 'p1', (['qPaused', 'qIneligible', 'qCapFull', 'qSold', 'qOk'] as const).map((k) => partnerResult(w, k))),
+      partnerAnswer(
+        w,
+        s.searchId,
+        'p1',
+        (['qPaused', 'qIneligible', 'qCapFull', 'qSold', 'qOk'] as const).map((k) => partnerResult(w, k)),
+      ),
     );
 
     expect(await listed(s.searchId)).toEqual(ids(w, 'own', 'qOk'));
@@ -315,7 +365,11 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     const row = (await searchRow(ds, s.searchId))!;
     expect(row.state_version).toBe(2);
     expect(row.offer_decisions[w.ids.offers.pa]?.shown).toBe(false);
-    expect((await callRows(ds, s.searchId)).get(w.ids.partners.p1)).toMatchObject({ status: 'answered', result_count: 2, latency_ms: 5000 });
+    expect((await callRows(ds, s.searchId)).get(w.ids.partners.p1)).toMatchObject({
+      status: 'answered',
+      result_count: 2,
+      latency_ms: 5000,
+    });
     const cached = (await redisSearch(redis, s.searchId))!;
     expect(cached.meta).toMatchObject({ version: 2, order: row.result_order });
     expect(cached.entries.size).toBe(1);
@@ -325,7 +379,9 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     const w = await world(ds, MERGE);
     const s = await started(w);
 
-    await orch.merge.run(partnerAnswer(w, s.searchId, 'p1', [], { outcome: 'timeout', latencyMs: 5000, detail: 'no answer within 5000 ms' }));
+    await orch.merge.run(
+      partnerAnswer(w, s.searchId, 'p1', [], { outcome: 'timeout', latencyMs: 5000, detail: 'no answer within 5000 ms' }),
+    );
     await orch.merge.run(partnerAnswer(w, s.searchId, 'p2', [], { outcome: 'error', latencyMs: 31, detail: 'HTTP 502' }));
 
     const calls = await callRows(ds, s.searchId);
@@ -426,7 +482,13 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     expect(row.state_version).toBe(3); // 1 stored, 2 the acceptance, 3 this answer
     expect((await callRows(ds, s.searchId)).get(w.ids.partners.p1)).toMatchObject({ status: 'answered', result_count: 2 });
     const cached = (await redisSearch(redis, s.searchId))!;
-    expect(cached.meta).toMatchObject({ version: 3, acceptedCount: 1, trueExclusiveAccepted: true, processingDone: true, order: row.result_order });
+    expect(cached.meta).toMatchObject({
+      version: 3,
+      acceptedCount: 1,
+      trueExclusiveAccepted: true,
+      processingDone: true,
+      order: row.result_order,
+    });
   });
 
   it('an answer of a partner-adapter of an earlier release (no campaignId) is merged after reading the campaign from the search', async () => {
@@ -455,7 +517,7 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     expect(await listed(s.searchId)).toEqual(ids(w, 'own'));
     expect([...(await callRows(ds, s.searchId)).values()].map((c) => c.status)).toEqual(['pending', 'pending']);
   });
-  it("the answers of two partners in one message are merged in one transaction, one after the other: the ranked union, each call answered, processing done", async () => {
+  it('the answers of two partners in one message are merged in one transaction, one after the other: the ranked union, each call answered, processing done', async () => {
     const w = await world(ds, MERGE);
     const s = await started(w);
     const repo = new CountMerges(ds);
@@ -491,7 +553,9 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     });
     const s = await started(w);
 
-    await orch.merge.run(partnerAnswers(w, s.searchId, [oneAnswer(w, 'p1', [partnerResult(w, 'pWest1')]), oneAnswer(w, 'p2', [partnerResult(w, 'pWest2')])]));
+    await orch.merge.run(
+      partnerAnswers(w, s.searchId, [oneAnswer(w, 'p1', [partnerResult(w, 'pWest1')]), oneAnswer(w, 'p2', [partnerResult(w, 'pWest2')])]),
+    );
 
     expect(await listed(s.searchId)).toEqual(ids(w, 'pWest1', 'own'));
     const row = (await searchRow(ds, s.searchId))!;

@@ -1,8 +1,31 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { PartnerAnswer, PartnerSearchAnsweredV1, PartnerSearchAnsweredV2 } from '@lr/contracts';
-import { CampaignOffer, capsAt, eligibilityVerdict, Lead, leadOptOutKeys, mergeResults, notOnCampaign, OfferVerdict, partnerResult, ResultCandidate, SaleFacts, saleVerdict, testMode } from '@lr/domain';
+import {
+  CampaignOffer,
+  capsAt,
+  eligibilityVerdict,
+  Lead,
+  leadOptOutKeys,
+  mergeResults,
+  notOnCampaign,
+  OfferVerdict,
+  partnerResult,
+  ResultCandidate,
+  SaleFacts,
+  saleVerdict,
+  testMode,
+} from '@lr/domain';
 import { counter } from '@lr/observability';
-import { AnswerWrite, NewResult, newResult, OfferDecision, PartnerAnswerContext, SaleLedger, SearchRepository, ShownResult } from '@lr/persistence';
+import {
+  AnswerWrite,
+  NewResult,
+  newResult,
+  OfferDecision,
+  PartnerAnswerContext,
+  SaleLedger,
+  SearchRepository,
+  ShownResult,
+} from '@lr/persistence';
 import { CampaignCatalog, SearchStatePublisher } from '@lr/platform';
 import { resultsShown } from '../search-metrics';
 
@@ -65,7 +88,11 @@ export class MergePartnerAnswer {
     const campaignId = msg.campaignId ?? (await this.searches.campaignOf(msg.searchId));
     if (!campaignId) return this.unknown(msg.searchId, [msg.partnerId]);
     const { searchId, partnerId, outcome, latencyMs, results, detail } = msg;
-    return this.run({ searchId, campaignId, answers: [{ partnerId, outcome, latencyMs, results, ...(detail === undefined ? {} : { detail }) }] });
+    return this.run({
+      searchId,
+      campaignId,
+      answers: [{ partnerId, outcome, latencyMs, results, ...(detail === undefined ? {} : { detail }) }],
+    });
   }
 
   async run(msg: PartnerSearchAnsweredV2): Promise<void> {
@@ -76,7 +103,12 @@ export class MergePartnerAnswer {
     for (let attempt = 1; ; attempt++) {
       const now = new Date();
       const judged = offers.filter((o) => offerIds.includes(o.offerId));
-      const query = { searchId: msg.searchId, partnerIds: given.map((a) => a.partnerId), offerIds, slots: judged.flatMap((o) => capsAt(o.caps, now).map((c) => c.slot)) };
+      const query = {
+        searchId: msg.searchId,
+        partnerIds: given.map((a) => a.partnerId),
+        offerIds,
+        slots: judged.flatMap((o) => capsAt(o.caps, now).map((c) => c.slot)),
+      };
       let added: NewResult[] = [];
       let taken: PartnerAnswer[] = [];
       let notAsked: PartnerAnswer[] = [];
@@ -97,21 +129,44 @@ export class MergePartnerAnswer {
         }
         added = list.added.map((c): NewResult => newResult(c));
         return {
-          answers: taken.map((a) => ({ partnerId: a.partnerId, outcome: a.outcome, latencyMs: Math.round(a.latencyMs), resultCount: a.results.length, detail: a.detail ?? null })),
+          answers: taken.map((a) => ({
+            partnerId: a.partnerId,
+            outcome: a.outcome,
+            latencyMs: Math.round(a.latencyMs),
+            resultCount: a.results.length,
+            detail: a.detail ?? null,
+          })),
           change: { order: list.order, decisions: list.decisions, added },
         };
       });
-      if (outcome.kind === 'unknown') return this.unknown(msg.searchId, given.map((a) => a.partnerId));
-      if (notAsked.length > 0) this.unknown(msg.searchId, notAsked.map((a) => a.partnerId));
+      if (outcome.kind === 'unknown')
+        return this.unknown(
+          msg.searchId,
+          given.map((a) => a.partnerId),
+        );
+      if (notAsked.length > 0)
+        this.unknown(
+          msg.searchId,
+          notAsked.map((a) => a.partnerId),
+        );
       // The first run's Redis write may not have happened.
       if (outcome.kind === 'unchanged') return void (await this.state.resync(msg.searchId));
       if (outcome.kind === 'saved') {
         for (const a of taken) answers.inc({ outcome: a.outcome });
         if (!open) lateAnswers.inc(taken.length);
         resultsShown.inc({ source: 'partner' }, added.length);
-        this.log.debug({ msg: 'partner answers merged', search_id: msg.searchId, partner_ids: taken.map((a) => a.partnerId), added: added.length, version: outcome.meta.version });
+        this.log.debug({
+          msg: 'partner answers merged',
+          search_id: msg.searchId,
+          partner_ids: taken.map((a) => a.partnerId),
+          added: added.length,
+          version: outcome.meta.version,
+        });
         // A Redis failure throws, so the message is retried; the retry (the calls are answered) rebuilds the state from PostgreSQL.
-        await this.state.write(outcome.meta, added.map((r) => ({ id: r.id, json: r.entryJson, expiresAt: r.expiresAt })));
+        await this.state.write(
+          outcome.meta,
+          added.map((r) => ({ id: r.id, json: r.entryJson, expiresAt: r.expiresAt })),
+        );
         return;
       }
       // Moved under the lock: cannot happen while every writer of the search's version takes it; read and merge again.
@@ -155,30 +210,46 @@ export class MergePartnerAnswer {
     const addedIds = new Set(merged.added.map((c) => c.resultId));
     for (const c of incoming) {
       if (addedIds.has(c.resultId)) list.added.push(c);
-      list.decisions[c.offerId] = addedIds.has(c.resultId) ? { shown: true, result_id: c.resultId } : { shown: false, reason: 'school_already_shown' };
+      list.decisions[c.offerId] = addedIds.has(c.resultId)
+        ? { shown: true, result_id: c.resultId }
+        : { shown: false, reason: 'school_already_shown' };
     }
     list.order = merged.ordered.map((r) => r.resultId);
     list.shown = merged.ordered;
   }
 
   /** The verdict on each offer a partner answered for: the offer's own rules (the partner supplies programs), then the sale facts read with the search. */
-  private async judge(search: PartnerAnswerContext, byId: ReadonlyMap<string, CampaignOffer>, offerIds: readonly string[], now: Date): Promise<Map<string, OfferVerdict>> {
+  private async judge(
+    search: PartnerAnswerContext,
+    byId: ReadonlyMap<string, CampaignOffer>,
+    offerIds: readonly string[],
+    now: Date,
+  ): Promise<Map<string, OfferVerdict>> {
     const lead = search.lead;
     const mode = testMode(search.isTest);
-    const facts: SaleFacts = search.facts.lastSales !== null ? { ...search.facts, lastSales: search.facts.lastSales } : await this.factsOfOldSearch(search, lead, offerIds);
+    const facts: SaleFacts =
+      search.facts.lastSales !== null
+        ? { ...search.facts, lastSales: search.facts.lastSales }
+        : await this.factsOfOldSearch(search, lead, offerIds);
     return new Map(
       offerIds.map((id): [string, OfferVerdict] => {
         const offer = byId.get(id);
         if (!offer) return [id, notOnCampaign(id)];
         const eligible = eligibilityVerdict(offer, lead, now, { kind: 'partner' });
-        return [id, eligible.qualifies ? saleVerdict(offer, facts, mode, now) ?? eligible : eligible];
+        return [id, eligible.qualifies ? (saleVerdict(offer, facts, mode, now) ?? eligible) : eligible];
       }),
     );
   }
 
   /** A live search stored before its person keys were kept: the person's facts from its lead. */
   private async factsOfOldSearch(search: PartnerAnswerContext, lead: Lead, offerIds: readonly string[]): Promise<SaleFacts> {
-    const person = await this.ledger.saleFacts({ groupId: null, slots: [], keys: testMode(false).personKeys(lead), offerIds, optOutKeys: leadOptOutKeys(lead) });
+    const person = await this.ledger.saleFacts({
+      groupId: null,
+      slots: [],
+      keys: testMode(false).personKeys(lead),
+      offerIds,
+      optOutKeys: leadOptOutKeys(lead),
+    });
     return { ...search.facts, lastSales: person.lastSales, suppressed: person.suppressed };
   }
 }

@@ -6,10 +6,32 @@ const now = new Date('2026-11-21T12:00:00Z');
 
 function offer(over: Partial<CampaignOffer>): CampaignOffer {
   return {
-    offerId: randomUUID(), campaignId: 'c', name: 'Offer', schoolId: randomUUID(), schoolName: 'School', schoolLogoUrl: null, source: 'own',
-    offerType: 'shared', status: 'active', priority: 0, tcpaText: 'ok', resultTtlSeconds: 600, duplicateWindowDays: 30,
-    eligibility: {}, programs: [{ value: 'a', label: 'A', eligibility: {} }, { value: 'b', label: 'B', eligibility: {} }],
-    formFields: [], payouts: payoutTerms(null, null), price: null, caps: [], delivery: null, externalId: null, partner: null, ...over,
+    offerId: randomUUID(),
+    campaignId: 'c',
+    name: 'Offer',
+    schoolId: randomUUID(),
+    schoolName: 'School',
+    schoolLogoUrl: null,
+    source: 'own',
+    offerType: 'shared',
+    status: 'active',
+    priority: 0,
+    tcpaText: 'ok',
+    resultTtlSeconds: 600,
+    duplicateWindowDays: 30,
+    eligibility: {},
+    programs: [
+      { value: 'a', label: 'A', eligibility: {} },
+      { value: 'b', label: 'B', eligibility: {} },
+    ],
+    formFields: [],
+    payouts: payoutTerms(null, null),
+    price: null,
+    caps: [],
+    delivery: null,
+    externalId: null,
+    partner: null,
+    ...over,
   };
 }
 const partner = { id: randomUUID(), name: 'P', adapter: 'sandbox', baseUrl: 'http://127.0.0.1:9/p', timeoutMs: 1000 };
@@ -26,16 +48,22 @@ describe('planSearch', () => {
   const p2 = offer({ name: 'P2', source: 'partner', partner, externalId: 'x2', programs: [] });
   const offers = [best, sameSchool, other, refused, paused, p1, p2];
   const verdicts: OfferVerdict[] = [
-    ok(best), ok(sameSchool, ['a']), ok(other, ['b']),
+    ok(best),
+    ok(sameSchool, ['a']),
+    ok(other, ['b']),
     { offerId: refused.offerId, qualifies: false, refusal: 'cap_reached' },
     { offerId: paused.offerId, qualifies: false, refusal: 'offer_inactive' },
-    ok(p1, null), ok(p2, null),
+    ok(p1, null),
+    ok(p2, null),
   ];
 
   it('shows a school once in a live search, best first, with the qualifying programs and payouts', () => {
     const plan = planSearch(offers, verdicts, testMode(false), now);
     expect(plan.shown.map((c) => c.entry.offer.name)).toEqual(['Best', 'Other']);
-    expect(plan.shown[0].entry.programs).toEqual([{ value: 'a', label: 'A', payout: 10 }, { value: 'b', label: 'B', payout: 15 }]);
+    expect(plan.shown[0].entry.programs).toEqual([
+      { value: 'a', label: 'A', payout: 10 },
+      { value: 'b', label: 'B', payout: 15 },
+    ]);
     expect(plan.shown[0].entry.payout).toBe(15);
     expect(plan.shown[1].entry.programs).toEqual([{ value: 'b', label: 'B' }]);
     expect(plan.shown[1].entry).not.toHaveProperty('payout');
@@ -49,7 +77,15 @@ describe('planSearch', () => {
 
   it('asks each partner once about its qualifying offers and records every decision', () => {
     const plan = planSearch(offers, verdicts, testMode(false), now);
-    expect(plan.partnerCalls).toEqual([{ partner, offers: [{ offerId: p1.offerId, externalId: 'x1' }, { offerId: p2.offerId, externalId: 'x2' }] }]);
+    expect(plan.partnerCalls).toEqual([
+      {
+        partner,
+        offers: [
+          { offerId: p1.offerId, externalId: 'x1' },
+          { offerId: p2.offerId, externalId: 'x2' },
+        ],
+      },
+    ]);
     expect(plan.decisions[refused.offerId]).toEqual({ shown: false, reason: 'cap_reached' });
     expect(plan.decisions[paused.offerId]).toEqual({ shown: false, reason: 'offer_inactive' });
     expect(plan.decisions[sameSchool.offerId]).toEqual({ shown: false, reason: 'school_already_shown' });

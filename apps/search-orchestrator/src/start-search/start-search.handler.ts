@@ -21,7 +21,8 @@ export class StartSearchHandler {
   async handle(@Payload() msg: SearchRequestedV1): Promise<RawReply | null> {
     const started = await this.startSearch.run(msg);
     const request = started.partnerRequest;
-    if (request) await this.amqp.publish(MESSAGE_TYPES.PartnerSearchRequested, request, { messageId: `partner-search:${request.searchId}` });
+    if (request)
+      await this.amqp.publish(MESSAGE_TYPES.PartnerSearchRequested, request, { messageId: `partner-search:${request.searchId}` });
     return started.body ? new RawReply(started.body) : null;
   }
 }

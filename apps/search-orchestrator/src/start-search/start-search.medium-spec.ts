@@ -44,7 +44,8 @@ const MAIN = {
 } satisfies Record<string, OfferSpec>;
 type MainKey = keyof typeof MAIN;
 
-const byPartner = <T extends { partner: { id: string } }>(list: readonly T[]): T[] => [...list].sort((a, b) => a.partner.id.localeCompare(b.partner.id));
+const byPartner = <T extends { partner: { id: string } }>(list: readonly T[]): T[] =>
+  [...list].sort((a, b) => a.partner.id.localeCompare(b.partner.id));
 const callsOf = partnerCallsOf;
 
 describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
@@ -93,7 +94,13 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
     expect(first).toEqual({
       svc_result_id: expect.any(String),
       campaign_id: w.ids.campaign,
-      offer: { id: w.ids.offers.northHigh, name: w.offerName('northHigh'), offer_type: 'shared', is_exclusive: false, tcpa_text: `I agree that ${w.offerName('northHigh')} may contact me.` },
+      offer: {
+        id: w.ids.offers.northHigh,
+        name: w.offerName('northHigh'),
+        offer_type: 'shared',
+        is_exclusive: false,
+        tcpa_text: `I agree that ${w.offerName('northHigh')} may contact me.`,
+      },
       school: { name: w.schoolName('northHigh'), logo_url: null },
       programs: [{ value: 'gen', label: 'General Studies', payout: 30 }],
       payout: 30,
@@ -238,7 +245,9 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
     expect(callsOf(started)[0].offers).toEqual([{ offerId: w.ids.offers.partnerRoom, externalId: w.externalId('partnerRoom') }]);
     expect((await callRows(ds, msg.searchId)).get(w.ids.partners.p1)!.offer_ids).toEqual(ids(w, 'partnerRoom'));
     // A search only reads the caps: nothing is counted.
-    const used: Array<{ used: number }> = await ds.query(`SELECT used FROM cap_usage WHERE scope = $1`, [capSlot(w.ids.offers.room, null, 'day', now).scope]);
+    const used: Array<{ used: number }> = await ds.query(`SELECT used FROM cap_usage WHERE scope = $1`, [
+      capSlot(w.ids.offers.room, null, 'day', now).scope,
+    ]);
     expect(used).toEqual([{ used: 1 }]);
   });
 
@@ -250,7 +259,7 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
     partnerFresh: { school: 's5', partner: 'p1' },
   } satisfies Record<string, OfferSpec>;
 
-  it("an offer sold to the person within its window is left out as duplicate (own and partner offers); outside its window, or sold to someone else, it is shown", async () => {
+  it('an offer sold to the person within its window is left out as duplicate (own and partner offers); outside its window, or sold to someone else, it is shown', async () => {
     const w = await world(ds, DUPES);
     const lead = person();
     await soldToPerson(ds, w, lead, 'sold', '1 day');
@@ -286,7 +295,10 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
     expect(row.person_keys).toEqual([]);
     expect(row.offer_decisions[w.ids.offers.sold]).toMatchObject({ shown: true });
     expect(callsOf(started)).toHaveLength(1);
-    expect(callsOf(started)[0]).toMatchObject({ isTest: true, offers: [{ offerId: w.ids.offers.partnerSold }, { offerId: w.ids.offers.partnerFresh }] });
+    expect(callsOf(started)[0]).toMatchObject({
+      isTest: true,
+      offers: [{ offerId: w.ids.offers.partnerSold }, { offerId: w.ids.offers.partnerFresh }],
+    });
     expect((await redisSearch(redis, msg.searchId))!.meta.isTest).toBe(true);
   });
 
@@ -335,7 +347,11 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
     const row = (await searchRow(ds, msg.searchId))!;
     expect(row.offer_decisions[w.ids.offers.wrongState]).toEqual({ shown: false, reason: 'not_eligible', detail: 'states' });
     expect(row.offer_decisions[w.ids.offers.tooYoung]).toEqual({ shown: false, reason: 'not_eligible', detail: 'min_age' });
-    expect(row.offer_decisions[w.ids.offers.noProgram]).toEqual({ shown: false, reason: 'no_eligible_program', detail: 'programs.msn.education_levels' });
+    expect(row.offer_decisions[w.ids.offers.noProgram]).toEqual({
+      shown: false,
+      reason: 'no_eligible_program',
+      detail: 'programs.msn.education_levels',
+    });
     expect(row.offer_decisions[w.ids.offers.paused]).toEqual({ shown: false, reason: 'offer_inactive' });
     expect(row.offer_decisions[w.ids.offers.partnerWrongState]).toEqual({ shown: false, reason: 'not_eligible', detail: 'states' });
 

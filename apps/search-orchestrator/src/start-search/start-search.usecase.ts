@@ -1,7 +1,19 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { PartnerSearchRequestedV2, SearchMeta, SearchRequestedV1, searchAnswerBody } from '@lr/contracts';
-import { CampaignOffer, capsAt, contactValuesOf, eligibilityVerdict, eraseStoredContact, Lead, leadOptOutKeys, OfferVerdict, saleVerdict, StoredContact, testMode } from '@lr/domain';
+import {
+  CampaignOffer,
+  capsAt,
+  contactValuesOf,
+  eligibilityVerdict,
+  eraseStoredContact,
+  Lead,
+  leadOptOutKeys,
+  OfferVerdict,
+  saleVerdict,
+  StoredContact,
+  testMode,
+} from '@lr/domain';
 import { counter, histogram } from '@lr/observability';
 import { NewResult, newResult, SaleLedger, SearchRepository } from '@lr/persistence';
 import { CampaignCatalog, SearchStatePublisher } from '@lr/platform';
@@ -10,7 +22,12 @@ import { PartnerCall, partnerCall, planSearch, SearchPlan } from './search-plan'
 
 const expired = counter('search_requests_expired_total', 'Search requests dropped because the gateway had stopped waiting');
 const shownOnStart = histogram('search_first_results', 'Results in a search answer (own offers)', [], [0, 1, 2, 5, 10, 20, 50, 100]);
-const stageSeconds = histogram('search_start_stage_seconds', 'Time a search start spends in each stage', ['stage'], [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]);
+const stageSeconds = histogram(
+  'search_start_stage_seconds',
+  'Time a search start spends in each stage',
+  ['stage'],
+  [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+);
 const partnersAsked = counter('search_partner_requests_total', 'Partner networks asked, by partner', ['partner']);
 
 /** What a search's start answers, and the partner request its handler publishes. */
@@ -51,7 +68,10 @@ export class StartSearch {
     const { verdicts, suppressed } = await this.judge(msg, offers, now);
     stage('checks');
     // A person who opted out is not processed: their search is stored (for operators, and its hashed keys) without contact data.
-    const contact = storedContact({ lead: msg.lead as Lead, tracking: msg.tracking, consumerIp: msg.consumerIp, ipSource: msg.ipSource }, suppressed);
+    const contact = storedContact(
+      { lead: msg.lead as Lead, tracking: msg.tracking, consumerIp: msg.consumerIp, ipSource: msg.ipSource },
+      suppressed,
+    );
     const plan = planSearch(offers, verdicts, testMode(msg.isTest), now);
     const results = plan.shown.map((c): NewResult => newResult(c));
     stage('plan');
@@ -84,11 +104,21 @@ export class StartSearch {
       return { body: searchAnswerBody(state.meta, state.entries, now).body, partnerRequest: await this.pendingRequest(msg, offers) };
     }
     const meta = firstMeta(msg, plan, closesAt);
-    await this.state.writeBestEffort(meta, results.map((r) => ({ id: r.id, json: r.entryJson, expiresAt: r.expiresAt })));
+    await this.state.writeBestEffort(
+      meta,
+      results.map((r) => ({ id: r.id, json: r.entryJson, expiresAt: r.expiresAt })),
+    );
     stage('publish');
     shownOnStart.observe(plan.shown.length);
     resultsShown.inc({ source: 'own' }, plan.shown.length);
-    return { body: searchAnswerBody(meta, results.map((r) => r.entryJson), now).body, partnerRequest: this.request(msg, plan.partnerCalls) };
+    return {
+      body: searchAnswerBody(
+        meta,
+        results.map((r) => r.entryJson),
+        now,
+      ).body,
+      partnerRequest: this.request(msg, plan.partnerCalls),
+    };
   }
 
   /**
@@ -98,7 +128,11 @@ export class StartSearch {
    * yet). With no offer still in, the suppression alone is read, so that a
    * suppressed person's search is never stored with their contact data.
    */
-  private async judge(msg: SearchRequestedV1, offers: readonly CampaignOffer[], now: Date): Promise<{ verdicts: OfferVerdict[]; suppressed: boolean }> {
+  private async judge(
+    msg: SearchRequestedV1,
+    offers: readonly CampaignOffer[],
+    now: Date,
+  ): Promise<{ verdicts: OfferVerdict[]; suppressed: boolean }> {
     const lead = msg.lead as Lead;
     const mode = testMode(msg.isTest);
     const eligible = offers.map((o) => eligibilityVerdict(o, lead, now, o.source === 'own' ? { kind: 'catalog' } : { kind: 'partner' }));
@@ -112,7 +146,10 @@ export class StartSearch {
       offerIds: candidates.map((o) => o.offerId),
       optOutKeys,
     });
-    return { verdicts: offers.map((o, i) => (eligible[i].qualifies ? saleVerdict(o, facts, mode, now) ?? eligible[i] : eligible[i])), suppressed: facts.suppressed };
+    return {
+      verdicts: offers.map((o, i) => (eligible[i].qualifies ? (saleVerdict(o, facts, mode, now) ?? eligible[i]) : eligible[i])),
+      suppressed: facts.suppressed,
+    };
   }
 
   private closesAt(msg: SearchRequestedV1): Date {

@@ -6,9 +6,7 @@ export interface ShownOffer {
   formFields: readonly FormField[];
 }
 
-export type AnswersCheck =
-  | { ok: true; programId: string | null; answers: Record<string, string> }
-  | { ok: false; refusal: Decision };
+export type AnswersCheck = { ok: true; programId: string | null; answers: Record<string, string> } | { ok: false; refusal: Decision };
 
 const MAX_ANSWER = 500;
 

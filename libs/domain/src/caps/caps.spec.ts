@@ -56,7 +56,11 @@ describe('caps of a sale', () => {
   const offerHour: CapRule = { offerId: 'o1', campaignId: null, period: 'hour', limit: 5, timezone: 'UTC' };
 
   it('orders the offer’s own caps before the campaign’s, then by period (a fixed order for the reservation)', () => {
-    expect(capsAt([campaignTotal, offerHour, offerDay], at).map((c) => `${c.campaignId}:${c.period}`)).toEqual(['null:day', 'null:hour', 'c1:total']);
+    expect(capsAt([campaignTotal, offerHour, offerDay], at).map((c) => `${c.campaignId}:${c.period}`)).toEqual([
+      'null:day',
+      'null:hour',
+      'c1:total',
+    ]);
   });
 
   it('is full when the slot counts the limit, and a limit of 0 takes none', () => {

@@ -52,7 +52,13 @@ export function capPeriodStart(period: CapPeriod, timezone: string, at: Date): D
   const local = DateTime.fromJSDate(at, { zone: timezone });
   if (!local.isValid) throw new RangeError(`unknown cap timezone ${JSON.stringify(timezone)}`);
   const start = local.startOf(period);
-  const bounds = { start: start.toMillis(), end: start.plus({ [period]: 1 }).startOf(period).toMillis() };
+  const bounds = {
+    start: start.toMillis(),
+    end: start
+      .plus({ [period]: 1 })
+      .startOf(period)
+      .toMillis(),
+  };
   if (periods.size >= MAX_KNOWN_PERIODS) periods.clear();
   periods.set(key, bounds);
   return new Date(bounds.start);
@@ -66,7 +72,10 @@ const MAX_KNOWN_PERIODS = 1000;
 export function capsAt(caps: readonly CapRule[], at: Date): CapAt[] {
   return [...caps]
     .sort((a, b) => (a.campaignId === null ? 0 : 1) - (b.campaignId === null ? 0 : 1) || a.period.localeCompare(b.period))
-    .map((cap) => ({ ...cap, slot: { scope: capScope(cap.offerId, cap.campaignId), period: cap.period, periodStart: capPeriodStart(cap.period, cap.timezone, at) } }));
+    .map((cap) => ({
+      ...cap,
+      slot: { scope: capScope(cap.offerId, cap.campaignId), period: cap.period, periodStart: capPeriodStart(cap.period, cap.timezone, at) },
+    }));
 }
 
 /** A stable key of a slot, for maps of usage. */

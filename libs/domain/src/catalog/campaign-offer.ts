@@ -2,7 +2,14 @@ import type { FormField, PartnerRef } from '@lr/contracts';
 import type { CapRule } from '../caps/caps';
 import { centsOrNull, type Cents } from '../money/money';
 import { payoutTerms, type PayoutTerms } from '../payouts/payouts';
-import type { CatalogCampaignOffer, CatalogOffer, CatalogProgram, CatalogQuestion, DeliverySettings, EligibilityRules } from './catalog.types';
+import type {
+  CatalogCampaignOffer,
+  CatalogOffer,
+  CatalogProgram,
+  CatalogQuestion,
+  DeliverySettings,
+  EligibilityRules,
+} from './catalog.types';
 import type { OfferSource, OfferStatus, OfferType } from './catalog-vocabulary';
 
 /**
@@ -101,7 +108,10 @@ export function campaignOfferFromCatalog(
     formFields: formFieldsOf(o.form_fields),
     payouts: terms.payouts,
     price: centsOrNull(o.price),
-    caps: [...o.caps.map((c) => ({ offerId: o.id, campaignId: null, period: c.period, limit: c.limit, timezone: c.timezone })), ...terms.caps],
+    caps: [
+      ...o.caps.map((c) => ({ offerId: o.id, campaignId: null, period: c.period, limit: c.limit, timezone: c.timezone })),
+      ...terms.caps,
+    ],
     delivery: o.delivery,
     externalId: o.external_id,
     partner,
@@ -113,14 +123,12 @@ export type StoredQuestion = Pick<CatalogQuestion, 'name' | 'label' | 'required'
 
 /** An offer's questions as a result shows them (the contract's `form_fields`): absent keys where the catalog has none. */
 export function formFieldsOf(questions: readonly StoredQuestion[]): FormField[] {
-  return questions.map(
-    (q): FormField => ({
-      name: q.name,
-      label: q.label,
-      type: q.type,
-      required: q.required,
-      ...(q.required_when ? { required_when: { program_ids: [...q.required_when.program_ids] } } : {}),
-      ...(q.options ? { options: q.options.map((x) => ({ value: x.value, label: x.label })) } : {}),
-    }),
-  );
+  return questions.map((q): FormField => ({
+    name: q.name,
+    label: q.label,
+    type: q.type,
+    required: q.required,
+    ...(q.required_when ? { required_when: { program_ids: [...q.required_when.program_ids] } } : {}),
+    ...(q.options ? { options: q.options.map((x) => ({ value: x.value, label: x.label })) } : {}),
+  }));
 }

@@ -178,7 +178,9 @@ describe('validateCatalog', () => {
       affiliateIds: new Set(),
       schoolIds: new Set([schoolId]),
       partnerIds: new Set(),
-      offers: new Map([['11111111-2222-4333-8444-555555555555', { source: 'own', partnerId: null, externalId: null, programValues: ['x'] }]]),
+      offers: new Map([
+        ['11111111-2222-4333-8444-555555555555', { source: 'own', partnerId: null, externalId: null, programValues: ['x'] }],
+      ]),
     };
     c.schools = [c.schools[0]];
     c.campaigns[0].offers[0].program_payouts = { bsn: 30 };
@@ -198,10 +200,17 @@ describe('validateCatalog', () => {
       affiliateIds: new Set(),
       schoolIds: new Set(),
       partnerIds: new Set(),
-      offers: new Map([['11111111-2222-4333-8444-555555555555', { source: 'partner', partnerId: example.partners[0].id, externalId: 'westlake-001', programValues: [] }]]),
+      offers: new Map([
+        [
+          '11111111-2222-4333-8444-555555555555',
+          { source: 'partner', partnerId: example.partners[0].id, externalId: 'westlake-001', programValues: [] },
+        ],
+      ]),
     };
     expect(messages(example, known)).toEqual([
-      expect.stringMatching(/^offers\[1\]\.external_id: partner .* already has offer 11111111-2222-4333-8444-555555555555 with external_id "westlake-001" in the database$/),
+      expect.stringMatching(
+        /^offers\[1\]\.external_id: partner .* already has offer 11111111-2222-4333-8444-555555555555 with external_id "westlake-001" in the database$/,
+      ),
     ]);
   });
 
@@ -253,18 +262,26 @@ describe('validateCatalog', () => {
         'offers[0].delivery.adapter: must be one of sandbox, json; got "soap"',
         'offers[0].delivery.url: must be an http(s) URL, got the string "ftp://x.example"',
       ]);
-      expect(messages(withDelivery({ adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/a/leads', field_map: { a: 'lead_id' }, retries: 2 }))).toEqual([
+      expect(
+        messages(
+          withDelivery({ adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/a/leads', field_map: { a: 'lead_id' }, retries: 2 }),
+        ),
+      ).toEqual([
         'offers[0].delivery.retries: unknown key (allowed: adapter, url, timeout_ms, headers, field_map, response_rules, idempotent, revocation_url)',
         'offers[0].delivery.field_map: only the json adapter reads it (the sandbox school protocol is fixed)',
       ]);
-      expect(messages(withDelivery(json({ timeout_ms: '8000' })))).toEqual(['offers[0].delivery.timeout_ms: must be an integer, got the string "8000"']);
+      expect(messages(withDelivery(json({ timeout_ms: '8000' })))).toEqual([
+        'offers[0].delivery.timeout_ms: must be an integer, got the string "8000"',
+      ]);
     });
 
     it('reads idempotent on a json delivery, as a boolean only; the sandbox adapter does not take it', () => {
       const { catalog, issues } = validateCatalog(withDelivery(json({ idempotent: true })));
       expect(issues).toEqual([]);
       expect(catalog!.offers[0].delivery).toMatchObject({ adapter: 'json', idempotent: true });
-      expect(messages(withDelivery(json({ idempotent: 'yes' })))).toEqual([expect.stringMatching(/^offers\[0\]\.delivery\.idempotent: must be a boolean/)]);
+      expect(messages(withDelivery(json({ idempotent: 'yes' })))).toEqual([
+        expect.stringMatching(/^offers\[0\]\.delivery\.idempotent: must be a boolean/),
+      ]);
       expect(messages(withDelivery({ adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/a/leads', idempotent: true }))).toEqual([
         'offers[0].delivery.idempotent: only the json adapter reads it (the sandbox school protocol is fixed)',
       ]);
@@ -274,10 +291,12 @@ describe('validateCatalog', () => {
       const { catalog, issues } = validateCatalog(withDelivery(json({ revocation_url: 'https://api.school.example/revocations' })));
       expect(issues).toEqual([]);
       expect(catalog!.offers[0].delivery).toMatchObject({ adapter: 'json', revocation_url: 'https://api.school.example/revocations' });
-      expect(messages(withDelivery(json({ revocation_url: 'ftp://x.example' })))).toEqual([expect.stringMatching(/^offers\[0\]\.delivery\.revocation_url: must be an http\(s\) URL/)]);
-      expect(messages(withDelivery({ adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/a/leads', revocation_url: 'http://x.example/r' }))).toEqual([
-        'offers[0].delivery.revocation_url: only the json adapter reads it (the sandbox school protocol is fixed)',
+      expect(messages(withDelivery(json({ revocation_url: 'ftp://x.example' })))).toEqual([
+        expect.stringMatching(/^offers\[0\]\.delivery\.revocation_url: must be an http\(s\) URL/),
       ]);
+      expect(
+        messages(withDelivery({ adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/a/leads', revocation_url: 'http://x.example/r' })),
+      ).toEqual(['offers[0].delivery.revocation_url: only the json adapter reads it (the sandbox school protocol is fixed)']);
     });
 
     it('checks headers: names, values, environment references, headers the adapter sets', () => {
@@ -291,9 +310,7 @@ describe('validateCatalog', () => {
         'x-env': 'twice',
         'X-Num': 5,
       };
-      expect(messages(withDelivery(json({ headers })))).toEqual([
-        'offers[0].delivery.headers.X-Num: must be a string, got number 5',
-      ]);
+      expect(messages(withDelivery(json({ headers })))).toEqual(['offers[0].delivery.headers.X-Num: must be a string, got number 5']);
       delete (headers as Record<string, unknown>)['X-Num'];
       expect(messages(withDelivery(json({ headers })))).toEqual([
         `offers[0].delivery.headers["Bad Name"]: must be an HTTP header name (letters, digits and !#$%&'*+.^_\`|~-)`,
@@ -303,10 +320,12 @@ describe('validateCatalog', () => {
         'offers[0].delivery.headers.X-Token: has a "${" that is not an environment reference ${env:NAME} (NAME: letters, digits and _)',
         'offers[0].delivery.headers.x-env: repeats header X-Env (header names are case-insensitive)',
       ]);
-      expect(messages(withDelivery(json({ headers: ['Authorization'] })))).toEqual(['offers[0].delivery.headers: must be an object, got an array']);
+      expect(messages(withDelivery(json({ headers: ['Authorization'] })))).toEqual([
+        'offers[0].delivery.headers: must be an object, got an array',
+      ]);
     });
 
-    it('checks field_map sources against the lead document and the offer\'s questions', () => {
+    it("checks field_map sources against the lead document and the offer's questions", () => {
       const field_map = {
         a: 'lead.personal.email',
         b: 'lead.personal.favourite_colour',
@@ -336,7 +355,13 @@ describe('validateCatalog', () => {
     });
 
     it('checks field_map targets: dotted paths, no clashes, no prototype keys', () => {
-      const field_map = { 'contact.email': 'lead.personal.email', contact: 'lead_id', 'a..b': 'lead_id', 'x.__proto__.y': 'lead_id', [`${'a.'.repeat(10)}z`]: 'lead_id' };
+      const field_map = {
+        'contact.email': 'lead.personal.email',
+        contact: 'lead_id',
+        'a..b': 'lead_id',
+        'x.__proto__.y': 'lead_id',
+        [`${'a.'.repeat(10)}z`]: 'lead_id',
+      };
       expect(messages(withDelivery(json({ field_map })))).toEqual([
         'offers[0].delivery.field_map.contact: conflicts with target "contact.email": one value cannot also hold fields',
         'offers[0].delivery.field_map["a..b"]: must be a dotted path of non-empty parts of at most 100 characters, got "a..b"',
@@ -379,7 +404,9 @@ describe('validateCatalog', () => {
         'offers[0].delivery.response_rules.accepted.in[4]: must be a string (at most 200 characters), a number, a boolean or null',
         'offers[0].delivery.response_rules.buyer_lead_id_path: must be a string, got number 42',
       ]);
-      expect(rules({ accepted: { http_status: 200 } })).toEqual(['offers[0].delivery.response_rules.accepted.http_status: must be an array, got number 200']);
+      expect(rules({ accepted: { http_status: 200 } })).toEqual([
+        'offers[0].delivery.response_rules.accepted.http_status: must be an array, got number 200',
+      ]);
     });
   });
 });

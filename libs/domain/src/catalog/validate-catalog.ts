@@ -177,7 +177,11 @@ function readOffer(r: JsonReader, v: unknown, path: string): CatalogOffer | unde
     }
     if (o.partner_id === undefined) r.fail(p('partner_id'), 'is required on a partner offer');
     if (o.external_id === undefined) r.fail(p('external_id'), "is required on a partner offer (the partner's id of the offer)");
-    if (o.returns !== undefined) r.fail(p('returns'), "not allowed on a partner offer (the partner network bought the lead, not the school: its returns are the partner's business)");
+    if (o.returns !== undefined)
+      r.fail(
+        p('returns'),
+        "not allowed on a partner offer (the partner network bought the lead, not the school: its returns are the partner's business)",
+      );
   }
   if (source === 'own') {
     if (o.partner_id !== undefined) r.fail(p('partner_id'), 'only a partner offer has a partner_id');
@@ -216,7 +220,12 @@ function readOffer(r: JsonReader, v: unknown, path: string): CatalogOffer | unde
   };
   if (source === 'own' && o.delivery !== undefined) {
     // Read last, so field_map sources can be checked against this offer's questions (unless those are broken).
-    out.delivery = readDelivery(r, o.delivery, p('delivery'), out.form_fields?.map((q) => q.name));
+    out.delivery = readDelivery(
+      r,
+      o.delivery,
+      p('delivery'),
+      out.form_fields?.map((q) => q.name),
+    );
   }
   return ok() ? (out as CatalogOffer) : undefined;
 }
@@ -290,7 +299,10 @@ function readQuestions(r: JsonReader, v: unknown, path: string, programValues: s
       label: r.optionalString(o.label, p('label'), { maxLength: TEXT_MAX }),
       type,
       required: r.boolean(o.required, p('required')),
-      required_when: o.required_when === undefined || o.required_when === null ? null : readRequiredWhen(r, o.required_when, p('required_when'), programValues),
+      required_when:
+        o.required_when === undefined || o.required_when === null
+          ? null
+          : readRequiredWhen(r, o.required_when, p('required_when'), programValues),
       options,
     } as CatalogQuestion;
   });
@@ -305,7 +317,12 @@ function readOptions(r: JsonReader, v: unknown, path: string): QuestionOption[] 
   });
 }
 
-function readRequiredWhen(r: JsonReader, v: unknown, path: string, programValues: string[] | undefined): { program_ids: string[] } | undefined {
+function readRequiredWhen(
+  r: JsonReader,
+  v: unknown,
+  path: string,
+  programValues: string[] | undefined,
+): { program_ids: string[] } | undefined {
   const o = r.object(v, path, ['program_ids'], ['program_ids']);
   if (!o) return undefined;
   const p = childPath(path, 'program_ids');
@@ -315,7 +332,10 @@ function readRequiredWhen(r: JsonReader, v: unknown, path: string, programValues
   const ids = arr.map((item, i) => {
     const value = r.string(item, childPath(p, i));
     if (value !== undefined && programValues && !programValues.includes(value)) {
-      r.fail(childPath(p, i), `unknown program ${JSON.stringify(value)}: not among this offer's programs (${programValues.join(', ') || 'none'})`);
+      r.fail(
+        childPath(p, i),
+        `unknown program ${JSON.stringify(value)}: not among this offer's programs (${programValues.join(', ') || 'none'})`,
+      );
     }
     return value;
   });
@@ -400,7 +420,11 @@ function checkOfferReferences(r: JsonReader, offers: Array<Entry<CatalogOffer>>,
     if (offer.source === 'partner' && offer.partner_id && offer.external_id) {
       const key = `${offer.partner_id}\u0000${offer.external_id}`;
       const first = externalIds.get(key);
-      if (first) r.fail(childPath(e.path, 'external_id'), `partner ${offer.partner_id} already has an offer with external_id ${JSON.stringify(offer.external_id)} (${first})`);
+      if (first)
+        r.fail(
+          childPath(e.path, 'external_id'),
+          `partner ${offer.partner_id} already has an offer with external_id ${JSON.stringify(offer.external_id)} (${first})`,
+        );
       else externalIds.set(key, e.path);
     }
   }
@@ -408,7 +432,11 @@ function checkOfferReferences(r: JsonReader, offers: Array<Entry<CatalogOffer>>,
   for (const [id, k] of known.offers) {
     if (ids.offers.has(id) || k.source !== 'partner' || !k.partnerId || !k.externalId) continue;
     const first = externalIds.get(`${k.partnerId}\u0000${k.externalId}`);
-    if (first) r.fail(childPath(first, 'external_id'), `partner ${k.partnerId} already has offer ${id} with external_id ${JSON.stringify(k.externalId)} in the database`);
+    if (first)
+      r.fail(
+        childPath(first, 'external_id'),
+        `partner ${k.partnerId} already has offer ${id} with external_id ${JSON.stringify(k.externalId)} in the database`,
+      );
   }
 }
 
@@ -427,7 +455,10 @@ function checkCampaignReferences(
     const campaign = e.value;
     if (!campaign) continue;
     if (!ids.affiliates.has(campaign.affiliate_id) && !known.affiliateIds.has(campaign.affiliate_id)) {
-      r.fail(childPath(e.path, 'affiliate_id'), `unknown affiliate ${campaign.affiliate_id}: not in this file's affiliates nor in the database`);
+      r.fail(
+        childPath(e.path, 'affiliate_id'),
+        `unknown affiliate ${campaign.affiliate_id}: not in this file's affiliates nor in the database`,
+      );
     }
     campaign.offers.forEach((co, i) => {
       const path = childPath(childPath(e.path, 'offers'), i);

@@ -31,7 +31,8 @@ export function readDelivery(r: JsonReader, v: unknown, path: string, questions:
     const ctx = { body: "the school's body", document: 'the lead document', shape: LEAD_DOCUMENT_FIELDS, questions };
     out.field_map = readFieldMap(r, o.field_map, p('field_map'), ctx);
   }
-  if (adapter === 'json' && o.response_rules !== undefined) out.response_rules = readResponseRules(r, o.response_rules, p('response_rules'));
+  if (adapter === 'json' && o.response_rules !== undefined)
+    out.response_rules = readResponseRules(r, o.response_rules, p('response_rules'));
   if (adapter === 'json' && o.idempotent !== undefined) out.idempotent = r.boolean(o.idempotent, p('idempotent'));
   if (adapter === 'json' && o.revocation_url !== undefined) out.revocation_url = r.httpUrl(o.revocation_url, p('revocation_url'));
   return ok() ? (out as unknown as DeliverySettings) : undefined;

@@ -1,10 +1,4 @@
-import {
-  EDUCATION_LEVELS,
-  LEARNING_PREFERENCES,
-  MILITARY_AFFILIATIONS,
-  START_TIMELINES,
-  US_STATES,
-} from '../lead-vocabulary';
+import { EDUCATION_LEVELS, LEARNING_PREFERENCES, MILITARY_AFFILIATIONS, START_TIMELINES, US_STATES } from '../lead-vocabulary';
 import type { EligibilityRules } from './catalog.types';
 import { childPath, JsonReader } from './json-reader';
 

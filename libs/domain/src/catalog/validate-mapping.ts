@@ -43,7 +43,8 @@ export function readDottedPath(r: JsonReader, v: unknown, path: string): string 
   if (s === undefined) return undefined;
   const segments = s.split('.');
   if (segments.length > MAX_PATH_DEPTH) return r.fail(path, `must be a dotted path of at most ${MAX_PATH_DEPTH} parts`);
-  if (segments.some((x) => x === '' || x.length > 100)) return r.fail(path, `must be a dotted path of non-empty parts of at most 100 characters, got ${JSON.stringify(s)}`);
+  if (segments.some((x) => x === '' || x.length > 100))
+    return r.fail(path, `must be a dotted path of non-empty parts of at most 100 characters, got ${JSON.stringify(s)}`);
   const unsafe = segments.find((x) => UNSAFE_KEYS.has(x));
   if (unsafe) return r.fail(path, `must not use ${unsafe} as a key`);
   return s;
@@ -63,7 +64,8 @@ export interface FieldMapContext {
 export function readFieldMap(r: JsonReader, v: unknown, path: string, ctx: FieldMapContext): Record<string, string> | undefined {
   if (!isPlainObject(v)) return r.fail(path, `must be an object of target path (in ${ctx.body}) to source`);
   const entries = Object.entries(v);
-  if (entries.length === 0) return r.fail(path, `must not be empty (leave field_map out to send the default ${ctx.document.replace(/^the /, '')})`);
+  if (entries.length === 0)
+    return r.fail(path, `must not be empty (leave field_map out to send the default ${ctx.document.replace(/^the /, '')})`);
   if (entries.length > MAX_FIELD_MAP_ENTRIES) return r.fail(path, `must have at most ${MAX_FIELD_MAP_ENTRIES} entries`);
   const ok = tracker(r);
   const out: Record<string, string> = {};
@@ -100,7 +102,8 @@ function checkFieldSource(r: JsonReader, source: string, at: string, ctx: FieldM
       }
       return true;
     }
-    if (!Object.hasOwn(shape, segment)) return invalid(`${parent} has no field ${JSON.stringify(segment)} (fields: ${Object.keys(shape).join(', ')})`);
+    if (!Object.hasOwn(shape, segment))
+      return invalid(`${parent} has no field ${JSON.stringify(segment)} (fields: ${Object.keys(shape).join(', ')})`);
     shape = shape[segment];
   }
   return true;

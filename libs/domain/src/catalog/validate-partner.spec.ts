@@ -6,7 +6,12 @@ const ROOT = join(__dirname, '../../../..');
 /** The worked example of docs/runbooks/add-partner.md: a json partner for the sandbox's exchange protocol. */
 const exchange = (): Record<string, any> => JSON.parse(readFileSync(join(ROOT, 'test/fixtures/exchange-partner.json'), 'utf8')); // eslint-disable-line @typescript-eslint/no-explicit-any
 const messages = (partner: unknown) => validateCatalog({ partners: [partner] }).issues.map((i) => `${i.path}: ${i.message}`);
-const sandbox = { id: '0b8f6a52-3c1d-4e2f-8a9b-7c6d5e4f3a2b', name: 'Alpha', adapter: 'sandbox', base_url: 'http://127.0.0.1:4100/partners/alpha' };
+const sandbox = {
+  id: '0b8f6a52-3c1d-4e2f-8a9b-7c6d5e4f3a2b',
+  name: 'Alpha',
+  adapter: 'sandbox',
+  base_url: 'http://127.0.0.1:4100/partners/alpha',
+};
 
 describe('validateCatalog: partners', () => {
   it('accepts the json partner of the worked example and stores its settings as given', () => {
@@ -31,7 +36,11 @@ describe('validateCatalog: partners', () => {
       'partners[0].search: only the json adapter reads it (the sandbox partner protocol is fixed)',
       'partners[0].submit: only the json adapter reads it (the sandbox partner protocol is fixed)',
     ]);
-    expect(messages({ ...sandbox, price: 40 })).toEqual([expect.stringMatching(/^partners\[0\]\.price: unknown key \(allowed: id, name, adapter, base_url, timeout_ms, headers, search, submit\)$/)]);
+    expect(messages({ ...sandbox, price: 40 })).toEqual([
+      expect.stringMatching(
+        /^partners\[0\]\.price: unknown key \(allowed: id, name, adapter, base_url, timeout_ms, headers, search, submit\)$/,
+      ),
+    ]);
   });
 
   it('checks headers as for a school delivery: names, references, what the adapter sets', () => {
@@ -45,7 +54,13 @@ describe('validateCatalog: partners', () => {
     const e = exchange();
     e.search.path = '/v2/match';
     e.submit.path = 'v2/../admin';
-    e.search.field_map = { RequestId: 'search_id', Answers: 'answers', Email: 'lead.personal.mail', Code: 'external_ids.0', Fixed: '=lead-router' };
+    e.search.field_map = {
+      RequestId: 'search_id',
+      Answers: 'answers',
+      Email: 'lead.personal.mail',
+      Code: 'external_ids.0',
+      Fixed: '=lead-router',
+    };
     e.submit.field_map = { Ref: 'lead_id', Offer: 'offer.id', Grad: 'answers.GraduationYear', Result: 'partner_result_id' };
     expect(messages(e)).toEqual([
       'partners[0].search.path: must be a path relative to base_url, such as "v2/search" (letters, digits, ._~- and /; no leading /, no query)',
@@ -86,7 +101,12 @@ describe('validateCatalog: partners', () => {
 
   it('checks the questions mapping: place, types, required_when only on the offer', () => {
     const e = exchange();
-    e.search.results.questions = { ...e.search.results.questions, under: 'school', required_when: 'RequiredFor', types: { Dropdown: 'select', Date: 'date' } };
+    e.search.results.questions = {
+      ...e.search.results.questions,
+      under: 'school',
+      required_when: 'RequiredFor',
+      types: { Dropdown: 'select', Date: 'date' },
+    };
     expect(messages(e)).toEqual([
       'partners[0].search.results.questions.under: must be one of offer, program; got "school"',
       'partners[0].search.results.questions.types.Date: must be one of select, text, number; got "date"',
@@ -98,12 +118,15 @@ describe('validateCatalog: partners', () => {
       'partners[0].search.results.questions.required_when: only questions under the offer have one (under a program, `required` says for which programs)',
       'partners[0].search.results.questions.types: needs type (the path of the value it translates)',
     ]);
-    expect(messages({ ...exchange(), search: { ...exchange().search, results: { ...exchange().search.results, questions: { list: 'Questions' } } } })).toEqual([
-      'partners[0].search.results.questions.name: is required',
-    ]);
+    expect(
+      messages({
+        ...exchange(),
+        search: { ...exchange().search, results: { ...exchange().search.results, questions: { list: 'Questions' } } },
+      }),
+    ).toEqual(['partners[0].search.results.questions.name: is required']);
   });
 
-  it('checks the submit response rules as a school delivery\'s', () => {
+  it("checks the submit response rules as a school delivery's", () => {
     const e = exchange();
     e.submit.response_rules = { duplicate: { http_status: [503] }, reason_path: 'Reason' };
     expect(messages(e)).toEqual([

@@ -1,6 +1,14 @@
 import { PARTNER_SEARCH_DOCUMENT_FIELDS, PARTNER_SUBMIT_DOCUMENT_FIELDS } from '../mapping/documents';
 import { CATALOG_DEFAULTS, PARTNER_ADAPTERS, QUESTION_TYPES } from './catalog-vocabulary';
-import type { ChoiceListMapping, CatalogPartner, OfferListMapping, PartnerSearchSettings, PartnerSettings, PartnerSubmitSettings, QuestionMapping } from './catalog.types';
+import type {
+  ChoiceListMapping,
+  CatalogPartner,
+  OfferListMapping,
+  PartnerSearchSettings,
+  PartnerSettings,
+  PartnerSubmitSettings,
+  QuestionMapping,
+} from './catalog.types';
 import { EXPIRY_UNITS, QUESTION_PLACES } from './catalog.types';
 import { childPath, isPlainObject, JsonReader, tracker } from './json-reader';
 import { FieldMapContext, readDottedPath, readFieldMap, readHeaders, readResponseRules } from './validate-mapping';
@@ -19,9 +27,11 @@ export function readPartner(r: JsonReader, v: unknown, path: string): CatalogPar
   const p = (k: string) => childPath(path, k);
   const adapter = r.oneOf(o.adapter, p('adapter'), PARTNER_ADAPTERS);
   if (adapter === 'sandbox') {
-    for (const key of JSON_ONLY) if (o[key] !== undefined) r.fail(p(key), 'only the json adapter reads it (the sandbox partner protocol is fixed)');
+    for (const key of JSON_ONLY)
+      if (o[key] !== undefined) r.fail(p(key), 'only the json adapter reads it (the sandbox partner protocol is fixed)');
   }
-  if (adapter === 'json' && o.search === undefined) r.fail(p('search'), 'is required on a json partner (the search call and how its answer is read)');
+  if (adapter === 'json' && o.search === undefined)
+    r.fail(p('search'), 'is required on a json partner (the search call and how its answer is read)');
   const settings: PartnerSettings = {};
   if (o.headers !== undefined) settings.headers = readHeaders(r, o.headers, p('headers'));
   if (adapter === 'json' && o.search !== undefined) settings.search = readSearch(r, o.search, p('search'));
@@ -57,10 +67,17 @@ function readSubmit(r: JsonReader, v: unknown, path: string): PartnerSubmitSetti
 }
 
 /** What the search and submit calls share: the path after base_url, and the field map over their document. */
-function readCall(r: JsonReader, o: Record<string, unknown>, path: string, document: string, shape: FieldMapContext['shape']): Record<string, unknown> {
+function readCall(
+  r: JsonReader,
+  o: Record<string, unknown>,
+  path: string,
+  document: string,
+  shape: FieldMapContext['shape'],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (o.path !== undefined) out.path = readUrlPath(r, o.path, childPath(path, 'path'));
-  if (o.field_map !== undefined) out.field_map = readFieldMap(r, o.field_map, childPath(path, 'field_map'), { body: "the partner's body", document, shape });
+  if (o.field_map !== undefined)
+    out.field_map = readFieldMap(r, o.field_map, childPath(path, 'field_map'), { body: "the partner's body", document, shape });
   return out;
 }
 
@@ -80,7 +97,18 @@ function readListPath(r: JsonReader, v: unknown, path: string): string | undefin
   return v === '$' ? v : readDottedPath(r, v, path);
 }
 
-const OFFER_LIST_KEYS = ['list', 'search_id', 'external_id', 'partner_result_id', 'programs', 'questions', 'tcpa_text', 'school', 'expires_in', 'expires_at'] as const;
+const OFFER_LIST_KEYS = [
+  'list',
+  'search_id',
+  'external_id',
+  'partner_result_id',
+  'programs',
+  'questions',
+  'tcpa_text',
+  'school',
+  'expires_in',
+  'expires_at',
+] as const;
 const OFFER_PATHS = ['search_id', 'external_id', 'partner_result_id', 'tcpa_text', 'expires_at'] as const;
 
 function readOfferList(r: JsonReader, v: unknown, path: string): OfferListMapping | undefined {
@@ -98,7 +126,11 @@ function readOfferList(r: JsonReader, v: unknown, path: string): OfferListMappin
   }
   if (o.expires_in !== undefined) {
     const e = r.object(o.expires_in, p('expires_in'), ['path', 'unit'], ['path', 'unit']);
-    if (e) out.expires_in = { path: readDottedPath(r, e.path, childPath(p('expires_in'), 'path')), unit: r.oneOf(e.unit, childPath(p('expires_in'), 'unit'), EXPIRY_UNITS) };
+    if (e)
+      out.expires_in = {
+        path: readDottedPath(r, e.path, childPath(p('expires_in'), 'path')),
+        unit: r.oneOf(e.unit, childPath(p('expires_in'), 'unit'), EXPIRY_UNITS),
+      };
     if (o.expires_at !== undefined) r.fail(p('expires_at'), 'give expires_in or expires_at, not both');
   }
   return ok() ? (out as unknown as OfferListMapping) : undefined;

@@ -11,7 +11,7 @@ const withReturns = (returns: unknown, offer = 0) => {
 };
 const messages = (input: unknown) => validateCatalog(input).issues.map((i) => `${i.path}: ${i.message}`);
 
-describe('validateCatalog: an offer\'s return policy (returns)', () => {
+describe("validateCatalog: an offer's return policy (returns)", () => {
   it('reads a policy, refunds_cap defaulting to false; an offer without one takes no returns (null)', () => {
     const full = validateCatalog(withReturns({ window_days: 7, reasons: ['wrong_number', 'not_the_person'], refunds_cap: true })).catalog!;
     expect(full.offers[0].returns).toEqual({ window_days: 7, reasons: ['wrong_number', 'not_the_person'], refunds_cap: true });

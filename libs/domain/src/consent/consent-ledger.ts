@@ -167,19 +167,54 @@ export function checkLinks(cursor: ChainCursor, links: readonly StoredLink[]): {
   let at = cursor;
   for (const l of links) {
     if (l.position !== at.position + 1) {
-      return { break: { position: at.position + 1, leadId: null, problem: 'missing', detail: `no record at position ${at.position + 1}: the chain goes from position ${at.position} to ${l.position} (lead ${l.leadId})` } };
+      return {
+        break: {
+          position: at.position + 1,
+          leadId: null,
+          problem: 'missing',
+          detail: `no record at position ${at.position + 1}: the chain goes from position ${at.position} to ${l.position} (lead ${l.leadId})`,
+        },
+      };
     }
     if (l.prevDigest !== at.digest) {
-      return { break: { position: l.position, leadId: l.leadId, problem: 'link-broken', detail: `its previous digest is not the digest of position ${at.position}: a record was removed, inserted or moved before it` } };
+      return {
+        break: {
+          position: l.position,
+          leadId: l.leadId,
+          problem: 'link-broken',
+          detail: `its previous digest is not the digest of position ${at.position}: a record was removed, inserted or moved before it`,
+        },
+      };
     }
     if (!l.record) {
-      return { break: { position: l.position, leadId: l.leadId, problem: 'evidence-missing', detail: 'its consent evidence (or its lead) is no longer stored' } };
+      return {
+        break: {
+          position: l.position,
+          leadId: l.leadId,
+          problem: 'evidence-missing',
+          detail: 'its consent evidence (or its lead) is no longer stored',
+        },
+      };
     }
     if (recordHash(l.record) !== l.recordHash) {
-      return { break: { position: l.position, leadId: l.leadId, problem: 'record-changed', detail: 'the record as stored now does not hash to the record hash it was chained with: its evidence or lead was changed' } };
+      return {
+        break: {
+          position: l.position,
+          leadId: l.leadId,
+          problem: 'record-changed',
+          detail: 'the record as stored now does not hash to the record hash it was chained with: its evidence or lead was changed',
+        },
+      };
     }
     if (chainDigest(l.prevDigest, l.recordHash) !== l.digest) {
-      return { break: { position: l.position, leadId: l.leadId, problem: 'digest-changed', detail: 'its digest is not sha256(previous digest + record hash)' } };
+      return {
+        break: {
+          position: l.position,
+          leadId: l.leadId,
+          problem: 'digest-changed',
+          detail: 'its digest is not sha256(previous digest + record hash)',
+        },
+      };
     }
     at = { position: l.position, digest: l.digest };
   }

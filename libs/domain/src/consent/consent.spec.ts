@@ -11,7 +11,13 @@ describe('checkConsent', () => {
 });
 
 describe('consentEvidence', () => {
-  const base = { tcpaConsent: true, buttonLabel: 'Request info', ip: '203.0.113.7', at: '2026-11-25T10:00:00.000Z', search: { formCertUrl: 'https://cert/search', universalLeadCert: null } };
+  const base = {
+    tcpaConsent: true,
+    buttonLabel: 'Request info',
+    ip: '203.0.113.7',
+    at: '2026-11-25T10:00:00.000Z',
+    search: { formCertUrl: 'https://cert/search', universalLeadCert: null },
+  };
   it('keeps the statement shown with the result, not the offer’s text of now', () => {
     const shown = { offer: { id: 'o', name: 'n', offer_type: 'shared' as const, is_exclusive: false, tcpa_text: 'as shown' } };
     expect(statementShown(shown, 'changed since')).toBe('as shown');
@@ -19,6 +25,14 @@ describe('consentEvidence', () => {
   });
   it('takes the submit’s certificates before the search’s', () => {
     const e = consentEvidence({ ...base, statement: 'offer text', submitted: { formCertUrl: null, universalLeadCert: 'ulc-1' } });
-    expect(e).toEqual({ tcpaConsent: true, statement: 'offer text', buttonLabel: 'Request info', ip: '203.0.113.7', at: base.at, formCertUrl: 'https://cert/search', universalLeadCert: 'ulc-1' });
+    expect(e).toEqual({
+      tcpaConsent: true,
+      statement: 'offer text',
+      buttonLabel: 'Request info',
+      ip: '203.0.113.7',
+      at: base.at,
+      formCertUrl: 'https://cert/search',
+      universalLeadCert: 'ulc-1',
+    });
   });
 });

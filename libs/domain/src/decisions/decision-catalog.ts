@@ -108,7 +108,13 @@ const FIXED_SUBMIT: readonly Decision[] = Object.values(SUBMIT).filter((v): v is
  * as a catalog entry: the fixed entry with that code and reason when there is
  * one, else (the answer builders' reasons) the stored values.
  */
-export function storedDecision(row: { code: string | null; reason: string | null; status: string; decidedBy: 'service' | 'buyer' | null; field: string | null }): Decision {
+export function storedDecision(row: {
+  code: string | null;
+  reason: string | null;
+  status: string;
+  decidedBy: 'service' | 'buyer' | null;
+  field: string | null;
+}): Decision {
   if (row.status === 'pending' || row.code === null) return SUBMIT.pending;
   const fixed = FIXED_SUBMIT.find((x) => x.code === row.code && x.reason === row.reason);
   if (fixed) return fixed;
@@ -166,9 +172,13 @@ export const REFUSAL = {
   /** 409 on buyer returns: the offer's return window has passed since the sale was accepted. */
   returnWindowClosed: d(409, 'RETURN_WINDOW_CLOSED', 'rejected', 'Return window closed', { field: 'svc_lead_id' }),
   /** 409 on buyer returns: the offer has no return policy, so it takes no returns (no window at all). */
-  noReturnPolicy: d(409, 'RETURN_WINDOW_CLOSED', 'rejected', 'Offer accepts no returns', { field: 'svc_lead_id', error: 'no_return_policy' }),
+  noReturnPolicy: d(409, 'RETURN_WINDOW_CLOSED', 'rejected', 'Offer accepts no returns', {
+    field: 'svc_lead_id',
+    error: 'no_return_policy',
+  }),
   /** 400 on buyer returns: a reason code that is not one of the offer's (`reasons`: the offer's codes, listed). */
-  returnReasonUnknown: (reasons: string) => d(400, 'INVALID_FIELD', 'invalid', `reason must be one of the offer's return reasons: ${reasons}`, { field: 'reason' }),
+  returnReasonUnknown: (reasons: string) =>
+    d(400, 'INVALID_FIELD', 'invalid', `reason must be one of the offer's return reasons: ${reasons}`, { field: 'reason' }),
   /** 400 on search: "NOT_FOUND when the campaign is not active or not the caller's". */
   campaignNotActive: d(400, 'NOT_FOUND', 'invalid', 'Campaign not found or not active', { field: 'svc_campaign_id' }),
   /** 409 on leads: "MALFORMED_REQUEST: search_lead_id missing". */
@@ -178,9 +188,12 @@ export const REFUSAL = {
   /** 400: a field is invalid; the field is named. */
   fieldInvalid: (field: string, reason: string) => d(400, 'INVALID_FIELD', 'invalid', reason, { field }),
   /** A partner offer can be submitted only from a search result (result-submit rule 6). */
-  partnerOfferPosted: d(400, 'INVALID_FIELD', 'invalid', 'svc_offer_id is a partner offer: submit it from a search result', { field: 'svc_offer_id' }),
+  partnerOfferPosted: d(400, 'INVALID_FIELD', 'invalid', 'svc_offer_id is a partner offer: submit it from a search result', {
+    field: 'svc_offer_id',
+  }),
   /** A text field holding what no JSON text should (NUL, unpaired surrogates). */
-  badText: (field: string) => d(400, 'INVALID_FIELD', 'invalid', `${field} must be text without NUL characters or unpaired surrogates`, { field }),
+  badText: (field: string) =>
+    d(400, 'INVALID_FIELD', 'invalid', `${field} must be text without NUL characters or unpaired surrogates`, { field }),
   /** Duplicate pre-check: "400 (MALFORMED_REQUEST: no usable lead field". */
   noUsableLeadField: d(400, 'MALFORMED_REQUEST', 'invalid', 'No usable lead field'),
   /** Opt-outs: an email or a phone, raw (normalizable) or hashed, is needed to suppress anyone. */
@@ -217,7 +230,8 @@ export const REFUSAL = {
     error: 'lead_pending',
   }),
   /** 400 on search and leads: an `Idempotency-Key` header that cannot name a request (docs/idempotency.md). */
-  idempotencyKeyInvalid: (reason: string) => d(400, 'INVALID_FIELD', 'invalid', reason, { field: 'Idempotency-Key', error: 'idempotency_key_invalid' }),
+  idempotencyKeyInvalid: (reason: string) =>
+    d(400, 'INVALID_FIELD', 'invalid', reason, { field: 'Idempotency-Key', error: 'idempotency_key_invalid' }),
   /** 400 on search and leads: the key named another request (a different body) within its window. */
   idempotencyKeyReused: d(400, 'INVALID_FIELD', 'invalid', 'Idempotency-Key was already used with a different request body', {
     field: 'Idempotency-Key',

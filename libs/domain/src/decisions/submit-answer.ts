@@ -95,7 +95,25 @@ function messageOf(d: SubmitDecision): string {
 }
 
 /** The answer while the decision is still being made (the gateway stopped waiting). */
-export function pendingDecision(leadId: string, offerId: string, resultId: string | null, searchId: string | null, isTest: boolean): SubmitDecision {
+export function pendingDecision(
+  leadId: string,
+  offerId: string,
+  resultId: string | null,
+  searchId: string | null,
+  isTest: boolean,
+): SubmitDecision {
   const d = SUBMIT.pending;
-  return { leadId, status: d.status, code: d.code, reason: d.reason, payout: 0, isTest, decidedBy: null, decidedAt: null, offerId, resultId, searchId };
+  return {
+    leadId,
+    status: d.status,
+    code: d.code,
+    reason: d.reason,
+    payout: 0,
+    isTest,
+    decidedBy: null,
+    decidedAt: null,
+    offerId,
+    resultId,
+    searchId,
+  };
 }

@@ -17,6 +17,16 @@ describe('already sold to this person within the offer’s window', () => {
       ['a', daysAgo(10)],
       ['b', daysAgo(10)],
     ]);
-    expect(offersSoldToPerson(last, [{ offerId: 'a', windowDays: 30 }, { offerId: 'b', windowDays: 7 }, { offerId: 'c', windowDays: 30 }], now)).toEqual(new Set(['a']));
+    expect(
+      offersSoldToPerson(
+        last,
+        [
+          { offerId: 'a', windowDays: 30 },
+          { offerId: 'b', windowDays: 7 },
+          { offerId: 'c', windowDays: 30 },
+        ],
+        now,
+      ),
+    ).toEqual(new Set(['a']));
   });
 });

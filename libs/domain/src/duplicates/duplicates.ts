@@ -20,6 +20,10 @@ export function soldWithinWindow(soldAt: Date | undefined, windowDays: number, n
 }
 
 /** The offers (each with its window) already sold to the person within their windows. */
-export function offersSoldToPerson(lastSales: LastSales, offers: ReadonlyArray<{ offerId: string; windowDays: number }>, now: Date): Set<string> {
+export function offersSoldToPerson(
+  lastSales: LastSales,
+  offers: ReadonlyArray<{ offerId: string; windowDays: number }>,
+  now: Date,
+): Set<string> {
   return new Set(offers.filter((o) => soldWithinWindow(lastSales.get(o.offerId), o.windowDays, now)).map((o) => o.offerId));
 }

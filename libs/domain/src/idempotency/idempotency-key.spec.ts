@@ -19,7 +19,12 @@ describe('Idempotency-Key', () => {
     ['a control character', 'a\tb', 'printable ASCII'],
   ])('%s: 400 INVALID_FIELD naming the header', (_what, header, reason) => {
     const reading = readIdempotencyKey(header);
-    expect('refusal' in reading && reading.refusal).toMatchObject({ http: 400, code: 'INVALID_FIELD', field: 'Idempotency-Key', error: 'idempotency_key_invalid' });
+    expect('refusal' in reading && reading.refusal).toMatchObject({
+      http: 400,
+      code: 'INVALID_FIELD',
+      field: 'Idempotency-Key',
+      error: 'idempotency_key_invalid',
+    });
     expect('refusal' in reading && reading.refusal.reason).toContain(reason);
   });
 

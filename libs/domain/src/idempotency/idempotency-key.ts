@@ -34,7 +34,8 @@ export function readIdempotencyKey(header: string | string[] | undefined): Idemp
   if (header.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
     return { refusal: REFUSAL.idempotencyKeyInvalid(`${IDEMPOTENCY_KEY_FIELD} must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`) };
   }
-  if (!KEY_SHAPE.test(header)) return { refusal: REFUSAL.idempotencyKeyInvalid(`${IDEMPOTENCY_KEY_FIELD} must be printable ASCII without spaces`) };
+  if (!KEY_SHAPE.test(header))
+    return { refusal: REFUSAL.idempotencyKeyInvalid(`${IDEMPOTENCY_KEY_FIELD} must be printable ASCII without spaces`) };
   return { key: header };
 }
 
@@ -44,5 +45,7 @@ export function readIdempotencyKey(header: string | string[] | undefined): Idemp
  * or spacing still retries the same request), hashed. Arrays keep their order.
  */
 export function requestBodyDigest(body: unknown): string {
-  return createHash('sha256').update(stringify(body) ?? 'null').digest('hex');
+  return createHash('sha256')
+    .update(stringify(body) ?? 'null')
+    .digest('hex');
 }

@@ -49,7 +49,11 @@ export interface SchoolLead extends BuyerLead {
 
 export function schoolLeadDocument(d: SchoolLead): LeadDocument {
   // A whole BuyerLead gives every buyer field.
-  return { lead_id: d.leadId, offer: { id: d.offer.id, name: d.offer.name, school_name: d.offer.schoolName }, ...(buyerFields(d) as BuyerFields) };
+  return {
+    lead_id: d.leadId,
+    offer: { id: d.offer.id, name: d.offer.name, school_name: d.offer.schoolName },
+    ...(buyerFields(d) as BuyerFields),
+  };
 }
 
 /**
@@ -97,7 +101,13 @@ export interface PartnerSearchDocument {
   is_test: boolean;
 }
 
-export function partnerSearchDocument(d: { searchId: string; externalIds: readonly string[]; lead: LeadPayload; tracking: Record<string, string>; isTest: boolean }): PartnerSearchDocument {
+export function partnerSearchDocument(d: {
+  searchId: string;
+  externalIds: readonly string[];
+  lead: LeadPayload;
+  tracking: Record<string, string>;
+  isTest: boolean;
+}): PartnerSearchDocument {
   return {
     search_id: d.searchId,
     external_ids: [...d.externalIds],

@@ -22,7 +22,8 @@ export function fillHeaders(templates: Readonly<Record<string, string>> | undefi
       if (set === undefined || set === '') throw new MappingConfigError(`header ${name}: environment variable ${variable} is not set`);
       return set;
     });
-    if (!HEADER_VALUE.test(value)) throw new MappingConfigError(`header ${name}: the value is not printable ASCII (check the environment variables it names)`);
+    if (!HEADER_VALUE.test(value))
+      throw new MappingConfigError(`header ${name}: the value is not printable ASCII (check the environment variables it names)`);
     out[name.toLowerCase()] = value;
   }
   return out;

@@ -105,7 +105,9 @@ describe('mapFields', () => {
   });
 
   it('leaves out a target whose source the lead has no value for', () => {
-    expect(mapFields(doc, { dob: 'lead.personal.date_of_birth', bg: 'lead.background.us_citizen', utm: 'tracking.utm_source', id: 'lead_id' })).toEqual({
+    expect(
+      mapFields(doc, { dob: 'lead.personal.date_of_birth', bg: 'lead.background.us_citizen', utm: 'tracking.utm_source', id: 'lead_id' }),
+    ).toEqual({
       id: doc.lead_id,
     });
   });
@@ -145,7 +147,13 @@ describe('partner documents', () => {
   const d = sampleLead();
 
   it('a search document has the search, each asked external id, the lead groups and nothing else', () => {
-    const doc = partnerSearchDocument({ searchId: 's-1', externalIds: ['westlake-001', 'harbor-002'], lead: { ...d.lead, extra: { x: '1' } } as never, tracking: d.tracking, isTest: false });
+    const doc = partnerSearchDocument({
+      searchId: 's-1',
+      externalIds: ['westlake-001', 'harbor-002'],
+      lead: { ...d.lead, extra: { x: '1' } } as never,
+      tracking: d.tracking,
+      isTest: false,
+    });
     expect(doc).toEqual({
       search_id: 's-1',
       external_ids: ['westlake-001', 'harbor-002'],
@@ -172,7 +180,14 @@ describe('partner documents', () => {
   });
 
   it('a submit document from a request of the previous release leaves out what it did not carry', () => {
-    const doc = partnerSubmitDocument({ leadId: 'l-1', searchId: 's-1', partnerResultId: 'pr-1', lead: d.lead, programId: null, answers: {} });
+    const doc = partnerSubmitDocument({
+      leadId: 'l-1',
+      searchId: 's-1',
+      partnerResultId: 'pr-1',
+      lead: d.lead,
+      programId: null,
+      answers: {},
+    });
     expect(doc).toEqual({ lead_id: 'l-1', search_id: 's-1', partner_result_id: 'pr-1', lead: d.lead, program_id: null, answers: {} });
   });
 });

@@ -71,7 +71,13 @@ function holds(m: AnswerMatch, answer: RuleAnswer): boolean {
 }
 
 /** A value at `path` that is absent or null gives null; a wrong type gives null, or an unreadable answer when strict. */
-function readOptional<T>(answer: RuleAnswer, path: string | undefined, strict: boolean, read: (v: unknown) => T | undefined, expected: string): T | null {
+function readOptional<T>(
+  answer: RuleAnswer,
+  path: string | undefined,
+  strict: boolean,
+  read: (v: unknown) => T | undefined,
+  expected: string,
+): T | null {
   if (path === undefined || !answer.isJson) return null;
   const value = valueAt(answer.json, path);
   if (value === undefined || value === null) return null;
@@ -83,11 +89,17 @@ function readOptional<T>(answer: RuleAnswer, path: string | undefined, strict: b
 
 function buyerLeadId(answer: RuleAnswer, path: string | undefined, strict: boolean): string | null {
   const expected = `a string of 1 to ${MAX_BUYER_LEAD_ID} characters`;
-  return readOptional(answer, path, strict, (v) => {
-    if (typeof v === 'number' && Number.isSafeInteger(v) && !strict) return String(v);
-    if (typeof v !== 'string' || v.length < 1 || v.length > MAX_BUYER_LEAD_ID || !isStorable(v)) return undefined;
-    return v;
-  }, expected);
+  return readOptional(
+    answer,
+    path,
+    strict,
+    (v) => {
+      if (typeof v === 'number' && Number.isSafeInteger(v) && !strict) return String(v);
+      if (typeof v !== 'string' || v.length < 1 || v.length > MAX_BUYER_LEAD_ID || !isStorable(v)) return undefined;
+      return v;
+    },
+    expected,
+  );
 }
 
 /** The buyer's reason, for operators only: storable, trimmed, at most MAX_BUYER_REASON characters (null when empty). */

@@ -24,7 +24,12 @@ describe('normalization vectors (affiliate-api.md, "Normalization before hashing
     ['email', 'john.doe@gmail.com', 'johndoe@gmail.com', '06a240d11cc201676da976f7b49341181fd180da37cbe40a77432c0a366c80c3'],
     ['email', 'John.Doe+a+b@GoogleMail.com', 'johndoe@gmail.com', '06a240d11cc201676da976f7b49341181fd180da37cbe40a77432c0a366c80c3'],
     ['email', 'Jane.Roe+promo@yahoo.com', 'jane.roe+promo@yahoo.com', '86c3f22fa7a6359c361bf43569b4594b64971e641121d4a90c10b4d053b4e5e2'],
-    ['email', 'first.last+x@mail.gmail.com', 'first.last+x@mail.gmail.com', 'e4f6ee279b4970c9ebd4196b14d59629396e2b5e99d3995f170586526be8bf16'],
+    [
+      'email',
+      'first.last+x@mail.gmail.com',
+      'first.last+x@mail.gmail.com',
+      'e4f6ee279b4970c9ebd4196b14d59629396e2b5e99d3995f170586526be8bf16',
+    ],
     ['phone', '(415) 555-0134', '4155550134', '86a907bbd527b3622f86e7f6426db3b6c3a31e985410a9c343479e778a072f19'],
     ['phone', '+1 415.555.0134', '4155550134', '86a907bbd527b3622f86e7f6426db3b6c3a31e985410a9c343479e778a072f19'],
     ['phone', '+1 (415) 555-0134', '4155550134', '86a907bbd527b3622f86e7f6426db3b6c3a31e985410a9c343479e778a072f19'],
@@ -76,8 +81,18 @@ describe('normalization vectors (affiliate-api.md, "Normalization before hashing
     ['ip', ' 073.012.044.010 ', '73.12.44.10', '683c4b944d3e60031e7ad2ffc9f51fc9ba6e38cf2d64144785253288603e0c64'],
     ['ip', '::ffff:73.12.44.10', '73.12.44.10', '683c4b944d3e60031e7ad2ffc9f51fc9ba6e38cf2d64144785253288603e0c64'],
     ['ip', '::FFFF:490C:2C0A', '73.12.44.10', '683c4b944d3e60031e7ad2ffc9f51fc9ba6e38cf2d64144785253288603e0c64'],
-    ['ip', '2607:F8B0:4005:0805:0000:0000:0000:200E', '2607:f8b0:4005:805::200e', 'e30a1b51ce4ba86ca11e2de99dea5d1dda9f35b5f7d0085f79f53dcd578ae938'],
-    ['ip', '[2607:f8b0:4005:805::200e], 73.12.44.10', '2607:f8b0:4005:805::200e', 'e30a1b51ce4ba86ca11e2de99dea5d1dda9f35b5f7d0085f79f53dcd578ae938'],
+    [
+      'ip',
+      '2607:F8B0:4005:0805:0000:0000:0000:200E',
+      '2607:f8b0:4005:805::200e',
+      'e30a1b51ce4ba86ca11e2de99dea5d1dda9f35b5f7d0085f79f53dcd578ae938',
+    ],
+    [
+      'ip',
+      '[2607:f8b0:4005:805::200e], 73.12.44.10',
+      '2607:f8b0:4005:805::200e',
+      'e30a1b51ce4ba86ca11e2de99dea5d1dda9f35b5f7d0085f79f53dcd578ae938',
+    ],
   ])('%s %j → %j', (key, raw, normalized, sha256) => {
     expect(normalizeKey(key, raw)).toBe(normalized);
     expect(hashOf(key, raw)).toBe(sha256);
@@ -195,7 +210,10 @@ describe('leadHashes / leadDedupeKeys', () => {
   });
 
   it('leaves out missing and unusable fields', () => {
-    const lead: Lead = { personal: { email: 'not-an-email', last_name: 'García Márquez', date_of_birth: '02/30/1990' }, address: { zip_code: '90210' } };
+    const lead: Lead = {
+      personal: { email: 'not-an-email', last_name: 'García Márquez', date_of_birth: '02/30/1990' },
+      address: { zip_code: '90210' },
+    };
     expect(leadHashes(lead)).toEqual({ last_name: SHA.garciamarquez, zip: SHA.zip90210 });
     expect(leadDedupeKeys(lead)).toEqual([]);
   });

@@ -31,7 +31,17 @@ export function normalizePhone(raw: string): string | undefined {
 
 /** Letters that do not decompose into a base letter and a mark (lower-case forms; upper case is lowered first). */
 const SPECIAL_LETTERS: Record<string, string> = {
-  ł: 'l', ø: 'o', đ: 'd', ð: 'd', þ: 'th', æ: 'ae', œ: 'oe', ß: 'ss', ı: 'i', ħ: 'h', ŧ: 't',
+  ł: 'l',
+  ø: 'o',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  æ: 'ae',
+  œ: 'oe',
+  ß: 'ss',
+  ı: 'i',
+  ħ: 'h',
+  ŧ: 't',
 };
 const SPECIAL_LETTER_RE = new RegExp(`[${Object.keys(SPECIAL_LETTERS).join('')}]`, 'g');
 

@@ -16,9 +16,20 @@ import { optOutKeysFromHashes, optOutKeysOf } from './opt-outs';
 import { hashOf } from '../normalize/dedupe-keys';
 
 const lead: Lead = {
-  personal: { first_name: 'Ada', last_name: 'Lovelace', email: 'Ada.Lovelace+uni@gmail.com', phone: '5125550147', date_of_birth: '1995-04-12' },
+  personal: {
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    email: 'Ada.Lovelace+uni@gmail.com',
+    phone: '5125550147',
+    date_of_birth: '1995-04-12',
+  },
   address: { address_line_1: '12 Analytical Way', city: 'Austin', state: 'TX', zip_code: '78701-1234' },
-  education: { education_level: 'associate', high_school_graduation_year: '2013', start_timeline: '1_3_months', learning_preference: 'online' },
+  education: {
+    education_level: 'associate',
+    high_school_graduation_year: '2013',
+    start_timeline: '1_3_months',
+    learning_preference: 'online',
+  },
   background: { military_affiliation: 'veteran', us_citizen: 'yes' },
 };
 
@@ -26,13 +37,23 @@ describe('the erasure of a lead document', () => {
   it('removes names, email, phone, date of birth, street, city and ZIP, and keeps state, education and background', () => {
     expect(eraseLeadDocument(lead)).toEqual({
       address: { state: 'TX' },
-      education: { education_level: 'associate', high_school_graduation_year: '2013', start_timeline: '1_3_months', learning_preference: 'online' },
+      education: {
+        education_level: 'associate',
+        high_school_graduation_year: '2013',
+        start_timeline: '1_3_months',
+        learning_preference: 'online',
+      },
       background: { military_affiliation: 'veteran', us_citizen: 'yes' },
     });
   });
 
   it('keeps only what it names: an unknown group or field is erased too, an empty group goes', () => {
-    const odd = { personal: { email: 'a@b.co' }, address: { city: 'Austin' }, extra: { note: 'call Ada' }, education: { nickname: 'Ada' } } as unknown as Lead;
+    const odd = {
+      personal: { email: 'a@b.co' },
+      address: { city: 'Austin' },
+      extra: { note: 'call Ada' },
+      education: { nickname: 'Ada' },
+    } as unknown as Lead;
     expect(eraseLeadDocument(odd)).toEqual({});
   });
 
@@ -56,11 +77,14 @@ describe('contact values in free text', () => {
   const values = contactValuesOf([lead], { emails: ['other.address@example.org'], phones: ['(737) 555 0199'] });
 
   it('are masked wherever a buyer or an affiliate repeated them, and nothing else is', () => {
-    const text = 'Already enrolled: ADA lovelace <ada.lovelace+uni@gmail.com>, call (512) 555-0147 or +1 512.555.0147, born 4/12/1995, 12 Analytical Way, Austin; Adam stays';
+    const text =
+      'Already enrolled: ADA lovelace <ada.lovelace+uni@gmail.com>, call (512) 555-0147 or +1 512.555.0147, born 4/12/1995, 12 Analytical Way, Austin; Adam stays';
     expect(maskContactText(text, values)).toBe(
       'Already enrolled: [erased] [erased] <[erased]>, call [erased] or [erased], born [erased], [erased], [erased]; Adam stays',
     );
-    expect(maskContactText('write to other.address@example.org or 7375550199; order 15125550147000', values)).toBe('write to [erased] or [erased]; order 15125550147000');
+    expect(maskContactText('write to other.address@example.org or 7375550199; order 15125550147000', values)).toBe(
+      'write to [erased] or [erased]; order 15125550147000',
+    );
   });
 
   it('are masked in every string of a JSON value, keys and other values kept', () => {
@@ -84,7 +108,9 @@ describe('the erasure of a stored search or lead', () => {
   });
 
   it("keeps an affiliate server's address recorded in place of the consumer's", () => {
-    expect(eraseStoredContact({ lead, tracking: {}, consumerIp: '198.51.100.7', ipSource: 'caller_server' }, contactValuesOf([lead])).consumerIp).toBe('198.51.100.7');
+    expect(
+      eraseStoredContact({ lead, tracking: {}, consumerIp: '198.51.100.7', ipSource: 'caller_server' }, contactValuesOf([lead])).consumerIp,
+    ).toBe('198.51.100.7');
   });
 
   it("expires the search's results at the erasure, not later than they would", () => {
@@ -96,7 +122,11 @@ describe('the erasure of a stored search or lead', () => {
 
 describe("the erasure of a lead's consent evidence", () => {
   it("keeps a live lead's evidence whole: every field is part of the consent record", () => {
-    expect(consentEvidenceErasure(testMode(false), 'consumer')).toEqual({ kept: CONSENT_RECORD_FIELDS, eraseIp: false, maskButtonLabel: false });
+    expect(consentEvidenceErasure(testMode(false), 'consumer')).toEqual({
+      kept: CONSENT_RECORD_FIELDS,
+      eraseIp: false,
+      maskButtonLabel: false,
+    });
   });
 
   it("erases a test lead's consumer IP (it is not chained and no buyer relies on it)", () => {

@@ -65,7 +65,10 @@ export interface ContactValues {
 }
 
 /** The values of lead documents (before their erasure) and of what the operator typed. */
-export function contactValuesOf(leads: readonly Lead[], typed: { emails?: readonly string[]; phones?: readonly string[] } = {}): ContactValues {
+export function contactValuesOf(
+  leads: readonly Lead[],
+  typed: { emails?: readonly string[]; phones?: readonly string[] } = {},
+): ContactValues {
   const texts = new Set<string>();
   const phones = new Set<string>();
   const text = (v: string | undefined) => {
@@ -143,7 +146,12 @@ export interface StoredContact {
  */
 export function eraseStoredContact(s: StoredContact, values: ContactValues): StoredContact {
   const { ip_address: _ip, ...tracking } = s.tracking;
-  return { lead: eraseLeadDocument(s.lead), tracking: maskContactJson(tracking, values), consumerIp: eraseConsumerIp(s.consumerIp, s.ipSource), ipSource: s.ipSource };
+  return {
+    lead: eraseLeadDocument(s.lead),
+    tracking: maskContactJson(tracking, values),
+    consumerIp: eraseConsumerIp(s.consumerIp, s.ipSource),
+    ipSource: s.ipSource,
+  };
 }
 
 /**
@@ -161,7 +169,15 @@ export function expireAtErasure(expires: readonly Date[], at: Date): Date[] {
  * `button_label`, `ip`, `consented_at`, `form_cert_url`,
  * `universal_lead_cert`): every column of `consent_evidence` but its lead id.
  */
-export const CONSENT_RECORD_FIELDS = ['tcpa_consent', 'statement', 'button_label', 'ip', 'consented_at', 'form_cert_url', 'universal_lead_cert'] as const;
+export const CONSENT_RECORD_FIELDS = [
+  'tcpa_consent',
+  'statement',
+  'button_label',
+  'ip',
+  'consented_at',
+  'form_cert_url',
+  'universal_lead_cert',
+] as const;
 
 /** What an erasure does to a lead's consent evidence. */
 export interface ConsentEvidenceErasure {

@@ -13,13 +13,18 @@ describe('opt-out keys', () => {
 
   it('leave out what cannot be normalized, and never use name, ZIP or date of birth', () => {
     expect(optOutKeysOf({ email: 'no-at-sign', phone: '555012' })).toEqual([]);
-    expect(leadOptOutKeys({ personal: { last_name: 'Lovelace', date_of_birth: '1990-01-01' }, address: { zip_code: '90210' } })).toEqual([]);
+    expect(leadOptOutKeys({ personal: { last_name: 'Lovelace', date_of_birth: '1990-01-01' }, address: { zip_code: '90210' } })).toEqual(
+      [],
+    );
   });
 
   it('take hashes as sent, lower-cased; a hashed key wins over the same raw key', () => {
     expect(optOutKeysFromHashes({ phone: 'AB'.repeat(32) })).toEqual([{ type: 'phone', hash: 'ab'.repeat(32) }]);
     const raw = optOutKeysOf({ email: 'ana@example.org', phone: '5125550142' });
-    expect(optOutKeysOf({ email: 'ana@example.org', phone: '5125550142' }, { phone: 'CD'.repeat(32) })).toEqual([raw[0], { type: 'phone', hash: 'cd'.repeat(32) }]);
+    expect(optOutKeysOf({ email: 'ana@example.org', phone: '5125550142' }, { phone: 'CD'.repeat(32) })).toEqual([
+      raw[0],
+      { type: 'phone', hash: 'cd'.repeat(32) },
+    ]);
   });
 });
 

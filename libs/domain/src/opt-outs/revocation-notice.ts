@@ -50,6 +50,19 @@ export interface RevocationNoticeDocument {
   respond_by: string;
 }
 
-export function revocationNoticeDocument(n: { id: string; leadId: string; offerId: string; receivedAt: Date; dueAt: Date }): RevocationNoticeDocument {
-  return { type: 'consent_revoked', notice_id: n.id, lead_id: n.leadId, offer_id: n.offerId, requested_at: n.receivedAt.toISOString(), respond_by: n.dueAt.toISOString() };
+export function revocationNoticeDocument(n: {
+  id: string;
+  leadId: string;
+  offerId: string;
+  receivedAt: Date;
+  dueAt: Date;
+}): RevocationNoticeDocument {
+  return {
+    type: 'consent_revoked',
+    notice_id: n.id,
+    lead_id: n.leadId,
+    offer_id: n.offerId,
+    requested_at: n.receivedAt.toISOString(),
+    respond_by: n.dueAt.toISOString(),
+  };
 }

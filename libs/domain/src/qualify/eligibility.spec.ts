@@ -54,18 +54,90 @@ describe('checkEligibility', () => {
 
   // [rule, rules, passing lead, failing lead, lead without the field]
   const cases: Array<[EligibilityRule, EligibilityRules, Lead, Lead, Lead]> = [
-    ['states', { states: ['CA'] }, withField('address', 'state', 'CA'), withField('address', 'state', 'NY'), withField('address', 'state', undefined)],
-    ['min_age', { min_age: 30 }, withField('personal', 'date_of_birth', '1995-06-15'), withField('personal', 'date_of_birth', '1995-06-16'), withField('personal', 'date_of_birth', undefined)],
-    ['max_age', { max_age: 30 }, withField('personal', 'date_of_birth', '1994-06-16'), withField('personal', 'date_of_birth', '1994-06-15'), withField('personal', 'date_of_birth', undefined)],
-    ['education_levels', { education_levels: ['ged'] }, withField('education', 'education_level', 'ged'), withField('education', 'education_level', 'master'), withField('education', 'education_level', undefined)],
-    ['min_hs_grad_year', { min_hs_grad_year: 2013 }, withField('education', 'high_school_graduation_year', '2013'), withField('education', 'high_school_graduation_year', '2012'), withField('education', 'high_school_graduation_year', undefined)],
-    ['max_hs_grad_year', { max_hs_grad_year: 2013 }, withField('education', 'high_school_graduation_year', '2013'), withField('education', 'high_school_graduation_year', '2014'), withField('education', 'high_school_graduation_year', undefined)],
-    ['military_affiliations', { military_affiliations: ['spouse'] }, withField('background', 'military_affiliation', 'spouse'), withField('background', 'military_affiliation', 'none'), withField('background', 'military_affiliation', undefined)],
-    ['learning_preferences', { learning_preferences: ['campus'] }, withField('education', 'learning_preference', 'campus'), withField('education', 'learning_preference', 'online'), withField('education', 'learning_preference', undefined)],
-    ['start_timelines', { start_timelines: ['undecided'] }, withField('education', 'start_timeline', 'undecided'), withField('education', 'start_timeline', 'immediately'), withField('education', 'start_timeline', undefined)],
-    ['us_citizen', { us_citizen: true }, withField('background', 'us_citizen', 'yes'), withField('background', 'us_citizen', 'no'), withField('background', 'us_citizen', undefined)],
-    ['us_citizen', { us_citizen: false }, withField('background', 'us_citizen', 'no'), withField('background', 'us_citizen', 'yes'), withField('background', 'us_citizen', undefined)],
-    ['zip_prefixes', { zip_prefixes: ['902', '75'] }, withField('address', 'zip_code', '90210'), withField('address', 'zip_code', '90310'), withField('address', 'zip_code', undefined)],
+    [
+      'states',
+      { states: ['CA'] },
+      withField('address', 'state', 'CA'),
+      withField('address', 'state', 'NY'),
+      withField('address', 'state', undefined),
+    ],
+    [
+      'min_age',
+      { min_age: 30 },
+      withField('personal', 'date_of_birth', '1995-06-15'),
+      withField('personal', 'date_of_birth', '1995-06-16'),
+      withField('personal', 'date_of_birth', undefined),
+    ],
+    [
+      'max_age',
+      { max_age: 30 },
+      withField('personal', 'date_of_birth', '1994-06-16'),
+      withField('personal', 'date_of_birth', '1994-06-15'),
+      withField('personal', 'date_of_birth', undefined),
+    ],
+    [
+      'education_levels',
+      { education_levels: ['ged'] },
+      withField('education', 'education_level', 'ged'),
+      withField('education', 'education_level', 'master'),
+      withField('education', 'education_level', undefined),
+    ],
+    [
+      'min_hs_grad_year',
+      { min_hs_grad_year: 2013 },
+      withField('education', 'high_school_graduation_year', '2013'),
+      withField('education', 'high_school_graduation_year', '2012'),
+      withField('education', 'high_school_graduation_year', undefined),
+    ],
+    [
+      'max_hs_grad_year',
+      { max_hs_grad_year: 2013 },
+      withField('education', 'high_school_graduation_year', '2013'),
+      withField('education', 'high_school_graduation_year', '2014'),
+      withField('education', 'high_school_graduation_year', undefined),
+    ],
+    [
+      'military_affiliations',
+      { military_affiliations: ['spouse'] },
+      withField('background', 'military_affiliation', 'spouse'),
+      withField('background', 'military_affiliation', 'none'),
+      withField('background', 'military_affiliation', undefined),
+    ],
+    [
+      'learning_preferences',
+      { learning_preferences: ['campus'] },
+      withField('education', 'learning_preference', 'campus'),
+      withField('education', 'learning_preference', 'online'),
+      withField('education', 'learning_preference', undefined),
+    ],
+    [
+      'start_timelines',
+      { start_timelines: ['undecided'] },
+      withField('education', 'start_timeline', 'undecided'),
+      withField('education', 'start_timeline', 'immediately'),
+      withField('education', 'start_timeline', undefined),
+    ],
+    [
+      'us_citizen',
+      { us_citizen: true },
+      withField('background', 'us_citizen', 'yes'),
+      withField('background', 'us_citizen', 'no'),
+      withField('background', 'us_citizen', undefined),
+    ],
+    [
+      'us_citizen',
+      { us_citizen: false },
+      withField('background', 'us_citizen', 'no'),
+      withField('background', 'us_citizen', 'yes'),
+      withField('background', 'us_citizen', undefined),
+    ],
+    [
+      'zip_prefixes',
+      { zip_prefixes: ['902', '75'] },
+      withField('address', 'zip_code', '90210'),
+      withField('address', 'zip_code', '90310'),
+      withField('address', 'zip_code', undefined),
+    ],
   ];
 
   describe.each(cases)('%s %j', (rule, rules, passing, failing, missing) => {
@@ -95,8 +167,12 @@ describe('checkEligibility', () => {
   it('includes both graduation-year bounds', () => {
     const rules = { min_hs_grad_year: 2010, max_hs_grad_year: 2010 };
     expect(checkEligibility(rules, withField('education', 'high_school_graduation_year', '2010'), TODAY)).toEqual(ELIGIBLE);
-    expect(checkEligibility(rules, withField('education', 'high_school_graduation_year', '2009'), TODAY)).toEqual(failsOn('min_hs_grad_year'));
-    expect(checkEligibility(rules, withField('education', 'high_school_graduation_year', '2011'), TODAY)).toEqual(failsOn('max_hs_grad_year'));
+    expect(checkEligibility(rules, withField('education', 'high_school_graduation_year', '2009'), TODAY)).toEqual(
+      failsOn('min_hs_grad_year'),
+    );
+    expect(checkEligibility(rules, withField('education', 'high_school_graduation_year', '2011'), TODAY)).toEqual(
+      failsOn('max_hs_grad_year'),
+    );
   });
 
   it('matches a ZIP+4 by its leading digits and accepts a full five-digit prefix', () => {
@@ -117,10 +193,30 @@ describe('checkEligibility', () => {
 
 describe('the facts a rule decided on', () => {
   it('names what the rule asks for and the lead value it was checked against', () => {
-    expect(checkEligibility({ states: ['CA', 'TX'] }, withField('address', 'state', 'NV'), TODAY)).toEqual({ eligible: false, rule: 'states', required: ['CA', 'TX'], actual: 'NV' });
-    expect(checkEligibility({ min_age: 30 }, withField('personal', 'date_of_birth', '1995-06-16'), TODAY)).toEqual({ eligible: false, rule: 'min_age', required: 30, actual: 29 });
-    expect(checkEligibility({ max_hs_grad_year: 2013 }, withField('education', 'high_school_graduation_year', '2014'), TODAY)).toEqual({ eligible: false, rule: 'max_hs_grad_year', required: 2013, actual: 2014 });
-    expect(checkEligibility({ education_levels: ['ged'] }, withField('education', 'education_level', undefined), TODAY)).toEqual({ eligible: false, rule: 'education_levels', required: ['ged'], actual: null });
+    expect(checkEligibility({ states: ['CA', 'TX'] }, withField('address', 'state', 'NV'), TODAY)).toEqual({
+      eligible: false,
+      rule: 'states',
+      required: ['CA', 'TX'],
+      actual: 'NV',
+    });
+    expect(checkEligibility({ min_age: 30 }, withField('personal', 'date_of_birth', '1995-06-16'), TODAY)).toEqual({
+      eligible: false,
+      rule: 'min_age',
+      required: 30,
+      actual: 29,
+    });
+    expect(checkEligibility({ max_hs_grad_year: 2013 }, withField('education', 'high_school_graduation_year', '2014'), TODAY)).toEqual({
+      eligible: false,
+      rule: 'max_hs_grad_year',
+      required: 2013,
+      actual: 2014,
+    });
+    expect(checkEligibility({ education_levels: ['ged'] }, withField('education', 'education_level', undefined), TODAY)).toEqual({
+      eligible: false,
+      rule: 'education_levels',
+      required: ['ged'],
+      actual: null,
+    });
   });
 
   it('returns every program’s check with the offer’s outcome', () => {

@@ -149,5 +149,10 @@ export function qualifyOffer(
   const qualifying = programChecks.filter((p) => p.check.eligible).map((p) => p.value);
   if (qualifying.length > 0) return { ok: true, programs: qualifying, programChecks };
   const first = programChecks[0];
-  return { ok: false, refusal: 'no_eligible_program', detail: `programs.${first.value}.${(first.check as EligibilityFailure).rule}`, programChecks };
+  return {
+    ok: false,
+    refusal: 'no_eligible_program',
+    detail: `programs.${first.value}.${(first.check as EligibilityFailure).rule}`,
+    programChecks,
+  };
 }

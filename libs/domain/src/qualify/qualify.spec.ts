@@ -40,17 +40,37 @@ const live = testMode(false);
 
 describe('qualify: one decision for search and submit, own offers and partner results', () => {
   it('shows an own offer with the programs the lead qualifies for', () => {
-    expect(qualify(offer(), lead, none, live, NOW, { kind: 'catalog' })).toMatchObject({ offerId: 'o1', qualifies: true, programs: ['bba'] });
+    expect(qualify(offer(), lead, none, live, NOW, { kind: 'catalog' })).toMatchObject({
+      offerId: 'o1',
+      qualifies: true,
+      programs: ['bba'],
+    });
   });
 
   it('judges a partner result on the offer’s rules only (the partner supplies programs)', () => {
-    expect(qualify(offer({ source: 'partner' }), lead, none, live, NOW, { kind: 'partner' })).toEqual({ offerId: 'o1', qualifies: true, programs: null });
-    expect(qualify(offer({ source: 'partner' }), { address: { state: 'NV' } }, none, live, NOW, { kind: 'partner' })).toMatchObject({ qualifies: false, refusal: 'not_eligible', detail: 'states' });
+    expect(qualify(offer({ source: 'partner' }), lead, none, live, NOW, { kind: 'partner' })).toEqual({
+      offerId: 'o1',
+      qualifies: true,
+      programs: null,
+    });
+    expect(qualify(offer({ source: 'partner' }), { address: { state: 'NV' } }, none, live, NOW, { kind: 'partner' })).toMatchObject({
+      qualifies: false,
+      refusal: 'not_eligible',
+      detail: 'states',
+    });
   });
 
   it('judges the chosen program on a submit', () => {
-    expect(eligibilityVerdict(offer(), lead, NOW, { kind: 'chosen', programId: 'bsn' })).toMatchObject({ qualifies: false, refusal: 'no_eligible_program', detail: 'programs.bsn.education_levels' });
-    expect(eligibilityVerdict(offer(), lead, NOW, { kind: 'chosen', programId: 'bba' })).toEqual({ offerId: 'o1', qualifies: true, programs: ['bba'] });
+    expect(eligibilityVerdict(offer(), lead, NOW, { kind: 'chosen', programId: 'bsn' })).toMatchObject({
+      qualifies: false,
+      refusal: 'no_eligible_program',
+      detail: 'programs.bsn.education_levels',
+    });
+    expect(eligibilityVerdict(offer(), lead, NOW, { kind: 'chosen', programId: 'bba' })).toEqual({
+      offerId: 'o1',
+      qualifies: true,
+      programs: ['bba'],
+    });
   });
 
   it('refuses in order: inactive, eligibility, sale state, person, caps', () => {
@@ -61,11 +81,22 @@ describe('qualify: one decision for search and submit, own offers and partner re
       capUsage: new Map([[slotKey(day.slot), 2]]),
       suppressed: false,
     };
-    expect(qualify(offer({ status: 'paused' }), lead, { ...everything, suppressed: true }, live, NOW, { kind: 'catalog' })).toMatchObject({ refusal: 'offer_inactive' });
-    expect(qualify(offer(), { address: { state: 'NV' } }, { ...everything, suppressed: true }, live, NOW, { kind: 'catalog' })).toMatchObject({ refusal: 'not_eligible' });
-    expect(qualify(offer(), lead, { ...everything, suppressed: true }, live, NOW, { kind: 'catalog' })).toEqual({ offerId: 'o1', qualifies: false, refusal: 'opted_out', facts: { kind: 'opted_out' } });
+    expect(qualify(offer({ status: 'paused' }), lead, { ...everything, suppressed: true }, live, NOW, { kind: 'catalog' })).toMatchObject({
+      refusal: 'offer_inactive',
+    });
+    expect(
+      qualify(offer(), { address: { state: 'NV' } }, { ...everything, suppressed: true }, live, NOW, { kind: 'catalog' }),
+    ).toMatchObject({ refusal: 'not_eligible' });
+    expect(qualify(offer(), lead, { ...everything, suppressed: true }, live, NOW, { kind: 'catalog' })).toEqual({
+      offerId: 'o1',
+      qualifies: false,
+      refusal: 'opted_out',
+      facts: { kind: 'opted_out' },
+    });
     expect(qualify(offer(), lead, everything, live, NOW, { kind: 'catalog' })).toMatchObject({ refusal: 'school_sold_exclusive' });
-    expect(qualify(offer(), lead, { ...everything, liveSales: [] }, live, NOW, { kind: 'catalog' })).toMatchObject({ refusal: 'duplicate' });
+    expect(qualify(offer(), lead, { ...everything, liveSales: [] }, live, NOW, { kind: 'catalog' })).toMatchObject({
+      refusal: 'duplicate',
+    });
     expect(qualify(offer(), lead, { ...everything, liveSales: [], lastSales: new Map() }, live, NOW, { kind: 'catalog' })).toEqual({
       offerId: 'o1',
       qualifies: false,
@@ -84,13 +115,18 @@ describe('qualify: one decision for search and submit, own offers and partner re
   it('gives the facts each refusal was decided on', () => {
     const soldAt = new Date(NOW.getTime() - 3 * 86_400_000);
     const trueExclusive = { offerId: 'x', schoolId: 's9', offerType: 'true_exclusive' as const };
-    expect(qualify(offer({ status: 'paused' }), lead, none, live, NOW, { kind: 'catalog' })).toMatchObject({ facts: { kind: 'offer_status', status: 'paused' } });
+    expect(qualify(offer({ status: 'paused' }), lead, none, live, NOW, { kind: 'catalog' })).toMatchObject({
+      facts: { kind: 'offer_status', status: 'paused' },
+    });
     expect(qualify(offer(), { address: { state: 'NV' } }, none, live, NOW, { kind: 'catalog' })).toMatchObject({
       facts: { kind: 'eligibility', failure: { rule: 'states', required: ['TX', 'CA'], actual: 'NV' } },
     });
     expect(qualify(offer({ programs: [offer().programs[0]] }), lead, none, live, NOW, { kind: 'catalog' })).toMatchObject({
       refusal: 'no_eligible_program',
-      facts: { kind: 'programs', programs: [{ value: 'bsn', check: { rule: 'education_levels', required: ['bachelor'], actual: 'associate' } }] },
+      facts: {
+        kind: 'programs',
+        programs: [{ value: 'bsn', check: { rule: 'education_levels', required: ['bachelor'], actual: 'associate' } }],
+      },
     });
     expect(eligibilityVerdict(offer(), lead, NOW, { kind: 'chosen', programId: 'bsn' })).toMatchObject({
       facts: { kind: 'program', program: 'bsn', failure: { rule: 'education_levels' } },
@@ -113,9 +149,17 @@ describe('qualify: one decision for search and submit, own offers and partner re
 
   it('closes the sale after a true_exclusive sale, three sales, or for an exclusive offer once sold', () => {
     const one = { offerId: 'x', schoolId: 's9', offerType: 'shared' as const };
-    expect(saleVerdict(offer(), { ...none, liveSales: [{ ...one, offerType: 'true_exclusive' }] }, live, NOW)).toMatchObject({ refusal: 'sale_closed', detail: 'sold_true_exclusive' });
-    expect(saleVerdict(offer(), { ...none, liveSales: [one, { ...one, offerId: 'y' }, { ...one, offerId: 'z' }] }, live, NOW)).toMatchObject({ refusal: 'sale_closed', detail: 'sale_limit_reached' });
-    expect(saleVerdict(offer({ offerType: 'true_exclusive' }), { ...none, liveSales: [one] }, live, NOW)).toMatchObject({ refusal: 'sale_closed', detail: 'already_sold' });
+    expect(saleVerdict(offer(), { ...none, liveSales: [{ ...one, offerType: 'true_exclusive' }] }, live, NOW)).toMatchObject({
+      refusal: 'sale_closed',
+      detail: 'sold_true_exclusive',
+    });
+    expect(
+      saleVerdict(offer(), { ...none, liveSales: [one, { ...one, offerId: 'y' }, { ...one, offerId: 'z' }] }, live, NOW),
+    ).toMatchObject({ refusal: 'sale_closed', detail: 'sale_limit_reached' });
+    expect(saleVerdict(offer({ offerType: 'true_exclusive' }), { ...none, liveSales: [one] }, live, NOW)).toMatchObject({
+      refusal: 'sale_closed',
+      detail: 'already_sold',
+    });
   });
 
   it('answers each refusal on a submit with the contract’s decision', () => {
@@ -123,7 +167,11 @@ describe('qualify: one decision for search and submit, own offers and partner re
     expect(submitDecisionOf({ offerId: 'o1', qualifies: false, refusal: 'no_eligible_program' })).toBe(SUBMIT.notEligible);
     expect(submitDecisionOf({ offerId: 'o1', qualifies: false, refusal: 'duplicate' })).toBe(SUBMIT.duplicateOffer);
     expect(submitDecisionOf({ offerId: 'o1', qualifies: false, refusal: 'cap_reached' })).toBe(SUBMIT.capReached);
-    expect(submitDecisionOf({ offerId: 'o1', qualifies: false, refusal: 'sale_closed', detail: 'already_sold_to_offer' })).toBe(SUBMIT.duplicateOffer);
-    expect(submitDecisionOf({ offerId: 'o1', qualifies: false, refusal: 'school_sold_exclusive', detail: 'school_sold_exclusive' })).toBe(SUBMIT.schoolBoughtExclusive);
+    expect(submitDecisionOf({ offerId: 'o1', qualifies: false, refusal: 'sale_closed', detail: 'already_sold_to_offer' })).toBe(
+      SUBMIT.duplicateOffer,
+    );
+    expect(submitDecisionOf({ offerId: 'o1', qualifies: false, refusal: 'school_sold_exclusive', detail: 'school_sold_exclusive' })).toBe(
+      SUBMIT.schoolBoughtExclusive,
+    );
   });
 });

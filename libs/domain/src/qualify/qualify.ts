@@ -93,20 +93,35 @@ export function eligibilityVerdict(offer: CampaignOffer, lead: Lead, now: Date, 
   if (programs.kind === 'chosen' && programs.programId !== null) {
     const program = offer.programs.find((p) => p.value === programs.programId);
     const own = program ? checkEligibility(program.eligibility, lead, now) : ({ eligible: true } as const);
-    if (!own.eligible) return refused(offer.offerId, 'no_eligible_program', `programs.${program!.value}.${own.rule}`, { kind: 'program', program: program!.value, failure: own });
+    if (!own.eligible)
+      return refused(offer.offerId, 'no_eligible_program', `programs.${program!.value}.${own.rule}`, {
+        kind: 'program',
+        program: program!.value,
+        failure: own,
+      });
     return { offerId: offer.offerId, qualifies: true, programs: [programs.programId] };
   }
   return { offerId: offer.offerId, qualifies: true, programs: programs.kind === 'partner' ? null : [] };
 }
 
 /** The refusals saleVerdict gives (steps 3 to 6): decided on the sale facts of their moment, not on the lead and the catalog alone. */
-export const SALE_REFUSALS: ReadonlySet<OfferRefusal> = new Set<OfferRefusal>(['opted_out', 'sale_closed', 'school_sold_exclusive', 'duplicate', 'cap_reached']);
+export const SALE_REFUSALS: ReadonlySet<OfferRefusal> = new Set<OfferRefusal>([
+  'opted_out',
+  'sale_closed',
+  'school_sold_exclusive',
+  'duplicate',
+  'cap_reached',
+]);
 
 /** Steps 3 to 6: whether one more sale of this lead to this offer is allowed now. Null when it is. */
 export function saleVerdict(offer: CampaignOffer, facts: SaleFacts, mode: TestMode, now: Date): Refused | null {
   if (facts.suppressed) return refused(offer.offerId, 'opted_out', undefined, { kind: 'opted_out' });
   const sale = saleCheck(facts.liveSales, { offerId: offer.offerId, schoolId: offer.schoolId, offerType: offer.offerType });
-  if (sale) return refused(offer.offerId, sale.refusal === 'school_sold_exclusive' ? 'school_sold_exclusive' : 'sale_closed', sale.refusal, { kind: 'sale', ...sale });
+  if (sale)
+    return refused(offer.offerId, sale.refusal === 'school_sold_exclusive' ? 'school_sold_exclusive' : 'sale_closed', sale.refusal, {
+      kind: 'sale',
+      ...sale,
+    });
   const soldAt = facts.lastSales.get(offer.offerId);
   if (mode.checksPerson && soldWithinWindow(soldAt, offer.duplicateWindowDays, now)) {
     return refused(offer.offerId, 'duplicate', undefined, { kind: 'duplicate', soldAt: soldAt!, windowDays: offer.duplicateWindowDays });
@@ -117,7 +132,14 @@ export function saleVerdict(offer: CampaignOffer, facts: SaleFacts, mode: TestMo
 }
 
 /** The whole decision for one offer: eligibility, then the sale. */
-export function qualify(offer: CampaignOffer, lead: Lead, facts: SaleFacts, mode: TestMode, now: Date, programs: ProgramsJudged): OfferVerdict {
+export function qualify(
+  offer: CampaignOffer,
+  lead: Lead,
+  facts: SaleFacts,
+  mode: TestMode,
+  now: Date,
+  programs: ProgramsJudged,
+): OfferVerdict {
   const eligible = eligibilityVerdict(offer, lead, now, programs);
   if (!eligible.qualifies) return eligible;
   return saleVerdict(offer, facts, mode, now) ?? eligible;

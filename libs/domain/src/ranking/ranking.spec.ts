@@ -134,11 +134,16 @@ describe('mergeResults properties', () => {
 
   it('both modes: ordered is sorted best first and never repeats an offer', () => {
     fc.assert(
-      fc.property(liveShown, fc.array(candidate, { maxLength: 10 }), fc.constantFrom('live' as const, 'test' as const), (shown, incoming, mode) => {
-        const { ordered } = mergeResults(shown, incoming, mode);
-        for (let i = 1; i < ordered.length; i++) expect(compareCandidates(ordered[i - 1], ordered[i])).toBeLessThanOrEqual(0);
-        expect(new Set(ids(ordered)).size).toBe(ordered.length);
-      }),
+      fc.property(
+        liveShown,
+        fc.array(candidate, { maxLength: 10 }),
+        fc.constantFrom('live' as const, 'test' as const),
+        (shown, incoming, mode) => {
+          const { ordered } = mergeResults(shown, incoming, mode);
+          for (let i = 1; i < ordered.length; i++) expect(compareCandidates(ordered[i - 1], ordered[i])).toBeLessThanOrEqual(0);
+          expect(new Set(ids(ordered)).size).toBe(ordered.length);
+        },
+      ),
     );
   });
 });

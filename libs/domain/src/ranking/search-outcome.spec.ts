@@ -6,9 +6,29 @@ import { searchOutcome } from './search-outcome';
 
 const NOW = new Date('2026-11-25T15:00:00Z');
 const offer = (id: string, over: Partial<CampaignOffer> = {}): CampaignOffer => ({
-  offerId: id, campaignId: 'c1', name: `Offer ${id}`, schoolId: `s-${id}`, schoolName: 'S', schoolLogoUrl: null, source: 'own', offerType: 'shared',
-  status: 'active', priority: 1, tcpaText: null, resultTtlSeconds: 900, duplicateWindowDays: 30, eligibility: {}, programs: [], formFields: [],
-  payouts: payoutTerms(10, null), price: null, caps: [], delivery: null, externalId: null, partner: null, ...over,
+  offerId: id,
+  campaignId: 'c1',
+  name: `Offer ${id}`,
+  schoolId: `s-${id}`,
+  schoolName: 'S',
+  schoolLogoUrl: null,
+  source: 'own',
+  offerType: 'shared',
+  status: 'active',
+  priority: 1,
+  tcpaText: null,
+  resultTtlSeconds: 900,
+  duplicateWindowDays: 30,
+  eligibility: {},
+  programs: [],
+  formFields: [],
+  payouts: payoutTerms(10, null),
+  price: null,
+  caps: [],
+  delivery: null,
+  externalId: null,
+  partner: null,
+  ...over,
 });
 
 describe('searchOutcome: what a new search shows of its verdicts', () => {
@@ -18,7 +38,12 @@ describe('searchOutcome: what a new search shows of its verdicts', () => {
     offer('c', { eligibility: { states: ['CA'] } }),
     offer('p', { source: 'partner', partner: { id: 'pn', name: 'Partner', adapter: 'sandbox', baseUrl: 'x', timeoutMs: 1000 } }),
   ];
-  const verdicts = () => [...offers.map((o) => eligibilityVerdict(o, { address: { state: 'TX' } }, NOW, o.source === 'own' ? { kind: 'catalog' } : { kind: 'partner' })), notOnCampaign('gone')];
+  const verdicts = () => [
+    ...offers.map((o) =>
+      eligibilityVerdict(o, { address: { state: 'TX' } }, NOW, o.source === 'own' ? { kind: 'catalog' } : { kind: 'partner' }),
+    ),
+    notOnCampaign('gone'),
+  ];
 
   it('shows a school once in a live search, naming the better-ranked offer that took its place; asks partners; refuses the rest', () => {
     const out = searchOutcome(offers, verdicts(), 'live', ownRankKeys);

@@ -69,7 +69,13 @@ export function partnerResult(offer: CampaignOffer, r: PartnerOfferResult, now: 
  */
 export function ownRankKeys(offer: CampaignOffer, programValues: readonly string[]): RankCandidate {
   const allowed = new Set(programValues);
-  return rankKeys(offer, resultPayouts(offer.payouts, offer.programs.filter((p) => allowed.has(p.value))).payout);
+  return rankKeys(
+    offer,
+    resultPayouts(
+      offer.payouts,
+      offer.programs.filter((p) => allowed.has(p.value)),
+    ).payout,
+  );
 }
 
 function rankKeys(offer: CampaignOffer, best: Cents | undefined): RankCandidate {
@@ -98,7 +104,13 @@ function candidate(
   const entry: ResultEntry = {
     svc_result_id: resultId,
     campaign_id: offer.campaignId,
-    offer: { id: offer.offerId, name: offer.name, offer_type: offer.offerType, is_exclusive: isExclusive(offer.offerType), tcpa_text: tcpaText },
+    offer: {
+      id: offer.offerId,
+      name: offer.name,
+      offer_type: offer.offerType,
+      is_exclusive: isExclusive(offer.offerType),
+      tcpa_text: tcpaText,
+    },
     school: { name: offer.schoolName, logo_url: offer.schoolLogoUrl },
     programs: payouts.programs,
     ...(best !== undefined ? { payout: amount(best) } : {}),

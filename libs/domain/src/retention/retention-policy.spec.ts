@@ -1,9 +1,18 @@
-import { checkRetentionSettings, expiredPartitions, MESSAGE_RETENTION, RetentionInput, retentionCutoff, SEARCH_RETENTION, StoredPartition } from './retention-policy';
+import {
+  checkRetentionSettings,
+  expiredPartitions,
+  MESSAGE_RETENTION,
+  RetentionInput,
+  retentionCutoff,
+  SEARCH_RETENTION,
+  StoredPartition,
+} from './retention-policy';
 
 const TABLES = ['searches', 'result_templates', 'search_partner_calls', 'processed_messages'];
 const suffix = (day: string) => (day === 'kept' || day === 'legacy' ? day : `p${day.replace(/-/g, '')}`);
 /** Every partitioned table's partition of each day, as the store lists them (by table, then name). */
-const stored = (...days: string[]): StoredPartition[] => TABLES.flatMap((table) => days.map((day) => ({ table, name: `${table}_${suffix(day)}`, day })));
+const stored = (...days: string[]): StoredPartition[] =>
+  TABLES.flatMap((table) => days.map((day) => ({ table, name: `${table}_${suffix(day)}`, day })));
 const defaults = { searchDays: SEARCH_RETENTION.defaultDays, messageDays: MESSAGE_RETENTION.defaultDays };
 const input = (over: Partial<RetentionInput>): RetentionInput => ({
   today: '2026-11-26',
@@ -58,9 +67,16 @@ describe('retention policy', () => {
     const partitions = stored('legacy');
     const at = (iso: string) => new Date(iso);
     expect(expiredPartitions(input({ partitions }))).toEqual([]);
-    const recent = expiredPartitions(input({ partitions, legacyNewest: { searches: at('2026-10-27T00:00:00Z'), messages: at('2026-10-26T23:59:59.999Z') } }));
+    const recent = expiredPartitions(
+      input({ partitions, legacyNewest: { searches: at('2026-10-27T00:00:00Z'), messages: at('2026-10-26T23:59:59.999Z') } }),
+    );
     expect(names(recent)).toEqual([['messages', 'legacy', ['processed_messages_legacy']]]);
-    const old = expiredPartitions(input({ partitions: [...partitions, ...stored('2026-10-01')], legacyNewest: { searches: at('2026-10-26T12:00:00Z'), messages: null } }));
+    const old = expiredPartitions(
+      input({
+        partitions: [...partitions, ...stored('2026-10-01')],
+        legacyNewest: { searches: at('2026-10-26T12:00:00Z'), messages: null },
+      }),
+    );
     expect(names(old)).toEqual([
       ['searches', '2026-10-01', ['searches_p20261001', 'search_partner_calls_p20261001', 'result_templates_p20261001']],
       ['messages', '2026-10-01', ['processed_messages_p20261001']],
@@ -79,7 +95,9 @@ describe('retention policy', () => {
 
   it('refuses settings under the minimums, fractions, and a malformed today', () => {
     expect(() => checkRetentionSettings({ searchDays: 3, messageDays: 2 })).not.toThrow();
-    expect(() => checkRetentionSettings({ searchDays: 2, messageDays: 30 })).toThrow(/searchDays must be a whole number of days from 3, got 2/);
+    expect(() => checkRetentionSettings({ searchDays: 2, messageDays: 30 })).toThrow(
+      /searchDays must be a whole number of days from 3, got 2/,
+    );
     expect(() => checkRetentionSettings({ searchDays: 30, messageDays: 1 })).toThrow(/messageDays .* from 2, got 1/);
     expect(() => checkRetentionSettings({ searchDays: 7.5, messageDays: 30 })).toThrow(RangeError);
     expect(() => expiredPartitions(input({ settings: { searchDays: 0, messageDays: 30 } }))).toThrow(RangeError);

@@ -90,7 +90,8 @@ export function retentionCutoff(today: string, days: number): string {
 /** Settings below a family's minimum (or not whole days) are refused: they could lose a search a submit needs, or a redelivery's record. */
 export function checkRetentionSettings(settings: RetentionSettings): void {
   const check = (name: string, days: number, minimum: number) => {
-    if (!Number.isInteger(days) || days < minimum) throw new RangeError(`${name} must be a whole number of days from ${minimum}, got ${days}`);
+    if (!Number.isInteger(days) || days < minimum)
+      throw new RangeError(`${name} must be a whole number of days from ${minimum}, got ${days}`);
   };
   check('searchDays', settings.searchDays, SEARCH_RETENTION.minimumDays);
   check('messageDays', settings.messageDays, MESSAGE_RETENTION.minimumDays);

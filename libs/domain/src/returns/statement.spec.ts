@@ -16,7 +16,11 @@ describe('statement totals (exact decimal)', () => {
     let t = [cents('22.50'), cents('22.50'), null, cents('0.05')].reduce(withAccepted, NO_TOTALS);
     t = withReturn(withReturn(t, cents('-22.50')), null);
     expect({ ...t, gross: decimalText(t.gross), returned: decimalText(t.returned), net: decimalText(t.net) }).toEqual({
-      accepted: 4, gross: '45.05', returns: 2, returned: '-22.50', net: '22.55',
+      accepted: 4,
+      gross: '45.05',
+      returns: 2,
+      returned: '-22.50',
+      net: '22.55',
     });
     expect(amount(t.net)).toBe(22.55);
   });

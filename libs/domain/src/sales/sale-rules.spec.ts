@@ -1,7 +1,11 @@
 import { SUBMIT } from '../decisions/decision-catalog';
 import { endsOtherSales, isExclusive, LiveSale, saleRefusal, saleRefusalDecision } from './sale-rules';
 
-const sale = (offerId: string, schoolId: string, offerType: LiveSale['offerType'] = 'shared'): LiveSale => ({ offerId, schoolId, offerType });
+const sale = (offerId: string, schoolId: string, offerType: LiveSale['offerType'] = 'shared'): LiveSale => ({
+  offerId,
+  schoolId,
+  offerType,
+});
 
 describe('saleRefusal', () => {
   it('allows a first sale of any type', () => {

@@ -9,12 +9,7 @@ export interface LiveSale {
   offerType: OfferType;
 }
 
-export type SaleRefusal =
-  | 'already_sold_to_offer'
-  | 'sold_true_exclusive'
-  | 'sale_limit_reached'
-  | 'school_sold_exclusive'
-  | 'already_sold';
+export type SaleRefusal = 'already_sold_to_offer' | 'sold_true_exclusive' | 'sale_limit_reached' | 'school_sold_exclusive' | 'already_sold';
 
 /**
  * Whether one more sale to `offer` is allowed (affiliate-api.md, "Offer types"),
@@ -42,7 +37,11 @@ export interface SaleRefusalFacts {
 
 /** saleRefusal, with its facts (what `ops lead explain` shows); the one implementation of the rule. */
 export function saleCheck(sales: readonly LiveSale[], offer: LiveSale, max = MAX_ACCEPTED_SUBMISSIONS): SaleRefusalFacts | null {
-  const refuse = (refusal: SaleRefusal, by: LiveSale | undefined | null): SaleRefusalFacts => ({ refusal, liveSales: sales.length, by: by ?? null });
+  const refuse = (refusal: SaleRefusal, by: LiveSale | undefined | null): SaleRefusalFacts => ({
+    refusal,
+    liveSales: sales.length,
+    by: by ?? null,
+  });
   const repost = sales.find((s) => s.offerId === offer.offerId);
   if (repost) return refuse('already_sold_to_offer', repost);
   const endsOthers = sales.find((s) => s.offerType === 'true_exclusive');

@@ -34,7 +34,13 @@ export type PreChecked = { ok: true; programId: string | null; answers: Record<s
  * The lead's sales, the person and the caps follow under the reservation's
  * locks (saleDecision).
  */
-export function preCheckSubmit(offer: CampaignOffer | undefined, picked: PickedResult | null, choice: SubmitChoice, lead: Lead, now: Date): PreChecked {
+export function preCheckSubmit(
+  offer: CampaignOffer | undefined,
+  picked: PickedResult | null,
+  choice: SubmitChoice,
+  lead: Lead,
+  now: Date,
+): PreChecked {
   if (!offer || offer.status !== 'active' || (picked?.expiresAt && picked.expiresAt.getTime() <= now.getTime())) {
     return { ok: false, decision: SUBMIT.offerUnavailable };
   }

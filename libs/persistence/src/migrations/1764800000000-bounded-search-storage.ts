@@ -42,7 +42,8 @@ export class BoundedSearchStorage1764800000000 implements MigrationInterface {
       SELECT '{"svc_result_id":"' || id::text || '",' || CASE WHEN body = '{}' THEN '' ELSE substr(body, 2, length(body) - 2) || ',' END
              || '"expires_at":"' || to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"}' $$`);
 
-    for (const t of ['searches', 'results', 'search_partner_calls', 'processed_messages']) await q.query(`ALTER TABLE ${t} RENAME TO ${t}_unpartitioned`);
+    for (const t of ['searches', 'results', 'search_partner_calls', 'processed_messages'])
+      await q.query(`ALTER TABLE ${t} RENAME TO ${t}_unpartitioned`);
     await q.query(`ALTER TABLE leads DROP CONSTRAINT fk_leads_search, DROP CONSTRAINT fk_leads_result`);
     for (const [table, constraint] of [
       ['searches_unpartitioned', 'searches_pkey'],
@@ -54,8 +55,10 @@ export class BoundedSearchStorage1764800000000 implements MigrationInterface {
       ['search_partner_calls_unpartitioned', 'search_partner_calls_pkey'],
       ['search_partner_calls_unpartitioned', 'ck_search_partner_calls_status'],
       ['processed_messages_unpartitioned', 'processed_messages_pkey'],
-    ]) await q.query(`ALTER TABLE ${table} DROP CONSTRAINT ${constraint} CASCADE`);
-    for (const ix of ['ix_searches_affiliate_created', 'ix_searches_campaign_id', 'ix_searches_created_at']) await q.query(`DROP INDEX ${ix}`);
+    ])
+      await q.query(`ALTER TABLE ${table} DROP CONSTRAINT ${constraint} CASCADE`);
+    for (const ix of ['ix_searches_affiliate_created', 'ix_searches_campaign_id', 'ix_searches_created_at'])
+      await q.query(`DROP INDEX ${ix}`);
 
     await q.query(`CREATE TABLE searches (
        id                      uuid        NOT NULL,
@@ -144,7 +147,8 @@ export class BoundedSearchStorage1764800000000 implements MigrationInterface {
     await createDayPartitions(q, { from: KEPT_DAY, to: LEGACY_DAY, suffix: 'kept' });
     await createDayPartitions(q, { from: LEGACY_DAY, to: null, suffix: 'legacy' });
     const today = dayOf(new Date());
-    for (let i = -1; i <= PARTITION_DAYS_AHEAD; i++) await createDayPartitions(q, { from: addDays(today, i), to: null, suffix: daySuffix(addDays(today, i)) });
+    for (let i = -1; i <= PARTITION_DAYS_AHEAD; i++)
+      await createDayPartitions(q, { from: addDays(today, i), to: null, suffix: daySuffix(addDays(today, i)) });
 
     // The existing rows, in the legacy partitions: a result's template is its entry without its id and expiry, as stored.
     // Each result's template text and digest are computed once, then shared by the templates and the searches' arrays.
@@ -193,6 +197,8 @@ export class BoundedSearchStorage1764800000000 implements MigrationInterface {
   }
 
   async down(): Promise<void> {
-    throw new Error('BoundedSearchStorage1764800000000 cannot be undone: restore the backup taken before the upgrade (docs/runbooks/retention.md)');
+    throw new Error(
+      'BoundedSearchStorage1764800000000 cannot be undone: restore the backup taken before the upgrade (docs/runbooks/retention.md)',
+    );
   }
 }

@@ -13,5 +13,6 @@ export async function dropForeignKeys(q: QueryRunner, keys: readonly DroppedFore
 }
 
 export async function restoreForeignKeys(q: QueryRunner, keys: readonly DroppedForeignKey[]): Promise<void> {
-  for (const k of keys) await q.query(`ALTER TABLE ${k.table} ADD CONSTRAINT ${k.name} FOREIGN KEY (${k.column}) REFERENCES ${k.references}(id)`);
+  for (const k of keys)
+    await q.query(`ALTER TABLE ${k.table} ADD CONSTRAINT ${k.name} FOREIGN KEY (${k.column}) REFERENCES ${k.references}(id)`);
 }

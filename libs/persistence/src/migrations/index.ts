@@ -16,4 +16,21 @@ import { OptOuts1765100000000 } from './1765100000000-opt-outs';
 import { Returns1765200000000 } from './1765200000000-returns';
 
 /** Every migration, in order. Listed explicitly so bundlers and tsc builds find them without globs. */
-export const MIGRATIONS = [ProcessedMessages1763700000000, CoreSchema1763800000000, SearchFanOut1763900000000, SubmitSales1764000000000, ReportIndexes1764100000000, SearchPersonKeys1764200000000, LedgerForeignKeys1764300000000, ResultForeignKeys1764400000000, PendingLeadsIndex1764500000000, IdempotencyKeys1764600000000, UnresolvedDeliveriesIndex1764700000000, BoundedSearchStorage1764800000000, ConsentLedger1764900000000, PartnerSettings1765000000000, OptOuts1765100000000, Returns1765200000000];
+export const MIGRATIONS = [
+  ProcessedMessages1763700000000,
+  CoreSchema1763800000000,
+  SearchFanOut1763900000000,
+  SubmitSales1764000000000,
+  ReportIndexes1764100000000,
+  SearchPersonKeys1764200000000,
+  LedgerForeignKeys1764300000000,
+  ResultForeignKeys1764400000000,
+  PendingLeadsIndex1764500000000,
+  IdempotencyKeys1764600000000,
+  UnresolvedDeliveriesIndex1764700000000,
+  BoundedSearchStorage1764800000000,
+  ConsentLedger1764900000000,
+  PartnerSettings1765000000000,
+  OptOuts1765100000000,
+  Returns1765200000000,
+];

@@ -13,7 +13,9 @@ describe('day partitions', () => {
       made++;
       return `SELECT 1 FROM searches s WHERE ${on.days('s')} AND s.part_day <= ${on.day}`;
     });
-    expect(q('2026-11-26')).toBe(`SELECT 1 FROM searches s WHERE s.part_day IN (DATE '2026-11-26', DATE '1970-01-01') AND s.part_day <= DATE '2026-11-26'`);
+    expect(q('2026-11-26')).toBe(
+      `SELECT 1 FROM searches s WHERE s.part_day IN (DATE '2026-11-26', DATE '1970-01-01') AND s.part_day <= DATE '2026-11-26'`,
+    );
     expect(q('2026-11-26')).toBe(q('2026-11-26'));
     expect(made).toBe(1);
     for (let i = 1; i <= 6; i++) q(addDays('2026-11-26', i));

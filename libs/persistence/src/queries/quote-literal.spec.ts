@@ -15,6 +15,6 @@ describe('quoteLiteral', () => {
       }),
       { numRuns: 2000 },
     );
-    for (const t of ['', "'", "''", '\\', "\\'", "E'x'", 'it\'s a \\path\\']) expect(quoteLiteral(t)).toBe(escapeLiteral(t));
+    for (const t of ['', "'", "''", '\\', "\\'", "E'x'", "it's a \\path\\"]) expect(quoteLiteral(t)).toBe(escapeLiteral(t));
   });
 });

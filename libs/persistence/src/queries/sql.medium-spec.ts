@@ -34,13 +34,27 @@ const ECHO = statement(
 
 describe('literal', () => {
   it('reads back as the bound parameter does, for any text, JSON, text array, date, number, boolean and null', async () => {
-    const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.constantFrom("'", "''", '\\', "\\'", 'E\'x\'', '$1', '{"a",}', ';COMMIT;', 'NULL'));
+    const text = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'grapheme' }),
+      fc.constantFrom("'", "''", '\\', "\\'", "E'x'", '$1', '{"a",}', ';COMMIT;', 'NULL'),
+    );
     await fc.assert(
       fc.asyncProperty(
         fc.record({
           t: fc.option(text.filter((s) => !s.includes('\u0000'))),
-          j: fc.option(fc.jsonValue().map((v) => JSON.parse(JSON.stringify(v)) as unknown).filter((v) => !JSON.stringify(v).includes('\\u0000'))),
-          a: fc.array(fc.option(text.filter((s) => !s.includes('\u0000')), { nil: null })),
+          j: fc.option(
+            fc
+              .jsonValue()
+              .map((v) => JSON.parse(JSON.stringify(v)) as unknown)
+              .filter((v) => !JSON.stringify(v).includes('\\u0000')),
+          ),
+          a: fc.array(
+            fc.option(
+              text.filter((s) => !s.includes('\u0000')),
+              { nil: null },
+            ),
+          ),
           ts: fc.date({ min: new Date('1970-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }),
           i: fc.integer({ min: -1_000_000, max: 1_000_000 }),
           b: fc.boolean(),
@@ -52,7 +66,9 @@ describe('literal', () => {
           const bound = await run(ds, ECHO, values);
           const client = await pool.connect();
           try {
-            const inlined = await client.query(`SELECT * FROM (${ECHO.text.replace(/\$(\d+)/g, (_, k: string) => literal(values[Number(k) - 1]))}) x`);
+            const inlined = await client.query(
+              `SELECT * FROM (${ECHO.text.replace(/\$(\d+)/g, (_, k: string) => literal(values[Number(k) - 1]))}) x`,
+            );
             expect(inlined.rows).toEqual(bound);
           } finally {
             client.release();
@@ -64,7 +80,7 @@ describe('literal', () => {
   });
 });
 
-describe('the services\' connections', () => {
+describe("the services' connections", () => {
   it('plan prepared statements generically (genericPlans), as the services connect', async () => {
     expect(await ds.query('SHOW plan_cache_mode')).toEqual([{ plan_cache_mode: 'force_generic_plan' }]);
   });
@@ -90,7 +106,10 @@ describe('inTransaction', () => {
     });
     expect(rows).toEqual([{ id: 1, v: "it's \\ written" }]);
     // The PREPARE goes alone (once per connection); then one string opens, one closes.
-    expect(seen.filter((q) => !q.startsWith('PREPARE'))).toEqual(['BEGIN;\nSELECT 1 AS n;\nSELECT 2 AS n', expect.stringMatching(/^EXECUTE lx_[0-9a-f]{24}\('1', +E'it''s \\\\ written'\);\nCOMMIT$/)]);
+    expect(seen.filter((q) => !q.startsWith('PREPARE'))).toEqual([
+      'BEGIN;\nSELECT 1 AS n;\nSELECT 2 AS n',
+      expect.stringMatching(/^EXECUTE lx_[0-9a-f]{24}\('1', +E'it''s \\\\ written'\);\nCOMMIT$/),
+    ]);
     expect(await ds.query(`SELECT v FROM ${table} WHERE id = 1`)).toEqual([{ v: "it's \\ written" }]);
   });
 
@@ -160,7 +179,9 @@ describe('inTransaction', () => {
   it('gives each statement of an opening string its own snapshot: a row committed while an earlier statement waited on a lock is read', async () => {
     const holder = await pool.connect();
     await holder.query(`BEGIN; SELECT pg_advisory_xact_lock(4242)`);
-    const reading = inTransaction(pool, async (tx) => tx.begin<{ v: string | null }>(`SELECT pg_advisory_xact_lock(4242)`, `SELECT (SELECT v FROM ${table} WHERE id = 300) AS v`));
+    const reading = inTransaction(pool, async (tx) =>
+      tx.begin<{ v: string | null }>(`SELECT pg_advisory_xact_lock(4242)`, `SELECT (SELECT v FROM ${table} WHERE id = 300) AS v`),
+    );
     await new Promise((r) => setTimeout(r, 200));
     await holder.query(`INSERT INTO ${table} (id, v) VALUES (300, 'committed meanwhile'); COMMIT`);
     holder.release();

@@ -89,7 +89,15 @@ const RETURNS = {
 } as const;
 
 type AcceptedRow = { id: string; offer_id: string; campaign_id: string; created_at: Date; decided_at: Date; amount: string | null };
-type ReturnRow = { lead_id: string; offer_id: string; campaign_id: string; created_at: Date; returned_at: Date; reason: string; amount: string | null };
+type ReturnRow = {
+  lead_id: string;
+  offer_id: string;
+  campaign_id: string;
+  created_at: Date;
+  returned_at: Date;
+  reason: string;
+  amount: string | null;
+};
 
 export class AccountStatements {
   constructor(private readonly ds: DataSource) {}
@@ -119,7 +127,14 @@ export class AccountStatements {
 }
 
 function acceptedLineOf(r: AcceptedRow): AcceptedLine {
-  return { leadId: r.id, offerId: r.offer_id, campaignId: r.campaign_id, receivedAt: r.created_at, acceptedAt: r.decided_at, amount: centsOrNull(r.amount) };
+  return {
+    leadId: r.id,
+    offerId: r.offer_id,
+    campaignId: r.campaign_id,
+    receivedAt: r.created_at,
+    acceptedAt: r.decided_at,
+    amount: centsOrNull(r.amount),
+  };
 }
 
 function returnLineOf(r: ReturnRow): ReturnLine {

@@ -61,9 +61,12 @@ export function limitsToStored(limits: Partial<Record<EndpointName, RateLimit>>)
 const KEY_BY_HASH = statement(`SELECT k.id, k.affiliate_id, k.school_id, a.status AS affiliate_status, k.expires_at, k.revoked_at, k.limits
            FROM api_keys k LEFT JOIN affiliates a ON a.id = k.affiliate_id WHERE k.key_hash = $1`);
 
-const INSERT_KEY = statement(`INSERT INTO api_keys (id, affiliate_id, school_id, key_hash, key_prefix, expires_at, limits) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)`);
+const INSERT_KEY = statement(
+  `INSERT INTO api_keys (id, affiliate_id, school_id, key_hash, key_prefix, expires_at, limits) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)`,
+);
 
-const REVOKE_KEY = statement(`WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id, revoked_at)
+const REVOKE_KEY =
+  statement(`WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id, revoked_at)
        SELECT id, revoked_at, true AS newly FROM revoked
        UNION ALL
        SELECT id, revoked_at, false FROM api_keys WHERE id = $1 AND revoked_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM revoked)`);
@@ -102,9 +105,24 @@ export class ApiKeyRepository {
     };
   }
 
-  async insert(k: { id: string; owner: KeyOwner; keyHash: string; prefix: string; expiresAt: Date | null; limits: Partial<Record<EndpointName, RateLimit>> }): Promise<void> {
+  async insert(k: {
+    id: string;
+    owner: KeyOwner;
+    keyHash: string;
+    prefix: string;
+    expiresAt: Date | null;
+    limits: Partial<Record<EndpointName, RateLimit>>;
+  }): Promise<void> {
     const { affiliateId, schoolId } = ownerColumns(k.owner);
-    await run(this.db, INSERT_KEY, [k.id, affiliateId, schoolId, k.keyHash, k.prefix, k.expiresAt, JSON.stringify(limitsToStored(k.limits))]);
+    await run(this.db, INSERT_KEY, [
+      k.id,
+      affiliateId,
+      schoolId,
+      k.keyHash,
+      k.prefix,
+      k.expiresAt,
+      JSON.stringify(limitsToStored(k.limits)),
+    ]);
   }
 
   /**

@@ -112,7 +112,10 @@ export class CatalogAdminRepository {
   /** Deletes the row whose primary key is `current`'s. */
   async delete(spec: CatalogTableSpec, current: CatalogRow): Promise<void> {
     const where = spec.primaryKey.map((c, i) => `${q(c)} = $${i + 1}`).join(' AND ');
-    await this.db.query(`DELETE FROM ${q(spec.table)} WHERE ${where}`, spec.primaryKey.map((c) => current[c]));
+    await this.db.query(
+      `DELETE FROM ${q(spec.table)} WHERE ${where}`,
+      spec.primaryKey.map((c) => current[c]),
+    );
   }
 
   /** How many caps of the campaign are on offers other than `offerIds` (removing those campaign offers removes the caps too: ON DELETE CASCADE). */

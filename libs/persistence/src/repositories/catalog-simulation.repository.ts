@@ -43,7 +43,8 @@ export interface SimulatedSearch {
 
 /** Day bounds that let PostgreSQL skip day partitions outside the window (the kept and legacy partitions may hold any time). */
 function dayBounds(scope: SimulationScope): [string, string] {
-  const day = (t: Date | null, shift: number, fallback: string) => (t ? new Date(t.getTime() + shift * 86_400_000).toISOString().slice(0, 10) : fallback);
+  const day = (t: Date | null, shift: number, fallback: string) =>
+    t ? new Date(t.getTime() + shift * 86_400_000).toISOString().slice(0, 10) : fallback;
   return [day(scope.from, -1, '0001-01-01'), day(scope.to, 1, '9999-12-31')];
 }
 
@@ -55,7 +56,14 @@ const IN_SCOPE = `s.campaign_id = ANY($1::uuid[]) AND NOT s.is_test
 
 function scopeParams(scope: SimulationScope): unknown[] {
   const from = scope.start && (!scope.from || scope.start.createdAt > scope.from) ? scope.start.createdAt : scope.from;
-  return [scope.campaignIds, scope.from, scope.to, ...dayBounds({ ...scope, from }), scope.start?.createdAt ?? null, scope.start?.id ?? null];
+  return [
+    scope.campaignIds,
+    scope.from,
+    scope.to,
+    ...dayBounds({ ...scope, from }),
+    scope.start?.createdAt ?? null,
+    scope.start?.id ?? null,
+  ];
 }
 
 /**
@@ -117,21 +125,42 @@ export class CatalogSimulationRepository {
   }
 
   async campaignNames(ids: readonly string[]): Promise<Map<string, string>> {
-    const rows: Array<{ id: string; name: string }> = await this.em.query(`SELECT id, name FROM campaigns WHERE id = ANY($1::uuid[])`, [ids]);
+    const rows: Array<{ id: string; name: string }> = await this.em.query(`SELECT id, name FROM campaigns WHERE id = ANY($1::uuid[])`, [
+      ids,
+    ]);
     return new Map(rows.map((r) => [r.id, r.name]));
   }
 
   async schools(ids: readonly string[]): Promise<Map<string, { name: string; logoUrl: string | null }>> {
-    const rows: Array<{ id: string; name: string; logo_url: string | null }> = await this.em.query(`SELECT id, name, logo_url FROM schools WHERE id = ANY($1::uuid[])`, [ids]);
+    const rows: Array<{ id: string; name: string; logo_url: string | null }> = await this.em.query(
+      `SELECT id, name, logo_url FROM schools WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
     return new Map(rows.map((r) => [r.id, { name: r.name, logoUrl: r.logo_url }]));
   }
 
   async partners(ids: readonly string[]): Promise<Map<string, PartnerRef>> {
-    const rows: Array<{ id: string; name: string; adapter: string; base_url: string; timeout_ms: number; settings: Record<string, unknown> | null }> = await this.em.query(
-      `SELECT id, name, adapter, base_url, timeout_ms, settings FROM partners WHERE id = ANY($1::uuid[])`,
-      [ids],
+    const rows: Array<{
+      id: string;
+      name: string;
+      adapter: string;
+      base_url: string;
+      timeout_ms: number;
+      settings: Record<string, unknown> | null;
+    }> = await this.em.query(`SELECT id, name, adapter, base_url, timeout_ms, settings FROM partners WHERE id = ANY($1::uuid[])`, [ids]);
+    return new Map(
+      rows.map((r) => [
+        r.id,
+        {
+          id: r.id,
+          name: r.name,
+          adapter: r.adapter,
+          baseUrl: r.base_url,
+          timeoutMs: r.timeout_ms,
+          ...(r.settings ? { settings: r.settings } : {}),
+        },
+      ]),
     );
-    return new Map(rows.map((r) => [r.id, { id: r.id, name: r.name, adapter: r.adapter, baseUrl: r.base_url, timeoutMs: r.timeout_ms, ...(r.settings ? { settings: r.settings } : {}) }]));
   }
 
   /** The oldest of the newest `n` searches in scope (where `--last n` starts); null when there are fewer. */
@@ -155,15 +184,22 @@ export class CatalogSimulationRepository {
    * (the sale-time ones), besides every partner outcome and, for
    * `partnerOfferIds`, whether their result was shown.
    */
-  async page(scope: SimulationScope, after: SearchCursor | null, limit: number, keptReasons: readonly string[], partnerOfferIds: readonly string[]): Promise<SimulatedSearch[]> {
-    const rows: Array<{ id: string; campaign_id: string; created_at: Date; lead: Lead; kept: Record<string, string> }> = await this.em.query(SEARCH_PAGE, [
-      ...scopeParams(scope),
-      keptReasons,
-      partnerOfferIds,
-      after?.createdAt ?? null,
-      after?.id ?? null,
-      limit,
-    ]);
+  async page(
+    scope: SimulationScope,
+    after: SearchCursor | null,
+    limit: number,
+    keptReasons: readonly string[],
+    partnerOfferIds: readonly string[],
+  ): Promise<SimulatedSearch[]> {
+    const rows: Array<{ id: string; campaign_id: string; created_at: Date; lead: Lead; kept: Record<string, string> }> =
+      await this.em.query(SEARCH_PAGE, [
+        ...scopeParams(scope),
+        keptReasons,
+        partnerOfferIds,
+        after?.createdAt ?? null,
+        after?.id ?? null,
+        limit,
+      ]);
     return rows.map((r) => ({ id: r.id, campaignId: r.campaign_id, createdAt: new Date(r.created_at), lead: r.lead, kept: r.kept }));
   }
 }

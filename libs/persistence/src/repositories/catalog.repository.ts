@@ -138,7 +138,9 @@ export class CatalogRepository {
 
   async affiliate(affiliateId: string): Promise<AffiliateRecord | null> {
     if (!isUuid(affiliateId)) return null;
-    const rows: Array<{ id: string; name: string; status: 'active' | 'paused'; dupe_check: boolean }> = await run(this.db, AFFILIATE, [affiliateId]);
+    const rows: Array<{ id: string; name: string; status: 'active' | 'paused'; dupe_check: boolean }> = await run(this.db, AFFILIATE, [
+      affiliateId,
+    ]);
     const row = rows[0];
     return row ? { id: row.id, name: row.name, status: row.status, dupeCheck: row.dupe_check } : null;
   }
@@ -151,8 +153,15 @@ export class CatalogRepository {
   }
 
   /** The offer a direct post names and whether it is on the named campaign; null when unknown. */
-  async offerForDirectPost(offerId: string, campaignId: string): Promise<{ id: string; source: 'own' | 'partner'; status: string; onCampaign: boolean } | null> {
-    const rows: Array<{ id: string; source: 'own' | 'partner'; status: string; on_campaign: boolean }> = await run(this.db, OFFER_FOR_DIRECT_POST, [offerId, campaignId]);
+  async offerForDirectPost(
+    offerId: string,
+    campaignId: string,
+  ): Promise<{ id: string; source: 'own' | 'partner'; status: string; onCampaign: boolean } | null> {
+    const rows: Array<{ id: string; source: 'own' | 'partner'; status: string; on_campaign: boolean }> = await run(
+      this.db,
+      OFFER_FOR_DIRECT_POST,
+      [offerId, campaignId],
+    );
     const o = rows[0];
     return o ? { id: o.id, source: o.source, status: o.status, onCampaign: o.on_campaign } : null;
   }

@@ -47,7 +47,9 @@ const CHAIN_LOCK = statement(`SELECT pg_try_advisory_xact_lock(hashtextextended(
 const HEAD = statement(`SELECT position, digest FROM consent_ledger WHERE position IS NOT NULL ORDER BY position DESC LIMIT 1`);
 
 /** Appended, not yet chained, in append order (ix_consent_ledger_unchained); only those whose evidence is there to be chained. */
-const UNCHAINED = statement(`SELECT ${RECORD_COLUMNS} FROM ${RECORD_FROM} WHERE g.position IS NULL AND c.lead_id IS NOT NULL AND l.id IS NOT NULL ORDER BY g.seq LIMIT $1`);
+const UNCHAINED = statement(
+  `SELECT ${RECORD_COLUMNS} FROM ${RECORD_FROM} WHERE g.position IS NULL AND c.lead_id IS NOT NULL AND l.id IS NOT NULL ORDER BY g.seq LIMIT $1`,
+);
 
 const LINK = statement(`UPDATE consent_ledger g
           SET position = x.position, record_hash = x.record_hash, prev_digest = x.prev_digest, digest = x.digest, chained_at = now()
@@ -77,7 +79,9 @@ const SUMMARY = statement(`SELECT (SELECT max(position) FROM consent_ledger WHER
 const WINDOW = statement(`SELECT min(position) AS first, max(position) AS last FROM consent_ledger
         WHERE chained_at IS NOT NULL AND chained_at >= COALESCE($1::timestamptz, '-infinity') AND chained_at < COALESCE($2::timestamptz, 'infinity')`);
 
-const PAGE = statement(`SELECT ${RECORD_COLUMNS} FROM ${RECORD_FROM} WHERE g.position > $1 AND g.position <= $2 ORDER BY g.position LIMIT $3`);
+const PAGE = statement(
+  `SELECT ${RECORD_COLUMNS} FROM ${RECORD_FROM} WHERE g.position > $1 AND g.position <= $2 ORDER BY g.position LIMIT $3`,
+);
 
 const DIGEST_AT = statement(`SELECT digest FROM consent_ledger WHERE position = $1`);
 
@@ -100,7 +104,9 @@ const PERSON_EVENTS = statement(`SELECT ${RECORD_COLUMNS},
         WHERE g.email_sha256 = $1::char(64) OR g.phone_sha256 = $2::char(64) OR g.lead_id = $3::uuid
         ORDER BY g.seq`);
 
-const SEGMENT = statement(`SELECT position, record_hash, digest FROM consent_ledger WHERE position >= $1 AND position <= $2 ORDER BY position`);
+const SEGMENT = statement(
+  `SELECT position, record_hash, digest FROM consent_ledger WHERE position >= $1 AND position <= $2 ORDER BY position`,
+);
 
 /** What `consent export` shows beside a record: names as the catalog has them now, contact data as stored now. */
 export interface ConsentEventContext {
@@ -149,7 +155,10 @@ export class ConsentLedger {
    * `busy` at once). `link` (libs/domain linkRecords) computes the digests.
    */
   async chain(
-    link: (head: { position: number; digest: string } | null, pending: ReadonlyArray<{ seq: number; record: (position: number) => ConsentRecord }>) => ChainLink[],
+    link: (
+      head: { position: number; digest: string } | null,
+      pending: ReadonlyArray<{ seq: number; record: (position: number) => ConsentRecord }>,
+    ) => ChainLink[],
     opts: { sealDay: (lastSealDay: string | null) => string | null; batch?: number },
   ): Promise<ChainRun> {
     const batch = opts.batch ?? 1000;
@@ -166,7 +175,13 @@ export class ConsentLedger {
           rows.map((r) => ({ seq: Number(r.seq), record: (position: number) => recordOf(r, position) })),
         );
         if (links.length > 0) {
-          await run(tx.client, LINK, [links.map((l) => l.seq), links.map((l) => l.position), links.map((l) => l.recordHash), links.map((l) => l.prevDigest), links.map((l) => l.digest)]);
+          await run(tx.client, LINK, [
+            links.map((l) => l.seq),
+            links.map((l) => l.position),
+            links.map((l) => l.recordHash),
+            links.map((l) => l.prevDigest),
+            links.map((l) => l.digest),
+          ]);
         }
         let sealed: ConsentSeal | null = null;
         if (rows.length < batch) {
@@ -204,7 +219,14 @@ export class ConsentLedger {
     const rows = await run<RecordRow>(this.ds, PAGE, [after, upTo, limit]);
     return rows.map((r) => {
       const position = Number(r.position);
-      return { position, leadId: r.lead_id, recordHash: r.record_hash!, prevDigest: r.prev_digest!, digest: r.digest!, record: r.present ? recordOf(r, position) : null };
+      return {
+        position,
+        leadId: r.lead_id,
+        recordHash: r.record_hash!,
+        prevDigest: r.prev_digest!,
+        digest: r.digest!,
+        record: r.present ? recordOf(r, position) : null,
+      };
     });
   }
 
@@ -226,11 +248,16 @@ export class ConsentLedger {
 
   /** Every consent event with this email hash, this phone hash, or of this lead (any may be null), in append order. */
   async personEvents(q: { emailSha256: string | null; phoneSha256: string | null; leadId: string | null }): Promise<ConsentEvent[]> {
-    const rows = await run<RecordRow & { school_name: string | null; offer_name: string | null; campaign_name: string | null; affiliate_name: string | null; program_label: string | null; personal: Record<string, string> | null }>(
-      this.ds,
-      PERSON_EVENTS,
-      [q.emailSha256, q.phoneSha256, q.leadId],
-    );
+    const rows = await run<
+      RecordRow & {
+        school_name: string | null;
+        offer_name: string | null;
+        campaign_name: string | null;
+        affiliate_name: string | null;
+        program_label: string | null;
+        personal: Record<string, string> | null;
+      }
+    >(this.ds, PERSON_EVENTS, [q.emailSha256, q.phoneSha256, q.leadId]);
     return rows.map((r) => {
       const position = r.position === null ? null : Number(r.position);
       return {

@@ -12,8 +12,15 @@ describe('IdempotencyKeys (medium)', () => {
   let ds: DataSource;
   let keys: IdempotencyKeys;
   const claimOf = (over: Partial<KeyClaim> = {}): KeyClaim => ({
-    affiliateId: randomUUID(), endpoint: 'leads', key: randomUUID(), bodyDigest: 'a'.repeat(64), leadId: randomUUID(),
-    owner: randomUUID(), leaseMs: 60_000, windowSeconds: 86_400, ...over,
+    affiliateId: randomUUID(),
+    endpoint: 'leads',
+    key: randomUUID(),
+    bodyDigest: 'a'.repeat(64),
+    leadId: randomUUID(),
+    owner: randomUUID(),
+    leaseMs: 60_000,
+    windowSeconds: 86_400,
+    ...over,
   });
 
   beforeAll(async () => {
@@ -22,7 +29,7 @@ describe('IdempotencyKeys (medium)', () => {
   });
   afterAll(() => ds?.destroy());
 
-  it('a new key is the claimer\'s, under its id', async () => {
+  it("a new key is the claimer's, under its id", async () => {
     const c = claimOf();
     const row = await keys.claim(c);
     expect(row).toMatchObject({ owner: c.owner, leadId: c.leadId, bodyDigest: c.bodyDigest, answer: null });

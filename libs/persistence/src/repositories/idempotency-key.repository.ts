@@ -77,7 +77,16 @@ export class IdempotencyKeys {
 
   /** Claims the key for this request, or finds who has it and what it answered. */
   async claim(c: KeyClaim): Promise<IdempotencyKeyRow> {
-    const [row] = await run<ClaimRow>(this.db, CLAIM, [c.affiliateId, c.endpoint, c.key, c.bodyDigest, c.leadId, c.owner, c.leaseMs, c.windowSeconds]);
+    const [row] = await run<ClaimRow>(this.db, CLAIM, [
+      c.affiliateId,
+      c.endpoint,
+      c.key,
+      c.bodyDigest,
+      c.leadId,
+      c.owner,
+      c.leaseMs,
+      c.windowSeconds,
+    ]);
     return {
       bodyDigest: row.body_digest,
       leadId: row.lead_id,

@@ -50,12 +50,34 @@ export type ExplainPartnerCallRow = StoryPartnerCallRow;
 /** A submit or direct post of the group, with its decision as stored and its buyer's answer. */
 export type ExplainSubmitRow = Pick<
   StorySubmitRow,
-  'id' | 'kind' | 'campaign_id' | 'offer_id' | 'offer_name' | 'result_id' | 'program_id' | 'lead' | 'is_test' | 'status' | 'code' | 'reason' | 'field' | 'decided_by' | 'decided_at' | 'created_at'
+  | 'id'
+  | 'kind'
+  | 'campaign_id'
+  | 'offer_id'
+  | 'offer_name'
+  | 'result_id'
+  | 'program_id'
+  | 'lead'
+  | 'is_test'
+  | 'status'
+  | 'code'
+  | 'reason'
+  | 'field'
+  | 'decided_by'
+  | 'decided_at'
+  | 'created_at'
 > & {
   /** The picked result's expiry (result submits). */
   result_expires_at: Date | null;
   /** The last delivery attempt: the buyer's answer (its detail may quote the person: mask it). */
-  attempt: { outcome: string | null; http_status: number | null; latency_ms: number | null; detail: string | null; started_at: Date; finished_at: Date | null } | null;
+  attempt: {
+    outcome: string | null;
+    http_status: number | null;
+    latency_ms: number | null;
+    detail: string | null;
+    started_at: Date;
+    finished_at: Date | null;
+  } | null;
 };
 
 /** A sale of the group, with the times that say when it was live. */
@@ -104,7 +126,10 @@ export class LeadExplainRepository {
    * transaction, for the cap slots and person keys the rules need once the
    * group and the catalog are known. Null when the id is no search and no submit.
    */
-  async read<T>(id: string, then: (rows: LeadExplainRows, facts: (q: ExplainFactsQuery) => Promise<ExplainFacts>) => Promise<T>): Promise<T | null> {
+  async read<T>(
+    id: string,
+    then: (rows: LeadExplainRows, facts: (q: ExplainFactsQuery) => Promise<ExplainFacts>) => Promise<T>,
+  ): Promise<T | null> {
     return inLeadGroup(this.ds, id, async (em, found) => {
       const groupId = found.groupId;
       const search = await searchOf(em, groupId);
@@ -128,7 +153,9 @@ export class LeadExplainRepository {
         ),
         offers,
         offerNames: new Map(
-          ((await em.query(`SELECT id, name FROM offers WHERE id::text = ANY($1::text[])`, [named])) as Array<{ id: string; name: string }>).map((o) => [o.id, o.name]),
+          (
+            (await em.query(`SELECT id, name FROM offers WHERE id::text = ANY($1::text[])`, [named])) as Array<{ id: string; name: string }>
+          ).map((o) => [o.id, o.name]),
         ),
       };
       return then(rows, (q) => factsOf(em, q));

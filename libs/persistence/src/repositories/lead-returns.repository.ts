@@ -59,11 +59,16 @@ export interface ReturnRequest {
 }
 
 export type ReturnOutcome =
-  | { kind: 'returned'; at: Date; reason: string; offerId: string; capSlotsFreed: number }
-  | { kind: 'refused'; decision: Decision };
+  { kind: 'returned'; at: Date; reason: string; offerId: string; capSlotsFreed: number } | { kind: 'refused'; decision: Decision };
 
 interface FactsRow {
-  sale: { offer_id: string; accepted_at: string; payout: string | null; price: string | null; policy: { window_days: number; reasons: string[]; refunds_cap: boolean } | null } | null;
+  sale: {
+    offer_id: string;
+    accepted_at: string;
+    payout: string | null;
+    price: string | null;
+    policy: { window_days: number; reasons: string[]; refunds_cap: boolean } | null;
+  } | null;
   returned: { returned_at: string; reason: string } | null;
   now: Date;
 }
@@ -76,7 +81,9 @@ export class LeadReturns {
     const [r] = await run<FactsRow>(this.db, RETURN_FACTS, [leadId, schoolId]);
     const s = r.sale;
     return {
-      sale: s ? { offerId: s.offer_id, acceptedAt: new Date(s.accepted_at), payout: centsOrNull(s.payout), price: centsOrNull(s.price) } : null,
+      sale: s
+        ? { offerId: s.offer_id, acceptedAt: new Date(s.accepted_at), payout: centsOrNull(s.payout), price: centsOrNull(s.price) }
+        : null,
       policy: s?.policy ? policyOf(s.policy) : null,
       returned: r.returned ? { at: new Date(r.returned.returned_at), reason: r.returned.reason } : null,
       now: new Date(r.now),
@@ -105,7 +112,14 @@ export class LeadReturns {
         amountText(verdict.priceReversal),
         verdict.refundsCap,
       ]);
-      if (row) return { kind: 'returned', at: new Date(row.returned_at), reason: row.reason, offerId: row.offer_id, capSlotsFreed: row.slots_freed };
+      if (row)
+        return {
+          kind: 'returned',
+          at: new Date(row.returned_at),
+          reason: row.reason,
+          offerId: row.offer_id,
+          capSlotsFreed: row.slots_freed,
+        };
     }
     throw new Error(`the return of lead ${q.leadId} was allowed twice but written neither time`);
   }

@@ -227,7 +227,11 @@ interface CapRow {
  * READ, read only); null when the id is neither. `lead show` and `lead
  * explain` read their rows so.
  */
-export function inLeadGroup<T>(ds: DataSource, id: string, work: (em: EntityManager, group: { is: 'search' | 'submit'; groupId: string }) => Promise<T>): Promise<T | null> {
+export function inLeadGroup<T>(
+  ds: DataSource,
+  id: string,
+  work: (em: EntityManager, group: { is: 'search' | 'submit'; groupId: string }) => Promise<T>,
+): Promise<T | null> {
   return ds.transaction('REPEATABLE READ', async (em) => {
     await em.query('SET TRANSACTION READ ONLY');
     const [found]: Array<{ search_id: string | null; lead_group_id: string | null }> = await em.query(
@@ -382,10 +386,9 @@ async function salesOf(em: EntityManager, leadIds: string[]): Promise<StorySaleR
       WHERE sa.lead_id = ANY($1::uuid[])`,
     [leadIds],
   );
-  const caps: CapRow[] = await em.query(
-    `SELECT offer_id, campaign_id, period, "limit" FROM caps WHERE offer_id = ANY($1::uuid[])`,
-    [[...new Set(sales.map((s) => s.offer_id))]],
-  );
+  const caps: CapRow[] = await em.query(`SELECT offer_id, campaign_id, period, "limit" FROM caps WHERE offer_id = ANY($1::uuid[])`, [
+    [...new Set(sales.map((s) => s.offer_id))],
+  ]);
   const limitOf = (slot: { scope: string; period: string }): number | null =>
     caps.find((c) => capScope(c.offer_id, c.campaign_id) === slot.scope && c.period === slot.period)?.limit ?? null;
   return sales.map((s) => ({
@@ -397,6 +400,12 @@ async function salesOf(em: EntityManager, leadIds: string[]): Promise<StorySaleR
     price: s.price,
     created_at: s.created_at,
     updated_at: s.updated_at,
-    slots: s.slots.map((x) => ({ scope: x.scope, period: x.period, period_start: x.period_start, used_now: x.used_now, limit: limitOf(x) })),
+    slots: s.slots.map((x) => ({
+      scope: x.scope,
+      period: x.period,
+      period_start: x.period_start,
+      used_now: x.used_now,
+      limit: limitOf(x),
+    })),
   }));
 }

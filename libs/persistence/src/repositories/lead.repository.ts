@@ -140,10 +140,30 @@ export const LEAD_INSERT = (first: number, when: string) => {
 /** The parameters of LEAD_INSERT: the lead, then its decision (the pending one for a sale just reserved). */
 export function leadParams(l: NewLead, d: Decision, payout: Cents | null): unknown[] {
   return [
-    l.id, l.searchId, l.resultId, l.kind, l.affiliateId, l.campaignId, l.offerId, l.apiKeyId, l.programId,
-    JSON.stringify(l.answers), JSON.stringify(l.lead), JSON.stringify(l.tracking), l.consumerIp, l.ipSource, l.isTest, l.createdAt,
-    l.leadGroupId, l.originLeadId,
-    d.status, d.code, d.reason, d.field ?? null, d.status === 'pending' ? null : (d.decidedBy ?? 'service'), payout === null ? null : decimalText(payout),
+    l.id,
+    l.searchId,
+    l.resultId,
+    l.kind,
+    l.affiliateId,
+    l.campaignId,
+    l.offerId,
+    l.apiKeyId,
+    l.programId,
+    JSON.stringify(l.answers),
+    JSON.stringify(l.lead),
+    JSON.stringify(l.tracking),
+    l.consumerIp,
+    l.ipSource,
+    l.isTest,
+    l.createdAt,
+    l.leadGroupId,
+    l.originLeadId,
+    d.status,
+    d.code,
+    d.reason,
+    d.field ?? null,
+    d.status === 'pending' ? null : (d.decidedBy ?? 'service'),
+    payout === null ? null : decimalText(payout),
   ];
 }
 
@@ -198,7 +218,8 @@ const FIND_LEAD = statement(`SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.
 const FIND_LEAD_WITH_RETURN = statement(`SELECT ${STORED_LEAD_COLUMNS}, r.returned_at, r.reason AS returned_reason
          FROM leads l LEFT JOIN lead_returns r ON r.lead_id = l.id WHERE l.id = $1`);
 
-const SUBMIT_CONTEXT = statement(`SELECT (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1) x) AS stored,
+const SUBMIT_CONTEXT =
+  statement(`SELECT (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1) x) AS stored,
               (SELECT row_to_json(x) FROM (
                  SELECT t.offer_id, lr_result_entry(u.id, t.body, u.expires_at)::json AS entry, u.expires_at, s.result_partner -> u.id::text AS partner_data,
                         s.lead, s.tracking, s.consumer_ip, s.ip_source, s.is_test,
@@ -215,7 +236,8 @@ const STORE_DECIDED = statement(`WITH written AS (${LEAD_INSERT(1, 'true')}),
        UNION ALL
        SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1 AND NOT EXISTS (SELECT 1 FROM written)`);
 
-const RESERVED_LEAD = statement(`SELECT l.lead, l.tracking, l.consumer_ip, l.program_id, l.answers, l.created_at, sa.payout, r.partner_data, r.entry->'offer'->>'tcpa_text' AS shown_statement,
+const RESERVED_LEAD =
+  statement(`SELECT l.lead, l.tracking, l.consumer_ip, l.program_id, l.answers, l.created_at, sa.payout, r.partner_data, r.entry->'offer'->>'tcpa_text' AS shown_statement,
               (SELECT row_to_json(c) FROM consent_evidence c WHERE c.lead_id = l.id) AS consent
          FROM leads l JOIN sales sa ON sa.lead_id = l.id AND sa.status = 'reserved'
          LEFT JOIN LATERAL (
@@ -225,7 +247,8 @@ const RESERVED_LEAD = statement(`SELECT l.lead, l.tracking, l.consumer_ip, l.pro
         WHERE l.id = $1 AND l.status = 'pending'`);
 
 /** Served by the partial index ix_leads_pending_created_at alone (it holds only the pending leads). */
-export const PENDING_LEADS = statement(`SELECT count(*)::int AS count, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS oldest_seconds
+export const PENDING_LEADS =
+  statement(`SELECT count(*)::int AS count, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS oldest_seconds
          FROM leads WHERE status = 'pending'`);
 
 /**
@@ -245,10 +268,17 @@ export class LeadRepository {
 
   /** The lead and whether its school returned it (the lead-status read). */
   async findWithReturn(leadId: string): Promise<{ lead: StoredLead; returned: { at: Date; reason: string } | null } | null> {
-    const rows: Array<StoredLeadRow & { returned_at: Date | null; returned_reason: string | null }> = await run(this.db, FIND_LEAD_WITH_RETURN, [leadId]);
+    const rows: Array<StoredLeadRow & { returned_at: Date | null; returned_reason: string | null }> = await run(
+      this.db,
+      FIND_LEAD_WITH_RETURN,
+      [leadId],
+    );
     const r = rows[0];
     if (!r) return null;
-    return { lead: storedLeadOf(r), returned: r.returned_at && r.returned_reason ? { at: new Date(r.returned_at), reason: r.returned_reason } : null };
+    return {
+      lead: storedLeadOf(r),
+      returned: r.returned_at && r.returned_reason ? { at: new Date(r.returned_at), reason: r.returned_reason } : null,
+    };
   }
 
   /**
@@ -256,7 +286,13 @@ export class LeadRepository {
    * submit if it is stored already (a redelivery), the result with its search
    * (the caller's only), or the direct post a retry names.
    */
-  async submitContext(q: { leadId: string; affiliateId: string; resultId: string | null; searchId: string | null; originLeadId: string | null }): Promise<SubmitContext> {
+  async submitContext(q: {
+    leadId: string;
+    affiliateId: string;
+    resultId: string | null;
+    searchId: string | null;
+    originLeadId: string | null;
+  }): Promise<SubmitContext> {
     type Row = {
       stored: StoredLeadRow | null;
       picked: {
@@ -308,8 +344,17 @@ export class LeadRepository {
    * committed while this statement waited on its row is not in this
    * statement's snapshot: it is read again in a statement of its own.
    */
-  async storeDecided(lead: NewLead, decision: Decision, consent: ConsentEvidence | null, ledger: ConsentLedgerEntry | null): Promise<StoredLead> {
-    const rows: StoredLeadRow[] = await run(this.db, STORE_DECIDED, [...leadParams(lead, decision, ZERO), ...consentParams(consent), ...ledgerParams(ledger)]);
+  async storeDecided(
+    lead: NewLead,
+    decision: Decision,
+    consent: ConsentEvidence | null,
+    ledger: ConsentLedgerEntry | null,
+  ): Promise<StoredLead> {
+    const rows: StoredLeadRow[] = await run(this.db, STORE_DECIDED, [
+      ...leadParams(lead, decision, ZERO),
+      ...consentParams(consent),
+      ...ledgerParams(ledger),
+    ]);
     if (rows[0]) return storedLeadOf(rows[0]);
     const twin = await this.find(lead.id);
     if (!twin) throw new Error(`lead ${lead.id} was neither written nor found`);
@@ -334,7 +379,15 @@ export class LeadRepository {
       payout: string | null;
       partner_data: { partnerResultId?: string } | null;
       shown_statement: string | null;
-      consent: { tcpa_consent: boolean; tcpa_text: string | null; button_label: string | null; ip: string; consented_at: string; form_cert_url: string | null; universal_lead_cert: string | null } | null;
+      consent: {
+        tcpa_consent: boolean;
+        tcpa_text: string | null;
+        button_label: string | null;
+        ip: string;
+        consented_at: string;
+        form_cert_url: string | null;
+        universal_lead_cert: string | null;
+      } | null;
     }> = await run(this.db, RESERVED_LEAD, [leadId]);
     const r = rows[0];
     if (!r) return null;

@@ -207,10 +207,11 @@ export class OptOuts {
     return { suppressed: r.suppressed, notices: r.notices };
   }
 
-
   /** Lifts the suppression of the keys (an operator's decision, audited with its reason); answers the key types lifted. */
   async lift(keys: readonly OptOutKey[], actor: string, reason: string): Promise<string[]> {
-    return (await run<{ key_type: string }>(this.db, LIFT, [keys.map((k) => k.type), keys.map((k) => k.hash), actor, reason])).map((r) => r.key_type);
+    return (await run<{ key_type: string }>(this.db, LIFT, [keys.map((k) => k.type), keys.map((k) => k.hash), actor, reason])).map(
+      (r) => r.key_type,
+    );
   }
 
   /** Notices for leads accepted after their person's suppression by an opt-out `relay` relays, due when its request's are. */

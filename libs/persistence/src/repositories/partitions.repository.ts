@@ -16,7 +16,9 @@ export async function createDayPartitions(q: Executes, p: { from: string; to: st
   let created = 0;
   for (const table of PARTITIONED_TABLES) {
     const name = `${table}_${p.suffix}`;
-    const exists = (await q.query(`SELECT 1 FROM pg_class WHERE relname = $1 AND relnamespace = current_schema()::regnamespace`, [name])) as unknown[];
+    const exists = (await q.query(`SELECT 1 FROM pg_class WHERE relname = $1 AND relnamespace = current_schema()::regnamespace`, [
+      name,
+    ])) as unknown[];
     if (exists.length > 0) continue;
     await q.query(`CREATE TABLE ${name} PARTITION OF ${table} FOR VALUES FROM ('${p.from}') TO ('${to}')`);
     created++;
@@ -46,7 +48,10 @@ const PARTITIONS = statement(`SELECT parent.relname AS table, child.relname AS n
 
 /** Exact row counts of one partition family's day (the retention's dry run counts what it would drop). */
 const DAY_ROWS = Object.fromEntries(
-  PARTITIONED_TABLES.map((t) => [t, statement(`SELECT count(*)::bigint AS n FROM ${t} WHERE part_day >= $1::date AND part_day < $2::date`)]),
+  PARTITIONED_TABLES.map((t) => [
+    t,
+    statement(`SELECT count(*)::bigint AS n FROM ${t} WHERE part_day >= $1::date AND part_day < $2::date`),
+  ]),
 ) as Record<PartitionedTable, Statement>;
 
 /**
@@ -104,7 +109,9 @@ const DROPPABLE = new RegExp(`^(${PARTITIONED_TABLES.join('|')})_(p\\d{8}|legacy
 
 /** The newest search of the legacy partition (it is emptied once that is past the retention). */
 const LEGACY_NEWEST = statement(`SELECT max(created_at) AS newest FROM searches WHERE part_day = DATE '${LEGACY_DAY}'`);
-const LEGACY_MESSAGES_NEWEST = statement(`SELECT max(processed_at) AS newest FROM processed_messages WHERE part_day = DATE '${LEGACY_DAY}'`);
+const LEGACY_MESSAGES_NEWEST = statement(
+  `SELECT max(processed_at) AS newest FROM processed_messages WHERE part_day = DATE '${LEGACY_DAY}'`,
+);
 
 /** Searches and the partitions they live in: sizes for `ops storage report`, bytes per search. */
 const SEARCH_COUNT = statement(`SELECT count(*)::bigint AS n FROM searches`);
@@ -162,12 +169,20 @@ export class PartitionStore {
   }
 
   async partitions(): Promise<PartitionInfo[]> {
-    const rows: Array<{ table: PartitionedTable; name: string; bound: string; rows: string; bytes: string }> = await run(this.ds, PARTITIONS, [[...PARTITIONED_TABLES]]);
+    const rows: Array<{ table: PartitionedTable; name: string; bound: string; rows: string; bytes: string }> = await run(
+      this.ds,
+      PARTITIONS,
+      [[...PARTITIONED_TABLES]],
+    );
     return rows.map((r) => ({ table: r.table, name: r.name, day: dayOfBound(r.bound), rows: Number(r.rows), bytes: Number(r.bytes) }));
   }
 
   /** Exact rows of each partitioned table (or of `tables`) in [from, to). */
-  async rowsOf(from: string, to: string, tables: readonly PartitionedTable[] = PARTITIONED_TABLES): Promise<Partial<Record<PartitionedTable, number>>> {
+  async rowsOf(
+    from: string,
+    to: string,
+    tables: readonly PartitionedTable[] = PARTITIONED_TABLES,
+  ): Promise<Partial<Record<PartitionedTable, number>>> {
     const out: Partial<Record<PartitionedTable, number>> = {};
     for (const t of tables) out[t] = Number((await run<{ n: string }>(this.ds, DAY_ROWS[t], [from, to]))[0].n);
     return out;
@@ -175,7 +190,11 @@ export class PartitionStore {
 
   /** Moves the searches of the partition [from, to) that a lead names into the kept partition (KEEP_SUBMITTED). */
   async keepSubmitted(from: string, to: string): Promise<{ searches: number; calls: number; templates: number }> {
-    const rows: Array<{ searches: number; calls: number; templates: number }> = await run(this.ds, KEEP_SUBMITTED, [from, to, ...leadWindow(from)]);
+    const rows: Array<{ searches: number; calls: number; templates: number }> = await run(this.ds, KEEP_SUBMITTED, [
+      from,
+      to,
+      ...leadWindow(from),
+    ]);
     return rows[0];
   }
 
@@ -225,8 +244,18 @@ export class PartitionStore {
    * from the statistics (0 until the table is first analyzed).
    */
   async tables(): Promise<TableSize[]> {
-    const rows: Array<{ table: string; partitioned: boolean; partitions: number; rows: string; bytes: string }> = await run(this.ds, TABLE_SIZES, []);
-    return rows.map((r) => ({ table: r.table, partitioned: r.partitioned, partitions: r.partitions, rows: Number(r.rows), bytes: Number(r.bytes) }));
+    const rows: Array<{ table: string; partitioned: boolean; partitions: number; rows: string; bytes: string }> = await run(
+      this.ds,
+      TABLE_SIZES,
+      [],
+    );
+    return rows.map((r) => ({
+      table: r.table,
+      partitioned: r.partitioned,
+      partitions: r.partitions,
+      rows: Number(r.rows),
+      bytes: Number(r.bytes),
+    }));
   }
 
   /**
@@ -239,7 +268,9 @@ export class PartitionStore {
     const runner = this.ds.createQueryRunner();
     await runner.connect();
     try {
-      const [{ locked }] = (await runner.query(`SELECT pg_try_advisory_lock(hashtext('lead-router-retention')) AS locked`)) as Array<{ locked: boolean }>;
+      const [{ locked }] = (await runner.query(`SELECT pg_try_advisory_lock(hashtext('lead-router-retention')) AS locked`)) as Array<{
+        locked: boolean;
+      }>;
       if (!locked) return 'busy';
       try {
         return await fn();
@@ -272,4 +303,3 @@ function dayOfBound(bound: string): string {
   if (from === LEGACY_DAY) return 'legacy';
   return from;
 }
-

@@ -161,7 +161,10 @@ export interface LeadContact extends StoredRecord {
 }
 
 /** A lead as the erasure writes it: `consent` null keeps the evidence as it is; attempts only those whose detail changes; `receipt` and `returnNote` undefined keep them. */
-export type ErasedLead = Omit<LeadContact, 'id' | 'isTest' | 'ipSource' | 'receipt' | 'returnNote'> & { receipt?: unknown; returnNote?: string };
+export type ErasedLead = Omit<LeadContact, 'id' | 'isTest' | 'ipSource' | 'receipt' | 'returnNote'> & {
+  receipt?: unknown;
+  returnNote?: string;
+};
 
 /** The caller's rule: the record without the person's contact data, or null when the record does not hold the person (nothing is written). */
 export type EraseRule<T, E> = (record: T) => E | null;
@@ -170,7 +173,11 @@ export class PersonErasure {
   constructor(private readonly ds: DataSource) {}
 
   /** One page of a search partition's candidates (`day` as `YYYY-MM-DD`), after `afterId` (null: from the first). */
-  async searchCandidates(day: string, keys: readonly OptOutKey[], afterId: string | null): Promise<{ rows: SearchCandidate[]; last: string | null }> {
+  async searchCandidates(
+    day: string,
+    keys: readonly OptOutKey[],
+    afterId: string | null,
+  ): Promise<{ rows: SearchCandidate[]; last: string | null }> {
     const rows = await run<{ id: string; by_keys: boolean; email: string | null; phone: string | null }>(this.ds, SEARCH_CANDIDATES, [
       day,
       keys.map((k) => JSON.stringify([{ type: k.type, hash: k.hash }])),
@@ -198,7 +205,12 @@ export class PersonErasure {
    * written. Null when the search is gone or `rule` finds nothing of the
    * person in it. A dry run rolls back.
    */
-  async eraseSearch(id: string, day: string, rule: EraseRule<SearchContact, ErasedSearch>, dryRun: boolean): Promise<{ record: SearchContact; erased: ErasedSearch } | null> {
+  async eraseSearch(
+    id: string,
+    day: string,
+    rule: EraseRule<SearchContact, ErasedSearch>,
+    dryRun: boolean,
+  ): Promise<{ record: SearchContact; erased: ErasedSearch } | null> {
     return this.erase(dryRun, async (client) => {
       const [record] = await run<SearchContact>(client, SEARCH_ROW, [id, day]);
       if (!record) return null;
@@ -221,7 +233,11 @@ export class PersonErasure {
   }
 
   /** Erases one lead and what hangs off it, as eraseSearch does a search. */
-  async eraseLead(id: string, rule: EraseRule<LeadContact, ErasedLead>, dryRun: boolean): Promise<{ record: LeadContact; erased: ErasedLead } | null> {
+  async eraseLead(
+    id: string,
+    rule: EraseRule<LeadContact, ErasedLead>,
+    dryRun: boolean,
+  ): Promise<{ record: LeadContact; erased: ErasedLead } | null> {
     return this.erase(dryRun, async (client) => {
       const [record] = await run<LeadContact>(client, LEAD_ROW, [id]);
       if (!record) return null;

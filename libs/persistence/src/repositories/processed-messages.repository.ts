@@ -19,7 +19,11 @@ export class ProcessedMessages {
    * message finds the record and has no second effect. False when the message
    * had already been handled.
    */
-  async runOnce(consumer: string, message: { messageId: string; type: string }, effect: (em: EntityManager) => Promise<void>): Promise<boolean> {
+  async runOnce(
+    consumer: string,
+    message: { messageId: string; type: string },
+    effect: (em: EntityManager) => Promise<void>,
+  ): Promise<boolean> {
     return this.ds.transaction(async (em) => {
       if (!(await claim(em, consumer, message))) return false;
       await effect(em);

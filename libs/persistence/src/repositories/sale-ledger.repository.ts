@@ -1,5 +1,20 @@
 import type { SearchMeta } from '@lr/contracts';
-import { BuyerOutcome, CapAt, CapSlot, Cents, ConsentEvidence, ConsentLedgerEntry, DedupeKey, Decision, decimalText, Lead, LiveSale, OptOutKey, SaleFacts, SUBMIT } from '@lr/domain';
+import {
+  BuyerOutcome,
+  CapAt,
+  CapSlot,
+  Cents,
+  ConsentEvidence,
+  ConsentLedgerEntry,
+  DedupeKey,
+  Decision,
+  decimalText,
+  Lead,
+  LiveSale,
+  OptOutKey,
+  SaleFacts,
+  SUBMIT,
+} from '@lr/domain';
 import { DataSource } from 'typeorm';
 import { searchDays } from '../partitions/partition-days';
 import type { Queryable } from '../queries/queryable';
@@ -212,10 +227,7 @@ export type ReservationPlan =
   | { kind: 'lock-keys'; keys: readonly DedupeKey[] };
 
 export type ReservationResult =
-  | { kind: 'reserved' }
-  | { kind: 'refused'; decision: Decision }
-  | { kind: 'forbidden' }
-  | { kind: 'stored'; lead: StoredLead };
+  { kind: 'reserved' } | { kind: 'refused'; decision: Decision } | { kind: 'forbidden' } | { kind: 'stored'; lead: StoredLead };
 
 /** How a buyer's answer is booked. */
 export interface Settlement {
@@ -266,15 +278,17 @@ export class SaleLedger {
    *    evidence (with its consent ledger append), the dedupe keys, the search's lead; a cap taken meanwhile
    *    rolls it all back as CAP_REACHED.
    */
-  async reserve(
-    q: ReservationQuery,
-    plan: (facts: LockedFacts) => ReservationPlan,
-  ): Promise<ReservationResult> {
+  async reserve(q: ReservationQuery, plan: (facts: LockedFacts) => ReservationPlan): Promise<ReservationResult> {
     try {
       return await inTransaction(poolOf(this.ds), async (tx) => {
         let keys = [...q.keys];
         // BEGIN, the locks and the facts read under them: one round trip.
-        let facts = lockedFactsOf(await tx.begin(locksOn(`${literal(lockNames(q.groupId, q.offerId, keys))}::text[]`), await tx.execute(LOCKED_FACTS, lockedFactsParams(q, keys))));
+        let facts = lockedFactsOf(
+          await tx.begin(
+            locksOn(`${literal(lockNames(q.groupId, q.offerId, keys))}::text[]`),
+            await tx.execute(LOCKED_FACTS, lockedFactsParams(q, keys)),
+          ),
+        );
         for (;;) {
           if (facts.own) return { kind: 'stored', lead: facts.own } as const;
           const next = plan(facts);
@@ -338,7 +352,7 @@ export class SaleLedger {
    * released (its cap slots given back, its dedupe keys dropped). Returns the
    * lead as decided, and the search's new state when an acceptance changed it.
    */
-  async settle(s: Settlement): Promise<{ lead: StoredLead; search: Omit<SearchMeta, 'order'> & { order: string[] } | null }> {
+  async settle(s: Settlement): Promise<{ lead: StoredLead; search: (Omit<SearchMeta, 'order'> & { order: string[] }) | null }> {
     const accepted = s.outcome === 'accepted';
     const rows = await run<{ lead: StoredLeadRow; search: (SearchMetaRow & { result_order: string[] }) | null }>(this.ds, SETTLE, [
       s.leadId,
@@ -355,7 +369,6 @@ export class SaleLedger {
       s.attempt !== null,
       accepted,
       s.endsOtherSales,
-
     ]);
     const r = rows[0];
     return { lead: storedLeadOf(r.lead), search: r.search ? { ...searchMetaOf(r.search), order: r.search.result_order } : null };
@@ -376,7 +389,15 @@ type LockedFactsRow = FactsRow & { group_lead: Lead | null; submitted: boolean; 
 
 /** LOCKED_FACTS' parameters: the group, the caps' slots, the person's keys, the offer, this submit, its search. */
 function lockedFactsParams(q: ReservationQuery, keys: readonly DedupeKey[]): unknown[] {
-  return [q.groupId, ...slotParams(q.caps.map((c) => c.slot)), ...keyParams(keys), [q.offerId], q.leadId, q.searchId, ...keyParams(q.optOutKeys)];
+  return [
+    q.groupId,
+    ...slotParams(q.caps.map((c) => c.slot)),
+    ...keyParams(keys),
+    [q.offerId],
+    q.leadId,
+    q.searchId,
+    ...keyParams(q.optOutKeys),
+  ];
 }
 
 function lockedFactsOf(rows: LockedFactsRow[]): LockedFacts {

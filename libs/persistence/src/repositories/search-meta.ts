@@ -31,4 +31,3 @@ export function searchMetaOf(r: SearchMetaRow): SearchAnswerState {
     trueExclusiveAccepted: r.true_exclusive_accepted,
   };
 }
-

@@ -28,7 +28,7 @@ describe('SearchRepository storage (medium)', () => {
   const templatesOf = async (searchId: string): Promise<number> =>
     Number((await ds.query(`SELECT count(*) AS n FROM result_templates WHERE part_day = $1::date`, [idDay(searchId)]))[0].n);
 
-  it('stores a search in its id\'s day and answers its entries exactly as shown', async () => {
+  it("stores a search in its id's day and answers its entries exactly as shown", async () => {
     const searchId = newLeadId();
     const stored = await storeSearch(world, freshPerson(), { searchId });
     const [row] = await ds.query(`SELECT part_day::text AS day, cardinality(result_order) AS n FROM searches WHERE id = $1`, [searchId]);
@@ -41,7 +41,7 @@ describe('SearchRepository storage (medium)', () => {
     expect(view.map((v) => v.entry)).toEqual(expect.arrayContaining([...stored.results.values()].map((r) => r.entry)));
   });
 
-  it('stores only the decisions of offers not shown, and the operator\'s read joins the shown ones back from the results', async () => {
+  it("stores only the decisions of offers not shown, and the operator's read joins the shown ones back from the results", async () => {
     const searchId = newLeadId();
     const stored = await storeSearch(world, freshPerson(), { searchId });
     const [row] = await ds.query(`SELECT offer_decisions FROM searches WHERE id = $1`, [searchId]);
@@ -53,9 +53,17 @@ describe('SearchRepository storage (medium)', () => {
   });
 
   it('names the same day for an id in node (idDay) as PostgreSQL stores it in (lr_id_day)', async () => {
-    const at = [Date.parse('2026-11-26T00:00:00.000Z'), Date.parse('2026-11-26T23:59:59.999Z'), Date.parse('2024-02-29T12:00:00Z'), Date.now()];
+    const at = [
+      Date.parse('2026-11-26T00:00:00.000Z'),
+      Date.parse('2026-11-26T23:59:59.999Z'),
+      Date.parse('2024-02-29T12:00:00Z'),
+      Date.now(),
+    ];
     const ids = [...at.map((t) => newLeadId(t)), randomUUID(), '00000000-0000-7000-8000-000000000000'];
-    const rows: Array<{ id: string; day: string }> = await ds.query(`SELECT id::text, lr_id_day(id)::text AS day FROM unnest($1::uuid[]) AS id`, [ids]);
+    const rows: Array<{ id: string; day: string }> = await ds.query(
+      `SELECT id::text, lr_id_day(id)::text AS day FROM unnest($1::uuid[]) AS id`,
+      [ids],
+    );
     expect(rows.map((r) => r.day)).toEqual(ids.map(idDay));
   });
 
@@ -72,16 +80,31 @@ describe('SearchRepository storage (medium)', () => {
     const { results } = await storeSearch(world, freshPerson(), { searchId: newLeadId() });
     const storeWith = async (id: string): Promise<void> => {
       const stored = await repo.store({
-        id, affiliateId: world.affiliateId, campaignId: world.campaignId, apiKeyId: world.apiKeyId, isTest: false, lead: freshPerson(), tracking: {},
-        consumerIp: '73.12.44.10', ipSource: 'consumer', tcpaConsent: null, formCertUrl: null, universalLeadCert: null,
-        createdAt: new Date(), closesAt: new Date(Date.now() + 45_000), personKeys: [], decisions: {},
-        results: [...results.values()].map((c) => newResult({ ...c, resultId: newLeadId() })), partnerCalls: [],
+        id,
+        affiliateId: world.affiliateId,
+        campaignId: world.campaignId,
+        apiKeyId: world.apiKeyId,
+        isTest: false,
+        lead: freshPerson(),
+        tracking: {},
+        consumerIp: '73.12.44.10',
+        ipSource: 'consumer',
+        tcpaConsent: null,
+        formCertUrl: null,
+        universalLeadCert: null,
+        createdAt: new Date(),
+        closesAt: new Date(Date.now() + 45_000),
+        personKeys: [],
+        decisions: {},
+        results: [...results.values()].map((c) => newResult({ ...c, resultId: newLeadId() })),
+        partnerCalls: [],
       });
       expect(stored).toBe(true);
     };
     const first = newLeadId();
     await storeWith(first); // the cache now holds the day's templates
-    const forget = () => ds.query(`DELETE FROM result_templates WHERE part_day = $1::date AND offer_id = ANY($2::uuid[])`, [idDay(first), world.offerIds]);
+    const forget = () =>
+      ds.query(`DELETE FROM result_templates WHERE part_day = $1::date AND offer_id = ANY($2::uuid[])`, [idDay(first), world.offerIds]);
     await forget();
     const second = newLeadId();
     await storeWith(second); // sends none of them, finds them missing, writes them

@@ -88,7 +88,9 @@ function storedDecisions(decisions: Record<string, OfferDecision>): string {
 
 /** The offers a change shows: their earlier decisions (asked of a partner, say) are dropped from `offer_decisions`. */
 function shownOffers(decisions: Record<string, OfferDecision>): string[] {
-  return Object.entries(decisions).filter(([, d]) => d.shown).map(([offerId]) => offerId);
+  return Object.entries(decisions)
+    .filter(([, d]) => d.shown)
+    .map(([offerId]) => offerId);
 }
 
 /** Templates as one JSON array parameter, each once. */
@@ -98,7 +100,9 @@ function templatesJson(templates: readonly ResultTemplateRow[]): string {
   for (const t of templates) {
     if (seen.has(t.digest)) continue;
     seen.add(t.digest);
-    rows.push(`{"digest":"${t.digest}","offer_id":"${t.offerId}","payout":${t.payout === null ? 'null' : `"${t.payout}"`},"body":${JSON.stringify(t.body)}}`);
+    rows.push(
+      `{"digest":"${t.digest}","offer_id":"${t.offerId}","payout":${t.payout === null ? 'null' : `"${t.payout}"`},"body":${JSON.stringify(t.body)}}`,
+    );
   }
   return `[${rows.join(',')}]`;
 }
@@ -185,10 +189,34 @@ function answerContextOf(r: AnswerContextRow | undefined): PartnerAnswerContext 
   };
 }
 
-function answerParams(searchId: string, version: number, answers: AnswerWrite['answers'], change: AnswerWrite['change'], templates: readonly ResultTemplateRow[]): unknown[] {
-  const calls = answers.map((a) => ({ partner_id: a.partnerId, outcome: a.outcome, latency_ms: a.latencyMs, result_count: a.resultCount, detail: a.detail }));
+function answerParams(
+  searchId: string,
+  version: number,
+  answers: AnswerWrite['answers'],
+  change: AnswerWrite['change'],
+  templates: readonly ResultTemplateRow[],
+): unknown[] {
+  const calls = answers.map((a) => ({
+    partner_id: a.partnerId,
+    outcome: a.outcome,
+    latency_ms: a.latencyMs,
+    result_count: a.resultCount,
+    detail: a.detail,
+  }));
   const added = resultColumns(change.added);
-  return [searchId, version, change.order, storedDecisions(change.decisions), JSON.stringify(calls), added.ids, added.templates, added.expires, added.partner, templatesJson(templates), shownOffers(change.decisions)];
+  return [
+    searchId,
+    version,
+    change.order,
+    storedDecisions(change.decisions),
+    JSON.stringify(calls),
+    added.ids,
+    added.templates,
+    added.expires,
+    added.partner,
+    templatesJson(templates),
+    shownOffers(change.decisions),
+  ];
 }
 
 /** The meta of a search a write returned, with the order written (not read back: parsing a uuid[] of every result costs more than it checks). */
@@ -205,7 +233,8 @@ const KNOWN_TEMPLATES_MAX = 50_000;
  * A search is written to the partition of lr_id_day(id); idDay(id), which
  * names it in the text, is the same day (a medium test compares them).
  */
-const STORE_SEARCH = perDay((on) => statement(`WITH search AS (
+const STORE_SEARCH = perDay((on) =>
+  statement(`WITH search AS (
          INSERT INTO searches (id, part_day, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
                                tcpa_consent, form_cert_url, universal_lead_cert, created_at, closes_at, processing_done_at,
                                state_version, offer_decisions, result_order, result_templates, result_expires, result_partner, person_keys)
@@ -222,7 +251,8 @@ const STORE_SEARCH = perDay((on) => statement(`WITH search AS (
           WHERE EXISTS (SELECT 1 FROM search)
          RETURNING 1
        )
-       SELECT (SELECT count(*) FROM search)::int AS stored, ${MISSING_TEMPLATES(on.day, '$19', 'templates')} AS missing`));
+       SELECT (SELECT count(*) FROM search)::int AS stored, ${MISSING_TEMPLATES(on.day, '$19', 'templates')} AS missing`),
+);
 
 /** Templates a search's results need that its day partition lacks (STORE_SEARCH answered some missing). */
 const STORE_TEMPLATES = perDay((on) => statement(`${TEMPLATES_INSERT(on.day, '$1', '')}`));
@@ -234,8 +264,10 @@ const SEARCH_EXISTS = perDay((on) => statement(`SELECT 1 FROM searches s WHERE s
 
 const SEARCH_CAMPAIGN = perDay((on) => statement(`SELECT s.campaign_id FROM searches s WHERE s.id = $1 AND ${on.days('s')}`));
 
-const PENDING_PARTNER_CALLS = perDay((on) => statement(`SELECT c.partner_id, c.offer_ids FROM search_partner_calls c
-        WHERE c.search_id = $1 AND ${on.days('c')} AND c.status = 'pending'`));
+const PENDING_PARTNER_CALLS = perDay((on) =>
+  statement(`SELECT c.partner_id, c.offer_ids FROM search_partner_calls c
+        WHERE c.search_id = $1 AND ${on.days('c')} AND c.status = 'pending'`),
+);
 
 /** The search's results with their templates (SHOWN), the templates' partitions named too. */
 const shownOn = (on: DayPartitions) => `${SHOWN('s')} AND ${on.days('t')}`;
@@ -243,7 +275,8 @@ const shownOn = (on: DayPartitions) => `${SHOWN('s')} AND ${on.days('t')}`;
 /** A search's stored person keys (live searches; null for test searches) as a relation of (key_type, key_hash). */
 const STORED_PERSON_KEYS = 'SELECT p.type, p.hash FROM jsonb_to_recordset(s.person_keys) AS p(type text, hash text)';
 
-const MERGE_CONTEXT = perDay((on) => statement(`SELECT s.campaign_id, s.is_test, s.closes_at, s.lead, s.state_version, to_json(s.result_order) AS result_order, s.person_keys IS NOT NULL AS has_person_keys,
+const MERGE_CONTEXT = perDay((on) =>
+  statement(`SELECT s.campaign_id, s.is_test, s.closes_at, s.lead, s.state_version, to_json(s.result_order) AS result_order, s.person_keys IS NOT NULL AS has_person_keys,
               c.calls, c.pending,
               CASE WHEN c.pending THEN (SELECT json_agg(x) FROM (${LIVE_SALES('s.id')}) x) END AS live_sales,
               CASE WHEN c.pending THEN (SELECT json_agg(x) FROM (${CAP_USAGE('$4', '$5', '$6')}) x) END AS cap_usage,
@@ -258,17 +291,23 @@ const MERGE_CONTEXT = perDay((on) => statement(`SELECT s.campaign_id, s.is_test,
                   bool_or(c.status = 'pending') AS pending
              FROM search_partner_calls c
             WHERE c.search_id = s.id AND c.part_day = s.part_day AND ${on.days('c')} AND c.partner_id = ANY($2::uuid[])) c
-        WHERE s.id = $1 AND ${on.days('s')} AND c.calls IS NOT NULL`));
+        WHERE s.id = $1 AND ${on.days('s')} AND c.calls IS NOT NULL`),
+);
 
-const SEARCH_ANSWER = perDay((on) => statement(`SELECT ${SEARCH_META_COLUMNS}, s.result_order,
+const SEARCH_ANSWER = perDay((on) =>
+  statement(`SELECT ${SEARCH_META_COLUMNS}, s.result_order,
               ARRAY(SELECT lr_result_entry(u.id, t.body, u.expires_at) FROM ${shownOn(on)} ORDER BY u.n) AS entries
-         FROM searches s WHERE s.id = $1 AND ${on.days('s')}`));
+         FROM searches s WHERE s.id = $1 AND ${on.days('s')}`),
+);
 
-const RESULT_REF = perDay((on) => statement(`SELECT u.id, s.id AS search_id, s.campaign_id, s.affiliate_id, t.offer_id
+const RESULT_REF = perDay((on) =>
+  statement(`SELECT u.id, s.id AS search_id, s.campaign_id, s.affiliate_id, t.offer_id
          FROM searches s CROSS JOIN LATERAL ${shownOn(on)}
-        WHERE s.id = $2 AND ${on.days('s')} AND u.id = $1`));
+        WHERE s.id = $2 AND ${on.days('s')} AND u.id = $1`),
+);
 
-const MERGE_ANSWER = perDay((on) => statement(`WITH answer AS (
+const MERGE_ANSWER = perDay((on) =>
+  statement(`WITH answer AS (
          SELECT * FROM jsonb_to_recordset($5::jsonb) AS a(partner_id uuid, outcome text, latency_ms int, result_count int, detail text)
        ), search AS (
          UPDATE searches s
@@ -301,7 +340,8 @@ const MERGE_ANSWER = perDay((on) => statement(`WITH answer AS (
          ${TEMPLATES_INSERT(on.day, '$10', 'WHERE EXISTS (SELECT 1 FROM search)')}
          RETURNING digest
        )
-       SELECT *, ${MISSING_TEMPLATES(on.day, '$7', 'templates')} AS missing FROM search`));
+       SELECT *, ${MISSING_TEMPLATES(on.day, '$7', 'templates')} AS missing FROM search`),
+);
 
 /**
  * Searches (`searches`, `results`, `search_partner_calls`): a search with its
@@ -347,10 +387,28 @@ export class SearchRepository {
   async store(s: NewSearch): Promise<boolean> {
     const results = resultColumns(s.results);
     const rows: Array<{ stored: number; missing: number }> = await run(this.db, STORE_SEARCH(idDay(s.id)), [
-      s.id, s.affiliateId, s.campaignId, s.apiKeyId, s.isTest, JSON.stringify(s.lead), JSON.stringify(s.tracking), s.consumerIp, s.ipSource,
-      s.tcpaConsent, s.formCertUrl, s.universalLeadCert, s.createdAt, s.closesAt, s.partnerCalls.length === 0 ? s.createdAt : null,
-      storedDecisions(s.decisions), results.ids, JSON.stringify(s.personKeys),
-      results.templates, results.expires, results.partner, templatesJson(this.unknownTemplates(s.id, s.results)),
+      s.id,
+      s.affiliateId,
+      s.campaignId,
+      s.apiKeyId,
+      s.isTest,
+      JSON.stringify(s.lead),
+      JSON.stringify(s.tracking),
+      s.consumerIp,
+      s.ipSource,
+      s.tcpaConsent,
+      s.formCertUrl,
+      s.universalLeadCert,
+      s.createdAt,
+      s.closesAt,
+      s.partnerCalls.length === 0 ? s.createdAt : null,
+      storedDecisions(s.decisions),
+      results.ids,
+      JSON.stringify(s.personKeys),
+      results.templates,
+      results.expires,
+      results.partner,
+      templatesJson(this.unknownTemplates(s.id, s.results)),
       JSON.stringify(s.partnerCalls.map((c) => ({ partner_id: c.partnerId, offer_ids: c.offerIds }))),
     ]);
     await this.settleTemplates(s.id, s.results, rows[0]?.missing ?? 0);
@@ -399,7 +457,12 @@ export class SearchRepository {
    * the row lock of the UPDATE make concurrent answers of one search apply one
    * at a time, each on the list the previous one left.
    */
-  async saveAnswer(searchId: string, version: number, answers: AnswerWrite['answers'], change: AnswerWrite['change']): Promise<SearchMeta | undefined> {
+  async saveAnswer(
+    searchId: string,
+    version: number,
+    answers: AnswerWrite['answers'],
+    change: AnswerWrite['change'],
+  ): Promise<SearchMeta | undefined> {
     const params = answerParams(searchId, version, answers, change, this.unknownTemplates(searchId, change.added));
     const rows: Array<SearchMetaRow & { missing: number }> = await run(this.db, MERGE_ANSWER(idDay(searchId)), params);
     if (rows[0]) await this.settleTemplates(searchId, change.added, rows[0].missing);
@@ -420,16 +483,30 @@ export class SearchRepository {
   async mergeAnswer(
     q: AnswerContextQuery,
     merge: (search: PartnerAnswerContext) => Promise<AnswerWrite | null>,
-  ): Promise<{ kind: 'unknown' } | { kind: 'unchanged'; search: PartnerAnswerContext } | { kind: 'saved'; meta: SearchMeta } | { kind: 'moved' }> {
-    if (!(this.db instanceof DataSource)) throw new Error('mergeAnswer opens its own transaction: the repository must be built on a DataSource');
+  ): Promise<
+    { kind: 'unknown' } | { kind: 'unchanged'; search: PartnerAnswerContext } | { kind: 'saved'; meta: SearchMeta } | { kind: 'moved' }
+  > {
+    if (!(this.db instanceof DataSource))
+      throw new Error('mergeAnswer opens its own transaction: the repository must be built on a DataSource');
     return inTransaction(poolOf(this.db), async (tx) => {
       const search = answerContextOf(
-        (await tx.begin<AnswerContextRow>(await tx.execute(LOCK_SEARCH(idDay(q.searchId)), [q.searchId]), await tx.execute(MERGE_CONTEXT(idDay(q.searchId)), answerContextParams(q))))[0],
+        (
+          await tx.begin<AnswerContextRow>(
+            await tx.execute(LOCK_SEARCH(idDay(q.searchId)), [q.searchId]),
+            await tx.execute(MERGE_CONTEXT(idDay(q.searchId)), answerContextParams(q)),
+          )
+        )[0],
       );
       if (!search) return { kind: 'unknown' } as const;
       const write = await merge(search);
       if (!write) return { kind: 'unchanged', search } as const;
-      const params = answerParams(q.searchId, search.version, write.answers, write.change, this.unknownTemplates(q.searchId, write.change.added));
+      const params = answerParams(
+        q.searchId,
+        search.version,
+        write.answers,
+        write.change,
+        this.unknownTemplates(q.searchId, write.change.added),
+      );
       const row = (await tx.commit<SearchMetaRow & { missing: number }>(await tx.execute(MERGE_ANSWER(idDay(q.searchId)), params)))[0];
       if (row) await this.settleTemplates(q.searchId, write.change.added, row.missing);
       const meta = savedMeta(row, write.change);
@@ -443,7 +520,11 @@ export class SearchRepository {
    * what a redelivered request answers from). Undefined when there is no such search.
    */
   async state(searchId: string): Promise<{ meta: SearchMeta; entries: Buffer[] } | undefined> {
-    const rows: Array<SearchMetaRow & { result_order: string[]; entries: string[] | null }> = await run(this.db, SEARCH_ANSWER(idDay(searchId)), [searchId]);
+    const rows: Array<SearchMetaRow & { result_order: string[]; entries: string[] | null }> = await run(
+      this.db,
+      SEARCH_ANSWER(idDay(searchId)),
+      [searchId],
+    );
     const r = rows[0];
     if (!r) return undefined;
     const entries = (r.entries ?? []).map((e) => Buffer.from(e));
@@ -451,8 +532,15 @@ export class SearchRepository {
   }
 
   /** The result a submit names on the search it names, with the search's affiliate (ownership and campaign checks); null when unknown. */
-  async resultOwner(resultId: string, searchId: string): Promise<{ id: string; searchId: string; campaignId: string; affiliateId: string; offerId: string } | null> {
-    const rows: Array<{ id: string; search_id: string; campaign_id: string; affiliate_id: string; offer_id: string }> = await run(this.db, RESULT_REF(idDay(searchId)), [resultId, searchId]);
+  async resultOwner(
+    resultId: string,
+    searchId: string,
+  ): Promise<{ id: string; searchId: string; campaignId: string; affiliateId: string; offerId: string } | null> {
+    const rows: Array<{ id: string; search_id: string; campaign_id: string; affiliate_id: string; offer_id: string }> = await run(
+      this.db,
+      RESULT_REF(idDay(searchId)),
+      [resultId, searchId],
+    );
     const r = rows[0];
     return r ? { id: r.id, searchId: r.search_id, campaignId: r.campaign_id, affiliateId: r.affiliate_id, offerId: r.offer_id } : null;
   }

@@ -6,11 +6,19 @@ import { entryText, newResult, templateDigest, templateOf } from './stored-resul
 const entry = (id: string, expires: string): ResultEntry => ({
   svc_result_id: id,
   campaign_id: '0c6b5f37-5a4e-4d53-9f0e-2d9b4c1d7e01',
-  offer: { id: '7b1e4a38-2f43-4f0b-8a4b-6a8b2b0e9c11', name: 'Nursing "BSN"', offer_type: 'shared', is_exclusive: false, tcpa_text: 'I agree…' },
+  offer: {
+    id: '7b1e4a38-2f43-4f0b-8a4b-6a8b2b0e9c11',
+    name: 'Nursing "BSN"',
+    offer_type: 'shared',
+    is_exclusive: false,
+    tcpa_text: 'I agree…',
+  },
   school: { name: 'Lakeside', logo_url: null },
   programs: [{ value: 'bsn', label: 'BSN', payout: 12.5 }],
   payout: 12.5,
-  form_fields: [{ name: 'grad_year', label: 'Graduation year', type: 'select', required: true, options: [{ value: '2026', label: '2026' }] }],
+  form_fields: [
+    { name: 'grad_year', label: 'Graduation year', type: 'select', required: true, options: [{ value: '2026', label: '2026' }] },
+  ],
   expires_at: expires,
 });
 
@@ -27,8 +35,18 @@ describe('stored results', () => {
   });
 
   it('share one template between results that show the same thing', () => {
-    const a = newResult({ resultId: 'a1', entry: entry('a1', '2026-11-26T10:00:00.000Z'), expiresAt: new Date('2026-11-26T10:00:00.000Z'), partnerData: null });
-    const b = newResult({ resultId: 'b2', entry: entry('b2', '2026-11-26T11:00:00.000Z'), expiresAt: new Date('2026-11-26T11:00:00.000Z'), partnerData: null });
+    const a = newResult({
+      resultId: 'a1',
+      entry: entry('a1', '2026-11-26T10:00:00.000Z'),
+      expiresAt: new Date('2026-11-26T10:00:00.000Z'),
+      partnerData: null,
+    });
+    const b = newResult({
+      resultId: 'b2',
+      entry: entry('b2', '2026-11-26T11:00:00.000Z'),
+      expiresAt: new Date('2026-11-26T11:00:00.000Z'),
+      partnerData: null,
+    });
     expect(a.template).toEqual(b.template);
   });
 
@@ -43,11 +61,34 @@ describe('stored results', () => {
 
   describe('of own offers (made once per offer snapshot and programs)', () => {
     const offer = (over: Partial<CampaignOffer> = {}): CampaignOffer => ({
-      offerId: randomUUID(), campaignId: randomUUID(), name: 'Nursing "BSN"', schoolId: randomUUID(), schoolName: 'Lakeside', schoolLogoUrl: null,
-      source: 'own', offerType: 'exclusive', status: 'active', priority: 1, tcpaText: 'I agree…', resultTtlSeconds: 600, duplicateWindowDays: 30,
-      eligibility: {}, programs: [{ value: 'bsn', label: 'BSN', eligibility: {} }, { value: 'msn', label: 'MSN', eligibility: {} }],
-      formFields: [{ name: 'grad_year', label: 'Graduation year', type: 'select', required: true, options: [{ value: '2026', label: '2026' }] }],
-      payouts: payoutTerms(10, { msn: 12.5 }), price: null, caps: [], delivery: null, externalId: null, partner: null, ...over,
+      offerId: randomUUID(),
+      campaignId: randomUUID(),
+      name: 'Nursing "BSN"',
+      schoolId: randomUUID(),
+      schoolName: 'Lakeside',
+      schoolLogoUrl: null,
+      source: 'own',
+      offerType: 'exclusive',
+      status: 'active',
+      priority: 1,
+      tcpaText: 'I agree…',
+      resultTtlSeconds: 600,
+      duplicateWindowDays: 30,
+      eligibility: {},
+      programs: [
+        { value: 'bsn', label: 'BSN', eligibility: {} },
+        { value: 'msn', label: 'MSN', eligibility: {} },
+      ],
+      formFields: [
+        { name: 'grad_year', label: 'Graduation year', type: 'select', required: true, options: [{ value: '2026', label: '2026' }] },
+      ],
+      payouts: payoutTerms(10, { msn: 12.5 }),
+      price: null,
+      caps: [],
+      delivery: null,
+      externalId: null,
+      partner: null,
+      ...over,
     });
     const at = (iso: string) => new Date(iso);
 
@@ -77,10 +118,19 @@ describe('stored results', () => {
       expect(r.entryJson.toString('utf8')).toBe(JSON.stringify(renamed.entry));
     });
 
-    it('never reuse a partner result\'s template: it shows what the partner answered', () => {
+    it("never reuse a partner result's template: it shows what the partner answered", () => {
       const p = { id: randomUUID(), name: 'P', adapter: 'sandbox', baseUrl: 'http://127.0.0.1:9/p', timeoutMs: 1000 };
       const o = offer({ source: 'partner', partner: p, externalId: 'x1', programs: [] });
-      const answer = (label: string) => ({ offerId: o.offerId, partnerResultId: randomUUID(), externalId: 'x1', programs: [{ value: 'bsn', label }], formFields: [], tcpaText: null, school: null, expiresInSeconds: null });
+      const answer = (label: string) => ({
+        offerId: o.offerId,
+        partnerResultId: randomUUID(),
+        externalId: 'x1',
+        programs: [{ value: 'bsn', label }],
+        formFields: [],
+        tcpaText: null,
+        school: null,
+        expiresInSeconds: null,
+      });
       const first = partnerResult(o, answer('BSN'), at('2026-11-26T10:00:00.000Z'));
       const second = partnerResult(o, answer('BSN (online)'), at('2026-11-26T10:00:00.000Z'));
       expect(first.shape).toBeNull();

@@ -46,13 +46,25 @@ describe('postJsonAnswer over HTTP', () => {
       res.end(body);
     };
   };
-  const post = (opts: { path?: string; maxBytes?: number; readsInFull?: (s: number) => boolean; signal?: AbortSignal; headers?: Record<string, string> } = {}) =>
-    postJsonAnswer(new URL(base + (opts.path ?? '/leads?src=lr')), { a: 1 }, {
-      headers: opts.headers,
-      signal: opts.signal ?? new AbortController().signal,
-      maxBytes: opts.maxBytes ?? 100,
-      readsInFull: opts.readsInFull,
-    });
+  const post = (
+    opts: {
+      path?: string;
+      maxBytes?: number;
+      readsInFull?: (s: number) => boolean;
+      signal?: AbortSignal;
+      headers?: Record<string, string>;
+    } = {},
+  ) =>
+    postJsonAnswer(
+      new URL(base + (opts.path ?? '/leads?src=lr')),
+      { a: 1 },
+      {
+        headers: opts.headers,
+        signal: opts.signal ?? new AbortController().signal,
+        maxBytes: opts.maxBytes ?? 100,
+        readsInFull: opts.readsInFull,
+      },
+    );
   const failure = (p: Promise<unknown>) =>
     p.then(
       () => {
@@ -63,7 +75,10 @@ describe('postJsonAnswer over HTTP', () => {
 
   it('POSTs the JSON body with JSON content-type and accept, a user-agent and the caller headers, over one kept-alive connection', async () => {
     reply(201, '{"ok":true}');
-    await expect(post({ headers: { 'idempotency-key': 'k1', accept: 'application/vnd.school+json' } })).resolves.toEqual({ status: 201, text: '{"ok":true}' });
+    await expect(post({ headers: { 'idempotency-key': 'k1', accept: 'application/vnd.school+json' } })).resolves.toEqual({
+      status: 201,
+      text: '{"ok":true}',
+    });
     await settle();
     await expect(post()).resolves.toEqual({ status: 201, text: '{"ok":true}' });
     expect(requests[0]).toMatchObject({ method: 'POST', url: '/leads?src=lr', body: '{"a":1}' });
@@ -186,7 +201,9 @@ describe('postJsonAnswer over HTTP', () => {
     const port = (closedPort.address() as AddressInfo).port;
     closedPort.close();
     await once(closedPort, 'close');
-    const refused = await failure(postJsonAnswer(new URL(`http://127.0.0.1:${port}/`), {}, { signal: new AbortController().signal, maxBytes: 10 }));
+    const refused = await failure(
+      postJsonAnswer(new URL(`http://127.0.0.1:${port}/`), {}, { signal: new AbortController().signal, maxBytes: 10 }),
+    );
     expect(refused).toEqual(new HttpTransportError('ECONNREFUSED', true));
     expect((refused as HttpTransportError).notSent).toBe(true);
 
@@ -233,15 +250,22 @@ describe('postJsonAnswer transport errors', () => {
     ['a connect timeout', code('UND_ERR_CONNECT_TIMEOUT'), 'UND_ERR_CONNECT_TIMEOUT', true],
     ['an expired certificate', code('CERT_HAS_EXPIRED'), 'CERT_HAS_EXPIRED', true],
     ['every address refused', new AggregateError([code('ECONNREFUSED'), code('EHOSTUNREACH')]), 'UNKNOWN', true],
-    ['every address refused (Node naming the first)', Object.assign(new AggregateError([code('ECONNREFUSED'), code('ETIMEDOUT')]), { code: 'ECONNREFUSED' }), 'ECONNREFUSED', true],
+    [
+      'every address refused (Node naming the first)',
+      Object.assign(new AggregateError([code('ECONNREFUSED'), code('ETIMEDOUT')]), { code: 'ECONNREFUSED' }),
+      'ECONNREFUSED',
+      true,
+    ],
     ['one address timing out', new AggregateError([code('ECONNREFUSED'), code('ETIMEDOUT')]), 'UNKNOWN', false],
     ['a reset connection', code('ECONNRESET'), 'ECONNRESET', false],
     ['a headers timeout', code('UND_ERR_HEADERS_TIMEOUT'), 'UND_ERR_HEADERS_TIMEOUT', false],
   ])('reports %s as HttpTransportError, notSent only when no connection was made', async (_, error, expected, notSent) => {
     agent.get('http://server.test').intercept({ path: '/leads', method: 'POST' }).replyWithError(error);
-    const thrown = (await postJsonAnswer(new URL('http://server.test/leads'), {}, { signal: new AbortController().signal, maxBytes: 10 }).catch(
-      (e: unknown) => e,
-    )) as HttpTransportError;
+    const thrown = (await postJsonAnswer(
+      new URL('http://server.test/leads'),
+      {},
+      { signal: new AbortController().signal, maxBytes: 10 },
+    ).catch((e: unknown) => e)) as HttpTransportError;
     expect(thrown).toEqual(new HttpTransportError(expected, notSent));
     expect(thrown.notSent).toBe(notSent);
   });

@@ -1,4 +1,12 @@
-import { errorCodes, HttpAbortedError, HttpBodyTooLargeError, HttpTransportError, isReadableStatus, postJsonAnswer, postJsonForRules } from '@lr/platform';
+import {
+  errorCodes,
+  HttpAbortedError,
+  HttpBodyTooLargeError,
+  HttpTransportError,
+  isReadableStatus,
+  postJsonAnswer,
+  postJsonForRules,
+} from '@lr/platform';
 import type { RulesAnswer } from '@lr/platform';
 import { PartnerHttpError, PartnerProtocolError, PartnerTimeoutError } from '../partner-errors';
 
@@ -42,7 +50,11 @@ export async function postJson(url: URL, body: unknown, opts: PostJsonOptions): 
 export async function postJsonForAnswer(url: URL, body: unknown, opts: PostJsonOptions): Promise<RulesAnswer> {
   let answer: RulesAnswer;
   try {
-    answer = await postJsonForRules(url, body, { headers: opts.headers, signal: opts.signal, maxBytes: opts.maxBytes ?? MAX_RESPONSE_BYTES });
+    answer = await postJsonForRules(url, body, {
+      headers: opts.headers,
+      signal: opts.signal,
+      maxBytes: opts.maxBytes ?? MAX_RESPONSE_BYTES,
+    });
   } catch (e) {
     throw partnerError(e);
   }

@@ -19,14 +19,35 @@ const ENV = { EXCHANGE_KEY: 'k-123' };
 
 /** The worked example's partner as `catalog apply` validates and stores it, as a search request carries it. */
 function exchangeRef(overrides: Partial<PartnerRef> = {}): PartnerRef {
-  const entry = exchangePartner('3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d', 'Exchange', 'https://api.exchange.example/v2/?tenant=lr', 'EXCHANGE_KEY');
+  const entry = exchangePartner(
+    '3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+    'Exchange',
+    'https://api.exchange.example/v2/?tenant=lr',
+    'EXCHANGE_KEY',
+  );
   const p = validateCatalog({ partners: [entry] }).catalog!.partners[0];
-  return { id: p.id, name: p.name, adapter: p.adapter, baseUrl: p.base_url, timeoutMs: p.timeout_ms, settings: p.settings as Record<string, unknown>, ...overrides };
+  return {
+    id: p.id,
+    name: p.name,
+    adapter: p.adapter,
+    baseUrl: p.base_url,
+    timeoutMs: p.timeout_ms,
+    settings: p.settings as Record<string, unknown>,
+    ...overrides,
+  };
 }
 const MAPPING = (exchangeRef().settings as { search: { results: OfferListMapping } }).search.results;
 const lead = { personal: { first_name: 'Ada', email: 'ada@example.com' }, address: { zip_code: '90210' } };
 const searchCall = { searchId: 's-1', offers: ASKED, lead, tracking: { subid: 'x' }, isTest: false };
-const submitCall: PartnerSubmitCall = { searchId: 's-1', partnerResultId: 'mt_1', externalId: 'westlake-001', lead, programId: 'it', answers: { hs_grad_year: '2015' }, idempotencyKey: 'lead-1' };
+const submitCall: PartnerSubmitCall = {
+  searchId: 's-1',
+  partnerResultId: 'mt_1',
+  externalId: 'westlake-001',
+  lead,
+  programId: 'it',
+  answers: { hs_grad_year: '2015' },
+  idempotencyKey: 'lead-1',
+};
 
 describe('JsonPartnerAdapter', () => {
   const http = httpStub();
@@ -35,30 +56,49 @@ describe('JsonPartnerAdapter', () => {
   const adapter = new JsonPartnerAdapter(ENV);
   const search = (partner = exchangeRef()) => adapter.search(partner, searchCall, new AbortController().signal);
   const submit = (partner = exchangeRef()) => adapter.submit(partner, submitCall, new AbortController().signal);
-  const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
 
   it('POSTs the mapped search to base_url + search.path, keeping its query, with the API key from the environment', async () => {
     http.json(JSON.stringify({ RequestId: 's-1', Data: { Matches: [] } }));
     await expect(search()).resolves.toEqual([]);
     expect(http.sent()).toMatchObject({
       url: 'https://api.exchange.example/v2/v2/match?tenant=lr',
-      body: { RequestId: 's-1', Campaigns: ['westlake-001', 'harbor-002'], Applicant: { FirstName: 'Ada', Email: 'ada@example.com', PostalCode: '90210' }, Source: { SubId: 'x' }, TestMode: false },
+      body: {
+        RequestId: 's-1',
+        Campaigns: ['westlake-001', 'harbor-002'],
+        Applicant: { FirstName: 'Ada', Email: 'ada@example.com', PostalCode: '90210' },
+        Source: { SubId: 'x' },
+        TestMode: false,
+      },
       headers: expect.objectContaining({ 'x-api-key': 'k-123', 'content-type': 'application/json' }),
     });
   });
 
-  it('sends the search document and reads the sandbox protocol\'s answer shape only as configured', async () => {
+  it("sends the search document and reads the sandbox protocol's answer shape only as configured", async () => {
     const partner = exchangeRef({ settings: { search: { results: MAPPING } } });
     http.json(JSON.stringify({ RequestId: 's-1', Data: { Matches: [] } }));
     await search(partner);
     expect(http.sent()).toMatchObject({
       url: 'https://api.exchange.example/v2/search?tenant=lr',
-      body: { search_id: 's-1', external_ids: ['westlake-001', 'harbor-002'], offers: [{ external_id: 'westlake-001' }, { external_id: 'harbor-002' }], lead, tracking: { subid: 'x' }, is_test: false },
+      body: {
+        search_id: 's-1',
+        external_ids: ['westlake-001', 'harbor-002'],
+        offers: [{ external_id: 'westlake-001' }, { external_id: 'harbor-002' }],
+        lead,
+        tracking: { subid: 'x' },
+        is_test: false,
+      },
     });
   });
 
   it('sends nothing for settings it cannot use, and says which', async () => {
-    await expect(failure(search(exchangeRef({ settings: null })))).resolves.toEqual(new PartnerConfigError('a json partner needs search.results (how its answer is read)'));
+    await expect(failure(search(exchangeRef({ settings: null })))).resolves.toEqual(
+      new PartnerConfigError('a json partner needs search.results (how its answer is read)'),
+    );
     await expect(failure(new JsonPartnerAdapter({}).search(exchangeRef(), searchCall, new AbortController().signal))).resolves.toEqual(
       new PartnerConfigError('header X-Api-Key: environment variable EXCHANGE_KEY is not set'),
     );
@@ -79,7 +119,13 @@ describe('JsonPartnerAdapter', () => {
     await expect(submit()).resolves.toEqual({ kind: 'accepted', partnerLeadId: 'APP-7' });
     expect(http.sent()).toMatchObject({
       url: 'https://api.exchange.example/v2/v2/applications?tenant=lr',
-      body: { MatchToken: 'mt_1', CampaignCode: 'westlake-001', ProgramCode: 'it', Responses: { hs_grad_year: '2015' }, ExternalRef: 'lead-1' },
+      body: {
+        MatchToken: 'mt_1',
+        CampaignCode: 'westlake-001',
+        ProgramCode: 'it',
+        Responses: { hs_grad_year: '2015' },
+        ExternalRef: 'lead-1',
+      },
       headers: expect.objectContaining({ 'idempotency-key': 'lead-1', 'x-api-key': 'k-123' }),
     });
     http.json('{"Decision":"AlreadyOnFile","Reason":"On file since May"}', 409);
@@ -96,7 +142,9 @@ describe('JsonPartnerAdapter', () => {
     http.json('{"error":"INVALID_TOKEN"}', 422);
     await expect(failure(submit())).resolves.toEqual(new PartnerHttpError(422, 'INVALID_TOKEN'));
     http.answer(200, 'thanks');
-    await expect(failure(submit())).resolves.toEqual(new PartnerProtocolError('the submit answer: the answer is not JSON and no response rule reads it by its status'));
+    await expect(failure(submit())).resolves.toEqual(
+      new PartnerProtocolError('the submit answer: the answer is not JSON and no response rule reads it by its status'),
+    );
     http.json('{}', 503);
     await expect(failure(submit())).resolves.toEqual(new PartnerHttpError(503, ''));
   });
@@ -105,7 +153,10 @@ describe('JsonPartnerAdapter', () => {
     const partner = exchangeRef({ settings: { search: { results: MAPPING } } });
     http.json('{"result":"accepted","id":"p-1"}');
     await expect(submit(partner)).resolves.toEqual({ kind: 'accepted', partnerLeadId: 'p-1' });
-    expect(http.sent()).toMatchObject({ url: 'https://api.exchange.example/v2/submit?tenant=lr', body: { lead_id: 'lead-1', search_id: 's-1', partner_result_id: 'mt_1', external_id: 'westlake-001' } });
+    expect(http.sent()).toMatchObject({
+      url: 'https://api.exchange.example/v2/submit?tenant=lr',
+      body: { lead_id: 'lead-1', search_id: 's-1', partner_result_id: 'mt_1', external_id: 'westlake-001' },
+    });
   });
 });
 
@@ -148,18 +199,34 @@ describe('JsonPartnerAdapter with generated answers', () => {
   const field = <T>(good: fc.Arbitrary<T>) => fc.oneof({ weight: 49, arbitrary: good }, { weight: 1, arbitrary: anyValue });
   const choice = fc.record({ Id: field(text(10, 1)), Text: field(text(20, 1)) });
   const question = fc.record({
-    Key: field(fc.oneof({ weight: 19, arbitrary: text(20, 1).map((k) => `q_${k}`) }, { weight: 1, arbitrary: fc.constantFrom('program_id', 'tcpa_consent') })),
+    Key: field(
+      fc.oneof(
+        { weight: 19, arbitrary: text(20, 1).map((k) => `q_${k}`) },
+        { weight: 1, arbitrary: fc.constantFrom('program_id', 'tcpa_consent') },
+      ),
+    ),
     Prompt: field(text(40, 1)),
     Kind: field(fc.constantFrom('Dropdown', 'FreeText', 'Numeric')),
     Mandatory: field(fc.boolean()),
     Choices: field(fc.array(choice, { minLength: 1, maxLength: 4 })),
   });
-  const program = (code: string) => fc.record({ Code: field(fc.constant(code)), Title: field(text(30, 1)), Questions: field(fc.array(question, { maxLength: 3 })) });
+  const program = (code: string) =>
+    fc.record({ Code: field(fc.constant(code)), Title: field(text(30, 1)), Questions: field(fc.array(question, { maxLength: 3 })) });
   const match = fc
     .record({
       CampaignCode: field(fc.constantFrom('westlake-001', 'harbor-002', 'other-partner-9', CANARY)),
       MatchToken: field(text(40, 1)),
-      Institution: field(fc.record({ DisplayName: field(text(30, 1)), LogoUrl: field(fc.oneof({ weight: 9, arbitrary: fc.constant('https://cdn.example.org/a.png') }, { weight: 1, arbitrary: fc.constant('javascript:alert(1)') })) })),
+      Institution: field(
+        fc.record({
+          DisplayName: field(text(30, 1)),
+          LogoUrl: field(
+            fc.oneof(
+              { weight: 9, arbitrary: fc.constant('https://cdn.example.org/a.png') },
+              { weight: 1, arbitrary: fc.constant('javascript:alert(1)') },
+            ),
+          ),
+        }),
+      ),
       Disclosure: field(text(60, 1)),
       ValidForMinutes: field(fc.integer({ min: 1, max: 100_000 })),
       Programs: field(fc.subarray(['it', 'rn-bsn', 'mba'], { minLength: 1 }).chain((codes) => fc.tuple(...codes.map(program)))),
@@ -172,7 +239,10 @@ describe('JsonPartnerAdapter with generated answers', () => {
     { weight: 1, arbitrary: matches.map((m) => ({ RequestId: 's-1', Matches: m })) },
     { weight: 1, arbitrary: anyValue },
   );
-  const body = fc.oneof({ weight: 19, arbitrary: answer.map((a) => JSON.stringify(a) ?? 'null') }, { weight: 1, arbitrary: fc.string({ maxLength: 30 }) });
+  const body = fc.oneof(
+    { weight: 19, arbitrary: answer.map((a) => JSON.stringify(a) ?? 'null') },
+    { weight: 1, arbitrary: fc.string({ maxLength: 30 }) },
+  );
 
   const RESULT_KEYS = ['expiresInSeconds', 'externalId', 'formFields', 'offerId', 'partnerResultId', 'programs', 'school', 'tcpaText'];
   const FIELD_KEYS = new Set(['name', 'label', 'type', 'required', 'required_when', 'options']);

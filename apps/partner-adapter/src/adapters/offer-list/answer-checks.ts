@@ -48,7 +48,8 @@ export function list(v: unknown, path: string, min: number, max: number): unknow
 /** A positive integer, or null when the key is null or absent. */
 export function positiveIntegerOrNull(v: unknown, path: string): number | null {
   if (v === null || v === undefined) return null;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) throw new InvalidPartnerValue(path, 'must be a positive integer or null');
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0)
+    throw new InvalidPartnerValue(path, 'must be a positive integer or null');
   return v;
 }
 

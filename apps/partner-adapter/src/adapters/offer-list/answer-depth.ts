@@ -22,7 +22,8 @@ export function checkDepth(body: unknown): void {
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     const { value, depth } = node;
     if (typeof value !== 'object' || value === null) continue;
-    if (depth >= MAX_ANSWER_DEPTH) throw new PartnerProtocolError(`the answer is nested deeper than ${MAX_ANSWER_DEPTH} levels at ${pathOf(node)}`);
+    if (depth >= MAX_ANSWER_DEPTH)
+      throw new PartnerProtocolError(`the answer is nested deeper than ${MAX_ANSWER_DEPTH} levels at ${pathOf(node)}`);
     if (Array.isArray(value)) value.forEach((v, i) => stack.push({ value: v, depth: depth + 1, parent: node!, key: i }));
     else for (const [k, v] of Object.entries(value)) stack.push({ value: v, depth: depth + 1, parent: node, key: k });
   }

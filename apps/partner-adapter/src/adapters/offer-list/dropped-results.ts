@@ -25,6 +25,8 @@ export function reportDropped(log: Logger, partner: PartnerRef, searchId: string
     partner_id: partner.id,
     search_id: searchId,
     dropped: byReason,
-    examples: dropped.slice(0, LOGGED_DROPS).map((d) => ({ index: d.index, reason: d.reason, external_id: d.externalId, problem: d.problem })),
+    examples: dropped
+      .slice(0, LOGGED_DROPS)
+      .map((d) => ({ index: d.index, reason: d.reason, external_id: d.externalId, problem: d.problem })),
   });
 }

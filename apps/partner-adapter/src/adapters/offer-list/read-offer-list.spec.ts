@@ -13,8 +13,17 @@ const ASKED = [
 const EXCHANGE: OfferListMapping = (exchangePartner('p', 'x', 'http://x.example', 'K').search as { results: OfferListMapping }).results;
 const NOW = Date.parse('2026-01-05T14:00:00Z');
 
-const yesNo = [{ Id: 'yes', Text: 'Yes' }, { Id: 'no', Text: 'No' }];
-const grad = { Key: 'hs_grad_year', Prompt: 'High school graduation year', Kind: 'Dropdown', Mandatory: true, Choices: [{ Id: '2015', Text: '2015' }] };
+const yesNo = [
+  { Id: 'yes', Text: 'Yes' },
+  { Id: 'no', Text: 'No' },
+];
+const grad = {
+  Key: 'hs_grad_year',
+  Prompt: 'High school graduation year',
+  Kind: 'Dropdown',
+  Mandatory: true,
+  Choices: [{ Id: '2015', Text: '2015' }],
+};
 const employer = { Key: 'current_employer', Prompt: 'Current employer', Kind: 'FreeText', Mandatory: false };
 
 /** One match as the exchange sends it. */
@@ -28,12 +37,21 @@ function match(code: string, overrides: Record<string, unknown> = {}): Record<st
     Payout: { Amount: '38.50', Currency: 'USD' },
     Programs: [
       { Code: 'it', Title: 'BS in Information Technology', Questions: [grad, employer] },
-      { Code: 'rn-bsn', Title: 'RN to BSN', Questions: [grad, employer, { Key: 'rn_license', Prompt: 'RN license?', Kind: 'Dropdown', Mandatory: true, Choices: yesNo }] },
+      {
+        Code: 'rn-bsn',
+        Title: 'RN to BSN',
+        Questions: [grad, employer, { Key: 'rn_license', Prompt: 'RN license?', Kind: 'Dropdown', Mandatory: true, Choices: yesNo }],
+      },
     ],
     ...overrides,
   };
 }
-const answer = (matches: unknown[], extra: Record<string, unknown> = {}) => ({ RequestId: SEARCH, Status: 'OK', Data: { Matches: matches }, ...extra });
+const answer = (matches: unknown[], extra: Record<string, unknown> = {}) => ({
+  RequestId: SEARCH,
+  Status: 'OK',
+  Data: { Matches: matches },
+  ...extra,
+});
 const read = (body: unknown, mapping = EXCHANGE) => readOfferList(body, mapping, SEARCH, ASKED, NOW);
 const refusal = (body: unknown, mapping = EXCHANGE) => {
   try {
@@ -60,9 +78,25 @@ describe('readOfferList with a foreign mapping (the exchange protocol)', () => {
         ],
         formFields: [
           // Required under every program: required. Under one program only: required_when it. Under none: optional.
-          { name: 'hs_grad_year', label: 'High school graduation year', type: 'select', required: true, options: [{ value: '2015', label: '2015' }] },
+          {
+            name: 'hs_grad_year',
+            label: 'High school graduation year',
+            type: 'select',
+            required: true,
+            options: [{ value: '2015', label: '2015' }],
+          },
           { name: 'current_employer', label: 'Current employer', type: 'text', required: false },
-          { name: 'rn_license', label: 'RN license?', type: 'select', required: false, required_when: { program_ids: ['rn-bsn'] }, options: [{ value: 'yes', label: 'Yes' }, { value: 'no', label: 'No' }] },
+          {
+            name: 'rn_license',
+            label: 'RN license?',
+            type: 'select',
+            required: false,
+            required_when: { program_ids: ['rn-bsn'] },
+            options: [
+              { value: 'yes', label: 'Yes' },
+              { value: 'no', label: 'No' },
+            ],
+          },
         ],
         tcpaText: 'By clicking I agree that Westlake College may contact me.',
         school: { name: 'Westlake College', logoUrl: 'https://cdn.example.org/w.png' },
@@ -73,17 +107,65 @@ describe('readOfferList with a foreign mapping (the exchange protocol)', () => {
   });
 
   it('makes a question required outright when the result has only the program that requires it', () => {
-    const [r] = read(answer([match('westlake-001', { Programs: [{ Code: 'rn-bsn', Title: 'RN to BSN', Questions: [{ Key: 'rn_license', Kind: 'Dropdown', Mandatory: true, Choices: yesNo }] }] })])).results;
-    expect(r.formFields).toEqual([{ name: 'rn_license', label: null, type: 'select', required: true, options: [{ value: 'yes', label: 'Yes' }, { value: 'no', label: 'No' }] }]);
+    const [r] = read(
+      answer([
+        match('westlake-001', {
+          Programs: [
+            { Code: 'rn-bsn', Title: 'RN to BSN', Questions: [{ Key: 'rn_license', Kind: 'Dropdown', Mandatory: true, Choices: yesNo }] },
+          ],
+        }),
+      ]),
+    ).results;
+    expect(r.formFields).toEqual([
+      {
+        name: 'rn_license',
+        label: null,
+        type: 'select',
+        required: true,
+        options: [
+          { value: 'yes', label: 'Yes' },
+          { value: 'no', label: 'No' },
+        ],
+      },
+    ]);
   });
 
   it.each<[string, Record<string, unknown>, string]>([
-    ['a question two programs ask differently', { Programs: [{ Code: 'a', Title: 'A', Questions: [grad] }, { Code: 'b', Title: 'B', Questions: [{ ...grad, Kind: 'FreeText', Choices: undefined }] }] }, 'Data.Matches[0].Programs[1].Questions[0]'],
-    ['a type the mapping does not know', { Programs: [{ Code: 'a', Title: 'A', Questions: [{ ...employer, Kind: 'Date' }] }] }, 'Data.Matches[0].Programs[0].Questions[0].Kind'],
-    ['a question named as a submit field', { Programs: [{ Code: 'a', Title: 'A', Questions: [{ ...employer, Key: 'program_id' }] }] }, 'Data.Matches[0].Programs[0].Questions[0].Key'],
-    ['Mandatory not a boolean', { Programs: [{ Code: 'a', Title: 'A', Questions: [{ ...employer, Mandatory: 'Y' }] }] }, 'Data.Matches[0].Programs[0].Questions[0].Mandatory'],
-    ['a question repeated under one program', { Programs: [{ Code: 'a', Title: 'A', Questions: [employer, employer] }] }, 'Data.Matches[0].Programs[0].Questions[1].Key'],
-    ['a dropdown without choices', { Programs: [{ Code: 'a', Title: 'A', Questions: [{ ...grad, Choices: [] }] }] }, 'Data.Matches[0].Programs[0].Questions[0].Choices'],
+    [
+      'a question two programs ask differently',
+      {
+        Programs: [
+          { Code: 'a', Title: 'A', Questions: [grad] },
+          { Code: 'b', Title: 'B', Questions: [{ ...grad, Kind: 'FreeText', Choices: undefined }] },
+        ],
+      },
+      'Data.Matches[0].Programs[1].Questions[0]',
+    ],
+    [
+      'a type the mapping does not know',
+      { Programs: [{ Code: 'a', Title: 'A', Questions: [{ ...employer, Kind: 'Date' }] }] },
+      'Data.Matches[0].Programs[0].Questions[0].Kind',
+    ],
+    [
+      'a question named as a submit field',
+      { Programs: [{ Code: 'a', Title: 'A', Questions: [{ ...employer, Key: 'program_id' }] }] },
+      'Data.Matches[0].Programs[0].Questions[0].Key',
+    ],
+    [
+      'Mandatory not a boolean',
+      { Programs: [{ Code: 'a', Title: 'A', Questions: [{ ...employer, Mandatory: 'Y' }] }] },
+      'Data.Matches[0].Programs[0].Questions[0].Mandatory',
+    ],
+    [
+      'a question repeated under one program',
+      { Programs: [{ Code: 'a', Title: 'A', Questions: [employer, employer] }] },
+      'Data.Matches[0].Programs[0].Questions[1].Key',
+    ],
+    [
+      'a dropdown without choices',
+      { Programs: [{ Code: 'a', Title: 'A', Questions: [{ ...grad, Choices: [] }] }] },
+      'Data.Matches[0].Programs[0].Questions[0].Choices',
+    ],
     ['a program code that is a number', { Programs: [{ Code: 101, Title: 'A' }] }, 'Data.Matches[0].Programs[0].Code'],
     ['minutes that are not a whole number', { ValidForMinutes: 7.5 }, 'Data.Matches[0].ValidForMinutes'],
     ['an institution that is not an object', { Institution: 'Westlake' }, 'Data.Matches[0].Institution'],
@@ -113,9 +195,22 @@ describe('readOfferList with a foreign mapping (the exchange protocol)', () => {
       offerId: 'o-westlake',
       externalId: 'westlake-001',
       partnerResultId: 't-1',
-      programs: [{ value: 'it', label: 'it' }, { value: 'mba', label: 'mba' }],
+      programs: [
+        { value: 'it', label: 'it' },
+        { value: 'mba', label: 'mba' },
+      ],
       formFields: [
-        { name: 'years', label: null, type: 'select', required: false, required_when: { program_ids: ['mba'] }, options: [{ value: '0-2', label: '0-2' }, { value: '3+', label: '3+' }] },
+        {
+          name: 'years',
+          label: null,
+          type: 'select',
+          required: false,
+          required_when: { program_ids: ['mba'] },
+          options: [
+            { value: '0-2', label: '0-2' },
+            { value: '3+', label: '3+' },
+          ],
+        },
         { name: 'note', label: null, type: 'text', required: false },
       ],
       tcpaText: null,
@@ -125,17 +220,34 @@ describe('readOfferList with a foreign mapping (the exchange protocol)', () => {
     const past = { ...entry, valid_until: '2026-01-05T13:59:59Z' };
     const [problem] = readOfferList([past, { ...entry, code: 'harbor-002' }], mapping, SEARCH, ASKED, NOW).dropped.map((d) => d.problem);
     expect(problem).toBe('$[0].valid_until is not in the future');
-    expect(readOfferList([{ ...entry, valid_until: 'tomorrow' }, { ...entry, code: 'harbor-002' }], mapping, SEARCH, ASKED, NOW).dropped[0].problem).toBe(
-      '$[0].valid_until must be an ISO 8601 time or null',
-    );
+    expect(
+      readOfferList(
+        [
+          { ...entry, valid_until: 'tomorrow' },
+          { ...entry, code: 'harbor-002' },
+        ],
+        mapping,
+        SEARCH,
+        ASKED,
+        NOW,
+      ).dropped[0].problem,
+    ).toBe('$[0].valid_until must be an ISO 8601 time or null');
   });
 });
 
 describe('readOfferList: answers that do not fit are refusals naming the path', () => {
   it.each<[string, unknown, string]>([
     ['no list where the mapping says', { RequestId: SEARCH, Data: { Offers: [] } }, 'the answer has no list of offers at Data.Matches'],
-    ['a list that is an object', { RequestId: SEARCH, Data: { Matches: { 0: match('westlake-001') } } }, 'the answer has no list of offers at Data.Matches'],
-    ['an answer about another search', answer([match('westlake-001')], { RequestId: 'search-2' }), "the answer's RequestId names another search"],
+    [
+      'a list that is an object',
+      { RequestId: SEARCH, Data: { Matches: { 0: match('westlake-001') } } },
+      'the answer has no list of offers at Data.Matches',
+    ],
+    [
+      'an answer about another search',
+      answer([match('westlake-001')], { RequestId: 'search-2' }),
+      "the answer's RequestId names another search",
+    ],
     ['an answer that is not JSON object', 'OK', 'the answer has no list of offers at Data.Matches'],
   ])('refuses %s', (_, body, message) => {
     expect(refusal(body)).toBe(message);
@@ -148,11 +260,15 @@ describe('readOfferList: answers that do not fit are refusals naming the path', 
   });
 
   it('answers no results, without a refusal, when the entries are only about offers not asked', () => {
-    expect(read(answer([match('other-partner-offer-9')])).dropped).toEqual([{ index: 0, reason: 'unknown_offer', externalId: 'other-partner-offer-9' }]);
+    expect(read(answer([match('other-partner-offer-9')])).dropped).toEqual([
+      { index: 0, reason: 'unknown_offer', externalId: 'other-partner-offer-9' },
+    ]);
   });
 
   it(`bounds the answer: at most ${MAX_OFFER_ENTRIES} entries, nested at most ${MAX_ANSWER_DEPTH} levels`, () => {
-    expect(refusal(answer(Array.from({ length: MAX_OFFER_ENTRIES + 1 }, () => null)))).toBe(`the answer's Data.Matches has more than ${MAX_OFFER_ENTRIES} entries`);
+    expect(refusal(answer(Array.from({ length: MAX_OFFER_ENTRIES + 1 }, () => null)))).toBe(
+      `the answer's Data.Matches has more than ${MAX_OFFER_ENTRIES} entries`,
+    );
     let deep: unknown = 'bottom';
     for (let i = 0; i < 100_000; i++) deep = [deep];
     expect(refusal(answer([match('westlake-001', { Notes: deep })]))).toMatch(

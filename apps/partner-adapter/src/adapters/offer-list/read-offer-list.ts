@@ -56,15 +56,23 @@ export interface AskedOffer {
  * entries fits the mapping is a PartnerProtocolError naming the first
  * problem: it is the mapping or the partner that is broken, not one offer.
  */
-export function readOfferList(body: unknown, mapping: OfferListMapping, searchId: string, asked: AskedOffer[], now = Date.now()): OfferListAnswer {
+export function readOfferList(
+  body: unknown,
+  mapping: OfferListMapping,
+  searchId: string,
+  asked: AskedOffer[],
+  now = Date.now(),
+): OfferListAnswer {
   checkDepth(body);
   if (mapping.search_id !== undefined) {
     const echoed = valueAt(body, mapping.search_id);
-    if (echoed !== undefined && echoed !== searchId) throw new PartnerProtocolError(`the answer's ${mapping.search_id} names another search`);
+    if (echoed !== undefined && echoed !== searchId)
+      throw new PartnerProtocolError(`the answer's ${mapping.search_id} names another search`);
   }
   const entries = mapping.list === '$' ? body : valueAt(body, mapping.list);
   if (!Array.isArray(entries)) throw new PartnerProtocolError(`the answer has no list of offers at ${mapping.list}`);
-  if (entries.length > MAX_OFFER_ENTRIES) throw new PartnerProtocolError(`the answer's ${mapping.list} has more than ${MAX_OFFER_ENTRIES} entries`);
+  if (entries.length > MAX_OFFER_ENTRIES)
+    throw new PartnerProtocolError(`the answer's ${mapping.list} has more than ${MAX_OFFER_ENTRIES} entries`);
   const offerIdOf = new Map<string, string>();
   for (const o of asked) if (!offerIdOf.has(o.externalId)) offerIdOf.set(o.externalId, o.offerId);
 
@@ -157,9 +165,13 @@ class EntryReader {
       for (const read of this.questionList(program.item, program.path, q)) {
         const known = merged.get(read.field.name);
         if (known && !sameQuestion(known.first.field, read.field)) {
-          throw new InvalidPartnerValue(read.path, `asks ${JSON.stringify(read.field.name)} with another type or other options than ${known.first.path}`);
+          throw new InvalidPartnerValue(
+            read.path,
+            `asks ${JSON.stringify(read.field.name)} with another type or other options than ${known.first.path}`,
+          );
         }
-        if (!known && merged.size === MAX_FORM_FIELDS) throw new InvalidPartnerValue(read.path, `is a question beyond the ${MAX_FORM_FIELDS} a result may ask`);
+        if (!known && merged.size === MAX_FORM_FIELDS)
+          throw new InvalidPartnerValue(read.path, `is a question beyond the ${MAX_FORM_FIELDS} a result may ask`);
         const entry = known ?? { first: read, requiredBy: [] };
         if (read.required) entry.requiredBy.push(program.value);
         merged.set(read.field.name, entry);

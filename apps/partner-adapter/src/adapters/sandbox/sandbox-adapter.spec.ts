@@ -3,12 +3,22 @@ import type { MockAgent } from 'undici';
 import { mockHttpDispatcher } from '../../../../../test/support/mock-http-dispatcher';
 import { SandboxPartnerAdapter, endpoint } from './sandbox-adapter';
 
-const partner: PartnerRef = { id: 'p-1', name: 'Alpha', adapter: 'sandbox', baseUrl: 'http://sandbox.test/partners/alpha?delay_ms=5&match=all', timeoutMs: 1000 };
+const partner: PartnerRef = {
+  id: 'p-1',
+  name: 'Alpha',
+  adapter: 'sandbox',
+  baseUrl: 'http://sandbox.test/partners/alpha?delay_ms=5&match=all',
+  timeoutMs: 1000,
+};
 
 describe('SandboxPartnerAdapter', () => {
   let mock: ReturnType<typeof mockHttpDispatcher>;
   let agent: MockAgent;
-  const answer = (body: string) => agent.get('http://sandbox.test').intercept({ path: () => true, method: 'POST' }).reply(200, body);
+  const answer = (body: string) =>
+    agent
+      .get('http://sandbox.test')
+      .intercept({ path: () => true, method: 'POST' })
+      .reply(200, body);
   const sent = () => {
     const call = agent.getCallHistory()?.firstCall();
     return { url: call?.fullUrl, headers: call?.headers, body: JSON.parse(call?.body as string) as unknown };
@@ -33,10 +43,20 @@ describe('SandboxPartnerAdapter', () => {
       { offerId: 'o3', externalId: 'harbor-002' },
     ];
     const lead = { personal: { email: 'ada@example.com' } };
-    await new SandboxPartnerAdapter().search(partner, { searchId: 's1', offers, lead, tracking: { sub_id: 'x' }, isTest: true }, new AbortController().signal);
+    await new SandboxPartnerAdapter().search(
+      partner,
+      { searchId: 's1', offers, lead, tracking: { sub_id: 'x' }, isTest: true },
+      new AbortController().signal,
+    );
     expect(sent()).toMatchObject({
       url: 'http://sandbox.test/partners/alpha/search?delay_ms=5&match=all',
-      body: { search_id: 's1', offers: [{ external_id: 'westlake-001' }, { external_id: 'harbor-002' }], lead, tracking: { sub_id: 'x' }, is_test: true },
+      body: {
+        search_id: 's1',
+        offers: [{ external_id: 'westlake-001' }, { external_id: 'harbor-002' }],
+        lead,
+        tracking: { sub_id: 'x' },
+        is_test: true,
+      },
     });
   });
 

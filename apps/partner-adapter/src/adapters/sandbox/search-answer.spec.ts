@@ -18,8 +18,21 @@ function entry(externalId: string, overrides: Record<string, unknown> = {}): Rec
       { value: 'rn-bsn', label: 'RN to BSN' },
     ],
     form_fields: [
-      { name: 'hs_grad_year', label: 'High school graduation year', type: 'select', required: true, options: [{ value: '2026', label: '2026' }] },
-      { name: 'rn_license', label: 'RN license?', type: 'select', required: false, required_when: { program_ids: ['rn-bsn'] }, options: [{ value: 'yes', label: 'Yes' }] },
+      {
+        name: 'hs_grad_year',
+        label: 'High school graduation year',
+        type: 'select',
+        required: true,
+        options: [{ value: '2026', label: '2026' }],
+      },
+      {
+        name: 'rn_license',
+        label: 'RN license?',
+        type: 'select',
+        required: false,
+        required_when: { program_ids: ['rn-bsn'] },
+        options: [{ value: 'yes', label: 'Yes' }],
+      },
       { name: 'current_employer', label: null, type: 'text', required: false },
       { name: 'years', label: 'Years', type: 'number', required: false },
     ],
@@ -30,7 +43,8 @@ function entry(externalId: string, overrides: Record<string, unknown> = {}): Rec
   };
 }
 
-const parse = (results: unknown[], extra: Record<string, unknown> = {}) => parseSearchAnswer({ search_id: SEARCH, results, ...extra }, SEARCH, ASKED);
+const parse = (results: unknown[], extra: Record<string, unknown> = {}) =>
+  parseSearchAnswer({ search_id: SEARCH, results, ...extra }, SEARCH, ASKED);
 
 describe('parseSearchAnswer', () => {
   it('maps a good answer back to our offer ids, in the contract shape', () => {
@@ -46,8 +60,21 @@ describe('parseSearchAnswer', () => {
           { value: 'rn-bsn', label: 'RN to BSN' },
         ],
         formFields: [
-          { name: 'hs_grad_year', label: 'High school graduation year', type: 'select', required: true, options: [{ value: '2026', label: '2026' }] },
-          { name: 'rn_license', label: 'RN license?', type: 'select', required: false, required_when: { program_ids: ['rn-bsn'] }, options: [{ value: 'yes', label: 'Yes' }] },
+          {
+            name: 'hs_grad_year',
+            label: 'High school graduation year',
+            type: 'select',
+            required: true,
+            options: [{ value: '2026', label: '2026' }],
+          },
+          {
+            name: 'rn_license',
+            label: 'RN license?',
+            type: 'select',
+            required: false,
+            required_when: { program_ids: ['rn-bsn'] },
+            options: [{ value: 'yes', label: 'Yes' }],
+          },
           { name: 'current_employer', label: null, type: 'text', required: false },
           { name: 'years', label: 'Years', type: 'number', required: false },
         ],
@@ -64,7 +91,11 @@ describe('parseSearchAnswer', () => {
   it('treats missing optional values as null and a missing logo as null', () => {
     const { tcpa_text: _t, expires_in_seconds: _e, ...rest } = entry('westlake-001', { school: { name: 'Westlake College' } });
     const answer = parse([rest]);
-    expect(answer.results[0]).toMatchObject({ tcpaText: null, expiresInSeconds: null, school: { name: 'Westlake College', logoUrl: null } });
+    expect(answer.results[0]).toMatchObject({
+      tcpaText: null,
+      expiresInSeconds: null,
+      school: { name: 'Westlake College', logoUrl: null },
+    });
   });
 
   it('keeps text with emoji and other characters beyond the basic plane', () => {
@@ -82,16 +113,50 @@ describe('parseSearchAnswer', () => {
     ['no programs', { programs: [] }, 'programs'],
     ['more than 50 programs', { programs: Array.from({ length: 51 }, (_, i) => ({ value: `p${i}`, label: 'P' })) }, 'programs'],
     ['a program without a label', { programs: [{ value: 'it' }] }, 'programs[0].label'],
-    ['a program value that repeats', { programs: [{ value: 'it', label: 'A' }, { value: 'it', label: 'B' }] }, 'programs[1].value'],
+    [
+      'a program value that repeats',
+      {
+        programs: [
+          { value: 'it', label: 'A' },
+          { value: 'it', label: 'B' },
+        ],
+      },
+      'programs[1].value',
+    ],
     ['form_fields not an array', { form_fields: {} }, 'form_fields'],
-    ['more than 50 form fields', { form_fields: Array.from({ length: 51 }, (_, i) => ({ name: `f${i}`, label: null, type: 'text', required: false })) }, 'form_fields'],
+    [
+      'more than 50 form fields',
+      { form_fields: Array.from({ length: 51 }, (_, i) => ({ name: `f${i}`, label: null, type: 'text', required: false })) },
+      'form_fields',
+    ],
     ['a field of an unknown type', { form_fields: [{ name: 'a', label: 'A', type: 'date', required: true }] }, 'form_fields[0].type'],
     ['a field without required', { form_fields: [{ name: 'a', label: 'A', type: 'text' }] }, 'form_fields[0].required'],
     ['a select without options', { form_fields: [{ name: 'a', label: 'A', type: 'select', required: true }] }, 'form_fields[0].options'],
-    ['a select with an empty options list', { form_fields: [{ name: 'a', label: 'A', type: 'select', required: true, options: [] }] }, 'form_fields[0].options'],
-    ['a required_when naming no program', { form_fields: [{ name: 'a', label: 'A', type: 'text', required: false, required_when: { program_ids: 'it' } }] }, 'required_when.program_ids'],
-    ['a required_when naming a program not offered', { form_fields: [{ name: 'a', label: 'A', type: 'text', required: false, required_when: { program_ids: ['mba'] } }] }, 'program_ids[0]'],
-    ['a field name that repeats', { form_fields: [{ name: 'a', label: 'A', type: 'text', required: false }, { name: 'a', label: 'B', type: 'text', required: false }] }, 'form_fields[1].name'],
+    [
+      'a select with an empty options list',
+      { form_fields: [{ name: 'a', label: 'A', type: 'select', required: true, options: [] }] },
+      'form_fields[0].options',
+    ],
+    [
+      'a required_when naming no program',
+      { form_fields: [{ name: 'a', label: 'A', type: 'text', required: false, required_when: { program_ids: 'it' } }] },
+      'required_when.program_ids',
+    ],
+    [
+      'a required_when naming a program not offered',
+      { form_fields: [{ name: 'a', label: 'A', type: 'text', required: false, required_when: { program_ids: ['mba'] } }] },
+      'program_ids[0]',
+    ],
+    [
+      'a field name that repeats',
+      {
+        form_fields: [
+          { name: 'a', label: 'A', type: 'text', required: false },
+          { name: 'a', label: 'B', type: 'text', required: false },
+        ],
+      },
+      'form_fields[1].name',
+    ],
     ['tcpa_text not a string', { tcpa_text: 42 }, 'tcpa_text'],
     ['a NUL character in a text', { tcpa_text: 'I agree\u0000' }, 'tcpa_text'],
     ['an unpaired surrogate in a label', { programs: [{ value: 'it', label: 'IT \ud83d' }] }, 'programs[0].label'],
