@@ -5,7 +5,7 @@
 // against the built apps. A fifth, deploy (npm run test:deploy, test/deploy/run.sh),
 // builds and runs docker-compose.yml on a Docker engine.
 const moduleNameMapper = {
-  '^@lr/(config|contracts|domain|persistence|messaging|redis|observability|platform)$': '<rootDir>/libs/$1/src',
+  '^@lr/([a-z-]+)$': '<rootDir>/libs/$1/src',
   '^@lead-router/client$': '<rootDir>/packages/client/src',
 };
 const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }] };
