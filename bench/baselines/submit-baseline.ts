@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { leadDedupeKeys, Lead } from '../../libs/domain/src';
-import { postJsonAnswer } from '../../libs/platform/src/http/post-json';
+import { postJsonAnswer } from '../../libs/http-client/src/post-json';
 import { answerJson, inTransaction, serveBare } from './bare-server';
 
 /** The baseline's own tables: the rows a submit writes (lead, consent, cap use, sale, dedupe keys, delivery attempt). */

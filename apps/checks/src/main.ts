@@ -1,4 +1,5 @@
-import { CampaignCatalog, ConsentChainer, runWorker } from '@lr/platform';
+import { ConsentChainer } from '@lr/jobs';
+import { CampaignCatalog, runWorker } from '@lr/platform';
 import { DecideSubmitHandler } from './decide-submit/decide-submit.handler';
 import { DecideSubmit } from './decide-submit/decide-submit.usecase';
 

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { dataSourceOptions, pingDatabase } from '@lr/persistence';
 import type { ReadinessCheck } from '@lr/observability';
-import { PartitionKeeper } from './partition-keeper';
+import { PartitionKeeper } from '@lr/jobs';
 
 /**
  * A worker's handlers queue for the pool's connections this long. Under load (a

@@ -3,7 +3,4 @@ export * from './repositories.module';
 export * from './redis.module';
 export * from './worker';
 export * from './campaign-catalog';
-export * from './http/post-json';
 export * from './search-state.publisher';
-export * from './consent-chainer';
-export * from './return-lead';

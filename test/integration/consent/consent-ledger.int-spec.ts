@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import type { DataSource } from 'typeorm';
 import type { SubmitRequestedV1 } from '@lr/contracts';
 import { createDataSource, ConsentLedger, migrateDatabase } from '@lr/persistence';
-import { chainConsentLedger } from '@lr/platform';
+import { chainConsentLedger } from '@lr/jobs';
 import {
   applyChanged,
   decideSubmit,

@@ -19,7 +19,9 @@ import {
   PartitionStore,
   SaleLedger,
 } from '@lr/persistence';
-import { chainConsentLedger, returnLead, SearchStatePublisher } from '@lr/platform';
+import { chainConsentLedger } from '@lr/jobs';
+import { SearchStatePublisher } from '@lr/platform';
+import { returnLead } from '@lr/use-cases';
 import { tablesHolding } from '../../support/canaries';
 import { decideSubmit, freshPerson, resultSubmit, storeSearch, StoredSearch, SubmitWorld } from '../../support/medium-submit-world';
 import { returnsWorld } from '../../support/returns-world';

@@ -15,7 +15,7 @@ import {
   LEGACY_DAY,
   searchDays,
 } from '@lr/persistence';
-import { chainConsentLedger } from '@lr/platform';
+import { chainConsentLedger } from '@lr/jobs';
 import { migrateDatabase } from '../../../libs/persistence/src/migrate';
 import { runOps } from '../../support/ops';
 import { dropDatabase, ownDatabaseUrl } from '../../support/test-database';

@@ -12,7 +12,7 @@ import {
 } from '@lr/domain';
 import { counter } from '@lr/observability';
 import { ClaimedNotice, OptOuts } from '@lr/persistence';
-import { HttpAbortedError, HttpBodyTooLargeError, HttpTransportError, postJsonAnswer } from '@lr/platform';
+import { HttpAbortedError, HttpBodyTooLargeError, HttpTransportError, postJsonAnswer } from '@lr/http-client';
 
 /** A buyer's answer to a notice: its status is all we read. */
 const MAX_ANSWER_BYTES = 64 * 1024;

@@ -5,7 +5,7 @@ import {
   isReadableStatus,
   postJsonForRules,
   type RulesAnswer,
-} from '@lr/platform';
+} from '@lr/http-client';
 import type { SchoolDelivery } from './school-adapter';
 import { SchoolConfigError, SchoolHttpError, SchoolProtocolError, SchoolTimeoutError } from './school-errors';
 import { Environment, schoolHeaders } from './school-headers';

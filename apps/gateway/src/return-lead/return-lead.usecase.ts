@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { returnAnswer, ReturnAnswerBody } from '@lr/domain';
 import { LeadReturns } from '@lr/persistence';
-import { returnLead } from '@lr/platform';
+import { returnLead } from '@lr/use-cases';
 import type { BuyerPrincipal } from '../auth/principal';
 import { ApiError } from '../http/api-error';
 import { Dependencies } from '../http/dependencies';
@@ -10,7 +10,7 @@ import { parseReturnRequest } from './parse-return-request';
 /**
  * A school returns a lead it bought (docs/returns.md): the body is checked
  * (400 naming the field), then the return is decided on the facts and booked
- * in one statement (libs/platform returnLead). A lead the school did not buy
+ * in one statement (@lr/use-cases returnLead). A lead the school did not buy
  * is 404 whoever's it is; returned before or past the window 409; a reason
  * that is not one of the offer's 400 naming `reason`. PostgreSQL unavailable:
  * 503, and a return that committed before its answer was lost reads 409

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { ConsentLedger } from '@lr/persistence';
-import { chainConsentLedger } from '@lr/platform';
+import { chainConsentLedger } from '@lr/jobs';
 import { checkWindow, instantArgument, uuidArgument } from '../cli-arguments';
 import { CliError, EXIT } from '../cli-error';
 import { CliContext } from '../context';

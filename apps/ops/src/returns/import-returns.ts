@@ -1,6 +1,6 @@
 import { isUuid, LeadReturns } from '@lr/persistence';
 import { RETURN_NOTE_MAX, REFUSAL } from '@lr/domain';
-import { returnLead } from '@lr/platform';
+import { returnLead } from '@lr/use-cases';
 import { CliError } from '../cli-error';
 import { csvRecords } from '../csv/csv-records';
 
@@ -30,7 +30,7 @@ export interface ImportReport {
 
 /**
  * `ops returns import <csv>` (docs/returns.md): each line is a return by a
- * school, decided and booked exactly as the buyer API does (libs/platform
+ * school, decided and booked exactly as the buyer API does (@lr/use-cases
  * returnLead; source `import`), one after the other. A line that cannot be
  * read is `invalid` and the others go on; a lead returned before is
  * `already_returned`, so importing the same file again changes nothing.

@@ -5,7 +5,7 @@ import { MAX_RESPONSE_BYTES, postJson } from './post-json';
 
 const URL_ = new URL('http://partner.test/partners/alpha/search?delay_ms=0');
 
-// The partner errors built from libs/platform's postJsonAnswer answers and failures; its wire behaviours (a body
+// The partner errors built from libs/http-client's postJsonAnswer answers and failures; its wire behaviours (a body
 // streamed past the cap, an abort while the body is read, redirects on a real connection) are in its own spec.
 describe('postJson', () => {
   let mock: ReturnType<typeof mockHttpDispatcher>;

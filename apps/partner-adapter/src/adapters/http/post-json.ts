@@ -6,8 +6,8 @@ import {
   isReadableStatus,
   postJsonAnswer,
   postJsonForRules,
-} from '@lr/platform';
-import type { RulesAnswer } from '@lr/platform';
+} from '@lr/http-client';
+import type { RulesAnswer } from '@lr/http-client';
 import { PartnerHttpError, PartnerProtocolError, PartnerTimeoutError } from '../partner-errors';
 
 /** The most a partner may send back: a partner is untrusted, and a body is held in memory. */
@@ -25,7 +25,7 @@ export interface PostJsonOptions {
  * PartnerHttpError for a non-2xx answer or no answer, PartnerProtocolError for
  * a body over `maxBytes` or not JSON. Redirects are refused: a partner must
  * not be able to point our request somewhere else (our own network included).
- * The HTTP work is libs/platform's postJsonAnswer; this maps it to partner errors.
+ * The HTTP work is libs/http-client's postJsonAnswer; this maps it to partner errors.
  */
 export async function postJson(url: URL, body: unknown, opts: PostJsonOptions): Promise<unknown> {
   let answer;

@@ -12,7 +12,7 @@ import {
   type PartnerSubmitSettings,
   type RuleOutcome,
 } from '@lr/domain';
-import type { RulesAnswer } from '@lr/platform';
+import type { RulesAnswer } from '@lr/http-client';
 import { postJson, postJsonForAnswer } from '../http/post-json';
 import { endpoint, partnerHeaders, settingsOf } from '../http/partner-request';
 import { reportDropped } from '../offer-list/dropped-results';

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MockAgent } from 'undici';
-import { mockHttpDispatcher } from '../../../../test/support/mock-http-dispatcher';
+import { mockHttpDispatcher } from '../../../test/support/mock-http-dispatcher';
 import { errorCodes, HttpAbortedError, HttpBodyTooLargeError, HttpTransportError, postJsonAnswer, SUMMARY_BODY_BYTES } from './post-json';
 
 // The wire behaviours, against a server on the loopback interface: what is sent, redirects, caps, aborts, connections.
