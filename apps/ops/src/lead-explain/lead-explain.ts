@@ -35,9 +35,9 @@ import { Fact, OfferName, partnerWords, programWords, refusalWords, RuleWords, s
  * the rule that decided and its facts, program by program; for each submit,
  * the rule behind its decision. What was decided is as stored at the time;
  * the rules are asked again (libs/domain: judgeOffers, searchOutcome, the
- * functions the search and the submit run) on the stored
- * lead and the facts now, as of the decision's time, and `agrees` says
- * whether they still come to the stored decision.
+ * functions the search and the submit run) on the stored lead and the facts
+ * now, as of the decision's time, and `agrees` says whether they still come
+ * to the stored decision.
  */
 export interface LeadExplanation {
   asked: { id: string; is: 'search' | 'submit' };
