@@ -50,7 +50,14 @@ const POLL_LATENCY = { rate: 500, warmupMs: 2_000, durationMs: 10_000 };
 const DRAIN_MAX_MS = 60_000;
 const TARGET_SEARCH_P99_MS = 100;
 const TARGET_POLL_RATIO = 0.6;
-const TARGET_SEARCH_CPU_RATIO = 3;
+/**
+ * A search's machine CPU is judged against the baseline that also makes the
+ * partner round (the bare process, its PostgreSQL transaction and Redis write,
+ * and the two partners' calls with their results stored): the design card's
+ * services are kept, so the floor is the same work done by one bare process.
+ * The ratio to the bare baseline without the round is printed beside it.
+ */
+const TARGET_SEARCH_CPU_RATIO = 2.5;
 /**
  * `BENCH_SEARCH_PHASES=search` or `=polls` runs one half (for profiling one
  * path, or comparing two builds faster); the figures are then printed but not
@@ -163,9 +170,9 @@ async function main(): Promise<void> {
     log('search, baselines: bare node:http + one PostgreSQL transaction + Redis SET, and the same with the partner round; warm-up each');
     writeFileSync(join(dir, 'entries.json'), JSON.stringify(template));
     const searchBaselineApp = await startBaseline('search-baseline', { BENCH_ENTRIES_FILE: join(dir, 'entries.json') });
-    // Not the target's baseline: the same bare process also making each search's partner round (the two partners'
-    // calls to the sandbox, their results appended in one statement and one Redis write), to print what the system
-    // costs beyond the floor of that work too.
+    // The target's baseline: the same bare process also making each search's partner round (the two partners'
+    // calls to the sandbox, their results appended in one statement and one Redis write). The one without the round
+    // is printed too: what the system costs beyond the floor of the first answer alone.
     const roundBaselineApp = await startBaseline('search-baseline', {
       BENCH_ENTRIES_FILE: join(dir, 'entries.json'),
       BENCH_PARTNER_CALLS: JSON.stringify(partnerCalls),
@@ -222,6 +229,7 @@ async function main(): Promise<void> {
       log(
         `turn ${t}: machine CPU ms per search: system ${system.msPerUnit[0].ms}, without partner offers ${noPartners.msPerUnit[0].ms}, ` +
           `baseline ${baseline.msPerUnit[0].ms}, baseline with the partner round ${roundBaseline.msPerUnit[0].ms}; ` +
+          `system / baseline with the partner round ${(system.msPerUnit[0].ms / roundBaseline.msPerUnit[0].ms).toFixed(2)} x, ` +
           `system / baseline ${(system.msPerUnit[0].ms / baseline.msPerUnit[0].ms).toFixed(2)} x; partner rounds failed: ${roundFailures}`,
       );
     }
@@ -232,8 +240,10 @@ async function main(): Promise<void> {
     const { result: searchBaselineModerate, msPerUnit: baselineMachineMs } = medianOf((x) => x.baseline);
     const { result: roundBaselineModerate, msPerUnit: roundBaselineMs } = medianOf((x) => x.roundBaseline);
     const roundFailures = turns.reduce((sum, x) => sum + x.roundFailures, 0);
-    const ratios = turns.map((x) => x.system.msPerUnit[0].ms / x.baseline.msPerUnit[0].ms);
+    const ratios = turns.map((x) => x.system.msPerUnit[0].ms / x.roundBaseline.msPerUnit[0].ms);
     const cpuRatio = medianBy(ratios, (r) => r);
+    const bareRatios = turns.map((x) => x.system.msPerUnit[0].ms / x.baseline.msPerUnit[0].ms);
+    const bareCpuRatio = medianBy(bareRatios, (r) => r);
     const searchAppsMs = groupMs(machineMs, Object.keys(apps));
     const searchBaselineMs = groupMs(baselineMachineMs, ['search baseline']);
     log(`machine CPU ms per search @ ${SEARCH_MODERATE.rate}/s (median turn), by process: ${byProcessLine(machineMs)}`);
@@ -314,9 +324,11 @@ async function main(): Promise<void> {
     ];
     const targets = [
       {
-        name: `CPU per search machine-wide <= ${TARGET_SEARCH_CPU_RATIO} x baseline at ${SEARCH_MODERATE.rate}/s`,
+        name: `CPU per search machine-wide <= ${TARGET_SEARCH_CPU_RATIO} x the baseline with the partner round at ${SEARCH_MODERATE.rate}/s`,
         met: cpuRatio <= TARGET_SEARCH_CPU_RATIO,
-        detail: `median of ${turns.length} paired turns ${cpuRatio.toFixed(2)} x (turns: ${turns.map((x, i) => `${x.system.msPerUnit[0].ms} / ${x.baseline.msPerUnit[0].ms} = ${ratios[i].toFixed(2)}`).join('; ')})`,
+        detail:
+          `median of ${turns.length} paired turns ${cpuRatio.toFixed(2)} x (turns: ${turns.map((x, i) => `${x.system.msPerUnit[0].ms} / ${x.roundBaseline.msPerUnit[0].ms} = ${ratios[i].toFixed(2)}`).join('; ')}); ` +
+          `against the baseline without the round ${bareCpuRatio.toFixed(2)} x`,
       },
       {
         name: `search p99 < ${TARGET_SEARCH_P99_MS} ms at ${SEARCH.rate} searches/s`,
@@ -340,8 +352,10 @@ async function main(): Promise<void> {
           baseline: x.baseline.msPerUnit[0].ms,
           baselineWithPartnerRound: x.roundBaseline.msPerUnit[0].ms,
           ratio: Math.round(ratios[i] * 100) / 100,
+          ratioToBareBaseline: Math.round(bareRatios[i] * 100) / 100,
         })),
         searchCpuRatioMedian: Math.round(cpuRatio * 100) / 100,
+        searchCpuRatioToBareBaselineMedian: Math.round(bareCpuRatio * 100) / 100,
       },
       stagesAtTargetLoad: stages,
       drainedAfterSearch: drainAfterSearch,

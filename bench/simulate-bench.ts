@@ -4,7 +4,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { applyCatalog } from '../apps/ops/src/catalog/apply-catalog';
-import { CampaignOffer, eligibilityVerdict, Lead, ownRankKeys, searchOutcome } from '../libs/domain/src';
+import { CampaignOffer, judgeOffers, Lead, ownRankKeys, searchOutcome, testMode } from '../libs/domain/src';
 import { CatalogRepository } from '../libs/persistence/src';
 import { benchDatabaseUrl, dropBenchDatabase, freshBenchDatabase } from './support/bench-database';
 import { ROOT } from './support/app-process';
@@ -49,7 +49,8 @@ function profile(i: number): Lead {
 
 /** What the search-orchestrator stores for a profile (libs/domain's verdicts and searchOutcome); some profiles meet a full cap, some a partner that timed out. */
 function decisionsOf(offers: readonly CampaignOffer[], lead: Lead, i: number, at: Date): Record<string, unknown> {
-  const verdicts = offers.map((o) => eligibilityVerdict(o, lead, at, o.source === 'own' ? { kind: 'catalog' } : { kind: 'partner' }));
+  // Steps 1 and 2 only: the sale-time refusals (a full cap) are made up below.
+  const verdicts = judgeOffers(offers, lead, { kind: 'catalog' }, at, testMode(false)).eligibility;
   const outcome = searchOutcome(offers, verdicts, 'live', ownRankKeys);
   const decisions: Record<string, unknown> = {};
   offers.forEach((o, n) => {

@@ -260,6 +260,30 @@ function ruleCodeViolations(): Violation[] {
   });
 }
 
+/**
+ * An offer is judged by libs/domain judgeOffers alone (qualify/): its two
+ * phases, eligibility then the sale facts read for the offers still in, are
+ * not exported, and no file outside libs/domain names them (tests and benches
+ * included), so no caller composes them again in its own order.
+ */
+export const QUALIFY_PHASES = /\b(eligibilityVerdict|saleVerdict)\b/;
+const THIS_FILE = 'test/unit/architecture.spec.ts';
+function qualifyPhaseViolations(): Violation[] {
+  const everywhere = ['apps', 'libs', 'test', 'bench', 'packages']
+    .flatMap((d) => listTsFiles(join(ROOT, d)))
+    .map((abs) => ({ abs, file: rel(abs) }))
+    .filter(({ file }) => !file.startsWith('libs/domain/') && file !== THIS_FILE);
+  return everywhere.flatMap(({ abs, file }) =>
+    readFileSync(abs, 'utf8')
+      .split('\n')
+      .flatMap((lineText, n) =>
+        QUALIFY_PHASES.test(lineText)
+          ? [{ file, line: n + 1, specifier: lineText.trim().slice(0, 60), reason: 'a phase of judgeOffers named outside libs/domain' }]
+          : [],
+      ),
+  );
+}
+
 /** Test helpers live under test/: shipped code imports no test framework or mock, and names no fixture file. */
 const TEST_ONLY_MODULES = ['@nestjs/testing', 'fast-check', '@jest/globals', 'jest'];
 function testHelperViolations(): Violation[] {
@@ -372,6 +396,7 @@ describe('architecture', () => {
   describe('(f) rules live only in libs/domain', () => {
     expectNoViolations('rule literals', ruleLiteralViolations());
     expectNoViolations('rule code', ruleCodeViolations());
+    expectNoViolations('the phases of judgeOffers', qualifyPhaseViolations());
   });
   describe('(g) test helpers live only under test/', () => expectNoViolations('test helpers', testHelperViolations()));
 
@@ -400,6 +425,9 @@ describe('architecture', () => {
       expect(RULE_CODE[0].pattern.test('if (msg.isTest) return')).toBe(true);
       expect(RULE_CODE[0].pattern.test('isTest: msg.isTest,')).toBe(false);
       expect(RULE_CODE[1].pattern.test('Math.round(amount * 100)')).toBe(true);
+      expect(QUALIFY_PHASES.test('const v = eligibilityVerdict(o, lead, now, programs);')).toBe(true);
+      expect(QUALIFY_PHASES.test('import { saleVerdict } from')).toBe(true);
+      expect(QUALIFY_PHASES.test('judgeOffers(offers, lead, programs, now, mode).decide(facts)')).toBe(false);
     });
   });
 

@@ -17,7 +17,6 @@ import {
   mergeLead,
   preCheckSubmit,
   REFUSAL,
-  saleDecision,
   sameLead,
   statementShown,
   SUBMIT,
@@ -121,11 +120,12 @@ export class DecideSubmit {
       sale.picked,
       { programId: msg.programId, answers: msg.answers, tcpaConsent: msg.tcpaConsent },
       sale.lead,
+      sale.mode,
       now,
     );
     if (!checked.ok) return this.refuse(sale, checked.decision, null, {});
     const offer = sale.offer!;
-    const { programId, answers } = checked;
+    const { programId, answers, saleDecision } = checked;
 
     if (sale.mode.holdsInsteadOfSelling) {
       const caps = capsAt(offer.caps, now);
@@ -136,7 +136,7 @@ export class DecideSubmit {
         offerIds: [offer.offerId],
         optOutKeys: leadOptOutKeys(sale.lead),
       });
-      return this.refuse(sale, saleDecision(offer, facts, sale.mode, now) ?? SUBMIT.testLeadHeld, programId, answers, facts.suppressed);
+      return this.refuse(sale, saleDecision(facts) ?? SUBMIT.testLeadHeld, programId, answers, facts.suppressed);
     }
 
     const caps = capsAt(offer.caps, now);
@@ -161,7 +161,7 @@ export class DecideSubmit {
         const keys = sameLead(lead, sale.lead) ? lockedKeys : sale.mode.personKeys(lead);
         const locked = new Set(lockedKeys.map((k) => `${k.type}:${k.hash}`));
         if (keys.some((k) => !locked.has(`${k.type}:${k.hash}`))) return { kind: 'lock-keys', keys };
-        const refusal = saleDecision(offer, facts, sale.mode, now);
+        const refusal = saleDecision(facts);
         suppressed = facts.suppressed;
         if (refusal) return { kind: 'refuse', decision: refusal };
         sold = lead;

@@ -1,15 +1,4 @@
-import type { OfferRefusal } from '@lr/contracts';
-import {
-  CampaignOffer,
-  Cents,
-  eligibilityVerdict,
-  mergeResults,
-  OfferVerdict,
-  ownRankKeys,
-  RankCandidate,
-  SALE_REFUSALS,
-  searchOutcome,
-} from '@lr/domain';
+import { CampaignOffer, Cents, judgeOffers, mergeResults, ownRankKeys, RankCandidate, searchOutcome, testMode } from '@lr/domain';
 import type { SimulatedSearch } from '@lr/persistence';
 
 /** One offer of a replayed search: shown, or the rule that left it out; what a shown result pays and costs. */
@@ -42,9 +31,9 @@ const ruleOf = (v: { refusal: string; detail?: string }) => (v.detail ? `${v.ref
 
 /**
  * A stored search replayed against a catalog's offers for its campaign, with
- * the search's own code (libs/domain): the offer's and programs' eligibility
- * on the stored lead at the search's time, then what a live search shows of
- * it (searchOutcome: ranking, one school per search). What the moment
+ * the search's own code (libs/domain judgeOffers): the offer's and programs'
+ * eligibility on the stored lead at the search's time, then what a live
+ * search shows of it (searchOutcome: ranking, one school per search). What the moment
  * decided and no catalog changes is taken as stored: a sale-time refusal
  * (caps, duplicates, sale state: their facts are of that moment), and a
  * partner's answer; a partner result that came in is ranked after the own
@@ -52,15 +41,12 @@ const ruleOf = (v: { refusal: string; detail?: string }) => (v.detail ? `${v.ref
  * programs are not replayed).
  */
 export function replaySearch(offers: readonly CampaignOffer[], s: SimulatedSearch, keys: RankKeys): Map<string, ReplayedOffer> {
-  const verdicts = offers.map((o): OfferVerdict => {
-    const v = eligibilityVerdict(o, s.lead, s.createdAt, o.source === 'own' ? { kind: 'catalog' } : { kind: 'partner' });
-    if (!v.qualifies) return v;
-    const kept = s.kept[o.offerId];
-    if (kept === undefined) return v;
+  // Only live searches are replayed (CatalogSimulationRepository's scope).
+  const verdicts = judgeOffers(offers, s.lead, { kind: 'catalog' }, s.createdAt, testMode(false)).replay((offerId) => {
+    const kept = s.kept[offerId];
+    if (kept === undefined) return undefined;
     const [refusal, detail] = kept.split(':');
-    return SALE_REFUSALS.has(refusal as OfferRefusal)
-      ? { offerId: o.offerId, qualifies: false, refusal: refusal as OfferRefusal, ...(detail ? { detail } : {}) }
-      : v;
+    return { refusal, detail };
   });
   const outcome = searchOutcome(offers, verdicts, 'live', keys.of);
   const out = new Map<string, ReplayedOffer>();

@@ -3,7 +3,7 @@ import {
   CampaignOffer,
   CapSlot,
   capsAt,
-  eligibilityVerdict,
+  judgeOffers,
   Lead,
   leadOptOutKeys,
   OfferVerdict,
@@ -12,7 +12,6 @@ import {
   Refused,
   SaleFacts,
   SALE_REFUSALS,
-  saleVerdict,
   searchOutcome,
   submitDecisionOf,
   testMode,
@@ -35,10 +34,10 @@ import { Fact, OfferName, partnerWords, programWords, refusalWords, RuleWords, s
  * `ops lead explain`: for every offer on a search's campaign, shown or not,
  * the rule that decided and its facts, program by program; for each submit,
  * the rule behind its decision. What was decided is as stored at the time;
- * the rules are asked again (libs/domain: eligibilityVerdict, saleVerdict,
- * searchOutcome, the functions the search and the submit run) on the stored
- * lead and the facts now, as of the decision's time, and `agrees` says
- * whether they still come to the stored decision.
+ * the rules are asked again (libs/domain: judgeOffers, searchOutcome, the
+ * functions the search and the submit run) on the stored lead and the facts
+ * now, as of the decision's time, and `agrees` says whether they still come
+ * to the stored decision.
  */
 export interface LeadExplanation {
   asked: { id: string; is: 'search' | 'submit' };
@@ -191,10 +190,8 @@ function explainSearch(s: ExplainSearchRow, ctx: Context): SearchExplanation {
   const offers = rows.offers.get(s.campaign_id) ?? [];
   const startFacts = ctx.saleFactsAt(at, 'search');
   // The search's first step, asked again: eligibility, then the sale facts (StartSearch.judge), then what it shows.
-  const eligible = offers.map((o) => eligibilityVerdict(o, lead, at, o.source === 'own' ? { kind: 'catalog' } : { kind: 'partner' }));
-  const verdicts: OfferVerdict[] = offers.map((o, i) =>
-    eligible[i].qualifies ? (saleVerdict(o, startFacts, mode, at) ?? eligible[i]) : eligible[i],
-  );
+  const judged = judgeOffers(offers, lead, { kind: 'catalog' }, at, mode);
+  const verdicts = judged.decide(startFacts);
   const outcome = searchOutcome(offers, verdicts, mode.ranking, ownRankKeys);
   const rankOf = new Map(rows.results.map((r) => [r.offer_id, r]));
   const callOf = (offerId: string) => rows.partnerCalls.find((c) => c.offer_ids.includes(offerId));
@@ -202,7 +199,7 @@ function explainSearch(s: ExplainSearchRow, ctx: Context): SearchExplanation {
   const explained = offers.map((offer, i): OfferExplanation => {
     const stored = storedOutcome(s, offer.offerId, rankOf.get(offer.offerId));
     const o = outcome.outcomes.get(offer.offerId)!;
-    const programs = programsOf(offer, eligible[i]);
+    const programs = programsOf(offer, judged.eligibility[i]);
     let verdict: Outcome;
     let words: RuleWords | null = null;
     if (o.kind === 'shown') verdict = { shown: true, reason: null, detail: null };
@@ -296,8 +293,12 @@ function partnerOutcome(
     const reason = stored.reason === 'partner_late' ? 'partner_late' : 'partner_no_result';
     return { verdict: { shown: false, reason, detail: null }, words: partnerWords(reason, call, offer) };
   }
+  // The answer's merge, asked again (MergePartnerAnswer.judge): the offer's own rules, then the sale facts as of the answer.
   const answeredAt = new Date(call.answered_at);
-  const refused = saleVerdict(offer, ctx.saleFactsAt(answeredAt, 'search'), testMode(s.is_test), answeredAt);
+  const [judged] = judgeOffers([offer], s.lead, { kind: 'partner' }, answeredAt, testMode(s.is_test)).decide(
+    ctx.saleFactsAt(answeredAt, 'search'),
+  );
+  const refused = judged.qualifies ? null : judged;
   if (refused) return { verdict: refusedOutcome(refused), words: wordsOf(refused, offer, answeredAt, ctx) };
   if (stored.reason === 'school_already_shown') {
     return {
@@ -398,9 +399,10 @@ function explainSubmit(sub: ExplainSubmitRow, ctx: Context): SubmitExplanation {
       rule: `${sub.code}: ${sub.reason} (the offer is not on the campaign now: the rules cannot be asked again)`,
       facts: [stored],
     };
-  const programs = offer.source === 'own' ? ({ kind: 'chosen', programId: sub.program_id } as const) : ({ kind: 'partner' } as const);
-  const eligible = eligibilityVerdict(offer, sub.lead as Lead, at, programs);
-  const refused = !eligible.qualifies ? eligible : saleVerdict(offer, ctx.saleFactsAt(at, sub.id), testMode(sub.is_test), at);
+  const [judged] = judgeOffers([offer], sub.lead as Lead, { kind: 'chosen', programId: sub.program_id }, at, testMode(sub.is_test)).decide(
+    ctx.saleFactsAt(at, sub.id),
+  );
+  const refused = judged.qualifies ? null : judged;
   if (!refused) {
     return {
       ...base,

@@ -3,7 +3,7 @@ import type { PartnerAnswer, PartnerSearchAnsweredV1, PartnerSearchAnsweredV2 } 
 import {
   CampaignOffer,
   capsAt,
-  eligibilityVerdict,
+  judgeOffers,
   Lead,
   leadOptOutKeys,
   mergeResults,
@@ -12,7 +12,6 @@ import {
   partnerResult,
   ResultCandidate,
   SaleFacts,
-  saleVerdict,
   testMode,
 } from '@lr/domain';
 import { counter } from '@lr/observability';
@@ -218,7 +217,12 @@ export class MergePartnerAnswer {
     list.shown = merged.ordered;
   }
 
-  /** The verdict on each offer a partner answered for: the offer's own rules (the partner supplies programs), then the sale facts read with the search. */
+  /**
+   * The verdict on each offer a partner answered for (libs/domain judgeOffers):
+   * the offer's own rules (the partner supplies programs), then the sale facts
+   * read with the search (a search stored before its person keys were kept
+   * reads the person's for the offers still in).
+   */
   private async judge(
     search: PartnerAnswerContext,
     byId: ReadonlyMap<string, CampaignOffer>,
@@ -226,19 +230,19 @@ export class MergePartnerAnswer {
     now: Date,
   ): Promise<Map<string, OfferVerdict>> {
     const lead = search.lead;
-    const mode = testMode(search.isTest);
-    const facts: SaleFacts =
-      search.facts.lastSales !== null
-        ? { ...search.facts, lastSales: search.facts.lastSales }
-        : await this.factsOfOldSearch(search, lead, offerIds);
-    return new Map(
-      offerIds.map((id): [string, OfferVerdict] => {
-        const offer = byId.get(id);
-        if (!offer) return [id, notOnCampaign(id)];
-        const eligible = eligibilityVerdict(offer, lead, now, { kind: 'partner' });
-        return [id, eligible.qualifies ? (saleVerdict(offer, facts, mode, now) ?? eligible) : eligible];
-      }),
+    const onCampaign = offerIds.flatMap((id) => byId.get(id) ?? []);
+    const { verdicts } = await judgeOffers(onCampaign, lead, { kind: 'partner' }, now, testMode(search.isTest)).read(
+      async (candidates): Promise<SaleFacts> =>
+        search.facts.lastSales !== null
+          ? { ...search.facts, lastSales: search.facts.lastSales }
+          : this.factsOfOldSearch(
+              search,
+              lead,
+              candidates.map((o) => o.offerId),
+            ),
     );
+    const judged = new Map(verdicts.map((v) => [v.offerId, v]));
+    return new Map(offerIds.map((id): [string, OfferVerdict] => [id, judged.get(id) ?? notOnCampaign(id)]));
   }
 
   /** A live search stored before its person keys were kept: the person's facts from its lead. */

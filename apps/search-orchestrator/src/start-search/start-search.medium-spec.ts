@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { MAX_ACCEPTED_SUBMISSIONS, POLL_AFTER_MS, SEARCH_STATE_MARGIN_SECONDS, type SearchAnswer, searchStateKey } from '@lr/contracts';
-import { capPeriodStart, leadDedupeKeys } from '@lr/domain';
+import { capPeriodStart, leadDedupeKeys, optOutKeysOf, optOutRecord } from '@lr/domain';
+import { OptOuts } from '@lr/persistence';
 import { mediumDataSource, mediumRedis } from '../../../../test/support/medium';
 import {
   partnerCallsOf,
@@ -362,6 +363,42 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
     expect(answer).not.toHaveProperty('poll_after_ms');
     expect(row.processing_done_at?.toISOString()).toBe(msg.requestedAt);
     expect((await redisSearch(redis, msg.searchId))!.meta.processingDone).toBe(true);
+  });
+
+  it('a lead eligible for no offer is judged without sale facts, yet a suppressed person’s search is still stored without contact data', async () => {
+    const w = await world(ds, { elsewhere: { school: 's1', eligibility: { states: ['CA'] } }, paused: { school: 's2', status: 'paused' } });
+    const suppressed = person();
+    await new OptOuts(ds).record(
+      optOutRecord({
+        id: randomUUID(),
+        receivedAt: new Date(),
+        source: 'operator',
+        affiliateId: null,
+        apiKeyId: null,
+        reference: null,
+        keys: optOutKeysOf({ email: suppressed.personal!.email! }),
+        actor: 'operator',
+        relay: `medium-${randomUUID().slice(0, 8)}`,
+      }),
+    );
+    const kept = person();
+    const now = new Date();
+    const [erased, stored] = [searchRequest(w, suppressed, { requestedAt: now }), searchRequest(w, kept, { requestedAt: now })];
+
+    for (const msg of [erased, stored]) expect(answerOf((await orch.start.run(msg, now)).body).offers).toEqual([]);
+
+    for (const msg of [erased, stored]) {
+      // The eligibility decided every offer: no sale fact changed a decision.
+      expect((await searchRow(ds, msg.searchId))!.offer_decisions).toEqual({
+        [w.ids.offers.elsewhere]: { shown: false, reason: 'not_eligible', detail: 'states' },
+        [w.ids.offers.paused]: { shown: false, reason: 'offer_inactive' },
+      });
+    }
+    const [erasedRow, storedRow] = [(await searchRow(ds, erased.searchId))!, (await searchRow(ds, stored.searchId))!];
+    expect(erasedRow.lead.personal).toBeUndefined();
+    expect(JSON.stringify(erasedRow.lead)).not.toContain(suppressed.personal!.last_name!);
+    expect(erasedRow.consumer_ip).toBe('');
+    expect(storedRow.lead.personal).toEqual(kept.personal);
   });
 
   it('a redelivered request stores once, answers the same list and returns the partner requests still pending', async () => {

@@ -5,13 +5,14 @@ import {
   CampaignOffer,
   capsAt,
   contactValuesOf,
-  eligibilityVerdict,
   eraseStoredContact,
+  judgeOffers,
   Lead,
   leadOptOutKeys,
   OfferVerdict,
-  saleVerdict,
+  SaleFacts,
   StoredContact,
+  TestMode,
   testMode,
 } from '@lr/domain';
 import { counter, histogram } from '@lr/observability';
@@ -40,7 +41,7 @@ export interface StartedSearch {
 
 /**
  * A search's first step (gateway -> here, request/reply): judge every offer
- * of the campaign for the lead (libs/domain qualify: eligibility, the caps,
+ * of the campaign for the lead (libs/domain judgeOffers: eligibility, the caps,
  * the person already sold to the offer; on facts read in one statement),
  * store the search with its first results (own offers) in one statement,
  * publish the state for polls, and answer the search's HTTP body with the
@@ -122,11 +123,12 @@ export class StartSearch {
   }
 
   /**
-   * Every offer's verdict: the offer and its programs first (no I/O), then,
-   * for the offers still in, the sale facts in one statement (caps' usage, the
-   * person's earlier sales, their suppression; a new search has sold nothing
-   * yet). With no offer still in, the suppression alone is read, so that a
-   * suppressed person's search is never stored with their contact data.
+   * Every offer's verdict (libs/domain judgeOffers): the offer and its
+   * programs first (no I/O), then, for the offers still in, the sale facts in
+   * one statement (caps' usage, the person's earlier sales, their
+   * suppression; a new search has sold nothing yet). With no offer still in,
+   * the suppression alone is read (when the lead has contact keys to check),
+   * so that a suppressed person's search is never stored with their contact data.
    */
   private async judge(
     msg: SearchRequestedV1,
@@ -135,21 +137,23 @@ export class StartSearch {
   ): Promise<{ verdicts: OfferVerdict[]; suppressed: boolean }> {
     const lead = msg.lead as Lead;
     const mode = testMode(msg.isTest);
-    const eligible = offers.map((o) => eligibilityVerdict(o, lead, now, o.source === 'own' ? { kind: 'catalog' } : { kind: 'partner' }));
-    const candidates = offers.filter((_, i) => eligible[i].qualifies);
-    const optOutKeys = leadOptOutKeys(lead);
-    if (candidates.length === 0 && optOutKeys.length === 0) return { verdicts: eligible, suppressed: false };
-    const facts = await this.ledger.saleFacts({
+    const { verdicts, facts } = await judgeOffers(offers, lead, { kind: 'catalog' }, now, mode).read((candidates) =>
+      this.saleFacts(lead, mode, candidates, now),
+    );
+    if (facts) return { verdicts, suppressed: facts.suppressed };
+    if (leadOptOutKeys(lead).length === 0) return { verdicts, suppressed: false };
+    return { verdicts, suppressed: (await this.saleFacts(lead, mode, [], now)).suppressed };
+  }
+
+  /** The sale facts of the candidates, and the person's suppression, in one statement (the person's sales only when an offer is judged). */
+  private saleFacts(lead: Lead, mode: TestMode, candidates: readonly CampaignOffer[], now: Date): Promise<SaleFacts> {
+    return this.ledger.saleFacts({
       groupId: null,
       slots: candidates.flatMap((o) => capsAt(o.caps, now).map((c) => c.slot)),
       keys: candidates.length === 0 ? [] : mode.personKeys(lead),
       offerIds: candidates.map((o) => o.offerId),
-      optOutKeys,
+      optOutKeys: leadOptOutKeys(lead),
     });
-    return {
-      verdicts: offers.map((o, i) => (eligible[i].qualifies ? (saleVerdict(o, facts, mode, now) ?? eligible[i]) : eligible[i])),
-      suppressed: facts.suppressed,
-    };
   }
 
   private closesAt(msg: SearchRequestedV1): Date {

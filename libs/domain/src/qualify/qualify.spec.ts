@@ -2,8 +2,9 @@ import { capsAt, slotKey } from '../caps/caps';
 import type { CampaignOffer } from '../catalog/campaign-offer';
 import { SUBMIT } from '../decisions/decision-catalog';
 import { payoutTerms } from '../payouts/payouts';
-import { testMode } from '../test-mode/test-mode';
-import { eligibilityVerdict, notOnCampaign, qualify, Refused, SaleFacts, saleVerdict, submitDecisionOf } from './qualify';
+import type { Lead } from '../lead-input';
+import { TestMode, testMode } from '../test-mode/test-mode';
+import { judgeOffers, notOnCampaign, OfferVerdict, ProgramsJudged, Refused, SaleFacts, submitDecisionOf } from './qualify';
 
 const NOW = new Date('2026-11-25T15:00:00Z');
 const offer = (over: Partial<CampaignOffer> = {}): CampaignOffer => ({
@@ -37,10 +38,21 @@ const offer = (over: Partial<CampaignOffer> = {}): CampaignOffer => ({
 const lead = { address: { state: 'TX' }, education: { education_level: 'associate' } };
 const none: SaleFacts = { liveSales: [], lastSales: new Map(), capUsage: new Map(), suppressed: false };
 const live = testMode(false);
+/** One offer judged on facts already read. */
+const judge = (o: CampaignOffer, l: Lead, facts: SaleFacts, mode: TestMode, now: Date, programs: ProgramsJudged): OfferVerdict =>
+  judgeOffers([o], l, programs, now, mode).decide(facts)[0];
+/** Steps 1 and 2 alone: what an offer comes to before any sale fact is read. */
+const eligibilityOf = (o: CampaignOffer, l: Lead, now: Date, programs: ProgramsJudged): OfferVerdict =>
+  judgeOffers([o], l, programs, now, live).eligibility[0];
+/** Steps 3 to 6 for an offer the lead is eligible for (`lead`, catalog programs): null when the sale is allowed. */
+const saleOf = (o: CampaignOffer, facts: SaleFacts, mode: TestMode, now: Date): Refused | null => {
+  const v = judge(o, lead, facts, mode, now, { kind: 'catalog' });
+  return v.qualifies ? null : v;
+};
 
-describe('qualify: one decision for search and submit, own offers and partner results', () => {
+describe('judgeOffers: one decision for search and submit, own offers and partner results', () => {
   it('shows an own offer with the programs the lead qualifies for', () => {
-    expect(qualify(offer(), lead, none, live, NOW, { kind: 'catalog' })).toMatchObject({
+    expect(judge(offer(), lead, none, live, NOW, { kind: 'catalog' })).toMatchObject({
       offerId: 'o1',
       qualifies: true,
       programs: ['bba'],
@@ -48,12 +60,12 @@ describe('qualify: one decision for search and submit, own offers and partner re
   });
 
   it('judges a partner result on the offer’s rules only (the partner supplies programs)', () => {
-    expect(qualify(offer({ source: 'partner' }), lead, none, live, NOW, { kind: 'partner' })).toEqual({
+    expect(judge(offer({ source: 'partner' }), lead, none, live, NOW, { kind: 'partner' })).toEqual({
       offerId: 'o1',
       qualifies: true,
       programs: null,
     });
-    expect(qualify(offer({ source: 'partner' }), { address: { state: 'NV' } }, none, live, NOW, { kind: 'partner' })).toMatchObject({
+    expect(judge(offer({ source: 'partner' }), { address: { state: 'NV' } }, none, live, NOW, { kind: 'partner' })).toMatchObject({
       qualifies: false,
       refusal: 'not_eligible',
       detail: 'states',
@@ -61,12 +73,12 @@ describe('qualify: one decision for search and submit, own offers and partner re
   });
 
   it('judges the chosen program on a submit', () => {
-    expect(eligibilityVerdict(offer(), lead, NOW, { kind: 'chosen', programId: 'bsn' })).toMatchObject({
+    expect(eligibilityOf(offer(), lead, NOW, { kind: 'chosen', programId: 'bsn' })).toMatchObject({
       qualifies: false,
       refusal: 'no_eligible_program',
       detail: 'programs.bsn.education_levels',
     });
-    expect(eligibilityVerdict(offer(), lead, NOW, { kind: 'chosen', programId: 'bba' })).toEqual({
+    expect(eligibilityOf(offer(), lead, NOW, { kind: 'chosen', programId: 'bba' })).toEqual({
       offerId: 'o1',
       qualifies: true,
       programs: ['bba'],
@@ -81,23 +93,23 @@ describe('qualify: one decision for search and submit, own offers and partner re
       capUsage: new Map([[slotKey(day.slot), 2]]),
       suppressed: false,
     };
-    expect(qualify(offer({ status: 'paused' }), lead, { ...everything, suppressed: true }, live, NOW, { kind: 'catalog' })).toMatchObject({
+    expect(judge(offer({ status: 'paused' }), lead, { ...everything, suppressed: true }, live, NOW, { kind: 'catalog' })).toMatchObject({
       refusal: 'offer_inactive',
     });
-    expect(
-      qualify(offer(), { address: { state: 'NV' } }, { ...everything, suppressed: true }, live, NOW, { kind: 'catalog' }),
-    ).toMatchObject({ refusal: 'not_eligible' });
-    expect(qualify(offer(), lead, { ...everything, suppressed: true }, live, NOW, { kind: 'catalog' })).toEqual({
+    expect(judge(offer(), { address: { state: 'NV' } }, { ...everything, suppressed: true }, live, NOW, { kind: 'catalog' })).toMatchObject(
+      { refusal: 'not_eligible' },
+    );
+    expect(judge(offer(), lead, { ...everything, suppressed: true }, live, NOW, { kind: 'catalog' })).toEqual({
       offerId: 'o1',
       qualifies: false,
       refusal: 'opted_out',
       facts: { kind: 'opted_out' },
     });
-    expect(qualify(offer(), lead, everything, live, NOW, { kind: 'catalog' })).toMatchObject({ refusal: 'school_sold_exclusive' });
-    expect(qualify(offer(), lead, { ...everything, liveSales: [] }, live, NOW, { kind: 'catalog' })).toMatchObject({
+    expect(judge(offer(), lead, everything, live, NOW, { kind: 'catalog' })).toMatchObject({ refusal: 'school_sold_exclusive' });
+    expect(judge(offer(), lead, { ...everything, liveSales: [] }, live, NOW, { kind: 'catalog' })).toMatchObject({
       refusal: 'duplicate',
     });
-    expect(qualify(offer(), lead, { ...everything, liveSales: [], lastSales: new Map() }, live, NOW, { kind: 'catalog' })).toEqual({
+    expect(judge(offer(), lead, { ...everything, liveSales: [], lastSales: new Map() }, live, NOW, { kind: 'catalog' })).toEqual({
       offerId: 'o1',
       qualifies: false,
       refusal: 'cap_reached',
@@ -106,7 +118,7 @@ describe('qualify: one decision for search and submit, own offers and partner re
   });
 
   it('refuses an opted-out person in test mode too, and a submit answers the plain NOT_ELIGIBLE', () => {
-    const optedOut = qualify(offer(), lead, { ...none, suppressed: true }, testMode(true), NOW, { kind: 'catalog' });
+    const optedOut = judge(offer(), lead, { ...none, suppressed: true }, testMode(true), NOW, { kind: 'catalog' });
     expect(optedOut).toMatchObject({ qualifies: false, refusal: 'opted_out' });
     expect(submitDecisionOf(optedOut as Refused)).toEqual(SUBMIT.notEligible);
     expect(SUBMIT.notEligible.reason).toBe('Not eligible');
@@ -115,48 +127,49 @@ describe('qualify: one decision for search and submit, own offers and partner re
   it('gives the facts each refusal was decided on', () => {
     const soldAt = new Date(NOW.getTime() - 3 * 86_400_000);
     const trueExclusive = { offerId: 'x', schoolId: 's9', offerType: 'true_exclusive' as const };
-    expect(qualify(offer({ status: 'paused' }), lead, none, live, NOW, { kind: 'catalog' })).toMatchObject({
+    expect(judge(offer({ status: 'paused' }), lead, none, live, NOW, { kind: 'catalog' })).toMatchObject({
       facts: { kind: 'offer_status', status: 'paused' },
     });
-    expect(qualify(offer(), { address: { state: 'NV' } }, none, live, NOW, { kind: 'catalog' })).toMatchObject({
+    expect(judge(offer(), { address: { state: 'NV' } }, none, live, NOW, { kind: 'catalog' })).toMatchObject({
       facts: { kind: 'eligibility', failure: { rule: 'states', required: ['TX', 'CA'], actual: 'NV' } },
     });
-    expect(qualify(offer({ programs: [offer().programs[0]] }), lead, none, live, NOW, { kind: 'catalog' })).toMatchObject({
+    expect(judge(offer({ programs: [offer().programs[0]] }), lead, none, live, NOW, { kind: 'catalog' })).toMatchObject({
       refusal: 'no_eligible_program',
       facts: {
         kind: 'programs',
         programs: [{ value: 'bsn', check: { rule: 'education_levels', required: ['bachelor'], actual: 'associate' } }],
       },
     });
-    expect(eligibilityVerdict(offer(), lead, NOW, { kind: 'chosen', programId: 'bsn' })).toMatchObject({
+    expect(eligibilityOf(offer(), lead, NOW, { kind: 'chosen', programId: 'bsn' })).toMatchObject({
       facts: { kind: 'program', program: 'bsn', failure: { rule: 'education_levels' } },
     });
-    expect(saleVerdict(offer(), { ...none, liveSales: [trueExclusive] }, live, NOW)).toMatchObject({
+    expect(saleOf(offer(), { ...none, liveSales: [trueExclusive] }, live, NOW)).toMatchObject({
       facts: { kind: 'sale', refusal: 'sold_true_exclusive', liveSales: 1, by: trueExclusive },
     });
-    expect(saleVerdict(offer(), { ...none, lastSales: new Map([['o1', soldAt]]) }, live, NOW)).toMatchObject({
+    expect(saleOf(offer(), { ...none, lastSales: new Map([['o1', soldAt]]) }, live, NOW)).toMatchObject({
       facts: { kind: 'duplicate', soldAt, windowDays: 30 },
     });
   });
 
   it('skips the person check in test mode, and nothing else', () => {
     const sold: SaleFacts = { ...none, lastSales: new Map([['o1', NOW]]) };
-    expect(saleVerdict(offer(), sold, testMode(true), NOW)).toBeNull();
-    expect(saleVerdict(offer(), sold, live, NOW)).toMatchObject({ refusal: 'duplicate' });
+    expect(saleOf(offer(), sold, testMode(true), NOW)).toBeNull();
+    expect(saleOf(offer(), sold, live, NOW)).toMatchObject({ refusal: 'duplicate' });
     const full: SaleFacts = { ...none, capUsage: new Map([[slotKey(capsAt(offer().caps, NOW)[0].slot), 2]]) };
-    expect(saleVerdict(offer(), full, testMode(true), NOW)).toMatchObject({ refusal: 'cap_reached' });
+    expect(saleOf(offer(), full, testMode(true), NOW)).toMatchObject({ refusal: 'cap_reached' });
   });
 
   it('closes the sale after a true_exclusive sale, three sales, or for an exclusive offer once sold', () => {
     const one = { offerId: 'x', schoolId: 's9', offerType: 'shared' as const };
-    expect(saleVerdict(offer(), { ...none, liveSales: [{ ...one, offerType: 'true_exclusive' }] }, live, NOW)).toMatchObject({
+    expect(saleOf(offer(), { ...none, liveSales: [{ ...one, offerType: 'true_exclusive' }] }, live, NOW)).toMatchObject({
       refusal: 'sale_closed',
       detail: 'sold_true_exclusive',
     });
-    expect(
-      saleVerdict(offer(), { ...none, liveSales: [one, { ...one, offerId: 'y' }, { ...one, offerId: 'z' }] }, live, NOW),
-    ).toMatchObject({ refusal: 'sale_closed', detail: 'sale_limit_reached' });
-    expect(saleVerdict(offer({ offerType: 'true_exclusive' }), { ...none, liveSales: [one] }, live, NOW)).toMatchObject({
+    expect(saleOf(offer(), { ...none, liveSales: [one, { ...one, offerId: 'y' }, { ...one, offerId: 'z' }] }, live, NOW)).toMatchObject({
+      refusal: 'sale_closed',
+      detail: 'sale_limit_reached',
+    });
+    expect(saleOf(offer({ offerType: 'true_exclusive' }), { ...none, liveSales: [one] }, live, NOW)).toMatchObject({
       refusal: 'sale_closed',
       detail: 'already_sold',
     });
@@ -173,5 +186,82 @@ describe('qualify: one decision for search and submit, own offers and partner re
     expect(submitDecisionOf({ offerId: 'o1', qualifies: false, refusal: 'school_sold_exclusive', detail: 'school_sold_exclusive' })).toBe(
       SUBMIT.schoolBoughtExclusive,
     );
+  });
+});
+
+describe('judgeOffers: the sale facts are read for the eligible offers only', () => {
+  const own = offer();
+  const paused = offer({ offerId: 'o2', status: 'paused' });
+  const elsewhere = offer({ offerId: 'o3', eligibility: { states: ['NV'] } });
+  const partner = offer({ offerId: 'o4', source: 'partner', programs: [] });
+
+  it('reads once, for the candidates, and decides every offer in the offers’ order', async () => {
+    const judged = judgeOffers([own, paused, elsewhere, partner], lead, { kind: 'catalog' }, NOW, live);
+    expect(judged.candidates.map((o) => o.offerId)).toEqual(['o1', 'o4']);
+    const reads: string[][] = [];
+    const full: SaleFacts = { ...none, capUsage: new Map([[slotKey(capsAt(own.caps, NOW)[0].slot), 2]]) };
+    const { verdicts, facts } = await judged.read(async (candidates) => {
+      reads.push(candidates.map((o) => o.offerId));
+      return { ...full, extra: 'the caller’s own facts come back' };
+    });
+    expect(reads).toEqual([['o1', 'o4']]);
+    expect(facts?.extra).toBe('the caller’s own facts come back');
+    expect(verdicts.map((v) => [v.offerId, v.qualifies ? 'qualifies' : v.refusal])).toEqual([
+      ['o1', 'cap_reached'],
+      ['o2', 'offer_inactive'],
+      ['o3', 'not_eligible'],
+      ['o4', 'cap_reached'],
+    ]);
+    expect(verdicts).toEqual(judged.decide(full));
+  });
+
+  it('reads nothing when no offer is eligible', async () => {
+    const judged = judgeOffers([paused, elsewhere], lead, { kind: 'catalog' }, NOW, live);
+    const read = jest.fn(async () => none);
+    const { verdicts, facts } = await judged.read(read);
+    expect(read).not.toHaveBeenCalled();
+    expect(facts).toBeNull();
+    expect(verdicts).toEqual(judged.eligibility);
+    expect(verdicts.map((v) => !v.qualifies && v.refusal)).toEqual(['offer_inactive', 'not_eligible']);
+    expect((await judgeOffers([], lead, { kind: 'catalog' }, NOW, live).read(read)).verdicts).toEqual([]);
+    expect(read).not.toHaveBeenCalled();
+  });
+
+  it('refuses on eligibility whatever the facts say (an ineligible offer’s facts are never consulted)', () => {
+    const optedOut = judgeOffers([paused, elsewhere, own], lead, { kind: 'catalog' }, NOW, live).decide({ ...none, suppressed: true });
+    expect(optedOut.map((v) => !v.qualifies && v.refusal)).toEqual(['offer_inactive', 'not_eligible', 'opted_out']);
+  });
+
+  it('judges a partner offer’s programs as its partner’s, whatever an own offer’s are judged by', () => {
+    for (const programs of [{ kind: 'catalog' }, { kind: 'chosen', programId: 'bsn' }] as const) {
+      expect(judgeOffers([partner], lead, programs, NOW, live).eligibility[0]).toEqual({ offerId: 'o4', qualifies: true, programs: null });
+    }
+  });
+
+  it('keeps eligibility’s program checks beside a sale refusal (explain shows both)', () => {
+    const judged = judgeOffers([own], lead, { kind: 'catalog' }, NOW, live);
+    expect(judged.decide({ ...none, suppressed: true })[0]).toMatchObject({ refusal: 'opted_out' });
+    expect(judged.eligibility[0]).toMatchObject({
+      qualifies: true,
+      programChecks: [
+        { value: 'bsn', check: { eligible: false, rule: 'education_levels' } },
+        { value: 'bba', check: { eligible: true } },
+      ],
+    });
+  });
+
+  it('replays a search with its sale-time refusals as stored, for the offers still eligible', () => {
+    const stored: Record<string, { refusal: string; detail?: string }> = {
+      o1: { refusal: 'sale_closed', detail: 'sold_true_exclusive' },
+      o3: { refusal: 'cap_reached' },
+      o4: { refusal: 'partner_timeout' },
+    };
+    const verdicts = judgeOffers([own, paused, elsewhere, partner], lead, { kind: 'catalog' }, NOW, live).replay((id) => stored[id]);
+    expect(verdicts).toEqual([
+      { offerId: 'o1', qualifies: false, refusal: 'sale_closed', detail: 'sold_true_exclusive' },
+      expect.objectContaining({ offerId: 'o2', refusal: 'offer_inactive' }),
+      expect.objectContaining({ offerId: 'o3', refusal: 'not_eligible' }),
+      { offerId: 'o4', qualifies: true, programs: null },
+    ]);
   });
 });

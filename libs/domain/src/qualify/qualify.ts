@@ -21,6 +21,9 @@ import { checkEligibility, EligibilityFailure, ProgramCheck, qualifyOffer } from
  *   4. the lead's sale state: offer types and max_accepted_submissions (sales/sale-rules.ts);
  *   5. the person already sold to the offer within its window (duplicates/, live leads only: test-mode/);
  *   6. a cap of the offer already full in its period (caps/).
+ * Steps 1 and 2 decide on the lead and the catalog; 3 to 6 on the sale facts
+ * read from PostgreSQL, for the offers that passed 1 and 2 only. judgeOffers
+ * is the one entry: it keeps that order and that read.
  */
 export type OfferVerdict = Qualified | Refused;
 export interface Qualified {
@@ -64,8 +67,81 @@ export interface SaleFacts {
   suppressed: boolean;
 }
 
-/** Which programs are judged: every catalog program (a search's own offer), none (a partner supplies them), or the one chosen on a submit. */
+/**
+ * Which programs of an own offer are judged: every catalog program (a
+ * search), the one chosen (a submit), or none (a partner supplies them). A
+ * partner offer's programs are always its partner's.
+ */
 export type ProgramsJudged = { kind: 'catalog' } | { kind: 'partner' } | { kind: 'chosen'; programId: string | null };
+
+/** A sale-time refusal as a search stored it (`ops catalog simulate` replays a search without the facts of its moment). */
+export interface StoredRefusal {
+  refusal: string;
+  detail?: string;
+}
+
+/**
+ * The offers judged for a lead, in two steps that follow the reads: steps 1
+ * and 2 are decided at once (no I/O), and only the offers that passed them,
+ * the candidates, need the sale facts PostgreSQL holds for steps 3 to 6.
+ * Nothing else decides an offer: the steps are not exported, so no caller
+ * can judge the sale without the eligibility first.
+ */
+export interface OffersJudged {
+  /** The offers that passed steps 1 and 2, in the offers' order: the only ones whose sale facts are read. */
+  readonly candidates: readonly CampaignOffer[];
+  /** Steps 1 and 2's verdict on each offer, in the offers' order (`ops lead explain` shows each program's check from it). */
+  readonly eligibility: readonly OfferVerdict[];
+  /** Every offer's verdict, steps 3 to 6 decided on `facts` (read for the candidates). */
+  decide(facts: SaleFacts): OfferVerdict[];
+  /**
+   * Every offer's verdict, on the facts `readFacts` reads for the candidates
+   * (the caller's I/O); with no candidate nothing is read, and `facts` is null.
+   */
+  read<F extends SaleFacts>(
+    readFacts: (candidates: readonly CampaignOffer[]) => Promise<F>,
+  ): Promise<{ verdicts: OfferVerdict[]; facts: F | null }>;
+  /**
+   * Every offer's verdict with the candidates' sale-time refusals as stored
+   * (a replay: those facts were of their moment and no catalog changes them);
+   * a stored outcome that is no sale-time refusal leaves the candidate qualified.
+   */
+  replay(storedOf: (offerId: string) => StoredRefusal | undefined): OfferVerdict[];
+}
+
+/**
+ * Judges the offers for a lead at `now` (in the lead's test mode): the one
+ * entry to the rules above, for a search's start, a partner's answer, a
+ * submit, `ops lead explain` and `ops catalog simulate`.
+ */
+export function judgeOffers(
+  offers: readonly CampaignOffer[],
+  lead: Lead,
+  programs: ProgramsJudged,
+  now: Date,
+  mode: TestMode,
+): OffersJudged {
+  const eligibility = offers.map((o) => eligibilityVerdict(o, lead, now, o.source === 'own' ? programs : { kind: 'partner' }));
+  const candidates = offers.filter((_, i) => eligibility[i].qualifies);
+  const decide = (facts: SaleFacts) =>
+    offers.map((o, i) => (eligibility[i].qualifies ? (saleVerdict(o, facts, mode, now) ?? eligibility[i]) : eligibility[i]));
+  return {
+    candidates,
+    eligibility,
+    decide,
+    async read(readFacts) {
+      if (candidates.length === 0) return { verdicts: [...eligibility], facts: null };
+      const facts = await readFacts(candidates);
+      return { verdicts: decide(facts), facts };
+    },
+    replay: (storedOf) =>
+      offers.map((o, i) => {
+        const stored = eligibility[i].qualifies ? storedOf(o.offerId) : undefined;
+        if (!stored || !SALE_REFUSALS.has(stored.refusal as OfferRefusal)) return eligibility[i];
+        return refused(o.offerId, stored.refusal as OfferRefusal, stored.detail);
+      }),
+  };
+}
 
 const refused = (offerId: string, refusal: OfferRefusal, detail?: string, facts?: RefusalFacts): Refused => ({
   offerId,
@@ -79,7 +155,7 @@ const refused = (offerId: string, refusal: OfferRefusal, detail?: string, facts?
 export const notOnCampaign = (offerId: string): Refused => refused(offerId, 'not_on_campaign');
 
 /** Steps 1 and 2: the offer active, the lead eligible for it and for the programs judged. */
-export function eligibilityVerdict(offer: CampaignOffer, lead: Lead, now: Date, programs: ProgramsJudged): OfferVerdict {
+function eligibilityVerdict(offer: CampaignOffer, lead: Lead, now: Date, programs: ProgramsJudged): OfferVerdict {
   if (offer.status !== 'active') return refused(offer.offerId, 'offer_inactive', undefined, { kind: 'offer_status', status: offer.status });
   if (programs.kind === 'catalog') {
     const verdict = qualifyOffer(offer.eligibility, offer.programs, lead, now);
@@ -104,7 +180,7 @@ export function eligibilityVerdict(offer: CampaignOffer, lead: Lead, now: Date, 
   return { offerId: offer.offerId, qualifies: true, programs: programs.kind === 'partner' ? null : [] };
 }
 
-/** The refusals saleVerdict gives (steps 3 to 6): decided on the sale facts of their moment, not on the lead and the catalog alone. */
+/** The refusals of steps 3 to 6: decided on the sale facts of their moment, not on the lead and the catalog alone. */
 export const SALE_REFUSALS: ReadonlySet<OfferRefusal> = new Set<OfferRefusal>([
   'opted_out',
   'sale_closed',
@@ -114,7 +190,7 @@ export const SALE_REFUSALS: ReadonlySet<OfferRefusal> = new Set<OfferRefusal>([
 ]);
 
 /** Steps 3 to 6: whether one more sale of this lead to this offer is allowed now. Null when it is. */
-export function saleVerdict(offer: CampaignOffer, facts: SaleFacts, mode: TestMode, now: Date): Refused | null {
+function saleVerdict(offer: CampaignOffer, facts: SaleFacts, mode: TestMode, now: Date): Refused | null {
   if (facts.suppressed) return refused(offer.offerId, 'opted_out', undefined, { kind: 'opted_out' });
   const sale = saleCheck(facts.liveSales, { offerId: offer.offerId, schoolId: offer.schoolId, offerType: offer.offerType });
   if (sale)
@@ -131,29 +207,15 @@ export function saleVerdict(offer: CampaignOffer, facts: SaleFacts, mode: TestMo
   return null;
 }
 
-/** The whole decision for one offer: eligibility, then the sale. */
-export function qualify(
-  offer: CampaignOffer,
-  lead: Lead,
-  facts: SaleFacts,
-  mode: TestMode,
-  now: Date,
-  programs: ProgramsJudged,
-): OfferVerdict {
-  const eligible = eligibilityVerdict(offer, lead, now, programs);
-  if (!eligible.qualifies) return eligible;
-  return saleVerdict(offer, facts, mode, now) ?? eligible;
-}
-
 /** A refused verdict as the submit answers it (contract: Decision codes in a 200 answer). */
 export function submitDecisionOf(verdict: Refused): Decision {
   switch (verdict.refusal) {
     case 'offer_inactive':
     case 'not_on_campaign':
       return SUBMIT.offerUnavailable;
+    // An opted-out person is refused with the plain eligibility answer: it says nothing of who recorded the opt-out.
     case 'not_eligible':
     case 'no_eligible_program':
-    // An opted-out person is refused with the plain eligibility answer: it says nothing of who recorded the opt-out.
     case 'opted_out':
       return SUBMIT.notEligible;
     case 'duplicate':

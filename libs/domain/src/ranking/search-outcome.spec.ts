@@ -1,8 +1,9 @@
 import type { CampaignOffer } from '../catalog/campaign-offer';
 import { payoutTerms } from '../payouts/payouts';
-import { eligibilityVerdict, notOnCampaign } from '../qualify/qualify';
+import { judgeOffers, notOnCampaign } from '../qualify/qualify';
 import { ownRankKeys } from '../results/result-entry';
 import { searchOutcome } from './search-outcome';
+import { testMode } from '../test-mode/test-mode';
 
 const NOW = new Date('2026-11-25T15:00:00Z');
 const offer = (id: string, over: Partial<CampaignOffer> = {}): CampaignOffer => ({
@@ -39,9 +40,7 @@ describe('searchOutcome: what a new search shows of its verdicts', () => {
     offer('p', { source: 'partner', partner: { id: 'pn', name: 'Partner', adapter: 'sandbox', baseUrl: 'x', timeoutMs: 1000 } }),
   ];
   const verdicts = () => [
-    ...offers.map((o) =>
-      eligibilityVerdict(o, { address: { state: 'TX' } }, NOW, o.source === 'own' ? { kind: 'catalog' } : { kind: 'partner' }),
-    ),
+    ...judgeOffers(offers, { address: { state: 'TX' } }, { kind: 'catalog' }, NOW, testMode(false)).eligibility,
     notOnCampaign('gone'),
   ];
 

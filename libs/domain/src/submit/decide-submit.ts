@@ -3,7 +3,7 @@ import { checkAnswers, ShownOffer } from '../answers/answers';
 import { checkConsent } from '../consent/consent';
 import { Decision, SUBMIT } from '../decisions/decision-catalog';
 import type { Lead } from '../lead-input';
-import { eligibilityVerdict, saleVerdict, SaleFacts, submitDecisionOf } from '../qualify/qualify';
+import { judgeOffers, SaleFacts, submitDecisionOf } from '../qualify/qualify';
 import type { TestMode } from '../test-mode/test-mode';
 
 /** What a submit asks for, as the gateway validated it. */
@@ -20,7 +20,22 @@ export interface PickedResult {
   expiresAt: Date | null;
 }
 
-export type PreChecked = { ok: true; programId: string | null; answers: Record<string, string> } | { ok: false; decision: Decision };
+export type PreChecked =
+  | {
+      ok: true;
+      programId: string | null;
+      answers: Record<string, string>;
+      /**
+       * The rest of the submit's checks, on what PostgreSQL says under the
+       * reservation's locks: the lead's sales (a repost is `Duplicate - Offer`),
+       * the person already sold to the offer within its window (live leads
+       * only), the offer's caps. Null: the sale may be made (the reservation
+       * then takes the cap slots atomically; a slot taken meanwhile is
+       * CAP_REACHED there).
+       */
+      saleDecision: (facts: SaleFacts) => Decision | null;
+    }
+  | { ok: false; decision: Decision };
 
 /**
  * The submit-time checks that need no lock (affiliate-api.md: "Checks run
@@ -32,13 +47,14 @@ export type PreChecked = { ok: true; programId: string | null; answers: Record<s
  *   3. consent (never taken from the search);
  *   4. eligibility of the offer and the chosen program (NOT_ELIGIBLE).
  * The lead's sales, the person and the caps follow under the reservation's
- * locks (saleDecision).
+ * locks (the answer's saleDecision: the same judgeOffers, its facts read then).
  */
 export function preCheckSubmit(
   offer: CampaignOffer | undefined,
   picked: PickedResult | null,
   choice: SubmitChoice,
   lead: Lead,
+  mode: TestMode,
   now: Date,
 ): PreChecked {
   if (!offer || offer.status !== 'active' || (picked?.expiresAt && picked.expiresAt.getTime() <= now.getTime())) {
@@ -49,21 +65,17 @@ export function preCheckSubmit(
   if (!answers.ok) return { ok: false, decision: answers.refusal };
   const consent = checkConsent(choice.tcpaConsent);
   if (consent) return { ok: false, decision: consent };
-  // A partner result's programs are the partner's: only the offer's own rules apply to them.
-  const programs = offer.source === 'own' ? ({ kind: 'chosen', programId: answers.programId } as const) : ({ kind: 'partner' } as const);
-  const eligible = eligibilityVerdict(offer, lead, now, programs);
+  // A partner result's programs are the partner's: only the offer's own rules apply to them (judgeOffers).
+  const judged = judgeOffers([offer], lead, { kind: 'chosen', programId: answers.programId }, now, mode);
+  const eligible = judged.eligibility[0];
   if (!eligible.qualifies) return { ok: false, decision: submitDecisionOf(eligible) };
-  return { ok: true, programId: answers.programId, answers: answers.answers };
-}
-
-/**
- * The rest of the submit's checks, on what PostgreSQL says under the
- * reservation's locks: the lead's sales (a repost is `Duplicate - Offer`), the
- * person already sold to the offer within its window (live leads only), the
- * offer's caps. Null: the sale may be made (the reservation then takes the cap
- * slots atomically; a slot taken meanwhile is CAP_REACHED there).
- */
-export function saleDecision(offer: CampaignOffer, facts: SaleFacts, mode: TestMode, now: Date): Decision | null {
-  const refused = saleVerdict(offer, facts, mode, now);
-  return refused ? submitDecisionOf(refused) : null;
+  return {
+    ok: true,
+    programId: answers.programId,
+    answers: answers.answers,
+    saleDecision: (facts) => {
+      const verdict = judged.decide(facts)[0];
+      return verdict.qualifies ? null : submitDecisionOf(verdict);
+    },
+  };
 }
