@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import Redis from 'ioredis';
 import { loadConfig } from '../../libs/config/src';
-import { MESSAGE_TYPES, PartnerSearchAnsweredV1, PartnerSearchAnsweredV2, SearchAnswer, SearchRequestedV1 } from '../../libs/contracts/src';
+import { MESSAGE_TYPES, PartnerAnswer, PartnerSearchAnsweredV2, SearchAnswer, SearchRequestedV1 } from '../../libs/contracts/src';
 import { AmqpConnection, RawReply, topologyFor } from '../../libs/messaging/src';
 import { searchBody } from '../support/catalog-builder';
 import { call } from '../support/http';
@@ -107,10 +107,8 @@ describe('search orchestration races (e2e)', () => {
   });
 
   const poll = (searchId: string) => call(gateway.url, 'GET', `/api/v1/engine/results/${searchId}`, { key: key.key });
-  /** Partner i's answer, as the previous release's partner-adapter sent it (one partner a message). */
-  const legacyAnswerOf = (searchId: string, i: number): PartnerSearchAnsweredV1 => ({
-    searchId,
-    campaignId: ids.campaign,
+  /** Partner i's answer. */
+  const partnerAnswerOf = (i: number): PartnerAnswer => ({
     partnerId: ids.partners[i],
     outcome: 'answered',
     latencyMs: 12,
@@ -127,11 +125,12 @@ describe('search orchestration races (e2e)', () => {
       },
     ],
   });
-  /** Partner i's answer in a message of this release. */
-  const answerOf = (searchId: string, i: number): PartnerSearchAnsweredV2 => {
-    const { partnerId, outcome, latencyMs, results } = legacyAnswerOf(searchId, i);
-    return { searchId, campaignId: ids.campaign, answers: [{ partnerId, outcome, latencyMs, results }] };
-  };
+  /** Partner i's answer in a message of its own. */
+  const answerOf = (searchId: string, i: number): PartnerSearchAnsweredV2 => ({
+    searchId,
+    campaignId: ids.campaign,
+    answers: [partnerAnswerOf(i)],
+  });
 
   async function waitDone(searchId: string) {
     for (let i = 0; i < 100; i += 1) {
@@ -148,14 +147,14 @@ describe('search orchestration races (e2e)', () => {
     const searchId = first.body.svc_lead_id as string;
     expect(first.body.processing_done).toBe(false);
 
-    // Each answer twice: once as this release sends it, once as the previous release did (a rolling deploy).
+    // Each answer twice, the second copy under another messageId (a twin the message ids do not catch): the merge takes one.
     await Promise.all(
       [0, 1, 2].flatMap((i) => [
         amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, answerOf(searchId, i), {
           messageId: `partner-answer:${searchId}:${ids.partners[i]}`,
         }),
-        amqp.publish(MESSAGE_TYPES.LegacyPartnerSearchAnswered, legacyAnswerOf(searchId, i), {
-          messageId: `partner-answer:${searchId}:${ids.partners[i]}:v1`,
+        amqp.publish(MESSAGE_TYPES.PartnerSearchAnswered, answerOf(searchId, i), {
+          messageId: `partner-answer:${searchId}:${ids.partners[i]}:twin`,
         }),
       ]),
     );

@@ -4,7 +4,6 @@ import type { DataSource } from 'typeorm';
 import type {
   PartnerAnswer,
   PartnerOfferResult,
-  PartnerSearchAnsweredV1,
   PartnerSearchAnsweredV2,
   PartnerSearchRequestedV2,
   SearchAnswer,
@@ -269,21 +268,6 @@ export function partnerAnswer<K extends string>(
   o: AnswerOptions = {},
 ): PartnerSearchAnsweredV2 {
   return partnerAnswers(w, searchId, [oneAnswer(w, partnerKey, results, o)]);
-}
-
-/** The previous release's answer of one partner network (its campaign id absent with `campaignId: null`). */
-export function legacyPartnerAnswer<K extends string>(
-  w: World<K>,
-  searchId: string,
-  partnerKey: string,
-  results: PartnerOfferResult[],
-  o: AnswerOptions & { campaignId?: string | null } = {},
-): PartnerSearchAnsweredV1 {
-  return {
-    searchId,
-    ...(o.campaignId === null ? {} : { campaignId: o.campaignId ?? w.ids.campaign }),
-    ...oneAnswer(w, partnerKey, results, o),
-  };
 }
 
 /** The partner calls a start asks for, each with the request's search fields: the one request message, seen per partner. */

@@ -23,15 +23,6 @@ export const MESSAGE_TYPES = {
    */
   PartnerSearchAnswered: 'partner.search.answered.v2',
   /**
-   * The previous release's one-partner request and answer. partner-adapter
-   * still answers a v1 request with a v1 answer, and the orchestrator still
-   * merges a v1 answer, so the messages of a rolling deploy (and a replay of
-   * an old dead letter) are handled in either order (docs/runbooks/deploy.md).
-   * Remove in the next release.
-   */
-  LegacyPartnerSearchRequested: 'partner.search.requested.v1',
-  LegacyPartnerSearchAnswered: 'partner.search.answered.v1',
-  /**
    * gateway -> checks (request/reply, a routing slip): decide one submit or
    * direct post. Checks answers a refusal or a held test lead itself, or
    * reserves the sale and forwards DeliveryRequested, whose handler answers.
@@ -41,13 +32,6 @@ export const MESSAGE_TYPES = {
   DeliveryRequested: 'delivery.requested.v1',
   /** delivery -> partner-adapter (request/reply): post a chosen partner result to its partner network. */
   PartnerSubmitRequested: 'partner.submit.requested.v1',
-  /**
-   * The previous release's submit (gateway -> delivery), the same payload as
-   * SubmitRequested. Delivery forwards any that are still queued (or are
-   * replayed from its dead-letter queue) to checks, so no submit of a rolling
-   * deploy is lost (docs/runbooks/deploy.md). Remove in the next release.
-   */
-  LegacySubmitRequested: 'submit.requested.v1',
   /**
    * delivery (its outbox relay) -> delivery (command): send one revocation
    * notice to its buyer (docs/opt-outs.md). Idempotent: the notice's row is
@@ -161,21 +145,6 @@ export interface PartnerSearchAnsweredV2 {
   answers: PartnerAnswer[];
 }
 
-/** The previous release's request: one partner network (LegacyPartnerSearchRequested). */
-export interface PartnerSearchRequestedV1 {
-  searchId: string;
-  /** The search's campaign (echoed on the answer, so the orchestrator reads the campaign's offers before the search). */
-  campaignId?: string;
-  partner: PartnerRef;
-  /** The partner's offers on the campaign that passed the search-time checks. */
-  offers: Array<{ offerId: string; externalId: string }>;
-  lead: LeadPayload;
-  tracking: Record<string, string>;
-  isTest: boolean;
-  /** ISO time the search closes: the partner call never outlives it. */
-  closesAt: string;
-}
-
 /** How a partner call ended. */
 export type PartnerCallOutcome = 'answered' | 'timeout' | 'error' | 'circuit_open' | 'expired';
 
@@ -190,20 +159,6 @@ export interface PartnerOfferResult {
   school: { name: string; logoUrl: string | null } | null;
   /** Seconds the partner keeps the result open, when it says. */
   expiresInSeconds: number | null;
-}
-
-/** The previous release's answer: one partner (LegacyPartnerSearchAnswered). */
-export interface PartnerSearchAnsweredV1 {
-  searchId: string;
-  /** The request's campaignId (absent from a partner-adapter of an earlier release: the orchestrator then reads it). */
-  campaignId?: string;
-  partnerId: string;
-  outcome: PartnerCallOutcome;
-  latencyMs: number;
-  /** Empty unless outcome is `answered`. */
-  results: PartnerOfferResult[];
-  /** Short operator-facing description of a failure (never shown to affiliates). */
-  detail?: string;
 }
 
 /** A revocation notice to send (its row in revocation_notices holds the rest). */

@@ -44,9 +44,6 @@ export const MESSAGE_ROUTES: readonly MessageRoute<ConsumerName>[] = deepFreeze(
   { type: MESSAGE_TYPES.SubmitRequested, kind: 'command', consumers: ['checks'] },
   { type: MESSAGE_TYPES.DeliveryRequested, kind: 'command', consumers: ['delivery'] },
   { type: MESSAGE_TYPES.PartnerSubmitRequested, kind: 'command', consumers: ['partner-adapter'] },
-  { type: MESSAGE_TYPES.LegacySubmitRequested, kind: 'command', consumers: ['delivery'] },
-  { type: MESSAGE_TYPES.LegacyPartnerSearchRequested, kind: 'command', consumers: ['partner-adapter'] },
-  { type: MESSAGE_TYPES.LegacyPartnerSearchAnswered, kind: 'command', consumers: ['search-orchestrator'] },
   { type: MESSAGE_TYPES.RevocationRequested, kind: 'command', consumers: ['delivery'] },
 ]);
 

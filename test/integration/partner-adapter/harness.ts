@@ -3,14 +3,7 @@ import * as amqplib from 'amqplib';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import type {
-  PartnerCallRequest,
-  PartnerRef,
-  PartnerSearchAnsweredV1,
-  PartnerSearchAnsweredV2,
-  PartnerSearchRequestedV1,
-  PartnerSearchRequestedV2,
-} from '@lr/contracts';
+import type { PartnerAnswer, PartnerCallRequest, PartnerRef, PartnerSearchAnsweredV2, PartnerSearchRequestedV2 } from '@lr/contracts';
 import { AmqpConnection, Topology, queuesOf, startAmqpConsumer, topologyFor } from '@lr/messaging';
 import { WorkerModule } from '@lr/platform';
 import { createSandboxApp, RunningSandbox } from '../../../apps/sandbox/src/sandbox-app';
@@ -58,10 +51,14 @@ export function sandboxName(partner: PartnerRef): string {
 
 const LEAD = { personal: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' }, address: { state: 'CA' } };
 
-/** The previous release's request: one partner. */
-export function searchRequest(partner: PartnerRef, opts: { closesInMs?: number; offers?: typeof OFFERS } = {}): PartnerSearchRequestedV1 {
+/** A search that asks one partner network about its offers. */
+export type OnePartnerSearch = Omit<PartnerSearchRequestedV2, 'partners'> & PartnerCallRequest;
+
+/** A search's request for one partner. */
+export function searchRequest(partner: PartnerRef, opts: { closesInMs?: number; offers?: typeof OFFERS } = {}): OnePartnerSearch {
   return {
     searchId: randomUUID(),
+    campaignId: randomUUID(),
     partner,
     offers: opts.offers ?? OFFERS.slice(0, 3),
     lead: LEAD,
@@ -105,8 +102,7 @@ export interface DeliveredAnswer {
   type: string;
   messageId: string;
   correlationId: string;
-  /** A PartnerSearchAnsweredV2 or (type LegacyPartnerSearchAnswered) a PartnerSearchAnsweredV1. */
-  payload: { searchId: string } & Partial<PartnerSearchAnsweredV2> & Partial<PartnerSearchAnsweredV1>;
+  payload: PartnerSearchAnsweredV2;
   /** Date.now() when it was taken off the queue. */
   at: number;
 }
@@ -223,6 +219,8 @@ export function useSandbox(): { sandbox: RunningSandbox } {
 
 interface PartnerSearchContext {
   service: SearchPartner;
+  /** The partner's answer to a search that asks it alone, as the one answer message carries it (not published on the broker). */
+  answer: (msg: OnePartnerSearch) => Promise<PartnerAnswer & { searchId: string }>;
   breakers: PartnerCircuitBreakers;
   registry: PartnerAdapterRegistry;
 }
@@ -254,7 +252,17 @@ export function usePartnerSearch(breaker: Partial<BreakerSettings> = {}): {
   beforeEach(() => {
     const breakers = new PartnerCircuitBreakers(breaker);
     const registry = new PartnerAdapterRegistry();
-    holder.ctx = { service: new SearchPartner(new PartnerCalls(registry, breakers), amqp, broker.config), breakers, registry };
+    const calls = new PartnerCalls(registry, breakers);
+    const answer = async ({ partner, offers, ...search }: OnePartnerSearch) => {
+      const published: PartnerSearchAnsweredV2[] = [];
+      const capture = { publish: async (_type: string, payload: PartnerSearchAnsweredV2) => void published.push(payload) };
+      await new SearchPartner(calls, capture as unknown as AmqpConnection, broker.config).answerAllAndPublish(
+        { ...search, partners: [{ partner, offers }] },
+        'corr-answer',
+      );
+      return { searchId: search.searchId, ...published[0].answers[0] };
+    };
+    holder.ctx = { service: new SearchPartner(calls, amqp, broker.config), answer, breakers, registry };
   });
   afterEach(() => holder.ctx.breakers.onModuleDestroy());
   return holder;

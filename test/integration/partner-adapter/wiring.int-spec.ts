@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { HEADERS, queuesOf } from '@lr/messaging';
-import { MESSAGE_TYPES, PartnerSearchRequestedV1 } from '@lr/contracts';
+import { MESSAGE_TYPES } from '@lr/contracts';
 import { drainQueue, queueDepth, waitFor } from '../messaging/support';
-import { DeliveredAnswer, OFFERS, received, sandboxPartner, searchRequest, searchRequestAll, usePartnerAdapterWorker } from './harness';
+import { DeliveredAnswer, OFFERS, received, sandboxPartner, searchRequestAll, usePartnerAdapterWorker } from './harness';
 
 describe('partner-adapter worker on RabbitMQ, as main.ts starts it', () => {
   const w = usePartnerAdapterWorker();
@@ -101,32 +100,6 @@ describe('partner-adapter worker on RabbitMQ, as main.ts starts it', () => {
       })),
     );
     for (const p of partners) expect((await received(w.sandbox, p)).search_total_received).toBe(0);
-  });
-
-  it("answers a previous release's one-partner request with the one answer its sender reads", async () => {
-    const partner = sandboxPartner(w.sandbox, 'match=all');
-    const msg: PartnerSearchRequestedV1 = { ...searchRequest(partner), campaignId: randomUUID() };
-    await w.orchestrator.publish(MESSAGE_TYPES.LegacyPartnerSearchRequested, msg, {
-      messageId: `partner-search:${msg.searchId}:${partner.id}`,
-      correlationId: 'corr-v1',
-    });
-
-    const [answer, ...more] = await w.answers.waitFor(msg.searchId, 1);
-    expect(more).toEqual([]);
-    expect(answer).toMatchObject({
-      type: MESSAGE_TYPES.LegacyPartnerSearchAnswered,
-      messageId: `partner-answer:${msg.searchId}:${partner.id}`,
-      correlationId: 'corr-v1',
-    });
-    expect(answer.payload).toEqual({
-      searchId: msg.searchId,
-      campaignId: msg.campaignId,
-      partnerId: partner.id,
-      outcome: 'answered',
-      latencyMs: expect.any(Number),
-      results: msg.offers.map((o) => expect.objectContaining({ offerId: o.offerId, externalId: o.externalId })),
-    });
-    expect((await received(w.sandbox, partner)).search_total_received).toBe(1);
   });
 
   it('dead-letters at once a request whose closesAt is not a time, without calling any partner', async () => {

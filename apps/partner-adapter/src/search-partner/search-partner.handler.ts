@@ -1,10 +1,10 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
-import { MESSAGE_TYPES, PartnerSearchRequestedV1, PartnerSearchRequestedV2 } from '@lr/contracts';
+import { MESSAGE_TYPES, PartnerSearchRequestedV2 } from '@lr/contracts';
 import { AmqpContext, HandleMessage } from '@lr/messaging';
 import { SearchPartner } from './search-partner.usecase';
 
-/** Thin handlers: the use case asks the partners and publishes their answers; the transport acks after that. */
+/** A thin handler: the use case asks the partners and publishes their answers; the transport acks after that. */
 @Controller()
 export class SearchPartnerHandler {
   constructor(private readonly searches: SearchPartner) {}
@@ -12,11 +12,5 @@ export class SearchPartnerHandler {
   @HandleMessage(MESSAGE_TYPES.PartnerSearchRequested)
   async search(@Payload() msg: PartnerSearchRequestedV2, @Ctx() ctx: AmqpContext): Promise<void> {
     await this.searches.answerAllAndPublish(msg, ctx.getMeta().correlationId);
-  }
-
-  /** A previous release's one-partner request (still queued, or replayed from a dead-letter queue) gets the answer its sender reads. */
-  @HandleMessage(MESSAGE_TYPES.LegacyPartnerSearchRequested)
-  async searchLegacy(@Payload() msg: PartnerSearchRequestedV1, @Ctx() ctx: AmqpContext): Promise<void> {
-    await this.searches.answerAndPublish(msg, ctx.getMeta().correlationId);
   }
 }

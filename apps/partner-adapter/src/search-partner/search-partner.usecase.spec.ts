@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { MESSAGE_TYPES } from '@lr/contracts';
-import type { PartnerCallRequest, PartnerOfferResult, PartnerRef, PartnerSearchAnsweredV1, PartnerSearchAnsweredV2 } from '@lr/contracts';
-import type { PartnerSearchRequestedV1, PartnerSearchRequestedV2 } from '@lr/contracts';
+import type { PartnerAnswer, PartnerCallRequest, PartnerOfferResult, PartnerRef, PartnerSearchAnsweredV2 } from '@lr/contracts';
+import type { PartnerSearchRequestedV2 } from '@lr/contracts';
 import { AmqpConnection, PermanentError } from '@lr/messaging';
 import { metricsRegistry } from '@lr/observability';
 import { PartnerAdapterRegistry } from '../adapters/adapter-registry';
@@ -34,10 +34,14 @@ function partnerRef(overrides: Partial<PartnerRef> = {}): PartnerRef {
   return { id: `partner-${n}`, name: `Partner ${n}`, adapter: 'fake', baseUrl: 'http://partner.test', timeoutMs: 1_000, ...overrides };
 }
 
-function request(overrides: Partial<PartnerSearchRequestedV1['partner']> = {}, closesInMs = 45_000): PartnerSearchRequestedV1 {
+/** A search that asks one partner network. */
+type OnePartnerSearch = Omit<PartnerSearchRequestedV2, 'partners'> & PartnerCallRequest;
+
+function request(overrides: Partial<PartnerRef> = {}, closesInMs = 45_000): OnePartnerSearch {
   const partner = partnerRef(overrides);
   return {
     searchId: `search-${n}`,
+    campaignId: 'campaign-1',
     partner,
     offers: [{ offerId: 'o1', externalId: 'westlake-001' }],
     lead: { personal: { email: 'ada@example.com' } },
@@ -61,9 +65,9 @@ function requestAll(partners: Array<PartnerRef | PartnerCallRequest>, closesInMs
   };
 }
 
-function asV2(msg: PartnerSearchRequestedV1): PartnerSearchRequestedV2 {
-  const { partner, offers, campaignId, ...search } = msg;
-  return { ...search, campaignId: campaignId ?? 'campaign-1', partners: [{ partner, offers }] };
+function asV2(msg: OnePartnerSearch): PartnerSearchRequestedV2 {
+  const { partner, offers, ...search } = msg;
+  return { ...search, partners: [{ partner, offers }] };
 }
 
 interface Deferred<T> {
@@ -100,24 +104,16 @@ describe('SearchPartner', () => {
 
   const published = () => publish.mock.calls.map(([type, payload, opts]) => ({ type, payload: payload as PartnerSearchAnsweredV2, opts }));
 
-  /**
-   * One partner's answer, asked by the previous release's request or as the
-   * only partner of a v2 request: the call is the same code either way.
-   */
-  const answerVia: Record<'v1' | 'v2', (msg: PartnerSearchRequestedV1) => Promise<PartnerSearchAnsweredV1>> = {
-    v1: (msg) => service.answer(msg),
-    v2: async (msg) => {
+  describe('one partner, asked by a request', () => {
+    /** The partner's answer, as the one answer of the one message published. */
+    const answer = async (msg: OnePartnerSearch): Promise<PartnerAnswer & { searchId: string }> => {
       publish.mockClear();
       await service.answerAllAndPublish(asV2(msg), 'corr-1');
       expect(publish).toHaveBeenCalledTimes(1);
       const { searchId, answers } = published()[0].payload;
       expect(answers).toHaveLength(1);
       return { searchId, ...answers[0] };
-    },
-  };
-
-  describe.each(['v1', 'v2'] as const)('one partner, asked by a %s request', (version) => {
-    const answer = (msg: PartnerSearchRequestedV1) => answerVia[version](msg);
+    };
 
     it("answers the partner's results and passes it what the request asked", async () => {
       const msg = request();
@@ -206,24 +202,6 @@ describe('SearchPartner', () => {
     });
   });
 
-  describe("the previous release's one-partner request", () => {
-    it('publishes a v1 answer with a deterministic messageId and the request correlationId', async () => {
-      const msg = { ...request(), campaignId: 'campaign-1' };
-      const answer = await service.answerAndPublish(msg, 'corr-1');
-      expect(answer).toMatchObject({ searchId: msg.searchId, campaignId: 'campaign-1', partnerId: msg.partner.id, outcome: 'answered' });
-      expect(publish).toHaveBeenCalledWith(MESSAGE_TYPES.LegacyPartnerSearchAnswered, answer, {
-        messageId: `partner-answer:${msg.searchId}:${msg.partner.id}`,
-        correlationId: 'corr-1',
-      });
-      expect(partnerAnswerMessageId('s', 'p')).toBe('partner-answer:s:p');
-    });
-
-    it('throws when the answer cannot be published (the transport retries the request)', async () => {
-      publish.mockRejectedValue(new Error('broker unavailable'));
-      await expect(service.answerAndPublish(request(), 'corr-1')).rejects.toThrow('broker unavailable');
-    });
-  });
-
   describe('a request for every partner of a search', () => {
     /** Each partner's call ends when the test says. */
     function gatedCalls() {
@@ -268,6 +246,7 @@ describe('SearchPartner', () => {
         },
         { messageId: `partner-answer:${msg.searchId}:${a.id}`, correlationId: 'corr-1' },
       );
+      expect(partnerAnswerMessageId('s', 'p', 'q')).toBe('partner-answer:s:p+q');
     });
 
     it('calls every partner at once and puts the answers of partners that end together in one message', async () => {
@@ -389,13 +368,6 @@ describe('SearchPartner', () => {
         end(slow);
         await done;
         expect(answeredBy(1)).toEqual([slow.id]);
-      });
-
-      it("the previous release's one-partner request is answered at once (there is nobody to wait for)", async () => {
-        const started = Date.now();
-        await service.answerAndPublish(request(), 'corr-1');
-        expect(publish).toHaveBeenCalledTimes(1);
-        expect(Date.now() - started).toBeLessThan(GATHER_MS);
       });
     });
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { MESSAGE_TYPES } from '@lr/contracts';
 import type { PartnerAnswer, PartnerCallOutcome, PartnerCallRequest, PartnerOfferResult, PartnerRef } from '@lr/contracts';
-import type { PartnerSearchAnsweredV1, PartnerSearchAnsweredV2, PartnerSearchRequestedV1, PartnerSearchRequestedV2 } from '@lr/contracts';
+import type { PartnerSearchAnsweredV2, PartnerSearchRequestedV2 } from '@lr/contracts';
 import { AmqpConnection, PermanentError } from '@lr/messaging';
 import { describeCallFailure } from '../calls/call-failure';
 import { callDeadlines } from '../calls/deadline';
@@ -19,7 +19,7 @@ export function partnerAnswerMessageId(searchId: string, ...partnerIds: string[]
   return `partner-answer:${searchId}:${partnerIds.join('+')}`;
 }
 
-/** What a partner is asked about a search; both versions of the request carry it. */
+/** What a partner is asked about a search. */
 type SearchOf = Pick<PartnerSearchRequestedV2, 'searchId' | 'lead' | 'tracking' | 'isTest' | 'closesAt'>;
 
 interface Ended {
@@ -75,32 +75,7 @@ export class SearchPartner {
     if (bug) throw bug.reason;
   }
 
-  /**
-   * The previous release's request: one partner, answered with a
-   * PartnerSearchAnsweredV1 that its sender reads. A publish failure throws
-   * (the transport retries the request).
-   */
-  async answerAndPublish(msg: PartnerSearchRequestedV1, correlationId: string): Promise<PartnerSearchAnsweredV1> {
-    const answer = await this.answer(msg);
-    await this.amqp.publish(MESSAGE_TYPES.LegacyPartnerSearchAnswered, answer, {
-      messageId: partnerAnswerMessageId(msg.searchId, msg.partner.id),
-      correlationId,
-    });
-    return answer;
-  }
-
-  /**
-   * The partner's answer to a previous release's request, or how the call
-   * failed: never throws for a partner's failure. Only a request with an
-   * unreadable closesAt throws (PermanentError).
-   */
-  async answer(msg: PartnerSearchRequestedV1): Promise<PartnerSearchAnsweredV1> {
-    const taken = performance.now();
-    const answer = await this.callPartner(msg, msg, deadlinesOf(msg)(msg.partner), taken);
-    return { searchId: msg.searchId, ...(msg.campaignId ? { campaignId: msg.campaignId } : {}), ...answer };
-  }
-
-  /** One partner's call, the same for both versions of the request: never throws for the partner's failure. */
+  /** One partner's call: never throws for the partner's failure. */
   private async callPartner(search: SearchOf, call: PartnerCallRequest, deadlineMs: number, taken: number): Promise<PartnerAnswer> {
     const ended = await this.search(search, call, deadlineMs);
     const latencyMs = Math.round(performance.now() - taken);

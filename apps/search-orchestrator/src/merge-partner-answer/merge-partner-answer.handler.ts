@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { MESSAGE_TYPES, PartnerSearchAnsweredV1, PartnerSearchAnsweredV2 } from '@lr/contracts';
+import { MESSAGE_TYPES, PartnerSearchAnsweredV2 } from '@lr/contracts';
 import { HandleMessage } from '@lr/messaging';
 import { MergePartnerAnswer } from './merge-partner-answer.usecase';
 
@@ -12,11 +12,5 @@ export class MergePartnerAnswerHandler {
   @HandleMessage(MESSAGE_TYPES.PartnerSearchAnswered)
   handle(@Payload() msg: PartnerSearchAnsweredV2): Promise<void> {
     return this.mergePartnerAnswer.run(msg);
-  }
-
-  /** The previous release's one-partner answer, while a rolling deploy drains (MESSAGE_TYPES.LegacyPartnerSearchAnswered). */
-  @HandleMessage(MESSAGE_TYPES.LegacyPartnerSearchAnswered)
-  handleLegacy(@Payload() msg: PartnerSearchAnsweredV1): Promise<void> {
-    return this.mergePartnerAnswer.runLegacy(msg);
   }
 }

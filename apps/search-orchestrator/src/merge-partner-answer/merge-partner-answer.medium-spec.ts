@@ -11,7 +11,6 @@ import {
   callRows,
   capSlot,
   type OfferSpec,
-  legacyPartnerAnswer,
   oneAnswer,
   orchestrator,
   partnerAnswer,
@@ -491,16 +490,6 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     });
   });
 
-  it('an answer of a partner-adapter of an earlier release (no campaignId) is merged after reading the campaign from the search', async () => {
-    const w = await world(ds, MERGE);
-    const s = await started(w);
-
-    await orch.merge.runLegacy(legacyPartnerAnswer(w, s.searchId, 'p2', [partnerResult(w, 'pc')], { campaignId: null }));
-
-    expect(await listed(s.searchId)).toEqual(ids(w, 'pc', 'own'));
-    expect((await searchRow(ds, s.searchId))!.state_version).toBe(2);
-  });
-
   it('an answer for an unknown search, or from a partner the search did not ask, is dropped and writes nothing', async () => {
     const w = await world(ds, MERGE);
     const s = await started(w);
@@ -508,7 +497,6 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
 
     await orch.merge.run(partnerAnswer(w, unknownSearch, 'p1', [partnerResult(w, 'pa')]));
     await orch.merge.run(partnerAnswers(w, s.searchId, [{ ...oneAnswer(w, 'p1', [partnerResult(w, 'pa')]), partnerId: randomUUID() }]));
-    await orch.merge.runLegacy({ ...legacyPartnerAnswer(w, s.searchId, 'p1', [partnerResult(w, 'pa')]), partnerId: randomUUID() });
 
     expect(await searchRow(ds, unknownSearch)).toBeUndefined();
     expect(await redis.exists(searchStateKey(unknownSearch))).toBe(0);
@@ -581,15 +569,5 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     const calls = await callRows(ds, s.searchId);
     expect(calls.get(w.ids.partners.p1)).toMatchObject({ status: 'answered', result_count: 1 });
     expect(calls.get(w.ids.partners.p2)).toMatchObject({ status: 'answered', result_count: 1 });
-  });
-
-  it("the previous release's one-partner answer is merged as a message of one answer", async () => {
-    const w = await world(ds, MERGE);
-    const s = await started(w);
-
-    await orch.merge.runLegacy(legacyPartnerAnswer(w, s.searchId, 'p1', [partnerResult(w, 'pa'), partnerResult(w, 'pb')]));
-
-    expect(await listed(s.searchId)).toEqual(ids(w, 'pa', 'own', 'pb'));
-    expect((await callRows(ds, s.searchId)).get(w.ids.partners.p1)).toMatchObject({ status: 'answered', result_count: 2 });
   });
 });

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { PartnerAnswer, PartnerSearchAnsweredV1, PartnerSearchAnsweredV2 } from '@lr/contracts';
+import type { PartnerAnswer, PartnerSearchAnsweredV2 } from '@lr/contracts';
 import {
   CampaignOffer,
   capsAt,
@@ -81,18 +81,6 @@ export class MergePartnerAnswer {
     private readonly ledger: SaleLedger,
     private readonly state: SearchStatePublisher,
   ) {}
-
-  /** The previous release's one-partner answer (its campaign id may be missing: then read from the search). */
-  async runLegacy(msg: PartnerSearchAnsweredV1): Promise<void> {
-    const campaignId = msg.campaignId ?? (await this.searches.campaignOf(msg.searchId));
-    if (!campaignId) return this.unknown(msg.searchId, [msg.partnerId]);
-    const { searchId, partnerId, outcome, latencyMs, results, detail } = msg;
-    return this.run({
-      searchId,
-      campaignId,
-      answers: [{ partnerId, outcome, latencyMs, results, ...(detail === undefined ? {} : { detail }) }],
-    });
-  }
 
   async run(msg: PartnerSearchAnsweredV2): Promise<void> {
     // A partner named twice in one message counts once, at its first answer.
