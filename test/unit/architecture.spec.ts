@@ -81,7 +81,7 @@ const target = (r: ImportRef) => rel(resolve(ROOT, dirname(r.file), r.specifier)
 const unitOf = (path: string) => /^((?:apps|libs)\/[^/]+)(?:\/|$)/.exec(path)?.[1];
 const isTestFile = (file: string) => /\.(spec|medium-spec|int-spec|e2e-spec)\.ts$/.test(file);
 
-// (c) Modules libs/domain must not import: frameworks, drivers, I/O, and the libs that wrap them.
+// (c) Modules libs/domain must not import: frameworks, drivers, I/O, the libs that wrap them, and libs/contracts (whose messages are written in the domain's vocabulary).
 const FORBIDDEN_IN_DOMAIN: Array<{ name: string; test: (s: string) => boolean }> = [
   { name: '@nestjs/*', test: (s) => s.startsWith('@nestjs/') },
   ...['typeorm', 'pg', 'ioredis', 'amqplib', 'amqp-connection-manager'].map((m) => ({
@@ -92,7 +92,18 @@ const FORBIDDEN_IN_DOMAIN: Array<{ name: string; test: (s: string) => boolean }>
     name: m,
     test: (s: string) => [m, `node:${m}`].some((b) => s === b || s.startsWith(`${b}/`)),
   })),
-  ...['@lr/persistence', '@lr/messaging', '@lr/redis', '@lr/platform', '@lr/observability'].map((m) => ({
+  ...[
+    '@lr/persistence',
+    '@lr/messaging',
+    '@lr/redis',
+    '@lr/platform',
+    '@lr/observability',
+    '@lr/http-client',
+    '@lr/jobs',
+    '@lr/use-cases',
+    // The domain owns its vocabulary (vocabulary/); libs/contracts writes its messages in it, never the other way round.
+    '@lr/contracts',
+  ].map((m) => ({
     name: m,
     test: (s: string) => s === m || s.startsWith(`${m}/`),
   })),
@@ -138,6 +149,47 @@ function libViolations(): Violation[] {
     }
     if (r.specifier.includes('apps/')) return [{ ...r, reason: 'libs never import from apps' }];
     return [];
+  });
+}
+
+/**
+ * The libraries in layers, lowest first: a library imports only libraries of
+ * lower layers (by @lr/<name> or by a relative path), never one of its own
+ * layer or above. libs/domain is at the bottom: pure rules, and the vocabulary
+ * they are stated in; libs/contracts writes its messages in that vocabulary.
+ * libs/platform, the wiring, is at the top. A new library gets a layer here.
+ */
+export const LIB_LAYERS: readonly (readonly string[])[] = [
+  ['domain', 'http-client'],
+  ['config', 'contracts'],
+  ['observability'],
+  ['persistence', 'messaging', 'redis'],
+  ['jobs', 'use-cases'],
+  ['platform'],
+];
+const layerOf = (lib: string) => LIB_LAYERS.findIndex((layer) => layer.includes(lib));
+
+/** The library a reference names, by @lr/<name> or by a relative path into libs/<name>, if any. */
+function libraryNamed(r: ImportRef): string | undefined {
+  if (isRelative(r.specifier)) return /^libs\/([^/]+)/.exec(target(r))?.[1];
+  return /^@lr\/([a-z-]+)(?:\/|$)/.exec(r.specifier)?.[1];
+}
+
+/** Why a library's import breaks the layers, if it does. */
+function layerViolation(r: ImportRef): string | undefined {
+  const own = /^libs\/([^/]+)\//.exec(r.file)?.[1];
+  const named = own === undefined ? undefined : libraryNamed(r);
+  if (own === undefined || named === undefined || named === own) return undefined;
+  if (layerOf(own) === -1) return `libs/${own} has no layer in LIB_LAYERS`;
+  if (layerOf(named) === -1) return `libs/${named} has no layer in LIB_LAYERS`;
+  if (layerOf(named) < layerOf(own)) return undefined;
+  return `libs/${own} (layer ${layerOf(own)}) imports libs/${named} (layer ${layerOf(named)}): only lower layers`;
+}
+
+function layerViolations(): Violation[] {
+  return refs.flatMap((r): Violation[] => {
+    const reason = layerViolation(r);
+    return reason === undefined ? [] : [{ ...r, reason }];
   });
 }
 
@@ -309,6 +361,9 @@ describe('architecture', () => {
         }
       }
       expect(files).toContain(join(ROOT, 'libs/domain/src/index.ts'));
+      for (const name of readdirSync(join(ROOT, 'libs'))) {
+        if (statSync(join(ROOT, 'libs', name)).isDirectory()) expect([name, layerOf(name)]).not.toEqual([name, -1]);
+      }
       expect(refs.length).toBeGreaterThan(files.length / 2);
     });
 
@@ -347,6 +402,13 @@ describe('architecture', () => {
       const fake = (file: string, specifier: string): ImportRef => ({ file, line: 1, specifier });
       expect(target(fake('apps/checks/src/main.ts', '../../gateway/src/x'))).toBe('apps/gateway/src/x');
       expect(unitOf(target(fake('libs/domain/src/catalog/x.ts', '../../../persistence/src')))).toBe('libs/persistence');
+      expect(layerViolation(fake('libs/platform/src/x.ts', '@lr/jobs'))).toBeUndefined();
+      expect(layerViolation(fake('libs/jobs/src/x.ts', '@lr/platform'))).toMatch(/only lower layers/);
+      expect(layerViolation(fake('libs/jobs/src/x.ts', '../../platform/src'))).toMatch(/only lower layers/);
+      expect(layerViolation(fake('libs/persistence/src/x.ts', '@lr/redis'))).toMatch(/only lower layers/);
+      expect(layerViolation(fake('libs/contracts/src/x.ts', '@lr/domain'))).toBeUndefined();
+      expect(layerViolation(fake('libs/domain/src/x.ts', '@lr/contracts'))).toMatch(/only lower layers/);
+      expect(layerViolation(fake('libs/domain/src/x.ts', './y'))).toBeUndefined();
       const domain = (s: string, file = 'libs/domain/src/x.ts') => forbiddenInDomain(file, s) !== undefined;
       for (const s of [
         '@nestjs/common',
@@ -367,19 +429,14 @@ describe('architecture', () => {
         '@lr/redis',
         '@lr/platform',
         '@lr/observability',
+        '@lr/http-client',
+        '@lr/jobs',
+        '@lr/use-cases',
+        '@lr/contracts',
       ]) {
         expect([s, domain(s)]).toEqual([s, true]);
       }
-      for (const s of [
-        'validator',
-        'validator/lib/isEmail',
-        'ipaddr.js',
-        'class-validator',
-        'pgp',
-        'fsevents',
-        '@lr/contracts',
-        'node:path',
-      ]) {
+      for (const s of ['validator', 'validator/lib/isEmail', 'ipaddr.js', 'class-validator', 'pgp', 'fsevents', 'node:path']) {
         expect([s, domain(s)]).toEqual([s, false]);
       }
       expect(domain('node:fs', 'libs/domain/src/x.spec.ts')).toBe(false);
@@ -389,7 +446,9 @@ describe('architecture', () => {
 
   describe('(a) an app never imports from another app', () => expectNoViolations('apps/*', appViolations()));
   describe('(b) libs never import from apps', () => expectNoViolations('libs/*', libViolations()));
-  describe('(c) libs/domain imports no framework or I/O module', () => expectNoViolations('libs/domain', domainViolations()));
+  describe('(c) libs/domain imports no framework or I/O module, and nothing from libs/contracts', () =>
+    expectNoViolations('libs/domain', domainViolations()));
+  describe('(h) a library imports only libraries of lower layers', () => expectNoViolations('library layers', layerViolations()));
 
   describe('(e) SQL is written only in the repositories (libs/persistence/src/repositories)', () =>
     expectNoViolations('SQL', sqlViolations()));

@@ -1,36 +1,12 @@
-/**
- * The contract's answer vocabulary (affiliate-api.md, LEAD-FIELDS.md). Every
- * error crosses process boundaries as one of these stable codes; the gateway
- * maps them to HTTP in one place (apps/gateway/src/http/error-envelope.ts).
- */
-export const OUTCOME_STATUSES = ['accepted', 'saved', 'pending', 'held', 'rejected', 'invalid', 'failed'] as const;
-export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
+import type { ApiCode, OutcomeStatus } from '@lr/domain';
 
-export const API_CODES = [
-  'OK',
-  'ACCEPTED',
-  'DUPLICATE',
-  'NOT_ELIGIBLE',
-  'CAP_REACHED',
-  'BUYER_REJECTED',
-  'PENDING',
-  'TEST_LEAD_HELD',
-  'OFFER_UNAVAILABLE',
-  'REQUIRED_FIELD_MISSING',
-  'INVALID_FIELD',
-  'CONSENT_REQUIRED',
-  'NOT_FOUND',
-  'FORBIDDEN',
-  'AUTH_REQUIRED',
-  'AUTH_INVALID',
-  'MALFORMED_REQUEST',
-  'RATE_LIMITED',
-  'INTERNAL_ERROR',
-  'UNAVAILABLE',
-  'ALREADY_RETURNED',
-  'RETURN_WINDOW_CLOSED',
-] as const;
-export type ApiCode = (typeof API_CODES)[number];
+/**
+ * The contract's answer vocabulary is the domain's (libs/domain vocabulary/answers.ts):
+ * every error crosses process boundaries as one of its stable codes. Named here
+ * too, for the code that reads it beside the envelope.
+ */
+export { API_CODES, MAX_ACCEPTED_SUBMISSIONS, OUTCOME_STATUSES } from '@lr/domain';
+export type { ApiCode, OutcomeStatus } from '@lr/domain';
 
 /** The fields every answer carries, plus the optional error fields of the contract's Errors section. */
 export interface ApiEnvelope {
@@ -73,5 +49,3 @@ export const DEFAULT_RATE_LIMITS: Record<EndpointName, RateLimit> = {
 /** The endpoints each kind of key may call: an affiliate's the contract's and the opt-out intake, a school's the buyer API's. */
 export const AFFILIATE_ENDPOINTS: readonly EndpointName[] = ['search', 'results', 'leads', 'dupe-check', 'opt-outs'];
 export const BUYER_ENDPOINTS: readonly EndpointName[] = ['returns'];
-
-export const MAX_ACCEPTED_SUBMISSIONS = 3;

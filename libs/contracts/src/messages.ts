@@ -1,4 +1,8 @@
-import type { FormField } from './result-entry';
+import type { IpSource, LeadPayload, PartnerOfferResult, PartnerRef } from '@lr/domain';
+
+// The messages are written in the domain's vocabulary (libs/domain vocabulary/); its words are named here too, for the code that reads the messages.
+export type { LeadPayload, OfferRefusal, PartnerOfferResult, PartnerRef } from '@lr/domain';
+
 /**
  * The message types that cross RabbitMQ, versioned by name (STYLE.md: one place
  * declares them; producers and consumers import them from here). A breaking
@@ -54,14 +58,6 @@ export interface MessageMeta {
   replyFor?: string;
 }
 
-/** Lead as accepted by the gateway: nested groups, flat keys folded in (see libs/domain lead-fields). */
-export interface LeadPayload {
-  personal?: Record<string, string>;
-  address?: Record<string, string>;
-  education?: Record<string, string>;
-  background?: Record<string, string>;
-}
-
 export interface SearchRequestedV1 {
   searchId: string;
   affiliateId: string;
@@ -72,40 +68,13 @@ export interface SearchRequestedV1 {
   tracking: Record<string, string>;
   /** The consumer IP recorded for the search, and whether it is the consumer's or the caller's server address. */
   consumerIp: string;
-  ipSource: 'consumer' | 'caller_server';
+  ipSource: IpSource;
   tcpaConsent: boolean | null;
   formCertUrl: string | null;
   universalLeadCert: string | null;
   requestedAt: string;
   /** The gateway stops waiting at this time and answers 503: a request handled later is dropped, not stored. */
   replyBy: string;
-}
-
-/** Why an offer is left out of a search (stored for operators, never shown to affiliates). */
-export type OfferRefusal =
-  | 'offer_inactive'
-  | 'not_on_campaign'
-  | 'not_eligible'
-  | 'no_eligible_program'
-  | 'cap_reached'
-  | 'duplicate'
-  | 'sale_closed'
-  | 'school_sold_exclusive'
-  | 'opted_out';
-
-/** The partner as the catalog configures it, snapshotted into the request. */
-export interface PartnerRef {
-  id: string;
-  name: string;
-  adapter: string;
-  baseUrl: string;
-  timeoutMs: number;
-  /**
-   * The adapter's settings as the catalog stores them (libs/domain
-   * PartnerSettings: headers, and the json adapter's search and submit).
-   * Absent from a previous release's messages and for a partner without any.
-   */
-  settings?: Record<string, unknown> | null;
 }
 
 /** One partner network a search asks, with its offers on the campaign that passed the search-time checks. */
@@ -147,19 +116,6 @@ export interface PartnerSearchAnsweredV2 {
 
 /** How a partner call ended. */
 export type PartnerCallOutcome = 'answered' | 'timeout' | 'error' | 'circuit_open' | 'expired';
-
-/** One result a partner returned, validated and mapped back to our offer id. */
-export interface PartnerOfferResult {
-  offerId: string;
-  externalId: string;
-  partnerResultId: string;
-  programs: Array<{ value: string; label: string }>;
-  formFields: FormField[];
-  tcpaText: string | null;
-  school: { name: string; logoUrl: string | null } | null;
-  /** Seconds the partner keeps the result open, when it says. */
-  expiresInSeconds: number | null;
-}
 
 /** A revocation notice to send (its row in revocation_notices holds the rest). */
 export interface RevocationRequestedV1 {

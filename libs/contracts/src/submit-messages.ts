@@ -1,5 +1,7 @@
-import type { ApiCode, OutcomeStatus } from './api-codes';
-import type { LeadPayload, PartnerRef } from './messages';
+import type { ApiCode, ConsentDocument, IpSource, LeadKind, LeadPayload, OfferType, PartnerRef, SubmitDecision } from '@lr/domain';
+
+// The domain's words (libs/domain vocabulary/), named here too for the code that reads the messages.
+export type { ConsentDocument, SubmitDecision } from '@lr/domain';
 
 /**
  * gateway -> checks (request/reply, a routing slip through delivery). The
@@ -10,7 +12,7 @@ import type { LeadPayload, PartnerRef } from './messages';
  */
 export interface SubmitRequestedV1 {
   leadId: string;
-  kind: 'result_submit' | 'direct_post';
+  kind: LeadKind;
   affiliateId: string;
   apiKeyId: string;
   campaignId: string;
@@ -25,7 +27,7 @@ export interface SubmitRequestedV1 {
   /** Direct post only (a result submit takes them from the search). */
   tracking: Record<string, string> | null;
   consumerIp: string | null;
-  ipSource: 'consumer' | 'caller_server' | null;
+  ipSource: IpSource | null;
   programId: string | null;
   /** Every top-level key that is not an envelope field: the answers to the result's questions. */
   answers: Record<string, unknown>;
@@ -35,25 +37,6 @@ export interface SubmitRequestedV1 {
   universalLeadCert: string | null;
   isTest: boolean;
   requestedAt: string;
-}
-
-/** What the gateway answers for a submit, whatever decided it (also the lead-status read). */
-export interface SubmitDecision {
-  leadId: string;
-  status: OutcomeStatus;
-  code: ApiCode;
-  reason: string;
-  /** Accepted: the payout booked, null when none is configured. Anything else: 0. */
-  payout: number | null;
-  isTest: boolean;
-  /** Who decided: the service's checks, or the buyer's (school's or partner's) system. */
-  decidedBy: 'service' | 'buyer' | null;
-  decidedAt: string | null;
-  offerId: string;
-  resultId: string | null;
-  searchId: string | null;
-  /** For a refusal about one field of the request: its name. */
-  field?: string;
 }
 
 /** A submit refused before anything is stored, with the contract's HTTP error (e.g. 403 for a change to a submitted lead). */
@@ -66,18 +49,6 @@ export interface SubmitRefusal {
 }
 
 export type SubmitAnswerV1 = { kind: 'decision'; decision: SubmitDecision } | { kind: 'refused'; refusal: SubmitRefusal };
-
-/** The consent record sent to the buyer with the lead (and kept as evidence). */
-export interface ConsentDocument {
-  tcpaConsent: boolean;
-  /** The statement exactly as shown with the result. */
-  tcpaText: string | null;
-  buttonLabel: string | null;
-  consentedAt: string;
-  ip: string;
-  formCertUrl: string | null;
-  universalLeadCert: string | null;
-}
 
 /** Who buys the lead: an own offer's school system, or the partner network of a partner result. */
 export type DeliveryBuyer =
@@ -104,14 +75,14 @@ export type DeliveryBuyer =
  */
 export interface DeliveryRequestedV1 {
   leadId: string;
-  kind: 'result_submit' | 'direct_post';
+  kind: LeadKind;
   affiliateId: string;
   campaignId: string;
   offerId: string;
   searchId: string | null;
   resultId: string | null;
   /** The offer's type: an accepted `true_exclusive` sale ends the lead's other sales. */
-  offerType: 'shared' | 'exclusive' | 'true_exclusive';
+  offerType: OfferType;
   /** The payout booked on the sale (numeric text, "20.50"), null when none is configured. */
   payout: string | null;
   buyer: DeliveryBuyer;

@@ -1,3 +1,4 @@
+export * from './vocabulary';
 export * from './lead-vocabulary';
 export * from './lead-input';
 export * from './ip-address';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
-import type { Lead } from '@lr/domain';
+import { type Lead, OFFER_TYPES } from '@lr/domain';
 import { mediumDataSource, mediumRedis } from '../../../../test/support/medium';
 import {
   answerOf,
@@ -51,7 +51,7 @@ describe('lead explain agrees with the search (property)', () => {
     priority: fc.integer({ min: 0, max: 3 }),
     payout: fc.option(fc.constantFrom(5, 10, 12.5)),
     status: fc.constantFrom<'active' | 'paused'>('active', 'active', 'active', 'active', 'paused'),
-    offerType: fc.constantFrom<'shared' | 'exclusive' | 'true_exclusive'>('shared', 'exclusive', 'true_exclusive'),
+    offerType: fc.constantFrom(...OFFER_TYPES),
     eligibility: rules,
     programs: fc.array(fc.record({ education_levels: fc.option(subset(LEVELS)) }), { minLength: 1, maxLength: 2 }),
     dayCap: fc.option(fc.record({ limit: fc.integer({ min: 0, max: 2 }), used: fc.integer({ min: 0, max: 2 }) })),

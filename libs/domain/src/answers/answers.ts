@@ -1,4 +1,4 @@
-import type { FormField } from '@lr/contracts';
+import type { FormField } from '../vocabulary/offers';
 import { Decision, SUBMIT } from '../decisions/decision-catalog';
 
 export interface ShownOffer {

@@ -1,4 +1,4 @@
-import type { FormField, PartnerRef } from '@lr/contracts';
+import type { FormField, PartnerRef } from '../vocabulary/offers';
 import type { CapRule } from '../caps/caps';
 import { centsOrNull, type Cents } from '../money/money';
 import { payoutTerms, type PayoutTerms } from '../payouts/payouts';

@@ -1,4 +1,4 @@
-import type { ResultEntry } from '@lr/contracts';
+import type { ResultEntry } from '../vocabulary/offers';
 import { Decision, SUBMIT } from '../decisions/decision-catalog';
 
 /**

@@ -1,4 +1,4 @@
-import type { ApiCode, OutcomeStatus } from '@lr/contracts';
+import type { ApiCode, OutcomeStatus } from '../vocabulary/answers';
 
 /**
  * One answer the service gives: the contract's `code`, `status` and `reason`

@@ -1,4 +1,4 @@
-import type { ApiCode, OutcomeStatus, SubmitDecision } from '@lr/contracts';
+import type { ApiCode, OutcomeStatus, SubmitDecision } from '../vocabulary/answers';
 import { SUBMIT } from './decision-catalog';
 
 /** The contract's submit answer ("Submit answer"), as the leads endpoint and the lead-status read send it. */

@@ -1,5 +1,5 @@
-import type { DeliveryRequestedV1, LeadPayload } from '@lr/contracts';
 import { LEAD_GROUPS } from '../lead-input';
+import type { ConsentDocument, LeadPayload } from '../vocabulary/lead';
 import type { DocumentShape } from './mapping.types';
 
 /**
@@ -12,8 +12,16 @@ import type { DocumentShape } from './mapping.types';
  * test checks that each document has exactly those fields.
  */
 
-/** What a buyer (school or partner) is sent about a submitted lead, as delivery has it. */
-export type BuyerLead = Pick<DeliveryRequestedV1, 'lead' | 'tracking' | 'consumerIp' | 'programId' | 'answers' | 'consent' | 'submittedAt'>;
+/** What a buyer (school or partner) is sent about a submitted lead, as delivery has it (its DeliveryRequestedV1 carries these). */
+export interface BuyerLead {
+  lead: LeadPayload;
+  tracking: Record<string, string>;
+  consumerIp: string;
+  programId: string | null;
+  answers: Record<string, string>;
+  consent: ConsentDocument;
+  submittedAt: string;
+}
 
 /** The consent record as a document carries it. */
 export interface ConsentFields {

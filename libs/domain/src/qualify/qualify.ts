@@ -1,4 +1,4 @@
-import type { OfferRefusal } from '@lr/contracts';
+import type { OfferRefusal } from '../vocabulary/offers';
 import { CapAt, capsAt, CapUsage, capUsed, fullCap } from '../caps/caps';
 import type { CampaignOffer } from '../catalog/campaign-offer';
 import { Decision, SUBMIT } from '../decisions/decision-catalog';

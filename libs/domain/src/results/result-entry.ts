@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { PartnerOfferResult, ResultEntry } from '@lr/contracts';
+import type { PartnerOfferResult, ResultEntry } from '../vocabulary/offers';
 import type { CampaignOffer } from '../catalog/campaign-offer';
 import { amount, type Cents } from '../money/money';
 import { resultPayouts } from '../payouts/payouts';

@@ -1,6 +1,8 @@
-import { MAX_ACCEPTED_SUBMISSIONS } from '@lr/contracts';
 import type { OfferType } from '../catalog/catalog-vocabulary';
 import { Decision, SUBMIT } from '../decisions/decision-catalog';
+
+/** How many sales a lead may have at most (affiliate-api.md, "Offer types": `max_accepted_submissions`, shown in every search answer). */
+export const MAX_ACCEPTED_SUBMISSIONS = 3;
 
 /** A live (reserved or accepted) sale of a lead group. */
 export interface LiveSale {

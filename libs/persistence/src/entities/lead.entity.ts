@@ -1,12 +1,12 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
+import type { IpSource, LeadKind } from '@lr/domain';
 import { MONEY, TIMESTAMP_NOW } from './column-types';
 import { Affiliate } from './affiliate.entity';
 import { ApiKey } from './api-key.entity';
 import { Campaign } from './campaign.entity';
 import { Offer } from './offer.entity';
 
-export const LEAD_KINDS = ['result_submit', 'direct_post'] as const;
-export type LeadKind = (typeof LEAD_KINDS)[number];
+export { LEAD_KINDS, type LeadKind } from '@lr/domain';
 
 /**
  * One submit (of a search result) or one direct post: every call to the leads
@@ -66,7 +66,7 @@ export class Lead {
   @Column('jsonb') lead: Record<string, unknown>;
   @Column('jsonb', { default: () => `'{}'` }) tracking: Record<string, unknown>;
   @Column('text', { name: 'consumer_ip' }) consumerIp: string;
-  @Column('text', { name: 'ip_source', default: 'consumer' }) ipSource: 'consumer' | 'caller_server';
+  @Column('text', { name: 'ip_source', default: 'consumer' }) ipSource: IpSource;
   @Column('boolean', { name: 'is_test', default: false }) isTest: boolean;
   @Column('text') status: string;
   @Column('text', { nullable: true }) code: string | null;

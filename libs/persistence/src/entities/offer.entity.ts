@@ -1,4 +1,5 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
+import type { OfferType } from '@lr/domain';
 import { MONEY, TIMESTAMP_NOW } from './column-types';
 import { Partner } from './partner.entity';
 import { School } from './school.entity';
@@ -34,7 +35,7 @@ export class Offer {
   partnerId: string | null;
   /** The partner's id of the offer (or the school's own code of an own offer). */
   @Column('text', { name: 'external_id', nullable: true }) externalId: string | null;
-  @Column('text', { name: 'offer_type' }) offerType: 'shared' | 'exclusive' | 'true_exclusive';
+  @Column('text', { name: 'offer_type' }) offerType: OfferType;
   @Column('text') status: 'active' | 'paused';
   @Column('integer', { default: 0 }) priority: number;
   @Column({ ...MONEY, nullable: true }) price: number | null;

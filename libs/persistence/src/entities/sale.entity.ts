@@ -1,4 +1,5 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import type { OfferType } from '@lr/domain';
 import { MONEY, TIMESTAMP_NOW } from './column-types';
 import { Lead } from './lead.entity';
 
@@ -39,7 +40,7 @@ export class Sale {
   campaignId: string;
   @Column('uuid', { name: 'affiliate_id' })
   affiliateId: string;
-  @Column('text', { name: 'offer_type' }) offerType: 'shared' | 'exclusive' | 'true_exclusive';
+  @Column('text', { name: 'offer_type' }) offerType: OfferType;
   @Column({ ...MONEY, nullable: true }) payout: number | null;
   @Column({ ...MONEY, nullable: true }) price: number | null;
   @Column('text') status: SaleStatus;

@@ -1,4 +1,5 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
+import type { IpSource } from '@lr/domain';
 import { TIMESTAMP_NOW } from './column-types';
 import { Affiliate } from './affiliate.entity';
 import { ApiKey } from './api-key.entity';
@@ -37,7 +38,7 @@ export class Search {
   @Column('jsonb', { default: () => `'{}'` }) tracking: Record<string, unknown>;
   @Column('text', { name: 'consumer_ip' }) consumerIp: string;
   /** `consumer`: tracking.ip_address; `caller_server`: no valid consumer IP, the caller's address was recorded. */
-  @Column('text', { name: 'ip_source' }) ipSource: 'consumer' | 'caller_server';
+  @Column('text', { name: 'ip_source' }) ipSource: IpSource;
   @Column('boolean', { name: 'tcpa_consent', nullable: true }) tcpaConsent: boolean | null;
   @Column('text', { name: 'form_cert_url', nullable: true }) formCertUrl: string | null;
   @Column('text', { name: 'universal_lead_cert', nullable: true }) universalLeadCert: string | null;
