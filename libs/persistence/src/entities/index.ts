@@ -55,7 +55,6 @@ export {
   SearchPartnerCall,
 };
 export type { StoredKeyLimits } from './api-key.entity';
-export { LEAD_KINDS, type LeadKind } from './lead.entity';
 export { PARTNER_CALL_STATUSES, type PartnerCallStatus } from './search-partner-call.entity';
 export { SALE_STATUSES, type SaleStatus } from './sale.entity';
 export { moneyTransformer } from './column-types';

@@ -6,8 +6,6 @@ import { ApiKey } from './api-key.entity';
 import { Campaign } from './campaign.entity';
 import { Offer } from './offer.entity';
 
-export { LEAD_KINDS, type LeadKind } from '@lr/domain';
-
 /**
  * One submit (of a search result) or one direct post: every call to the leads
  * endpoint that gets a decision is its own row. `id` is the submit answer's
