@@ -63,8 +63,8 @@ export type DeliveryBuyer =
       kind: 'partner';
       partner: PartnerRef;
       partnerResultId: string;
-      /** The partner's id of the offer (absent from a previous release's messages). */
-      externalId?: string | null;
+      /** The partner's id of the offer. */
+      externalId: string | null;
     };
 
 /**
@@ -104,16 +104,12 @@ export interface PartnerSubmitRequestedV1 {
   lead: LeadPayload;
   programId: string | null;
   answers: Record<string, string>;
-  /**
-   * What a partner's submit document also carries (docs/partner-adapter.md),
-   * as delivery has them for a school. Optional: a previous release's
-   * delivery does not send them, and its requests are still handled.
-   */
-  externalId?: string | null;
-  tracking?: Record<string, string>;
-  consumerIp?: string;
-  consent?: ConsentDocument;
-  submittedAt?: string;
+  /** What a partner's submit document also carries (docs/partner-adapter.md), as delivery has them for a school. */
+  externalId: string | null;
+  tracking: Record<string, string>;
+  consumerIp: string;
+  consent: ConsentDocument;
+  submittedAt: string;
   /**
    * Delivery stops waiting at this time and decides without the partner: a
    * request handled later is not sent (it would sell a lead nobody records).
@@ -124,8 +120,8 @@ export interface PartnerSubmitRequestedV1 {
 export type PartnerSubmitAnswerV1 =
   | { leadId: string; outcome: 'accepted'; partnerLeadId: string | null }
   | { leadId: string; outcome: 'rejected'; detail: string | null }
-  /** `detail`: the partner's own reason, for operators only (absent from a previous release's answers). */
-  | { leadId: string; outcome: 'duplicate'; detail?: string | null }
+  /** `detail`: the partner's own reason, for operators only. */
+  | { leadId: string; outcome: 'duplicate'; detail: string | null }
   | { leadId: string; outcome: 'timeout' | 'error'; detail: string }
   /** A copy of a request handled before (a redelivery after a crash mid-call): not sent again; the partner may have the lead. */
   | { leadId: string; outcome: 'interrupted'; detail: string };

@@ -13,6 +13,23 @@ import { SubmitToPartner } from '../../../apps/partner-adapter/src/submit-to-par
 import { TEST_DATABASE_URL } from '../../support/test-env';
 import { received, sandboxPartner, useSandbox } from './harness';
 
+/** What every submit also carries besides the result, the lead and the answers. */
+const BUYER_FIELDS = {
+  externalId: 'westlake-001',
+  tracking: { sub_id: 's1' },
+  consumerIp: '203.0.113.9',
+  consent: {
+    tcpaConsent: true,
+    tcpaText: 'Westlake may contact me',
+    buttonLabel: 'Request Info',
+    consentedAt: '2026-09-22T08:00:00.000Z',
+    ip: '203.0.113.9',
+    formCertUrl: null,
+    universalLeadCert: null,
+  },
+  submittedAt: new Date().toISOString(),
+};
+
 describe('sandbox adapter submit against the sandbox partner', () => {
   const s = useSandbox();
   const adapter = new SandboxPartnerAdapter();
@@ -23,6 +40,7 @@ describe('sandbox adapter submit against the sandbox partner', () => {
     programId: 'it',
     answers: { hs_grad_year: '2015' },
     idempotencyKey: randomUUID(),
+    ...BUYER_FIELDS,
     ...overrides,
   });
   const submit = (partner: PartnerRef, call: PartnerSubmitCall, deadlineMs = 2_000) =>
@@ -102,6 +120,7 @@ describe('partner submit handler: at most once per request', () => {
       lead: { personal: { email: 'ada@example.com' } },
       programId: 'it',
       answers: { hs_grad_year: '2015' },
+      ...BUYER_FIELDS,
       notAfter: new Date(Date.now() + 1_500).toISOString(),
     };
     const meta = { messageId: `partner-submit:${req.leadId}`, type: MESSAGE_TYPES.PartnerSubmitRequested };

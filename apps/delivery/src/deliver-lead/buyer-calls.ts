@@ -121,7 +121,7 @@ export class BuyerCalls {
       lead: msg.lead,
       programId: msg.programId,
       answers: msg.answers,
-      externalId: buyer.externalId ?? null,
+      externalId: buyer.externalId,
       tracking: msg.tracking,
       consumerIp: msg.consumerIp,
       consent: msg.consent,

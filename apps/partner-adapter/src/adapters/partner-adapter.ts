@@ -18,12 +18,12 @@ export interface PartnerSubmitCall {
   answers: Record<string, string>;
   /** Sent as the partner's dedupe key: the same submit sent again must not be a second lead. */
   idempotencyKey: string;
-  /** The rest of the submit document (docs/partner-adapter.md); absent when a previous release's delivery asked. */
-  externalId?: string | null;
-  tracking?: Record<string, string>;
-  consumerIp?: string;
-  consent?: ConsentDocument;
-  submittedAt?: string;
+  /** The rest of the submit document (docs/partner-adapter.md). */
+  externalId: string | null;
+  tracking: Record<string, string>;
+  consumerIp: string;
+  consent: ConsentDocument;
+  submittedAt: string;
 }
 
 /**

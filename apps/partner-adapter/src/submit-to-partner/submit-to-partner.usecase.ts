@@ -73,7 +73,7 @@ export class SubmitToPartner {
         case 'accepted':
           return { leadId: req.leadId, outcome: 'accepted', partnerLeadId: outcome.partnerLeadId };
         case 'duplicate':
-          return { leadId: req.leadId, outcome: 'duplicate', ...(outcome.partnerReason ? { detail: outcome.partnerReason } : {}) };
+          return { leadId: req.leadId, outcome: 'duplicate', detail: outcome.partnerReason || null };
         case 'rejected':
           return { leadId: req.leadId, outcome: 'rejected', detail: outcome.partnerReason?.slice(0, 500) ?? null };
       }

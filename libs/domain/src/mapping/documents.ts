@@ -56,37 +56,26 @@ export interface SchoolLead extends BuyerLead {
 }
 
 export function schoolLeadDocument(d: SchoolLead): LeadDocument {
-  // A whole BuyerLead gives every buyer field.
   return {
     lead_id: d.leadId,
     offer: { id: d.offer.id, name: d.offer.name, school_name: d.offer.schoolName },
-    ...(buyerFields(d) as BuyerFields),
+    ...buyerFields(d),
   };
 }
 
-/**
- * A partner submit's document. The fields a previous release's delivery did
- * not send (tracking, consumer IP, consent, time, external id) are absent
- * when it sent none, so a field_map leaves their targets out.
- */
-export interface PartnerSubmitDocument extends Partial<BuyerFields> {
+/** A partner submit's document; `external_id` is absent when the offer has none, so a field_map leaves its target out. */
+export interface PartnerSubmitDocument extends BuyerFields {
   lead_id: string;
   search_id: string;
   partner_result_id: string;
   external_id?: string;
-  lead: LeadPayload;
-  program_id: string | null;
-  answers: Record<string, string>;
 }
 
-export interface PartnerSubmitLead extends Partial<BuyerLead> {
+export interface PartnerSubmitLead extends BuyerLead {
   leadId: string;
   searchId: string;
   partnerResultId: string;
-  externalId?: string | null;
-  lead: LeadPayload;
-  programId: string | null;
-  answers: Record<string, string>;
+  externalId: string | null;
 }
 
 export function partnerSubmitDocument(d: PartnerSubmitLead): PartnerSubmitDocument {
@@ -96,7 +85,7 @@ export function partnerSubmitDocument(d: PartnerSubmitLead): PartnerSubmitDocume
     partner_result_id: d.partnerResultId,
     ...(d.externalId ? { external_id: d.externalId } : {}),
     ...buyerFields(d),
-  } as PartnerSubmitDocument;
+  };
 }
 
 /** A partner search's document: the search, the partner's ids of the offers asked (each once), the lead. */
@@ -126,30 +115,26 @@ export function partnerSearchDocument(d: {
   };
 }
 
-/** The shared part of a buyer's document; with a Partial input (a partner submit), only what was given. */
-function buyerFields(d: Partial<BuyerLead> & Pick<BuyerLead, 'lead' | 'programId' | 'answers'>): Partial<BuyerFields> {
+/** The shared part of a buyer's document. */
+function buyerFields(d: BuyerLead): BuyerFields {
   const c = d.consent;
   return {
     lead: leadGroups(d.lead),
-    ...(d.tracking ? { tracking: { ...d.tracking } } : {}),
-    ...(d.consumerIp !== undefined ? { consumer_ip: d.consumerIp } : {}),
+    tracking: { ...d.tracking },
+    consumer_ip: d.consumerIp,
     program_id: d.programId,
     answers: { ...d.answers },
-    ...(c
-      ? {
-          consent: {
-            tcpa_consent: c.tcpaConsent,
-            tcpa_text: c.tcpaText,
-            button_label: c.buttonLabel,
-            consented_at: c.consentedAt,
-            ip: c.ip,
-            form_cert_url: c.formCertUrl,
-            universal_lead_cert: c.universalLeadCert,
-          },
-        }
-      : {}),
-    ...(d.submittedAt !== undefined ? { submitted_at: d.submittedAt } : {}),
-  } as Partial<BuyerFields>;
+    consent: {
+      tcpa_consent: c.tcpaConsent,
+      tcpa_text: c.tcpaText,
+      button_label: c.buttonLabel,
+      consented_at: c.consentedAt,
+      ip: c.ip,
+      form_cert_url: c.formCertUrl,
+      universal_lead_cert: c.universalLeadCert,
+    },
+    submitted_at: d.submittedAt,
+  };
 }
 
 /** Only the lead's four groups, copied. */

@@ -178,18 +178,6 @@ describe('partner documents', () => {
     expect(doc).not.toHaveProperty('offer');
     expectShape(doc, PARTNER_SUBMIT_DOCUMENT_FIELDS);
   });
-
-  it('a submit document from a request of the previous release leaves out what it did not carry', () => {
-    const doc = partnerSubmitDocument({
-      leadId: 'l-1',
-      searchId: 's-1',
-      partnerResultId: 'pr-1',
-      lead: d.lead,
-      programId: null,
-      answers: {},
-    });
-    expect(doc).toEqual({ lead_id: 'l-1', search_id: 's-1', partner_result_id: 'pr-1', lead: d.lead, program_id: null, answers: {} });
-  });
 });
 
 describe('capReason', () => {

@@ -47,6 +47,18 @@ const submitCall: PartnerSubmitCall = {
   programId: 'it',
   answers: { hs_grad_year: '2015' },
   idempotencyKey: 'lead-1',
+  tracking: { subid: 'x' },
+  consumerIp: '203.0.113.9',
+  consent: {
+    tcpaConsent: true,
+    tcpaText: 'Westlake may contact me',
+    buttonLabel: 'Request Info',
+    consentedAt: '2026-09-22T08:00:00.000Z',
+    ip: '203.0.113.9',
+    formCertUrl: null,
+    universalLeadCert: null,
+  },
+  submittedAt: '2026-09-22T08:00:01.000Z',
 };
 
 describe('JsonPartnerAdapter', () => {

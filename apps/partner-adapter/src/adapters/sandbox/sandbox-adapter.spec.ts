@@ -64,7 +64,27 @@ describe('SandboxPartnerAdapter', () => {
     answer('{"result":"accepted","id":"alpha-0123456789ab"}');
     const outcome = await new SandboxPartnerAdapter().submit(
       partner,
-      { searchId: 's1', partnerResultId: 'pr_1', lead: {}, programId: 'it', answers: { hs_grad_year: '2015' }, idempotencyKey: 'key-1' },
+      {
+        searchId: 's1',
+        partnerResultId: 'pr_1',
+        lead: {},
+        programId: 'it',
+        answers: { hs_grad_year: '2015' },
+        idempotencyKey: 'key-1',
+        externalId: 'westlake-001',
+        tracking: {},
+        consumerIp: '203.0.113.9',
+        consent: {
+          tcpaConsent: true,
+          tcpaText: null,
+          buttonLabel: null,
+          consentedAt: '2026-09-22T08:00:00.000Z',
+          ip: '203.0.113.9',
+          formCertUrl: null,
+          universalLeadCert: null,
+        },
+        submittedAt: '2026-09-22T08:00:01.000Z',
+      },
       new AbortController().signal,
     );
     expect(outcome).toEqual({ kind: 'accepted', partnerLeadId: 'alpha-0123456789ab' });
