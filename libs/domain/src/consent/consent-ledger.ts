@@ -3,6 +3,7 @@ import type { Lead } from '../lead-input';
 import { hashOf } from '../normalize/dedupe-keys';
 import { sha256Hex } from '../normalize/normalize';
 import type { TestMode } from '../test-mode/test-mode';
+import type { IpSource, LeadKind } from '../vocabulary/lead';
 
 /**
  * The consent ledger (docs/consent-ledger.md): every consent event of a live
@@ -35,7 +36,7 @@ export interface ConsentRecord {
   position: number;
   /** The submit's or direct post's svc_lead_id. */
   lead_id: string;
-  kind: 'result_submit' | 'direct_post';
+  kind: LeadKind;
   /** The search a result submit was made on (null for a direct post). */
   search_id: string | null;
   affiliate_id: string;
@@ -50,7 +51,7 @@ export interface ConsentRecord {
   button_label: string | null;
   ip: string;
   /** `consumer`, or `caller_server` when no valid consumer IP was sent and the caller's server address was recorded. */
-  ip_source: 'consumer' | 'caller_server';
+  ip_source: IpSource;
   /** When the consumer consented (the submit's time), ISO 8601 UTC with milliseconds. */
   consented_at: string;
   form_cert_url: string | null;

@@ -1,6 +1,7 @@
 import canonicalize from 'canonicalize';
 import type { Lead } from '../lead-input';
 import type { TestMode } from '../test-mode/test-mode';
+import type { IpSource } from '../vocabulary/lead';
 import { leadOptOutKeys, OptOutKey } from './opt-outs';
 
 /**
@@ -52,7 +53,7 @@ export const ERASED_IP = '';
  * affiliate server's address recorded in its place (`caller_server`) is the
  * affiliate's, and stays.
  */
-export function eraseConsumerIp(ip: string, source: 'consumer' | 'caller_server'): string {
+export function eraseConsumerIp(ip: string, source: IpSource): string {
   return source === 'consumer' ? ERASED_IP : ip;
 }
 
@@ -136,7 +137,7 @@ export interface StoredContact {
   /** The tracking as sent: `ip_address` is the consumer IP the affiliate reported. */
   tracking: Record<string, string>;
   consumerIp: string;
-  ipSource: 'consumer' | 'caller_server';
+  ipSource: IpSource;
 }
 
 /**
@@ -195,7 +196,7 @@ export interface ConsentEvidenceErasure {
  * every digest. A test lead's evidence is not chained and no buyer relies on
  * it: its consumer IP is erased and its button label masked.
  */
-export function consentEvidenceErasure(mode: TestMode, ipSource: 'consumer' | 'caller_server'): ConsentEvidenceErasure {
+export function consentEvidenceErasure(mode: TestMode, ipSource: IpSource): ConsentEvidenceErasure {
   if (mode.chainsConsent) return { kept: CONSENT_RECORD_FIELDS, eraseIp: false, maskButtonLabel: false };
   const eraseIp = eraseConsumerIp('ip', ipSource) === ERASED_IP;
   return { kept: CONSENT_RECORD_FIELDS.filter((f) => f !== 'button_label' && (f !== 'ip' || !eraseIp)), eraseIp, maskButtonLabel: true };
