@@ -102,9 +102,11 @@ describe('isolation between affiliates (e2e)', () => {
     expect(body.processing_done).toBe(true);
     return {
       searchId: body.svc_lead_id as string,
-      results: new Map<string, string>(body.offers.map((o: any) => [o.offer.id, o.svc_result_id])),
+      results: new Map<string, string>(
+        (body.offers as Array<{ offer: { id: string }; svc_result_id: string }>).map((o) => [o.offer.id, o.svc_result_id]),
+      ),
       body,
-    }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    };
   }
   const submit = (label: string, key: string, body: Record<string, unknown>) => rec(label, 'POST', '/api/v1/engine/leads', { key, body });
   const resultSubmit = (
@@ -542,14 +544,14 @@ describe('isolation between affiliates (e2e)', () => {
     it("B's own results on shared offers carry B's payouts and campaign, never A's", async () => {
       const poll = await rec('poll', 'GET', `/api/v1/engine/results/${b.search}`, { key: keyB });
       expect(poll.status).toBe(200);
-      const byOffer = new Map<string, any>(poll.body.offers.map((o: any) => [o.offer.id, o])); // eslint-disable-line @typescript-eslint/no-explicit-any
+      const byOffer = new Map<string, any>(poll.body.offers.map((o: any) => [o.offer.id, o])); // eslint-disable-line @typescript-eslint/no-explicit-any -- a result entry as the JSON answer shows it; each test reads the fields it asserts on.
       expect([...byOffer.keys()].sort()).toEqual([ids.offerShared, ids.partnerOffer].sort());
       expect(byOffer.get(ids.offerShared)).toEqual(expect.objectContaining({ campaign_id: ids.cB, payout: B_PAYOUTS.shared }));
       expect(byOffer.get(ids.partnerOffer)).toEqual(expect.objectContaining({ campaign_id: ids.cB, payout: B_PAYOUTS.partner }));
       expectNothingOfA(poll, "B's poll");
       // And A's see A's terms for the same offers.
       const mine = await rec('poll', 'GET', `/api/v1/engine/results/${a.liveSearch}`, { key: keyA });
-      const aByOffer = new Map<string, any>(mine.body.offers.map((o: any) => [o.offer.id, o])); // eslint-disable-line @typescript-eslint/no-explicit-any
+      const aByOffer = new Map<string, any>(mine.body.offers.map((o: any) => [o.offer.id, o])); // eslint-disable-line @typescript-eslint/no-explicit-any -- a result entry as the JSON answer shows it; each test reads the fields it asserts on.
       expect(aByOffer.get(ids.offerShared).payout).toBe(A_PAYOUTS[1]);
       expect(aByOffer.get(ids.partnerOffer).payout).toBe(A_PAYOUTS[2]);
     });
@@ -649,7 +651,7 @@ describe('isolation between affiliates (e2e)', () => {
         try {
           expectNoPrice(res.text);
         } catch (e) {
-          throw new Error(`${label} (${res.status}) shows a price: ${res.text.slice(0, 500)}\n${(e as Error).message}`);
+          throw new Error(`${label} (${res.status}) shows a price: ${res.text.slice(0, 500)}\n${(e as Error).message}`, { cause: e });
         }
       }
     });

@@ -213,7 +213,7 @@ describe('opt-outs (e2e)', () => {
       // Not processed: stored without contact data, its decisions saying why.
       const row = (await db.query(`SELECT lead, consumer_ip, offer_decisions FROM searches WHERE id = $1`, [search.searchId])).rows[0];
       expect([row.lead.personal, row.consumer_ip]).toEqual([undefined, '']);
-      expect(Object.values(row.offer_decisions).map((d: any) => d.reason)).toEqual(expect.arrayContaining(['opted_out'])); // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(Object.values(row.offer_decisions).map((d: any) => d.reason)).toEqual(expect.arrayContaining(['opted_out'])); // eslint-disable-line @typescript-eslint/no-explicit-any -- a stored jsonb column of any shape; the test reads the field it asserts on.
     }
     const direct = await b.directPost(ids.campB, ids.o1, reformatted);
     expect(direct.body).toMatchObject({ code: 'NOT_ELIGIBLE', status: 'rejected', reason: 'Not eligible' });

@@ -133,10 +133,10 @@ describe('json partner adapter (e2e)', () => {
     );
   const received = async () => {
     const res = await fetch(`${sandbox.url}/exchange/${exchange}/received`);
-    return (await res.json()) as { leads: Array<{ body: any; headers: Record<string, string> }>; searches: Array<{ body: any }> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return (await res.json()) as { leads: Array<{ body: any; headers: Record<string, string> }>; searches: Array<{ body: any }> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of any shape (what the partner received, the answer's result entries); each test reads the fields it asserts on.
   };
 
-  let search: { searchId: string; body: any; results: Map<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  let search: { searchId: string; body: any; results: Map<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of any shape (what the partner received, the answer's result entries); each test reads the fields it asserts on.
   const lead = person();
 
   it('shows the partner results on later polls, with programs and questions mapped as configured', async () => {

@@ -56,12 +56,10 @@ describe('Prometheus queries of the dashboard and the alert rules (e2e)', () => 
   /** Waits until `probe` holds; the last reason it did not is in the error. */
   async function until(what: string, probe: () => Promise<string | true>, timeoutMs = 20_000): Promise<void> {
     const end = Date.now() + timeoutMs;
-    let last = '';
     for (;;) {
       const r = await probe().catch((e: Error) => e.message);
       if (r === true) return;
-      last = r;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${last}`);
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${r}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }

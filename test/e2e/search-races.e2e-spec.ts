@@ -161,7 +161,12 @@ describe('search orchestration races (e2e)', () => {
     );
     const done = await waitDone(searchId);
     // Priority 8, 5 (own), 4, 0: every partner result once, in rank order.
-    expect(done.body.offers.map((o: any) => o.offer.id)).toEqual([ids.offers[2], ids.own, ids.offers[1], ids.offers[0]]);
+    expect(done.body.offers.map((o: { offer: { id: string } }) => o.offer.id)).toEqual([
+      ids.offers[2],
+      ids.own,
+      ids.offers[1],
+      ids.offers[0],
+    ]);
 
     const order = await db.query(
       'SELECT r.offer_id FROM searches s JOIN results r ON r.search_id = s.id WHERE s.id = $1 ORDER BY array_position(s.result_order, r.id)',
@@ -209,7 +214,7 @@ describe('search orchestration races (e2e)', () => {
     expect((await db.query('SELECT count(*)::int AS n FROM results WHERE search_id = $1', [searchId])).rows[0].n).toBe(1);
     const done = await poll(searchId);
     expect(done.body.processing_done).toBe(true); // past closes_at: the gateway closes it
-    expect(done.body.offers.map((o: any) => o.offer.id)).toEqual([ids.own]);
+    expect(done.body.offers.map((o: { offer: { id: string } }) => o.offer.id)).toEqual([ids.own]);
     expect((await db.query('SELECT count(*)::int AS n FROM searches WHERE id = $1', [unknown])).rows[0].n).toBe(0);
     // Neither answer was dead-lettered: both were handled.
     const { withAdminChannel } = await import('../integration/messaging/support');

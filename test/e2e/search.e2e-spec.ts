@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { capPeriodStart, capScope, hashOf, sha256Hex } from '../../libs/domain/src';
 import { ownOffer, searchBody } from '../support/catalog-builder';
-import { call } from '../support/http';
+import { call, HttpAnswer } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
@@ -203,14 +203,14 @@ describe('search and polling (e2e)', () => {
 
   /** The test person: the search body's default lead with this file's own email. */
   const body = (campaignId: string, overrides: Record<string, unknown> = {}) => {
-    const base = searchBody(campaignId, ids.affA) as Record<string, any>;
+    const base = searchBody(campaignId, ids.affA);
     const lead = { ...base.lead, personal: { ...base.lead.personal, email } };
     return { ...base, lead, ...overrides };
   };
   const search = (campaignId: string, overrides: Record<string, unknown> = {}) =>
     call(gateway.url, 'POST', '/api/v1/engine/search', { key: keyA.key, body: body(campaignId, overrides) });
   const poll = (searchId: string, key = keyA.key) => call(gateway.url, 'GET', `/api/v1/engine/results/${searchId}`, { key });
-  const offerIds = (res: { body: any }) => (res.body.offers as Array<{ offer: { id: string } }>).map((o) => o.offer.id);
+  const offerIds = (res: HttpAnswer) => (res.body.offers as Array<{ offer: { id: string } }>).map((o) => o.offer.id);
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   beforeAll(async () => {
@@ -295,7 +295,7 @@ describe('search and polling (e2e)', () => {
     expect(offerIds(later)).toEqual([ids.pOffer, ids.own1, ids.ownNoPayout, ids.ownOldDup]);
     expect(later.body.offers.slice(1)).toEqual(first.body.offers);
     const asked = await call(sandbox.url, 'GET', '/partners/e2e-delayed/received');
-    const sent = asked.body.searches.find((s: any) => s.body.search_id === first.body.svc_lead_id);
+    const sent = asked.body.searches.find((s: { body: { search_id: string } }) => s.body.search_id === first.body.svc_lead_id);
     expect(sent.body.offers).toEqual([{ external_id: `westlake-${ids.pOffer.slice(0, 8)}` }]);
   });
 
@@ -368,7 +368,7 @@ describe('search and polling (e2e)', () => {
   it('a test search lists every ranked offer and skips the person-level duplicate check', async () => {
     const res = await search(ids.campaign, { svc_is_test_lead: true });
     expect(offerIds(res)).toEqual([ids.own1, ids.ownNoPayout, ids.ownDup, ids.ownOldDup, ids.own1b]);
-    const schools = res.body.offers.map((o: any) => o.school.name);
+    const schools = res.body.offers.map((o: { school: { name: string } }) => o.school.name);
     expect(schools.filter((s: string) => s === 'Northfield University')).toHaveLength(2);
     // Caps still apply to test searches.
     expect(offerIds(res)).not.toContain(ids.ownCapped);

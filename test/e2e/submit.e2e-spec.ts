@@ -390,7 +390,7 @@ describe('submit and delivery (e2e)', () => {
   });
 
   describe('refusals inside a 200 answer (LEAD-FIELDS.md)', () => {
-    let search: { searchId: string; results: Map<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    let search: { searchId: string; results: Map<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- a result entry as the JSON answer shows it; each test reads the fields it asserts on.
     beforeAll(async () => {
       search = await a.searchDone(ids.cMain, person());
     });

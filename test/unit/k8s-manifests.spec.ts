@@ -213,8 +213,8 @@ describe('k8s/ manifests', () => {
   });
 
   describe('the validators reject broken manifests', () => {
-    const gateway = () => clone(find(productionSet(), 'Deployment', 'gateway')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
-    const scaled = () => clone(find(productionSet(), 'ScaledObject', 'checks')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const gateway = () => clone(find(productionSet(), 'Deployment', 'gateway')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any -- a manifest parsed from YAML, read or broken by any path the test names.
+    const scaled = () => clone(find(productionSet(), 'ScaledObject', 'checks')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any -- a manifest parsed from YAML, read or broken by any path the test names.
     const broken: Array<[string, unknown, RegExp]> = [];
     {
       const d = gateway();
@@ -257,17 +257,17 @@ describe('k8s/ manifests', () => {
       broken.push(['an API version with no schema', s, /keda\.sh\/v1/]);
     }
     {
-      const c = clone(find(productionSet(), 'CronJob', 'lead-router-retention')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+      const c = clone(find(productionSet(), 'CronJob', 'lead-router-retention')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any -- a manifest parsed from YAML, read or broken by any path the test names.
       c.spec.startingDeadlineSeconds = '6h';
       broken.push(['a CronJob field of the wrong type (startingDeadlineSeconds: "6h")', c, /startingDeadlineSeconds must be integer/]);
     }
     {
-      const c = clone(find(productionSet(), 'CronJob', 'lead-router-retention')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+      const c = clone(find(productionSet(), 'CronJob', 'lead-router-retention')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any -- a manifest parsed from YAML, read or broken by any path the test names.
       c.spec.jobTemplate.spec.template.spec.restartpolicy = 'Never';
       broken.push(['an unknown field in a CronJob’s pod (restartpolicy)', c, /restartpolicy/]);
     }
-    const monitor = () => clone(monitoringOf('production').find((o) => o.kind === 'PodMonitor')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
-    const rules = () => clone(monitoringOf('production').find((o) => o.kind === 'PrometheusRule')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const monitor = () => clone(monitoringOf('production').find((o) => o.kind === 'PodMonitor')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any -- a manifest parsed from YAML, read or broken by any path the test names.
+    const rules = () => clone(monitoringOf('production').find((o) => o.kind === 'PrometheusRule')!) as any; // eslint-disable-line @typescript-eslint/no-explicit-any -- a manifest parsed from YAML, read or broken by any path the test names.
     const brokenMonitoring: Array<[string, unknown, RegExp]> = [];
     {
       const m = monitor();
@@ -284,7 +284,7 @@ describe('k8s/ manifests', () => {
       delete m.spec.selector;
       brokenMonitoring.push(['a PodMonitor without a selector', m, /selector is required/]);
     }
-    const firstRule = (r: any, kind: 'record' | 'alert') => r.spec.groups.flatMap((g: any) => g.rules).find((x: any) => kind in x); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const firstRule = (r: any, kind: 'record' | 'alert') => r.spec.groups.flatMap((g: any) => g.rules).find((x: any) => kind in x); // eslint-disable-line @typescript-eslint/no-explicit-any -- a manifest parsed from YAML, read or broken by any path the test names.
     {
       const r = rules();
       firstRule(r, 'record').alert = 'Both';
@@ -362,7 +362,7 @@ describe('k8s/ manifests', () => {
   });
 
   describe('the overlay checks catch broken manifests', () => {
-    type Mutable = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    type Mutable = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- a manifest parsed from YAML, read or broken by any path the test names.
     const mutate = (kind: string, name: string, change: (o: Mutable) => void) => {
       const set = productionSet();
       change(find(set, kind, name));
@@ -530,7 +530,7 @@ describe('k8s/ manifests', () => {
 
     it('reads the Secret the way the pods get it', () => {
       const set = productionSet();
-      const { values } = containerEnv(set, (find(set, 'Job', 'lead-router-migrate') as any).spec.template.spec.containers[0]); // eslint-disable-line @typescript-eslint/no-explicit-any
+      const { values } = containerEnv(set, (find(set, 'Job', 'lead-router-migrate') as any).spec.template.spec.containers[0]); // eslint-disable-line @typescript-eslint/no-explicit-any -- a manifest parsed from YAML, read or broken by any path the test names.
       const example = readFileSync(join(K8S, 'overlays/production/secrets.env.example'), 'utf8');
       expect(example).toContain(`DATABASE_URL=${values.DATABASE_URL}`);
       expect(values).toMatchObject({ APP: 'ops', AMQP_PREFIX: 'lr' });
@@ -586,10 +586,10 @@ describe('k8s/ manifests', () => {
     });
 
     it('applies the overlays: namespace, image, replicas, patches, generated Secret', () => {
-      const staging = overlays.find((o) => o.name === 'staging')!.objects as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
-      const production = productionSet() as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
-      const base = rendered[0].objects as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
-      const byName = (set: any[], kind: string, name: string) => set.find((o) => o.kind === kind && o.metadata.name === name); // eslint-disable-line @typescript-eslint/no-explicit-any
+      const staging = overlays.find((o) => o.name === 'staging')!.objects as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any -- a manifest parsed from YAML, read or broken by any path the test names.
+      const production = productionSet() as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any -- a manifest parsed from YAML, read or broken by any path the test names.
+      const base = rendered[0].objects as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any -- a manifest parsed from YAML, read or broken by any path the test names.
+      const byName = (set: any[], kind: string, name: string) => set.find((o) => o.kind === kind && o.metadata.name === name); // eslint-disable-line @typescript-eslint/no-explicit-any -- a manifest parsed from YAML, read or broken by any path the test names.
       expect(byName(base, 'Deployment', 'checks').metadata.namespace).toBeUndefined();
       expect(byName(staging, 'Deployment', 'checks').metadata.namespace).toBe('lead-router-staging');
       expect(byName(staging, 'Deployment', 'sandbox').spec.replicas).toBe(1);

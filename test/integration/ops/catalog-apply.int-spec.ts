@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { CatalogRepository, createDataSource } from '@lr/persistence';
 import { applyCatalog } from '../../../apps/ops/src/catalog/apply-catalog';
 import { TEST_DATABASE_URL } from '../../support/test-env';
-import { dumpCatalogRows, freshCatalog, idsOf, ops, writeTemp } from './ops-test-support';
+import { CatalogJson, dumpCatalogRows, freshCatalog, idsOf, ops, writeTemp } from './ops-test-support';
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v));
 
@@ -163,7 +163,7 @@ describe('ops catalog apply', () => {
     });
 
     it('accepts references to what the database already holds', async () => {
-      const campaignOnly: any = {
+      const campaignOnly: CatalogJson = {
         campaigns: [
           {
             id: randomUUID(),
@@ -202,7 +202,7 @@ describe('ops catalog apply', () => {
     });
 
     /** Each variant also renames the affiliate and adds a new school: neither may reach the database. */
-    const variants: Array<[string, (c: any) => void, RegExp]> = [
+    const variants: Array<[string, (c: CatalogJson) => void, RegExp]> = [
       ['unknown key', (c) => (c.offers[0].colour = 'red'), /^ {2}offers\[0\]\.colour: unknown key/m],
       ['unknown top-level key', (c) => (c.sponsors = []), /^ {2}sponsors: unknown key/m],
       ['wrong type', (c) => (c.offers[0].programs[1].value = 7), /^ {2}offers\[0\]\.programs\[1\]\.value: must be a string/m],

@@ -52,7 +52,7 @@ function refused(outcome: SubmitOutcome): SubmitRefusal {
 }
 
 async function leadRow(leadId: string) {
-  const rows: any[] = await ds.query('SELECT * FROM leads WHERE id = $1', [leadId]);
+  const rows: Array<Record<string, unknown>> = await ds.query('SELECT * FROM leads WHERE id = $1', [leadId]);
   return rows[0];
 }
 
@@ -87,14 +87,18 @@ async function dedupeKeysOf(leadId: string): Promise<Array<{ key_type: string; k
 }
 
 async function consentOf(leadId: string) {
-  const rows: any[] = await ds.query('SELECT * FROM consent_evidence WHERE lead_id = $1', [leadId]);
+  const rows: Array<Record<string, unknown> & { consented_at: Date }> = await ds.query(
+    'SELECT * FROM consent_evidence WHERE lead_id = $1',
+    [leadId],
+  );
   return rows[0];
 }
 
 async function searchRow(searchId: string) {
-  const rows: any[] = await ds.query('SELECT lead, submitted_at, person_keys, accepted_count, state_version FROM searches WHERE id = $1', [
-    searchId,
-  ]);
+  const rows: Array<Record<string, unknown>> = await ds.query(
+    'SELECT lead, submitted_at, person_keys, accepted_count, state_version FROM searches WHERE id = $1',
+    [searchId],
+  );
   return rows[0];
 }
 

@@ -151,9 +151,9 @@ export function submitDecisionOf(verdict: Refused): Decision {
     case 'offer_inactive':
     case 'not_on_campaign':
       return SUBMIT.offerUnavailable;
+    // An opted-out person is refused with the plain eligibility answer: it says nothing of who recorded the opt-out.
     case 'not_eligible':
     case 'no_eligible_program':
-    // An opted-out person is refused with the plain eligibility answer: it says nothing of who recorded the opt-out.
     case 'opted_out':
       return SUBMIT.notEligible;
     case 'duplicate':
