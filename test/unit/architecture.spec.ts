@@ -79,7 +79,7 @@ const isRelative = (s: string) => s === '.' || s === '..' || s.startsWith('./') 
 const target = (r: ImportRef) => rel(resolve(ROOT, dirname(r.file), r.specifier));
 /** `apps/<name>` or `libs/<name>` of a repository-relative path, or undefined. */
 const unitOf = (path: string) => /^((?:apps|libs)\/[^/]+)(?:\/|$)/.exec(path)?.[1];
-const isTestFile = (file: string) => /\.(spec|medium-spec|int-spec|e2e-spec)\.ts$/.test(file);
+const isTestFile = (file: string) => /\.(spec|tool-spec|medium-spec|int-spec|e2e-spec)\.ts$/.test(file);
 
 // (c) Modules libs/domain must not import: frameworks, drivers, I/O, and the libs that wrap them.
 const FORBIDDEN_IN_DOMAIN: Array<{ name: string; test: (s: string) => boolean }> = [
