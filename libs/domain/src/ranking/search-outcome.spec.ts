@@ -1,42 +1,20 @@
-import type { CampaignOffer } from '../catalog/campaign-offer';
-import { payoutTerms } from '../payouts/payouts';
+import { campaignOffer } from '../../../../test/support/catalog-builder';
 import { eligibilityVerdict, notOnCampaign } from '../qualify/qualify';
 import { ownRankKeys } from '../results/result-entry';
 import { searchOutcome } from './search-outcome';
 
 const NOW = new Date('2026-11-25T15:00:00Z');
-const offer = (id: string, over: Partial<CampaignOffer> = {}): CampaignOffer => ({
-  offerId: id,
-  campaignId: 'c1',
-  name: `Offer ${id}`,
-  schoolId: `s-${id}`,
-  schoolName: 'S',
-  schoolLogoUrl: null,
-  source: 'own',
-  offerType: 'shared',
-  status: 'active',
-  priority: 1,
-  tcpaText: null,
-  resultTtlSeconds: 900,
-  duplicateWindowDays: 30,
-  eligibility: {},
-  programs: [],
-  formFields: [],
-  payouts: payoutTerms(10, null),
-  price: null,
-  caps: [],
-  delivery: null,
-  externalId: null,
-  partner: null,
-  ...over,
-});
 
 describe('searchOutcome: what a new search shows of its verdicts', () => {
   const offers = [
-    offer('a', { schoolId: 's1', priority: 5 }),
-    offer('b', { schoolId: 's1', priority: 1 }),
-    offer('c', { eligibility: { states: ['CA'] } }),
-    offer('p', { source: 'partner', partner: { id: 'pn', name: 'Partner', adapter: 'sandbox', baseUrl: 'x', timeoutMs: 1000 } }),
+    campaignOffer({ offerId: 'a', schoolId: 's1', priority: 5 }),
+    campaignOffer({ offerId: 'b', schoolId: 's1', priority: 1 }),
+    campaignOffer({ offerId: 'c', eligibility: { states: ['CA'] } }),
+    campaignOffer({
+      offerId: 'p',
+      source: 'partner',
+      partner: { id: 'pn', name: 'Partner', adapter: 'sandbox', baseUrl: 'x', timeoutMs: 1000 },
+    }),
   ];
   const verdicts = () => [
     ...offers.map((o) =>
