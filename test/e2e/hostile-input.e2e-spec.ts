@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { searchBody } from '../support/catalog-builder';
+import { campaign, catalogOffer, partnerOffer, searchBody } from '../support/catalog-builder';
 import { person } from '../support/submit-flow';
 import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
@@ -109,25 +109,21 @@ describe('hostile input (e2e, property-based)', () => {
     { name: 'credits', label: 'Credits earned', type: 'number', required: false },
     { name: 'goal', label: 'Your goal', type: 'text', required: false },
   ];
-  const own = (offerId: string, name: string, price: number) => ({
-    id: offerId,
-    name,
-    school_id: ids.school,
-    source: 'own',
-    offer_type: 'shared',
-    status: 'active',
-    priority: 5,
-    price,
-    tcpa_text: `I agree that ${name} may contact me.`,
-    result_ttl_seconds: 900,
-    programs: [
-      { value: 'gen', label: 'General Studies' },
-      { value: 'msn', label: 'MS in Nursing' },
-    ],
-    form_fields: QUESTIONS,
-    // Never called: every lead this file lets through is a test lead, held and not delivered.
-    delivery: { adapter: 'sandbox', url: 'http://127.0.0.1:9/schools/hostile/leads?outcome=accept' },
-  });
+  const own = (offerId: string, name: string, price: number) =>
+    catalogOffer(offerId, ids.school, name, {
+      source: 'own',
+      priority: 5,
+      price,
+      tcpa_text: `I agree that ${name} may contact me.`,
+      result_ttl_seconds: 900,
+      programs: [
+        { value: 'gen', label: 'General Studies' },
+        { value: 'msn', label: 'MS in Nursing' },
+      ],
+      form_fields: QUESTIONS,
+      // Never called: every lead this file lets through is a test lead, held and not delivered.
+      delivery: { adapter: 'sandbox', url: 'http://127.0.0.1:9/schools/hostile/leads?outcome=accept' },
+    });
 
   beforeAll(async () => {
     applyCatalog(
@@ -149,34 +145,20 @@ describe('hostile input (e2e, property-based)', () => {
         offers: [
           own(ids.offerX, 'Offer X', DISTINCT_PRICES[0]),
           own(ids.offerY, 'Offer Y', DISTINCT_PRICES[1]),
-          {
-            id: ids.partnerOffer,
-            name: 'Partner offer',
-            school_id: ids.school,
-            source: 'partner',
-            partner_id: ids.partner,
-            external_id: `ext-${ids.partnerOffer.slice(0, 8)}`,
-            offer_type: 'shared',
-            status: 'active',
+          partnerOffer(ids.partnerOffer, ids.school, 'Partner offer', ids.partner, `ext-${ids.partnerOffer.slice(0, 8)}`, {
             result_ttl_seconds: 600,
-          },
+          }),
         ],
         // Own offers only on the searched campaigns: a search is complete when answered, nothing arrives later.
         campaigns: [
-          { id: ids.cH, affiliate_id: ids.affH, name: 'H', status: 'active', offers: [{ offer_id: ids.offerX, payout: 20 }] },
-          { id: ids.cH2, affiliate_id: ids.affH, name: 'H two', status: 'active', offers: [{ offer_id: ids.offerX, payout: 5 }] },
-          { id: ids.cHPaused, affiliate_id: ids.affH, name: 'H paused', status: 'paused', offers: [{ offer_id: ids.offerX }] },
-          {
-            id: ids.cO,
-            affiliate_id: ids.affO,
-            name: 'O',
-            status: 'active',
-            offers: [
-              { offer_id: ids.offerX, payout: 7 },
-              { offer_id: ids.offerY, payout: 7 },
-            ],
-          },
-          { id: ids.cPartner, affiliate_id: ids.affO, name: 'O partner', status: 'active', offers: [{ offer_id: ids.partnerOffer }] },
+          campaign(ids.cH, ids.affH, 'H', [{ offer_id: ids.offerX, payout: 20 }]),
+          campaign(ids.cH2, ids.affH, 'H two', [{ offer_id: ids.offerX, payout: 5 }]),
+          campaign(ids.cHPaused, ids.affH, 'H paused', [{ offer_id: ids.offerX }], { status: 'paused' }),
+          campaign(ids.cO, ids.affO, 'O', [
+            { offer_id: ids.offerX, payout: 7 },
+            { offer_id: ids.offerY, payout: 7 },
+          ]),
+          campaign(ids.cPartner, ids.affO, 'O partner', [{ offer_id: ids.partnerOffer }]),
         ],
       },
       env,

@@ -4,7 +4,7 @@ import Redis from 'ioredis';
 import { loadConfig } from '../../libs/config/src';
 import { MESSAGE_TYPES, PartnerSearchAnsweredV1, PartnerSearchAnsweredV2, SearchAnswer, SearchRequestedV1 } from '../../libs/contracts/src';
 import { AmqpConnection, RawReply, topologyFor } from '../../libs/messaging/src';
-import { searchBody } from '../support/catalog-builder';
+import { campaign, catalogOffer, partnerOffer, searchBody } from '../support/catalog-builder';
 import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
@@ -51,39 +51,23 @@ describe('search orchestration races (e2e)', () => {
           timeout_ms: 30000,
         })),
         offers: [
-          {
-            id: ids.own,
-            name: 'Own',
-            school_id: ids.schoolOwn,
+          catalogOffer(ids.own, ids.schoolOwn, 'Own', {
             source: 'own',
-            offer_type: 'shared',
-            status: 'active',
             priority: 5,
             price: 10,
             tcpa_text: 'ok',
             programs: [{ value: 'gen', label: 'General' }],
             delivery: { adapter: 'sandbox', url: 'http://127.0.0.1:9/schools/x/leads' },
-          },
-          ...ids.offers.map((o, i) => ({
-            id: o,
-            name: `Partner offer ${i}`,
-            school_id: ids.schools[i],
-            source: 'partner',
-            partner_id: ids.partners[i],
-            external_id: `race-${i}`,
-            offer_type: 'shared',
-            status: 'active',
-            priority: i * 4,
-          })),
+          }),
+          ...ids.offers.map((o, i) =>
+            partnerOffer(o, ids.schools[i], `Partner offer ${i}`, ids.partners[i], `race-${i}`, { priority: i * 4 }),
+          ),
         ],
         campaigns: [
-          {
-            id: ids.campaign,
-            affiliate_id: ids.aff,
-            name: 'Races',
-            status: 'active',
-            offers: [{ offer_id: ids.own, payout: 3 }, ...ids.offers.map((o) => ({ offer_id: o, payout: 7 }))],
-          },
+          campaign(ids.campaign, ids.aff, 'Races', [
+            { offer_id: ids.own, payout: 3 },
+            ...ids.offers.map((o) => ({ offer_id: o, payout: 7 })),
+          ]),
         ],
       },
       env,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { capPeriodStart, capScope, hashOf, sha256Hex } from '../../libs/domain/src';
-import { ownOffer, searchBody } from '../support/catalog-builder';
+import { campaign, ownOffer, partnerOffer, searchBody } from '../support/catalog-builder';
 import { call, HttpAnswer } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
@@ -58,19 +58,14 @@ describe('search and polling (e2e)', () => {
 
   const own = (offerId: string, schoolId: string, name: string, extra: Record<string, unknown> = {}) =>
     ownOffer(offerId, schoolId, name, `${sandbox.url}/schools/e2e/leads?outcome=accept`, extra);
-  const partnerOffer = (offerId: string, partnerId: string, schoolId: string, name: string, extra: Record<string, unknown> = {}) => ({
-    id: offerId,
-    name,
-    school_id: schoolId,
-    source: 'partner',
-    partner_id: partnerId,
-    external_id: `westlake-${offerId.slice(0, 8)}`,
-    offer_type: 'exclusive',
-    status: 'active',
-    priority: 20,
-    result_ttl_seconds: 300,
-    ...extra,
-  });
+  /** An exclusive partner offer, asked of its partner as westlake-<id>. */
+  const westlake = (offerId: string, partnerId: string, schoolId: string, name: string, extra: Record<string, unknown> = {}) =>
+    partnerOffer(offerId, schoolId, name, partnerId, `westlake-${offerId.slice(0, 8)}`, {
+      offer_type: 'exclusive',
+      priority: 20,
+      result_ttl_seconds: 300,
+      ...extra,
+    });
 
   function catalog() {
     return {
@@ -158,45 +153,27 @@ describe('search and polling (e2e)', () => {
         own(ids.ownDup, ids.schoolDup, 'Dup Offer', { priority: 6, duplicate_window_days: 30 }),
         own(ids.ownOldDup, ids.schoolOld, 'Old Dup Offer', { priority: 4, duplicate_window_days: 2 }),
         own(ids.ownNy, ids.schoolNy, 'NY Only Offer', { priority: 9, eligibility: { states: ['NY'] } }),
-        partnerOffer(ids.pOffer, ids.partnerFast, ids.schoolPartner, 'Westlake via partner'),
-        partnerOffer(ids.pOfferNy, ids.partnerFast, ids.schoolPartnerNy, 'Partner NY only', { eligibility: { states: ['NY'] } }),
-        partnerOffer(ids.pSlowOffer, ids.partnerSlow, ids.schoolSlow, 'Slow partner offer', { priority: 1 }),
-        partnerOffer(ids.pDeadOffer, ids.partnerDead, ids.schoolSlow, 'Dead partner offer'),
+        westlake(ids.pOffer, ids.partnerFast, ids.schoolPartner, 'Westlake via partner'),
+        westlake(ids.pOfferNy, ids.partnerFast, ids.schoolPartnerNy, 'Partner NY only', { eligibility: { states: ['NY'] } }),
+        westlake(ids.pSlowOffer, ids.partnerSlow, ids.schoolSlow, 'Slow partner offer', { priority: 1 }),
+        westlake(ids.pDeadOffer, ids.partnerDead, ids.schoolSlow, 'Dead partner offer'),
       ],
       campaigns: [
-        {
-          id: ids.campaign,
-          affiliate_id: ids.affA,
-          name: 'Search e2e',
-          status: 'active',
-          offers: [
-            { offer_id: ids.own1, payout: 20, program_payouts: { bsn: 30 } },
-            { offer_id: ids.own1b, payout: 5 },
-            { offer_id: ids.ownNoPayout },
-            { offer_id: ids.ownCapped, payout: 10 },
-            { offer_id: ids.ownDup, payout: 10 },
-            { offer_id: ids.ownOldDup, payout: 10 },
-            { offer_id: ids.ownNy, payout: 10 },
-            { offer_id: ids.pOffer, payout: 12.5 },
-            { offer_id: ids.pOfferNy, payout: 12.5 },
-          ],
-        },
-        {
-          id: ids.campaignTimeout,
-          affiliate_id: ids.affA,
-          name: 'Dead partner',
-          status: 'active',
-          offers: [{ offer_id: ids.own1 }, { offer_id: ids.pDeadOffer }],
-        },
-        {
-          id: ids.campaignSlow,
-          affiliate_id: ids.affA,
-          name: 'Slow partner',
-          status: 'active',
-          offers: [{ offer_id: ids.ownNoPayout }, { offer_id: ids.pSlowOffer }],
-        },
-        { id: ids.campaignB, affiliate_id: ids.affB, name: 'B', status: 'active', offers: [{ offer_id: ids.own1 }] },
-        { id: ids.campaignMoved, affiliate_id: ids.affA, name: 'Moved later', status: 'active', offers: [{ offer_id: ids.own1 }] },
+        campaign(ids.campaign, ids.affA, 'Search e2e', [
+          { offer_id: ids.own1, payout: 20, program_payouts: { bsn: 30 } },
+          { offer_id: ids.own1b, payout: 5 },
+          { offer_id: ids.ownNoPayout },
+          { offer_id: ids.ownCapped, payout: 10 },
+          { offer_id: ids.ownDup, payout: 10 },
+          { offer_id: ids.ownOldDup, payout: 10 },
+          { offer_id: ids.ownNy, payout: 10 },
+          { offer_id: ids.pOffer, payout: 12.5 },
+          { offer_id: ids.pOfferNy, payout: 12.5 },
+        ]),
+        campaign(ids.campaignTimeout, ids.affA, 'Dead partner', [{ offer_id: ids.own1 }, { offer_id: ids.pDeadOffer }]),
+        campaign(ids.campaignSlow, ids.affA, 'Slow partner', [{ offer_id: ids.ownNoPayout }, { offer_id: ids.pSlowOffer }]),
+        campaign(ids.campaignB, ids.affB, 'B', [{ offer_id: ids.own1 }]),
+        campaign(ids.campaignMoved, ids.affA, 'Moved later', [{ offer_id: ids.own1 }]),
       ],
     };
   }

@@ -4,6 +4,7 @@ import { CatalogRepository, createDataSource } from '@lr/persistence';
 import { applyCatalog } from '../../../apps/ops/src/catalog/apply-catalog';
 import { TEST_DATABASE_URL } from '../../support/test-env';
 import { CatalogJson, dumpCatalogRows, freshCatalog, idsOf, ops, writeTemp } from './ops-test-support';
+import { campaign } from '../../support/catalog-builder';
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v));
 
@@ -165,13 +166,15 @@ describe('ops catalog apply', () => {
     it('accepts references to what the database already holds', async () => {
       const campaignOnly: CatalogJson = {
         campaigns: [
-          {
-            id: randomUUID(),
-            affiliate_id: catalog.affiliates[0].id,
-            name: 'Second campaign',
-            status: 'paused',
-            offers: [{ offer_id: catalog.offers[0].id, program_payouts: { 'rn-bsn': 12.5 } }],
-          },
+          campaign(
+            randomUUID(),
+            catalog.affiliates[0].id,
+            'Second campaign',
+            [{ offer_id: catalog.offers[0].id, program_payouts: { 'rn-bsn': 12.5 } }],
+            {
+              status: 'paused',
+            },
+          ),
         ],
       };
       const outcome = await applyCatalog(ds, campaignOnly);

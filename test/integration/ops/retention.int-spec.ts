@@ -20,8 +20,9 @@ import { migrateDatabase } from '../../../libs/persistence/src/migrate';
 import { runOps } from '../../support/ops';
 import { dropDatabase, ownDatabaseUrl } from '../../support/test-database';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../../support/test-env';
-import { LeadActivitySeed, ownOffer } from './lead-activity-seed';
+import { LeadActivitySeed, opsOwnOffer } from './lead-activity-seed';
 import { opsIn } from './ops-test-support';
+import { campaign } from '../../support/catalog-builder';
 
 /**
  * `ops retention run` and `ops storage report` on searches written in the day
@@ -246,18 +247,12 @@ describe('ops retention run and storage report', () => {
     await seed.catalog({
       affiliates: [{ id: ids.aff, name: 'Retention Affiliate', status: 'active' }],
       schools: [{ id: ids.school, name: 'Harbor College', logo_url: null }],
-      offers: [ownOffer(ids.offer, ids.school, 'Harbor Nursing'), ownOffer(ids.offer2, ids.school, 'Harbor Tech')],
+      offers: [opsOwnOffer(ids.offer, ids.school, 'Harbor Nursing'), opsOwnOffer(ids.offer2, ids.school, 'Harbor Tech')],
       campaigns: [
-        {
-          id: ids.camp,
-          affiliate_id: ids.aff,
-          name: 'Retention',
-          status: 'active',
-          offers: [
-            { offer_id: ids.offer, payout: 12 },
-            { offer_id: ids.offer2, payout: 8 },
-          ],
-        },
+        campaign(ids.camp, ids.aff, 'Retention', [
+          { offer_id: ids.offer, payout: 12 },
+          { offer_id: ids.offer2, payout: 8 },
+        ]),
       ],
     });
     apiKeyId = await seed.apiKey(ids.aff);
