@@ -21,8 +21,7 @@ import {
 } from '@lr/persistence';
 import { chainConsentLedger, returnLead, SearchStatePublisher } from '@lr/platform';
 import { tablesHolding } from '../../support/canaries';
-import { decideSubmit, freshPerson, resultSubmit, storeSearch, StoredSearch, SubmitWorld } from '../../support/medium-submit-world';
-import { returnsWorld } from '../../support/returns-world';
+import { decideSubmit, freshPerson, resultSubmit, returnsWorld, StoredSearch, storeSearch, SubmitWorld } from '../../support/medium-world';
 import { dropDatabase, ownDatabaseUrl } from '../../support/test-database';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, testEnv, uniqueSuffix } from '../../support/test-env';
 import { opsIn } from './ops-test-support';

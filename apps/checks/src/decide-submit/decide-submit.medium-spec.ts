@@ -3,16 +3,16 @@ import { Client as PgClient } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { DeliveryRequestedV1, SubmitDecision, SubmitRefusal, SubmitRequestedV1 } from '@lr/contracts';
 import { leadDedupeKeys } from '@lr/domain';
-import { mediumDataSource } from '../../../../test/support/medium';
 import {
   applyChanged,
   decideSubmit,
   freshPerson,
+  mediumDataSource,
   resultSubmit,
   storeSearch,
   submitWorld,
   SubmitWorld,
-} from '../../../../test/support/medium-submit-world';
+} from '../../../../test/support/medium-world';
 import type { DecideSubmit, SubmitOutcome } from './decide-submit.usecase';
 
 /**

@@ -3,8 +3,7 @@ import type { DataSource } from 'typeorm';
 import { searchStateKey, SubmitAnswerV1, SubmitDecision } from '@lr/contracts';
 import { LeadRepository, SaleLedger, UnresolvedDeliveries } from '@lr/persistence';
 import { SearchStatePublisher } from '@lr/platform';
-import { mediumDataSource, mediumRedis } from '../../../../test/support/medium';
-import { fakeSchool, reservedLead, submitWorld, SubmitWorld } from '../../../../test/support/medium-submit-world';
+import { fakeSchool, mediumDataSource, mediumRedis, reservedLead, submitWorld, SubmitWorld } from '../../../../test/support/medium-world';
 import { BuyerCalls } from './buyer-calls';
 import { DeliverLead } from './deliver-lead.usecase';
 

@@ -4,14 +4,15 @@ import type { DataSource } from 'typeorm';
 import { searchStateKey } from '@lr/contracts';
 import type { Lead } from '@lr/domain';
 import { SearchRepository } from '@lr/persistence';
-import { mediumDataSource, mediumRedis } from '../../../../test/support/medium';
 import {
   acceptedSaleOnSearch,
   answerOf,
   callRows,
   capSlot,
-  type OfferSpec,
   legacyPartnerAnswer,
+  mediumDataSource,
+  mediumRedis,
+  type OfferSpec,
   oneAnswer,
   orchestrator,
   partnerAnswer,
@@ -27,7 +28,7 @@ import {
   useCap,
   world,
   type World,
-} from '../../../../test/support/medium-orch-search';
+} from '../../../../test/support/medium-world';
 import { MergePartnerAnswer } from './merge-partner-answer.usecase';
 
 /**
