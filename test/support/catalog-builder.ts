@@ -110,13 +110,8 @@ export function ownOffer(
   delivery: string | Record<string, unknown>,
   extra: Record<string, unknown> = {},
 ) {
-  return {
-    id: offerId,
-    name,
-    school_id: schoolId,
+  return catalogOffer(offerId, schoolId, name, {
     source: 'own',
-    offer_type: 'shared',
-    status: 'active',
     priority: 5,
     price: 45,
     tcpa_text: `I agree that ${name} may contact me.`,
@@ -124,7 +119,7 @@ export function ownOffer(
     programs: [{ value: 'gen', label: 'General Studies' }],
     delivery: typeof delivery === 'string' ? { adapter: 'sandbox', url: delivery } : delivery,
     ...extra,
-  };
+  });
 }
 
 /**
