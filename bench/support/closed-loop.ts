@@ -40,7 +40,7 @@ export async function runClosedLoop(o: ClosedLoopOptions): Promise<ClosedLoopRes
   const worker = async () => {
     while (performance.now() < stopAt) {
       const sentAt = performance.now();
-      let status = 0;
+      let status: number;
       try {
         status = (await send(agent, base, o.call(next++), o.timeoutMs ?? 10_000)).status;
       } catch {

@@ -53,7 +53,7 @@ export async function withCpuPerUnit<T>(
  */
 export function machineCpuByProcess(named: Map<number, string>): Map<number, { group: string; seconds: number }> {
   const out = new Map<number, { group: string; seconds: number }>();
-  let entries: string[] = [];
+  let entries: string[];
   try {
     entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
   } catch {

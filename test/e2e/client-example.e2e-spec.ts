@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ownOffer } from '../support/catalog-builder';
+import { campaign, ownOffer, partnerOffer } from '../support/catalog-builder';
 import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
@@ -79,30 +79,16 @@ describe('the client quick start (e2e)', () => {
           ownOffer(ids.offer, ids.school, 'Quick Start Nursing', `${sandbox.url}/schools/${schoolSlug}/leads?outcome=accept`, {
             priority: 10,
           }),
-          {
-            id: ids.partnerOffer,
-            name: 'Quick partner offer',
-            school_id: ids.partnerSchool,
-            source: 'partner',
-            partner_id: ids.partner,
-            external_id: `quick-${ids.partnerOffer.slice(0, 8)}`,
-            offer_type: 'shared',
-            status: 'active',
+          partnerOffer(ids.partnerOffer, ids.partnerSchool, 'Quick partner offer', ids.partner, `quick-${ids.partnerOffer.slice(0, 8)}`, {
             priority: 1,
             result_ttl_seconds: 600,
-          },
+          }),
         ],
         campaigns: [
-          {
-            id: ids.campaign,
-            affiliate_id: ids.affiliate,
-            name: 'Quick start',
-            status: 'active',
-            offers: [
-              { offer_id: ids.offer, payout: 20 },
-              { offer_id: ids.partnerOffer, payout: 5 },
-            ],
-          },
+          campaign(ids.campaign, ids.affiliate, 'Quick start', [
+            { offer_id: ids.offer, payout: 20 },
+            { offer_id: ids.partnerOffer, payout: 5 },
+          ]),
         ],
       },
       env,

@@ -6,7 +6,7 @@ import { queuesOf, topologyFor } from '../../libs/messaging/src/topology';
 import { queueDepth, sleep, waitFor, withAdminChannel } from '../integration/messaging/support';
 import { opsIn } from '../integration/ops/ops-test-support';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
-import { ownOffer } from '../support/catalog-builder';
+import { campaign, ownOffer } from '../support/catalog-builder';
 import { applyCatalog, issueKey, runOps } from '../support/ops';
 import { person, receivedBySchool, SubmitClient } from '../support/submit-flow';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
@@ -61,15 +61,7 @@ describe('dead letters: a stuck submit replayed with the operator CLI (e2e)', ()
             timeout_ms: 5000,
           }),
         ],
-        campaigns: [
-          {
-            id: ids.campaign,
-            affiliate_id: ids.aff,
-            name: 'DLQ campaign',
-            status: 'active',
-            offers: [{ offer_id: ids.offer, payout: 12 }],
-          },
-        ],
+        campaigns: [campaign(ids.campaign, ids.aff, 'DLQ campaign', [{ offer_id: ids.offer, payout: 12 }])],
       },
       env,
     );

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { hashOf, type Lead, leadDedupeKeys } from '../../libs/domain/src';
-import { ownOffer } from '../support/catalog-builder';
+import { campaign, ownOffer } from '../support/catalog-builder';
 import { call, HttpAnswer } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
@@ -86,19 +86,13 @@ describe('duplicate pre-check (e2e)', () => {
         partners: [],
         offers: [own(ids.offerLong, 'Long window', 30), own(ids.offerShort, 'Short window', 7), own(ids.offerD, 'D only', 30)],
         campaigns: [
-          {
-            id: ids.campaignA,
-            affiliate_id: ids.affA,
-            name: 'A',
-            status: 'active',
-            offers: [
-              { offer_id: ids.offerLong, payout: 20 },
-              { offer_id: ids.offerShort, payout: 20 },
-            ],
-          },
-          { id: ids.campaignOff, affiliate_id: ids.affOff, name: 'Off', status: 'active', offers: [{ offer_id: ids.offerLong }] },
-          { id: ids.campaignPaused, affiliate_id: ids.affPaused, name: 'Paused', status: 'active', offers: [{ offer_id: ids.offerLong }] },
-          { id: ids.campaignD, affiliate_id: ids.affD, name: 'D', status: 'active', offers: [{ offer_id: ids.offerD }] },
+          campaign(ids.campaignA, ids.affA, 'A', [
+            { offer_id: ids.offerLong, payout: 20 },
+            { offer_id: ids.offerShort, payout: 20 },
+          ]),
+          campaign(ids.campaignOff, ids.affOff, 'Off', [{ offer_id: ids.offerLong }]),
+          campaign(ids.campaignPaused, ids.affPaused, 'Paused', [{ offer_id: ids.offerLong }]),
+          campaign(ids.campaignD, ids.affD, 'D', [{ offer_id: ids.offerD }]),
         ],
       },
       env,

@@ -192,29 +192,46 @@ describe('gateway front door (e2e)', () => {
   });
 
   describe('validation names the field', () => {
-    const cases: Array<[string, (b: Record<string, any>) => void, number, string, string]> = [
-      ['svc_campaign_id missing', (b) => delete b.svc_campaign_id, 400, 'REQUIRED_FIELD_MISSING', 'svc_campaign_id'],
-      ['svc_campaign_id not a UUID', (b) => (b.svc_campaign_id = 'abc'), 400, 'INVALID_FIELD', 'svc_campaign_id'],
-      ['svc_affiliate_id missing', (b) => delete b.svc_affiliate_id, 400, 'REQUIRED_FIELD_MISSING', 'svc_affiliate_id'],
-      ['lead missing', (b) => delete b.lead, 400, 'REQUIRED_FIELD_MISSING', 'lead'],
-      ['lead not an object', (b) => (b.lead = 'x'), 400, 'INVALID_FIELD', 'lead'],
-      ['tracking missing', (b) => delete b.tracking, 400, 'REQUIRED_FIELD_MISSING', 'tracking'],
-      ['ip missing', (b) => delete b.tracking.ip_address, 400, 'REQUIRED_FIELD_MISSING', 'tracking.ip_address'],
-      ['ip private', (b) => (b.tracking.ip_address = '192.168.1.20'), 400, 'INVALID_FIELD', 'tracking.ip_address'],
-      ['ip shared', (b) => (b.tracking.ip_address = '100.64.3.3'), 400, 'INVALID_FIELD', 'tracking.ip_address'],
-      ['ip documentation', (b) => (b.tracking.ip_address = '2001:db8::5'), 400, 'INVALID_FIELD', 'tracking.ip_address'],
-      ['ip mapped loopback', (b) => (b.tracking.ip_address = '::ffff:127.0.0.1'), 400, 'INVALID_FIELD', 'tracking.ip_address'],
-      ['email', (b) => (b.lead.personal.email = 'nope'), 400, 'INVALID_FIELD', 'lead.personal.email'],
-      ['phone', (b) => (b.lead.personal.phone = '12345'), 400, 'INVALID_FIELD', 'lead.personal.phone'],
-      ['date of birth', (b) => (b.lead.personal.date_of_birth = '1995-02-30'), 400, 'INVALID_FIELD', 'lead.personal.date_of_birth'],
-      ['state', (b) => (b.lead.address.state = 'ZZ'), 400, 'INVALID_FIELD', 'lead.address.state'],
-      ['education level', (b) => (b.lead.education.education_level = 'phd'), 400, 'INVALID_FIELD', 'lead.education.education_level'],
-      ['flat zip', (b) => (b.lead.zip = '12'), 400, 'INVALID_FIELD', 'lead.zip'],
-      ['tcpa_consent type', (b) => (b.tcpa_consent = 'yes'), 400, 'INVALID_FIELD', 'tcpa_consent'],
-      ['svc_is_test_lead type', (b) => (b.svc_is_test_lead = 1), 400, 'INVALID_FIELD', 'svc_is_test_lead'],
+    type JsonObject = { [key: string]: unknown };
+    /** The object holding a dotted path's last field, and that field's name. */
+    const parentOf = (b: JsonObject, path: string): [JsonObject, string] => {
+      const keys = path.split('.');
+      const last = keys.pop()!;
+      return [keys.reduce((o, k) => o[k] as JsonObject, b), last];
+    };
+    /** Sets the field at a dotted path of a search body. */
+    const set = (path: string, value: unknown) => (b: JsonObject) => {
+      const [o, k] = parentOf(b, path);
+      o[k] = value;
+    };
+    /** Removes the field at a dotted path of a search body. */
+    const drop = (path: string) => (b: JsonObject) => {
+      const [o, k] = parentOf(b, path);
+      delete o[k];
+    };
+    const cases: Array<[string, (b: JsonObject) => void, number, string, string]> = [
+      ['svc_campaign_id missing', drop('svc_campaign_id'), 400, 'REQUIRED_FIELD_MISSING', 'svc_campaign_id'],
+      ['svc_campaign_id not a UUID', set('svc_campaign_id', 'abc'), 400, 'INVALID_FIELD', 'svc_campaign_id'],
+      ['svc_affiliate_id missing', drop('svc_affiliate_id'), 400, 'REQUIRED_FIELD_MISSING', 'svc_affiliate_id'],
+      ['lead missing', drop('lead'), 400, 'REQUIRED_FIELD_MISSING', 'lead'],
+      ['lead not an object', set('lead', 'x'), 400, 'INVALID_FIELD', 'lead'],
+      ['tracking missing', drop('tracking'), 400, 'REQUIRED_FIELD_MISSING', 'tracking'],
+      ['ip missing', drop('tracking.ip_address'), 400, 'REQUIRED_FIELD_MISSING', 'tracking.ip_address'],
+      ['ip private', set('tracking.ip_address', '192.168.1.20'), 400, 'INVALID_FIELD', 'tracking.ip_address'],
+      ['ip shared', set('tracking.ip_address', '100.64.3.3'), 400, 'INVALID_FIELD', 'tracking.ip_address'],
+      ['ip documentation', set('tracking.ip_address', '2001:db8::5'), 400, 'INVALID_FIELD', 'tracking.ip_address'],
+      ['ip mapped loopback', set('tracking.ip_address', '::ffff:127.0.0.1'), 400, 'INVALID_FIELD', 'tracking.ip_address'],
+      ['email', set('lead.personal.email', 'nope'), 400, 'INVALID_FIELD', 'lead.personal.email'],
+      ['phone', set('lead.personal.phone', '12345'), 400, 'INVALID_FIELD', 'lead.personal.phone'],
+      ['date of birth', set('lead.personal.date_of_birth', '1995-02-30'), 400, 'INVALID_FIELD', 'lead.personal.date_of_birth'],
+      ['state', set('lead.address.state', 'ZZ'), 400, 'INVALID_FIELD', 'lead.address.state'],
+      ['education level', set('lead.education.education_level', 'phd'), 400, 'INVALID_FIELD', 'lead.education.education_level'],
+      ['flat zip', set('lead.zip', '12'), 400, 'INVALID_FIELD', 'lead.zip'],
+      ['tcpa_consent type', set('tcpa_consent', 'yes'), 400, 'INVALID_FIELD', 'tcpa_consent'],
+      ['svc_is_test_lead type', set('svc_is_test_lead', 1), 400, 'INVALID_FIELD', 'svc_is_test_lead'],
     ];
     it.each(cases)('%s', async (_name, mutate, status, code, field) => {
-      const body = JSON.parse(JSON.stringify(searchBody(ids.campaignA, ids.affiliateA))) as Record<string, any>;
+      const body = JSON.parse(JSON.stringify(searchBody(ids.campaignA, ids.affiliateA))) as JsonObject;
       mutate(body);
       const res = await search(keyA, body);
       expect([res.status, res.body.code, res.body.field, res.body.status]).toEqual([status, code, field, 'invalid']);

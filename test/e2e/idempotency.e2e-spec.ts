@@ -5,6 +5,7 @@ import { call, HttpAnswer } from '../support/http';
 import { applyCatalog, issueKey } from '../support/ops';
 import { person, receivedBySchool, SubmitClient } from '../support/submit-flow';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
+import { campaign, catalogOffer } from '../support/catalog-builder';
 
 /**
  * Idempotency keys (docs/idempotency.md) against the running services: a
@@ -26,19 +27,15 @@ describe('Idempotency-Key on search and leads (e2e)', () => {
   let apiKey: string;
   let db: Client;
 
-  const own = (offerId: string, schoolId: string, name: string, query: string) => ({
-    id: offerId,
-    name,
-    school_id: schoolId,
-    source: 'own',
-    offer_type: 'shared',
-    status: 'active',
-    priority: 5,
-    price: 30,
-    tcpa_text: 'I agree.',
-    result_ttl_seconds: 900,
-    delivery: { adapter: 'sandbox', url: `${sandbox.url}/schools/${school(name)}/leads?${query}`, timeout_ms: 4000 },
-  });
+  const own = (offerId: string, schoolId: string, name: string, query: string) =>
+    catalogOffer(offerId, schoolId, name, {
+      source: 'own',
+      priority: 5,
+      price: 30,
+      tcpa_text: 'I agree.',
+      result_ttl_seconds: 900,
+      delivery: { adapter: 'sandbox', url: `${sandbox.url}/schools/${school(name)}/leads?${query}`, timeout_ms: 4000 },
+    });
 
   const keyed = (key: string, base: SubmitClient = client) => ({
     search: (campaignId: string, lead: unknown) =>
@@ -78,8 +75,8 @@ describe('Idempotency-Key on search and leads (e2e)', () => {
         ],
         offers: [own(ids.oFast, ids.sFast, 'fast', 'outcome=accept'), own(ids.oSlow, ids.sSlow, 'slow', 'outcome=accept&delay_ms=1500')],
         campaigns: [
-          { id: ids.cFast, affiliate_id: ids.aff, name: 'Fast', status: 'active', offers: [{ offer_id: ids.oFast, payout: 2 }] },
-          { id: ids.cSlow, affiliate_id: ids.aff, name: 'Slow', status: 'active', offers: [{ offer_id: ids.oSlow, payout: 2 }] },
+          campaign(ids.cFast, ids.aff, 'Fast', [{ offer_id: ids.oFast, payout: 2 }]),
+          campaign(ids.cSlow, ids.aff, 'Slow', [{ offer_id: ids.oSlow, payout: 2 }]),
         ],
       },
       env,

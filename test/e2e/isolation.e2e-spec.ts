@@ -5,6 +5,7 @@ import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-proces
 import { applyCatalog, issueKey, runOps } from '../support/ops';
 import { person, Person } from '../support/submit-flow';
 import { testEnv, uniqueSuffix } from '../support/test-env';
+import { campaign, catalogOffer, partnerOffer } from '../support/catalog-builder';
 
 /**
  * Isolation between affiliates, over HTTP against two running gateways (so a
@@ -102,9 +103,11 @@ describe('isolation between affiliates (e2e)', () => {
     expect(body.processing_done).toBe(true);
     return {
       searchId: body.svc_lead_id as string,
-      results: new Map<string, string>(body.offers.map((o: any) => [o.offer.id, o.svc_result_id])),
+      results: new Map<string, string>(
+        (body.offers as Array<{ offer: { id: string }; svc_result_id: string }>).map((o) => [o.offer.id, o.svc_result_id]),
+      ),
       body,
-    }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    };
   }
   const submit = (label: string, key: string, body: Record<string, unknown>) => rec(label, 'POST', '/api/v1/engine/leads', { key, body });
   const resultSubmit = (
@@ -144,24 +147,20 @@ describe('isolation between affiliates (e2e)', () => {
       ...extra,
     });
 
-  const own = (offerId: string, schoolId: string, name: string, price: number, outcome: string) => ({
-    id: offerId,
-    name,
-    school_id: schoolId,
-    source: 'own',
-    offer_type: 'shared',
-    status: 'active',
-    priority: 5,
-    price,
-    tcpa_text: `I agree that ${name} may contact me.`,
-    result_ttl_seconds: 900,
-    programs: [{ value: 'gen', label: 'General Studies' }],
-    delivery: {
-      adapter: 'sandbox',
-      url: `${sandbox.url}/schools/${school(name.toLowerCase().replace(/\W+/g, '-'))}/leads?outcome=${outcome}`,
-      timeout_ms: 6000,
-    },
-  });
+  const own = (offerId: string, schoolId: string, name: string, price: number, outcome: string) =>
+    catalogOffer(offerId, schoolId, name, {
+      source: 'own',
+      priority: 5,
+      price,
+      tcpa_text: `I agree that ${name} may contact me.`,
+      result_ttl_seconds: 900,
+      programs: [{ value: 'gen', label: 'General Studies' }],
+      delivery: {
+        adapter: 'sandbox',
+        url: `${sandbox.url}/schools/${school(name.toLowerCase().replace(/\W+/g, '-'))}/leads?outcome=${outcome}`,
+        timeout_ms: 6000,
+      },
+    });
 
   beforeAll(async () => {
     sandbox = await startApp('sandbox', env, 'live');
@@ -191,49 +190,23 @@ describe('isolation between affiliates (e2e)', () => {
           own(ids.offerSlow, ids.schoolA, 'Alpha Slow Offer', DISTINCT_PRICES[0], 'accept&delay_ms=2500'),
           own(ids.offerRejecting, ids.schoolA, 'Alpha Rejecting Offer', DISTINCT_PRICES[0], 'reject'),
           own(ids.offerShared, ids.schoolShared, 'Shared Offer', DISTINCT_PRICES[1], 'accept'),
-          {
-            id: ids.partnerOffer,
-            name: 'Partner Offer',
-            school_id: ids.schoolPartner,
-            source: 'partner',
-            partner_id: ids.partner,
-            external_id: `ext-${ids.partnerOffer.slice(0, 8)}`,
-            offer_type: 'shared',
-            status: 'active',
+          partnerOffer(ids.partnerOffer, ids.schoolPartner, 'Partner Offer', ids.partner, `ext-${ids.partnerOffer.slice(0, 8)}`, {
             result_ttl_seconds: 600,
-          },
+          }),
         ],
         campaigns: [
-          {
-            id: ids.cA,
-            affiliate_id: ids.affA,
-            name: 'A',
-            status: 'active',
-            offers: [
-              { offer_id: ids.offerA, payout: A_PAYOUTS[0] },
-              { offer_id: ids.offerShared, payout: A_PAYOUTS[1] },
-              { offer_id: ids.partnerOffer, payout: A_PAYOUTS[2] },
-              { offer_id: ids.offerSlow, payout: A_PAYOUTS[4] },
-              { offer_id: ids.offerRejecting, payout: A_PAYOUTS[4] },
-            ],
-          },
-          {
-            id: ids.cA2,
-            affiliate_id: ids.affA,
-            name: 'A two',
-            status: 'active',
-            offers: [{ offer_id: ids.offerA, payout: A_PAYOUTS[3] }],
-          },
-          {
-            id: ids.cB,
-            affiliate_id: ids.affB,
-            name: 'B',
-            status: 'active',
-            offers: [
-              { offer_id: ids.offerShared, payout: B_PAYOUTS.shared },
-              { offer_id: ids.partnerOffer, payout: B_PAYOUTS.partner },
-            ],
-          },
+          campaign(ids.cA, ids.affA, 'A', [
+            { offer_id: ids.offerA, payout: A_PAYOUTS[0] },
+            { offer_id: ids.offerShared, payout: A_PAYOUTS[1] },
+            { offer_id: ids.partnerOffer, payout: A_PAYOUTS[2] },
+            { offer_id: ids.offerSlow, payout: A_PAYOUTS[4] },
+            { offer_id: ids.offerRejecting, payout: A_PAYOUTS[4] },
+          ]),
+          campaign(ids.cA2, ids.affA, 'A two', [{ offer_id: ids.offerA, payout: A_PAYOUTS[3] }]),
+          campaign(ids.cB, ids.affB, 'B', [
+            { offer_id: ids.offerShared, payout: B_PAYOUTS.shared },
+            { offer_id: ids.partnerOffer, payout: B_PAYOUTS.partner },
+          ]),
         ],
       },
       env,
@@ -542,14 +515,14 @@ describe('isolation between affiliates (e2e)', () => {
     it("B's own results on shared offers carry B's payouts and campaign, never A's", async () => {
       const poll = await rec('poll', 'GET', `/api/v1/engine/results/${b.search}`, { key: keyB });
       expect(poll.status).toBe(200);
-      const byOffer = new Map<string, any>(poll.body.offers.map((o: any) => [o.offer.id, o])); // eslint-disable-line @typescript-eslint/no-explicit-any
+      const byOffer = new Map<string, any>(poll.body.offers.map((o: any) => [o.offer.id, o])); // eslint-disable-line @typescript-eslint/no-explicit-any -- a result entry as the JSON answer shows it; each test reads the fields it asserts on.
       expect([...byOffer.keys()].sort()).toEqual([ids.offerShared, ids.partnerOffer].sort());
       expect(byOffer.get(ids.offerShared)).toEqual(expect.objectContaining({ campaign_id: ids.cB, payout: B_PAYOUTS.shared }));
       expect(byOffer.get(ids.partnerOffer)).toEqual(expect.objectContaining({ campaign_id: ids.cB, payout: B_PAYOUTS.partner }));
       expectNothingOfA(poll, "B's poll");
       // And A's see A's terms for the same offers.
       const mine = await rec('poll', 'GET', `/api/v1/engine/results/${a.liveSearch}`, { key: keyA });
-      const aByOffer = new Map<string, any>(mine.body.offers.map((o: any) => [o.offer.id, o])); // eslint-disable-line @typescript-eslint/no-explicit-any
+      const aByOffer = new Map<string, any>(mine.body.offers.map((o: any) => [o.offer.id, o])); // eslint-disable-line @typescript-eslint/no-explicit-any -- a result entry as the JSON answer shows it; each test reads the fields it asserts on.
       expect(aByOffer.get(ids.offerShared).payout).toBe(A_PAYOUTS[1]);
       expect(aByOffer.get(ids.partnerOffer).payout).toBe(A_PAYOUTS[2]);
     });
@@ -649,7 +622,7 @@ describe('isolation between affiliates (e2e)', () => {
         try {
           expectNoPrice(res.text);
         } catch (e) {
-          throw new Error(`${label} (${res.status}) shows a price: ${res.text.slice(0, 500)}\n${(e as Error).message}`);
+          throw new Error(`${label} (${res.status}) shows a price: ${res.text.slice(0, 500)}\n${(e as Error).message}`, { cause: e });
         }
       }
     });

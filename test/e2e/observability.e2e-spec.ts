@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { AppName, loadConfig } from '../../libs/config/src';
 import { AmqpConnection, routeOf } from '../../libs/messaging/src';
-import { ownOffer } from '../support/catalog-builder';
+import { campaign, ownOffer, partnerOffer } from '../support/catalog-builder';
 import { call, HttpAnswer } from '../support/http';
 import { RunningApp, startApp, stopAllApps, stopAppsAndTopology } from '../support/app-process';
 import { eventually, handledMessages, LogLine, logLines } from '../support/logs';
@@ -148,43 +148,19 @@ describe('observability (e2e)', () => {
           own(ids.oAccept, ids.sAccept, 'Accepting', 'accept'),
           own(ids.oReject, ids.sReject, 'Refusing', 'reject'),
           own(ids.oError, ids.sError, 'Failing', 'error'),
-          {
-            id: ids.pOffer,
-            name: 'Partner offer',
-            school_id: ids.sPartner,
-            source: 'partner',
-            partner_id: ids.partnerOk,
-            external_id: `ext-ok-${suffix}`,
-            offer_type: 'shared',
-            status: 'active',
+          partnerOffer(ids.pOffer, ids.sPartner, 'Partner offer', ids.partnerOk, `ext-ok-${suffix}`, { result_ttl_seconds: 900 }),
+          partnerOffer(ids.pOfferDown, ids.sPartner, 'Partner offer down', ids.partnerDown, `ext-down-${suffix}`, {
             result_ttl_seconds: 900,
-          },
-          {
-            id: ids.pOfferDown,
-            name: 'Partner offer down',
-            school_id: ids.sPartner,
-            source: 'partner',
-            partner_id: ids.partnerDown,
-            external_id: `ext-down-${suffix}`,
-            offer_type: 'shared',
-            status: 'active',
-            result_ttl_seconds: 900,
-          },
+          }),
         ],
         campaigns: [
-          {
-            id: ids.campaign,
-            affiliate_id: ids.aff,
-            name: 'Obs',
-            status: 'active',
-            offers: [
-              { offer_id: ids.oAccept, payout: 20 },
-              { offer_id: ids.oReject, payout: 20 },
-              { offer_id: ids.oError, payout: 20 },
-              { offer_id: ids.pOffer, payout: 10 },
-              { offer_id: ids.pOfferDown, payout: 10 },
-            ],
-          },
+          campaign(ids.campaign, ids.aff, 'Obs', [
+            { offer_id: ids.oAccept, payout: 20 },
+            { offer_id: ids.oReject, payout: 20 },
+            { offer_id: ids.oError, payout: 20 },
+            { offer_id: ids.pOffer, payout: 10 },
+            { offer_id: ids.pOfferDown, payout: 10 },
+          ]),
         ],
       },
       env,

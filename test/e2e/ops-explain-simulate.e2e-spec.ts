@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
-import { ownOffer } from '../support/catalog-builder';
+import { campaign, ownOffer, partnerOffer } from '../support/catalog-builder';
 import { applyCatalog, issueKey, runOps, writeCatalogFile } from '../support/ops';
 import { person, Person, SubmitClient } from '../support/submit-flow';
 import { testEnv, uniqueSuffix } from '../support/test-env';
@@ -66,25 +66,13 @@ describe('ops lead explain and catalog simulate on real searches (e2e)', () => {
         const extra = k === 'ok' && okStates ? { eligibility: { states: okStates } } : rules[k];
         return ownOffer(offerIds[k], schoolIds[k], name(k), `${sandbox.url}/schools/explain${suffix}/leads?outcome=accept`, extra);
       }),
-      {
-        id: ids.slow,
-        name: name('slow'),
-        school_id: ids.slowSchool,
-        source: 'partner',
-        partner_id: ids.partner,
-        external_id: `ext-${ids.slow.slice(0, 8)}`,
-        offer_type: 'shared',
-        status: 'active',
-      },
+      partnerOffer(ids.slow, ids.slowSchool, name('slow'), ids.partner, `ext-${ids.slow.slice(0, 8)}`),
     ],
     campaigns: [
-      {
-        id: ids.camp,
-        affiliate_id: ids.aff,
-        name: 'Explain E2E',
-        status: 'active',
-        offers: [...RULES.map((k) => ({ offer_id: offerIds[k], payout: 10 })), { offer_id: ids.slow, payout: 4 }],
-      },
+      campaign(ids.camp, ids.aff, 'Explain E2E', [
+        ...RULES.map((k) => ({ offer_id: offerIds[k], payout: 10 })),
+        { offer_id: ids.slow, payout: 4 },
+      ]),
     ],
   });
 

@@ -3,6 +3,7 @@ import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-proces
 import { applyCatalog, issueKey, runOps } from '../support/ops';
 import { person, SubmitClient } from '../support/submit-flow';
 import { testEnv, uniqueSuffix } from '../support/test-env';
+import { campaign, catalogOffer, partnerOffer } from '../support/catalog-builder';
 
 /**
  * The operator's view of a real lead: a search and two submits through the
@@ -33,23 +34,19 @@ describe('ops lead show and report on a real lead (e2e)', () => {
   let acceptedId: string;
   let rejectedId: string;
 
-  const own = (offerId: string, schoolId: string, name: string, outcome: string) => ({
-    id: offerId,
-    name,
-    school_id: schoolId,
-    source: 'own',
-    offer_type: 'shared',
-    status: 'active',
-    priority: 5,
-    price: 45,
-    tcpa_text: `I agree that ${name} may contact me.`,
-    programs: [{ value: 'gen', label: 'General Studies' }],
-    delivery: {
-      adapter: 'sandbox',
-      url: `${sandbox.url}/schools/${school(name.toLowerCase().replace(/\W+/g, '-'))}/leads?outcome=${outcome}`,
-      timeout_ms: 6000,
-    },
-  });
+  const own = (offerId: string, schoolId: string, name: string, outcome: string) =>
+    catalogOffer(offerId, schoolId, name, {
+      source: 'own',
+      priority: 5,
+      price: 45,
+      tcpa_text: `I agree that ${name} may contact me.`,
+      programs: [{ value: 'gen', label: 'General Studies' }],
+      delivery: {
+        adapter: 'sandbox',
+        url: `${sandbox.url}/schools/${school(name.toLowerCase().replace(/\W+/g, '-'))}/leads?outcome=${outcome}`,
+        timeout_ms: 6000,
+      },
+    });
 
   beforeAll(async () => {
     sandbox = await startApp('sandbox', env, 'live');
@@ -77,30 +74,14 @@ describe('ops lead show and report on a real lead (e2e)', () => {
         offers: [
           own(ids.oAcc, ids.sAcc, 'Accepting Offer', 'accept'),
           own(ids.oRej, ids.sRej, 'Refusing Offer', `reject&reason=${rejectReason}`),
-          {
-            id: ids.pOffer,
-            name: 'Partner offer',
-            school_id: ids.sPar,
-            source: 'partner',
-            partner_id: ids.partner,
-            external_id: `ext-${ids.pOffer.slice(0, 8)}`,
-            offer_type: 'shared',
-            status: 'active',
-            result_ttl_seconds: 600,
-          },
+          partnerOffer(ids.pOffer, ids.sPar, 'Partner offer', ids.partner, `ext-${ids.pOffer.slice(0, 8)}`, { result_ttl_seconds: 600 }),
         ],
         campaigns: [
-          {
-            id: ids.camp,
-            affiliate_id: ids.aff,
-            name: 'Ops E2E',
-            status: 'active',
-            offers: [
-              { offer_id: ids.oAcc, payout: 17.5 },
-              { offer_id: ids.oRej, payout: 9 },
-              { offer_id: ids.pOffer, payout: 4 },
-            ],
-          },
+          campaign(ids.camp, ids.aff, 'Ops E2E', [
+            { offer_id: ids.oAcc, payout: 17.5 },
+            { offer_id: ids.oRej, payout: 9 },
+            { offer_id: ids.pOffer, payout: 4 },
+          ]),
         ],
       },
       env,

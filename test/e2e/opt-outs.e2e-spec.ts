@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { hashOf } from '../../libs/domain/src';
-import { ownOffer } from '../support/catalog-builder';
+import { campaign, ownOffer, partnerOffer } from '../support/catalog-builder';
 import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey, runOps } from '../support/ops';
@@ -123,51 +123,23 @@ describe('opt-outs (e2e)', () => {
             timeout_ms: 4000,
           }),
           ownOffer(ids.oDeaf, ids.deaf, 'Deaf offer', schoolUrl(names.deaf, 'outcome=accept&revocation=ignore')),
-          {
-            id: ids.oPartner,
-            name: 'Partner offer',
-            school_id: ids.pSchool,
-            source: 'partner',
-            partner_id: ids.partner,
-            external_id: `ext-${suffix}`,
-            offer_type: 'shared',
-            status: 'active',
-            result_ttl_seconds: 900,
-          },
+          partnerOffer(ids.oPartner, ids.pSchool, 'Partner offer', ids.partner, `ext-${suffix}`, { result_ttl_seconds: 900 }),
         ],
         campaigns: [
-          {
-            id: ids.campA,
-            affiliate_id: ids.affA,
-            name: 'A',
-            status: 'active',
-            offers: [
-              { offer_id: ids.o1, payout: 20 },
-              { offer_id: ids.o2, payout: 15 },
-              { offer_id: ids.oPartner, payout: 10 },
-            ],
-          },
-          {
-            id: ids.campB,
-            affiliate_id: ids.affB,
-            name: 'B',
-            status: 'active',
-            offers: [
-              { offer_id: ids.o1, payout: 18 },
-              { offer_id: ids.o2, payout: 12 },
-            ],
-          },
-          {
-            id: ids.campSlow,
-            affiliate_id: ids.affA,
-            name: 'Slow',
-            status: 'active',
-            offers: [
-              { offer_id: ids.oSlow, payout: 5 },
-              { offer_id: ids.oSlow2, payout: 4 },
-            ],
-          },
-          { id: ids.campDeaf, affiliate_id: ids.affB, name: 'Deaf', status: 'active', offers: [{ offer_id: ids.oDeaf, payout: 5 }] },
+          campaign(ids.campA, ids.affA, 'A', [
+            { offer_id: ids.o1, payout: 20 },
+            { offer_id: ids.o2, payout: 15 },
+            { offer_id: ids.oPartner, payout: 10 },
+          ]),
+          campaign(ids.campB, ids.affB, 'B', [
+            { offer_id: ids.o1, payout: 18 },
+            { offer_id: ids.o2, payout: 12 },
+          ]),
+          campaign(ids.campSlow, ids.affA, 'Slow', [
+            { offer_id: ids.oSlow, payout: 5 },
+            { offer_id: ids.oSlow2, payout: 4 },
+          ]),
+          campaign(ids.campDeaf, ids.affB, 'Deaf', [{ offer_id: ids.oDeaf, payout: 5 }]),
         ],
       },
       env,
@@ -213,7 +185,7 @@ describe('opt-outs (e2e)', () => {
       // Not processed: stored without contact data, its decisions saying why.
       const row = (await db.query(`SELECT lead, consumer_ip, offer_decisions FROM searches WHERE id = $1`, [search.searchId])).rows[0];
       expect([row.lead.personal, row.consumer_ip]).toEqual([undefined, '']);
-      expect(Object.values(row.offer_decisions).map((d: any) => d.reason)).toEqual(expect.arrayContaining(['opted_out'])); // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(Object.values(row.offer_decisions).map((d: any) => d.reason)).toEqual(expect.arrayContaining(['opted_out'])); // eslint-disable-line @typescript-eslint/no-explicit-any -- a stored jsonb column of any shape; the test reads the field it asserts on.
     }
     const direct = await b.directPost(ids.campB, ids.o1, reformatted);
     expect(direct.body).toMatchObject({ code: 'NOT_ELIGIBLE', status: 'rejected', reason: 'Not eligible' });

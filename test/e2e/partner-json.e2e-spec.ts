@@ -9,6 +9,7 @@ import { call } from '../support/http';
 import { applyCatalog, issueKey } from '../support/ops';
 import { person, SubmitClient } from '../support/submit-flow';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
+import { campaign, partnerOffer } from '../support/catalog-builder';
 
 /**
  * A partner network connected by configuration alone: json partners mapped
@@ -56,17 +57,8 @@ describe('json partner adapter (e2e)', () => {
 
   const partner = (partnerId: string, name: string, query: string, keyVariable = 'E2E_EXCHANGE_KEY') =>
     exchangePartner(partnerId, name, `${sandbox.url}/exchange/${exchange}?${query}`, keyVariable);
-  const offer = (offerId: string, partnerId: string, schoolId: string, externalId: string) => ({
-    id: offerId,
-    name: `Exchange offer ${externalId}`,
-    school_id: schoolId,
-    source: 'partner',
-    partner_id: partnerId,
-    external_id: externalId,
-    offer_type: 'shared',
-    status: 'active',
-    result_ttl_seconds: 600,
-  });
+  const exchangeOffer = (offerId: string, partnerId: string, schoolId: string, externalId: string) =>
+    partnerOffer(offerId, schoolId, `Exchange offer ${externalId}`, partnerId, externalId, { result_ttl_seconds: 600 });
 
   beforeAll(async () => {
     sandbox = await startApp('sandbox', env, 'live');
@@ -84,24 +76,18 @@ describe('json partner adapter (e2e)', () => {
           partner(ids.pWrongKey, 'Exchange wrong key', 'outcome=accept', 'E2E_EXCHANGE_WRONG_KEY'),
         ],
         offers: [
-          offer(ids.oAccept, ids.pAccept, ids.sAccept, code),
-          offer(ids.oReject, ids.pReject, ids.sReject, 'campus-reject'),
-          offer(ids.oDuplicate, ids.pDuplicate, ids.sDuplicate, 'campus-dup'),
-          offer(ids.oWrongKey, ids.pWrongKey, ids.sWrongKey, 'campus-locked'),
+          exchangeOffer(ids.oAccept, ids.pAccept, ids.sAccept, code),
+          exchangeOffer(ids.oReject, ids.pReject, ids.sReject, 'campus-reject'),
+          exchangeOffer(ids.oDuplicate, ids.pDuplicate, ids.sDuplicate, 'campus-dup'),
+          exchangeOffer(ids.oWrongKey, ids.pWrongKey, ids.sWrongKey, 'campus-locked'),
         ],
         campaigns: [
-          {
-            id: ids.campaign,
-            affiliate_id: ids.aff,
-            name: 'Json partners',
-            status: 'active',
-            offers: [
-              { offer_id: ids.oAccept, payout: 12.5 },
-              { offer_id: ids.oReject, payout: 9 },
-              { offer_id: ids.oDuplicate, payout: 9 },
-              { offer_id: ids.oWrongKey, payout: 9 },
-            ],
-          },
+          campaign(ids.campaign, ids.aff, 'Json partners', [
+            { offer_id: ids.oAccept, payout: 12.5 },
+            { offer_id: ids.oReject, payout: 9 },
+            { offer_id: ids.oDuplicate, payout: 9 },
+            { offer_id: ids.oWrongKey, payout: 9 },
+          ]),
         ],
       },
       env,
@@ -133,10 +119,10 @@ describe('json partner adapter (e2e)', () => {
     );
   const received = async () => {
     const res = await fetch(`${sandbox.url}/exchange/${exchange}/received`);
-    return (await res.json()) as { leads: Array<{ body: any; headers: Record<string, string> }>; searches: Array<{ body: any }> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return (await res.json()) as { leads: Array<{ body: any; headers: Record<string, string> }>; searches: Array<{ body: any }> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of any shape (what the partner received, the answer's result entries); each test reads the fields it asserts on.
   };
 
-  let search: { searchId: string; body: any; results: Map<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  let search: { searchId: string; body: any; results: Map<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of any shape (what the partner received, the answer's result entries); each test reads the fields it asserts on.
   const lead = person();
 
   it('shows the partner results on later polls, with programs and questions mapped as configured', async () => {

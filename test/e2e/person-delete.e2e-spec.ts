@@ -8,6 +8,7 @@ import { redisKeysHolding, tableCount, tablesHolding } from '../support/canaries
 import { applyCatalog, issueKey, runOps } from '../support/ops';
 import { person, SubmitClient } from '../support/submit-flow';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, testEnv, uniqueSuffix } from '../support/test-env';
+import { campaign, catalogOffer, partnerOffer } from '../support/catalog-builder';
 
 /**
  * A consumer's deletion request end to end: a person searches live and in
@@ -63,19 +64,15 @@ describe('person delete (e2e)', () => {
     return `http://127.0.0.1:${(quoting.address() as AddressInfo).port}/leads`;
   }
 
-  const own = (offerId: string, schoolId: string, name: string, url: string) => ({
-    id: offerId,
-    name,
-    school_id: schoolId,
-    source: 'own',
-    offer_type: 'shared',
-    status: 'active',
-    priority: 5,
-    price: 45,
-    tcpa_text: `I agree that ${name} may contact me.`,
-    programs: [{ value: 'gen', label: 'General Studies' }],
-    delivery: { adapter: 'sandbox', url, timeout_ms: 6000 },
-  });
+  const own = (offerId: string, schoolId: string, name: string, url: string) =>
+    catalogOffer(offerId, schoolId, name, {
+      source: 'own',
+      priority: 5,
+      price: 45,
+      tcpa_text: `I agree that ${name} may contact me.`,
+      programs: [{ value: 'gen', label: 'General Studies' }],
+      delivery: { adapter: 'sandbox', url, timeout_ms: 6000 },
+    });
 
   beforeAll(async () => {
     apps.push(await startApp('sandbox', env, 'live'));
@@ -100,30 +97,14 @@ describe('person delete (e2e)', () => {
         offers: [
           own(ids.oAcc, ids.sAcc, 'Accepting Offer', `${sandbox.url}/schools/${school('accepting')}/leads?outcome=accept`),
           own(ids.oRej, ids.sRej, 'Quoting Offer', await quotingSchool()),
-          {
-            id: ids.pOffer,
-            name: 'Partner offer',
-            school_id: ids.sPar,
-            source: 'partner',
-            partner_id: ids.partner,
-            external_id: `ext-${ids.pOffer.slice(0, 8)}`,
-            offer_type: 'shared',
-            status: 'active',
-            result_ttl_seconds: 600,
-          },
+          partnerOffer(ids.pOffer, ids.sPar, 'Partner offer', ids.partner, `ext-${ids.pOffer.slice(0, 8)}`, { result_ttl_seconds: 600 }),
         ],
         campaigns: [
-          {
-            id: ids.camp,
-            affiliate_id: ids.aff,
-            name: 'Deletion E2E',
-            status: 'active',
-            offers: [
-              { offer_id: ids.oAcc, payout: 12 },
-              { offer_id: ids.oRej, payout: 8 },
-              { offer_id: ids.pOffer, payout: 3 },
-            ],
-          },
+          campaign(ids.camp, ids.aff, 'Deletion E2E', [
+            { offer_id: ids.oAcc, payout: 12 },
+            { offer_id: ids.oRej, payout: 8 },
+            { offer_id: ids.pOffer, payout: 3 },
+          ]),
         ],
       },
       env,

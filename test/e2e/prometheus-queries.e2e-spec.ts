@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { AppName } from '../../libs/config/src';
-import { ownOffer } from '../support/catalog-builder';
+import { campaign, ownOffer, partnerOffer } from '../support/catalog-builder';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { expressionsOf, readDashboard, substitute } from '../support/grafana-dashboard';
 import { call } from '../support/http';
@@ -56,12 +56,10 @@ describe('Prometheus queries of the dashboard and the alert rules (e2e)', () => 
   /** Waits until `probe` holds; the last reason it did not is in the error. */
   async function until(what: string, probe: () => Promise<string | true>, timeoutMs = 20_000): Promise<void> {
     const end = Date.now() + timeoutMs;
-    let last = '';
     for (;;) {
       const r = await probe().catch((e: Error) => e.message);
       if (r === true) return;
-      last = r;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${last}`);
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${r}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
@@ -142,29 +140,13 @@ describe('Prometheus queries of the dashboard and the alert rules (e2e)', () => 
         ],
         offers: [
           ownOffer(ids.offer, ids.school, 'Scraped', `${apps.sandbox.url}/schools/prom-${suffix}/leads?outcome=accept`),
-          {
-            id: ids.pOffer,
-            name: 'Partner offer',
-            school_id: ids.partnerSchool,
-            source: 'partner',
-            partner_id: ids.partner,
-            external_id: `ext-${suffix}`,
-            offer_type: 'shared',
-            status: 'active',
-            result_ttl_seconds: 900,
-          },
+          partnerOffer(ids.pOffer, ids.partnerSchool, 'Partner offer', ids.partner, `ext-${suffix}`, { result_ttl_seconds: 900 }),
         ],
         campaigns: [
-          {
-            id: ids.campaign,
-            affiliate_id: ids.aff,
-            name: 'Prom',
-            status: 'active',
-            offers: [
-              { offer_id: ids.offer, payout: 20 },
-              { offer_id: ids.pOffer, payout: 10 },
-            ],
-          },
+          campaign(ids.campaign, ids.aff, 'Prom', [
+            { offer_id: ids.offer, payout: 20 },
+            { offer_id: ids.pOffer, payout: 10 },
+          ]),
         ],
       },
       env,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { ownOffer } from '../support/catalog-builder';
+import { campaign, ownOffer } from '../support/catalog-builder';
 import { call, HttpAnswer } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey, issueSchoolKey, runOps } from '../support/ops';
@@ -56,17 +56,11 @@ describe('returns and statements (e2e)', () => {
           ownOffer(ids.oOther, ids.otherSchool, 'Other school offer', url, { price: 10, returns: policy }),
         ],
         campaigns: [
-          {
-            id: ids.campaign,
-            affiliate_id: ids.aff,
-            name: 'Returns',
-            status: 'active',
-            offers: [
-              { offer_id: ids.oMain, payout: 12.35 },
-              { offer_id: ids.oCap, payout: 5 },
-              { offer_id: ids.oOther, payout: 1 },
-            ],
-          },
+          campaign(ids.campaign, ids.aff, 'Returns', [
+            { offer_id: ids.oMain, payout: 12.35 },
+            { offer_id: ids.oCap, payout: 5 },
+            { offer_id: ids.oOther, payout: 1 },
+          ]),
         ],
       },
       env,

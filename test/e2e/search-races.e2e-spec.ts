@@ -4,7 +4,7 @@ import Redis from 'ioredis';
 import { loadConfig } from '../../libs/config/src';
 import { MESSAGE_TYPES, PartnerAnswer, PartnerSearchAnsweredV2, SearchAnswer, SearchRequestedV1 } from '../../libs/contracts/src';
 import { AmqpConnection, RawReply, topologyFor } from '../../libs/messaging/src';
-import { searchBody } from '../support/catalog-builder';
+import { campaign, catalogOffer, partnerOffer, searchBody } from '../support/catalog-builder';
 import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
@@ -51,39 +51,23 @@ describe('search orchestration races (e2e)', () => {
           timeout_ms: 30000,
         })),
         offers: [
-          {
-            id: ids.own,
-            name: 'Own',
-            school_id: ids.schoolOwn,
+          catalogOffer(ids.own, ids.schoolOwn, 'Own', {
             source: 'own',
-            offer_type: 'shared',
-            status: 'active',
             priority: 5,
             price: 10,
             tcpa_text: 'ok',
             programs: [{ value: 'gen', label: 'General' }],
             delivery: { adapter: 'sandbox', url: 'http://127.0.0.1:9/schools/x/leads' },
-          },
-          ...ids.offers.map((o, i) => ({
-            id: o,
-            name: `Partner offer ${i}`,
-            school_id: ids.schools[i],
-            source: 'partner',
-            partner_id: ids.partners[i],
-            external_id: `race-${i}`,
-            offer_type: 'shared',
-            status: 'active',
-            priority: i * 4,
-          })),
+          }),
+          ...ids.offers.map((o, i) =>
+            partnerOffer(o, ids.schools[i], `Partner offer ${i}`, ids.partners[i], `race-${i}`, { priority: i * 4 }),
+          ),
         ],
         campaigns: [
-          {
-            id: ids.campaign,
-            affiliate_id: ids.aff,
-            name: 'Races',
-            status: 'active',
-            offers: [{ offer_id: ids.own, payout: 3 }, ...ids.offers.map((o) => ({ offer_id: o, payout: 7 }))],
-          },
+          campaign(ids.campaign, ids.aff, 'Races', [
+            { offer_id: ids.own, payout: 3 },
+            ...ids.offers.map((o) => ({ offer_id: o, payout: 7 })),
+          ]),
         ],
       },
       env,
@@ -160,7 +144,12 @@ describe('search orchestration races (e2e)', () => {
     );
     const done = await waitDone(searchId);
     // Priority 8, 5 (own), 4, 0: every partner result once, in rank order.
-    expect(done.body.offers.map((o: any) => o.offer.id)).toEqual([ids.offers[2], ids.own, ids.offers[1], ids.offers[0]]);
+    expect(done.body.offers.map((o: { offer: { id: string } }) => o.offer.id)).toEqual([
+      ids.offers[2],
+      ids.own,
+      ids.offers[1],
+      ids.offers[0],
+    ]);
 
     const order = await db.query(
       'SELECT r.offer_id FROM searches s JOIN results r ON r.search_id = s.id WHERE s.id = $1 ORDER BY array_position(s.result_order, r.id)',
@@ -208,7 +197,7 @@ describe('search orchestration races (e2e)', () => {
     expect((await db.query('SELECT count(*)::int AS n FROM results WHERE search_id = $1', [searchId])).rows[0].n).toBe(1);
     const done = await poll(searchId);
     expect(done.body.processing_done).toBe(true); // past closes_at: the gateway closes it
-    expect(done.body.offers.map((o: any) => o.offer.id)).toEqual([ids.own]);
+    expect(done.body.offers.map((o: { offer: { id: string } }) => o.offer.id)).toEqual([ids.own]);
     expect((await db.query('SELECT count(*)::int AS n FROM searches WHERE id = $1', [unknown])).rows[0].n).toBe(0);
     // Neither answer was dead-lettered: both were handled.
     const { withAdminChannel } = await import('../integration/messaging/support');

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { capPeriodStart, capScope, hashOf, sha256Hex } from '../../libs/domain/src';
-import { ownOffer, searchBody } from '../support/catalog-builder';
-import { call } from '../support/http';
+import { campaign, ownOffer, partnerOffer, searchBody } from '../support/catalog-builder';
+import { call, HttpAnswer } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
@@ -58,19 +58,14 @@ describe('search and polling (e2e)', () => {
 
   const own = (offerId: string, schoolId: string, name: string, extra: Record<string, unknown> = {}) =>
     ownOffer(offerId, schoolId, name, `${sandbox.url}/schools/e2e/leads?outcome=accept`, extra);
-  const partnerOffer = (offerId: string, partnerId: string, schoolId: string, name: string, extra: Record<string, unknown> = {}) => ({
-    id: offerId,
-    name,
-    school_id: schoolId,
-    source: 'partner',
-    partner_id: partnerId,
-    external_id: `westlake-${offerId.slice(0, 8)}`,
-    offer_type: 'exclusive',
-    status: 'active',
-    priority: 20,
-    result_ttl_seconds: 300,
-    ...extra,
-  });
+  /** An exclusive partner offer, asked of its partner as westlake-<id>. */
+  const westlake = (offerId: string, partnerId: string, schoolId: string, name: string, extra: Record<string, unknown> = {}) =>
+    partnerOffer(offerId, schoolId, name, partnerId, `westlake-${offerId.slice(0, 8)}`, {
+      offer_type: 'exclusive',
+      priority: 20,
+      result_ttl_seconds: 300,
+      ...extra,
+    });
 
   function catalog() {
     return {
@@ -158,59 +153,41 @@ describe('search and polling (e2e)', () => {
         own(ids.ownDup, ids.schoolDup, 'Dup Offer', { priority: 6, duplicate_window_days: 30 }),
         own(ids.ownOldDup, ids.schoolOld, 'Old Dup Offer', { priority: 4, duplicate_window_days: 2 }),
         own(ids.ownNy, ids.schoolNy, 'NY Only Offer', { priority: 9, eligibility: { states: ['NY'] } }),
-        partnerOffer(ids.pOffer, ids.partnerFast, ids.schoolPartner, 'Westlake via partner'),
-        partnerOffer(ids.pOfferNy, ids.partnerFast, ids.schoolPartnerNy, 'Partner NY only', { eligibility: { states: ['NY'] } }),
-        partnerOffer(ids.pSlowOffer, ids.partnerSlow, ids.schoolSlow, 'Slow partner offer', { priority: 1 }),
-        partnerOffer(ids.pDeadOffer, ids.partnerDead, ids.schoolSlow, 'Dead partner offer'),
+        westlake(ids.pOffer, ids.partnerFast, ids.schoolPartner, 'Westlake via partner'),
+        westlake(ids.pOfferNy, ids.partnerFast, ids.schoolPartnerNy, 'Partner NY only', { eligibility: { states: ['NY'] } }),
+        westlake(ids.pSlowOffer, ids.partnerSlow, ids.schoolSlow, 'Slow partner offer', { priority: 1 }),
+        westlake(ids.pDeadOffer, ids.partnerDead, ids.schoolSlow, 'Dead partner offer'),
       ],
       campaigns: [
-        {
-          id: ids.campaign,
-          affiliate_id: ids.affA,
-          name: 'Search e2e',
-          status: 'active',
-          offers: [
-            { offer_id: ids.own1, payout: 20, program_payouts: { bsn: 30 } },
-            { offer_id: ids.own1b, payout: 5 },
-            { offer_id: ids.ownNoPayout },
-            { offer_id: ids.ownCapped, payout: 10 },
-            { offer_id: ids.ownDup, payout: 10 },
-            { offer_id: ids.ownOldDup, payout: 10 },
-            { offer_id: ids.ownNy, payout: 10 },
-            { offer_id: ids.pOffer, payout: 12.5 },
-            { offer_id: ids.pOfferNy, payout: 12.5 },
-          ],
-        },
-        {
-          id: ids.campaignTimeout,
-          affiliate_id: ids.affA,
-          name: 'Dead partner',
-          status: 'active',
-          offers: [{ offer_id: ids.own1 }, { offer_id: ids.pDeadOffer }],
-        },
-        {
-          id: ids.campaignSlow,
-          affiliate_id: ids.affA,
-          name: 'Slow partner',
-          status: 'active',
-          offers: [{ offer_id: ids.ownNoPayout }, { offer_id: ids.pSlowOffer }],
-        },
-        { id: ids.campaignB, affiliate_id: ids.affB, name: 'B', status: 'active', offers: [{ offer_id: ids.own1 }] },
-        { id: ids.campaignMoved, affiliate_id: ids.affA, name: 'Moved later', status: 'active', offers: [{ offer_id: ids.own1 }] },
+        campaign(ids.campaign, ids.affA, 'Search e2e', [
+          { offer_id: ids.own1, payout: 20, program_payouts: { bsn: 30 } },
+          { offer_id: ids.own1b, payout: 5 },
+          { offer_id: ids.ownNoPayout },
+          { offer_id: ids.ownCapped, payout: 10 },
+          { offer_id: ids.ownDup, payout: 10 },
+          { offer_id: ids.ownOldDup, payout: 10 },
+          { offer_id: ids.ownNy, payout: 10 },
+          { offer_id: ids.pOffer, payout: 12.5 },
+          { offer_id: ids.pOfferNy, payout: 12.5 },
+        ]),
+        campaign(ids.campaignTimeout, ids.affA, 'Dead partner', [{ offer_id: ids.own1 }, { offer_id: ids.pDeadOffer }]),
+        campaign(ids.campaignSlow, ids.affA, 'Slow partner', [{ offer_id: ids.ownNoPayout }, { offer_id: ids.pSlowOffer }]),
+        campaign(ids.campaignB, ids.affB, 'B', [{ offer_id: ids.own1 }]),
+        campaign(ids.campaignMoved, ids.affA, 'Moved later', [{ offer_id: ids.own1 }]),
       ],
     };
   }
 
   /** The test person: the search body's default lead with this file's own email. */
   const body = (campaignId: string, overrides: Record<string, unknown> = {}) => {
-    const base = searchBody(campaignId, ids.affA) as Record<string, any>;
+    const base = searchBody(campaignId, ids.affA);
     const lead = { ...base.lead, personal: { ...base.lead.personal, email } };
     return { ...base, lead, ...overrides };
   };
   const search = (campaignId: string, overrides: Record<string, unknown> = {}) =>
     call(gateway.url, 'POST', '/api/v1/engine/search', { key: keyA.key, body: body(campaignId, overrides) });
   const poll = (searchId: string, key = keyA.key) => call(gateway.url, 'GET', `/api/v1/engine/results/${searchId}`, { key });
-  const offerIds = (res: { body: any }) => (res.body.offers as Array<{ offer: { id: string } }>).map((o) => o.offer.id);
+  const offerIds = (res: HttpAnswer) => (res.body.offers as Array<{ offer: { id: string } }>).map((o) => o.offer.id);
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   beforeAll(async () => {
@@ -295,7 +272,7 @@ describe('search and polling (e2e)', () => {
     expect(offerIds(later)).toEqual([ids.pOffer, ids.own1, ids.ownNoPayout, ids.ownOldDup]);
     expect(later.body.offers.slice(1)).toEqual(first.body.offers);
     const asked = await call(sandbox.url, 'GET', '/partners/e2e-delayed/received');
-    const sent = asked.body.searches.find((s: any) => s.body.search_id === first.body.svc_lead_id);
+    const sent = asked.body.searches.find((s: { body: { search_id: string } }) => s.body.search_id === first.body.svc_lead_id);
     expect(sent.body.offers).toEqual([{ external_id: `westlake-${ids.pOffer.slice(0, 8)}` }]);
   });
 
@@ -368,7 +345,7 @@ describe('search and polling (e2e)', () => {
   it('a test search lists every ranked offer and skips the person-level duplicate check', async () => {
     const res = await search(ids.campaign, { svc_is_test_lead: true });
     expect(offerIds(res)).toEqual([ids.own1, ids.ownNoPayout, ids.ownDup, ids.ownOldDup, ids.own1b]);
-    const schools = res.body.offers.map((o: any) => o.school.name);
+    const schools = res.body.offers.map((o: { school: { name: string } }) => o.school.name);
     expect(schools.filter((s: string) => s === 'Northfield University')).toHaveLength(2);
     // Caps still apply to test searches.
     expect(offerIds(res)).not.toContain(ids.ownCapped);

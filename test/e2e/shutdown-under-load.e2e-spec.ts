@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { loadConfig } from '../../libs/config/src';
 import { MESSAGE_TYPES, SubmitRequestedV1 } from '../../libs/contracts/src';
 import { AmqpConnection, queuesOf, topologyFor } from '../../libs/messaging/src';
-import { ownOffer } from '../support/catalog-builder';
+import { campaign, ownOffer } from '../support/catalog-builder';
 import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { handledMessages, logLines } from '../support/logs';
@@ -61,16 +61,10 @@ describe('graceful shutdown under load (e2e)', () => {
           ),
         ],
         campaigns: [
-          {
-            id: ids.campaign,
-            affiliate_id: ids.aff,
-            name: 'Load',
-            status: 'active',
-            offers: [
-              { offer_id: ids.offer, payout: 4 },
-              { offer_id: ids.slowOffer, payout: 4 },
-            ],
-          },
+          campaign(ids.campaign, ids.aff, 'Load', [
+            { offer_id: ids.offer, payout: 4 },
+            { offer_id: ids.slowOffer, payout: 4 },
+          ]),
         ],
       },
       env,

@@ -7,6 +7,7 @@ import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-proces
 import { applyCatalog, issueKey } from '../support/ops';
 import { person, receivedBySchool, SubmitClient } from '../support/submit-flow';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
+import { campaign, catalogOffer } from '../support/catalog-builder';
 
 /**
  * The sale invariants under concurrency and failure, against the running
@@ -50,20 +51,16 @@ describe('submit races and a killed delivery worker (e2e)', () => {
   let apiKeyId: string;
   let amqp: AmqpConnection;
 
-  const own = (offerId: string, schoolId: string, name: string, extra: Record<string, unknown> = {}, query = 'outcome=accept') => ({
-    id: offerId,
-    name,
-    school_id: schoolId,
-    source: 'own',
-    offer_type: 'shared',
-    status: 'active',
-    priority: 5,
-    price: 30,
-    tcpa_text: 'I agree.',
-    result_ttl_seconds: 900,
-    delivery: { adapter: 'sandbox', url: `${sandbox.url}/schools/${school(name)}/leads?${query}`, timeout_ms: 4000 },
-    ...extra,
-  });
+  const own = (offerId: string, schoolId: string, name: string, extra: Record<string, unknown> = {}, query = 'outcome=accept') =>
+    catalogOffer(offerId, schoolId, name, {
+      source: 'own',
+      priority: 5,
+      price: 30,
+      tcpa_text: 'I agree.',
+      result_ttl_seconds: 900,
+      delivery: { adapter: 'sandbox', url: `${sandbox.url}/schools/${school(name)}/leads?${query}`, timeout_ms: 4000 },
+      ...extra,
+    });
 
   beforeAll(async () => {
     sandbox = await startApp('sandbox', env, 'live');
@@ -84,15 +81,14 @@ describe('submit races and a killed delivery worker (e2e)', () => {
           own(ids.oSlow, ids.sSlow, 'slow', {}, 'outcome=accept&delay_ms=2500'),
         ],
         campaigns: [
-          { id: ids.cCap, affiliate_id: ids.aff, name: 'Cap', status: 'active', offers: [{ offer_id: ids.oCap, payout: 3 }] },
-          {
-            id: ids.cShared,
-            affiliate_id: ids.aff,
-            name: 'Shared',
-            status: 'active',
-            offers: [ids.o1, ids.o2, ids.o3, ids.o4, ids.o5, ids.oTe].map((o) => ({ offer_id: o, payout: 2 })),
-          },
-          { id: ids.cSlow, affiliate_id: ids.aff, name: 'Slow', status: 'active', offers: [{ offer_id: ids.oSlow, payout: 2 }] },
+          campaign(ids.cCap, ids.aff, 'Cap', [{ offer_id: ids.oCap, payout: 3 }]),
+          campaign(
+            ids.cShared,
+            ids.aff,
+            'Shared',
+            [ids.o1, ids.o2, ids.o3, ids.o4, ids.o5, ids.oTe].map((o) => ({ offer_id: o, payout: 2 })),
+          ),
+          campaign(ids.cSlow, ids.aff, 'Slow', [{ offer_id: ids.oSlow, payout: 2 }]),
         ],
       },
       env,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { sha256Hex } from '../../libs/domain/src';
-import { ownOffer } from '../support/catalog-builder';
+import { campaign, ownOffer, partnerOffer } from '../support/catalog-builder';
 import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
@@ -159,58 +159,30 @@ describe('submit and delivery (e2e)', () => {
             },
           },
         }),
-        {
-          id: ids.pOffer,
-          name: 'Partner offer',
-          school_id: ids.sPartner,
-          source: 'partner',
-          partner_id: ids.partner,
-          external_id: `ext-${ids.pOffer.slice(0, 8)}`,
-          offer_type: 'shared',
-          status: 'active',
-          result_ttl_seconds: 600,
-        },
+        partnerOffer(ids.pOffer, ids.sPartner, 'Partner offer', ids.partner, `ext-${ids.pOffer.slice(0, 8)}`, { result_ttl_seconds: 600 }),
       ],
       campaigns: [
-        {
-          id: ids.cMain,
-          affiliate_id: ids.affA,
-          name: 'Main',
-          status: 'active',
-          offers: [
-            { offer_id: ids.oMain, payout: 20, program_payouts: { bsn: 30 } },
-            { offer_id: ids.oA, payout: 5 },
-            { offer_id: ids.oB, payout: 5 },
-            { offer_id: ids.oC, payout: 5 },
-            { offer_id: ids.oTe, payout: 50 },
-            { offer_id: ids.pOffer, payout: 12.5 },
-          ],
-        },
-        {
-          id: ids.cMisc,
-          affiliate_id: ids.affA,
-          name: 'Misc',
-          status: 'active',
-          offers: [
-            { offer_id: ids.oCap, payout: 8 },
-            { offer_id: ids.oRej, payout: 8 },
-            { offer_id: ids.oDupC, payout: 8 },
-            { offer_id: ids.oSlow, payout: 9 },
-            { offer_id: ids.oExp, payout: 8 },
-            { offer_id: ids.oNoPay },
-            { offer_id: ids.oExcl, payout: 8 },
-            { offer_id: ids.oExclShared, payout: 8 },
-            { offer_id: ids.oJson, payout: 7 },
-          ],
-        },
-        { id: ids.cOther, affiliate_id: ids.affA, name: 'Other', status: 'active', offers: [{ offer_id: ids.oMain, payout: 1 }] },
-        {
-          id: ids.cB,
-          affiliate_id: ids.affB,
-          name: 'B',
-          status: 'active',
-          offers: [{ offer_id: ids.oMain, payout: 1 }, { offer_id: ids.oA }],
-        },
+        campaign(ids.cMain, ids.affA, 'Main', [
+          { offer_id: ids.oMain, payout: 20, program_payouts: { bsn: 30 } },
+          { offer_id: ids.oA, payout: 5 },
+          { offer_id: ids.oB, payout: 5 },
+          { offer_id: ids.oC, payout: 5 },
+          { offer_id: ids.oTe, payout: 50 },
+          { offer_id: ids.pOffer, payout: 12.5 },
+        ]),
+        campaign(ids.cMisc, ids.affA, 'Misc', [
+          { offer_id: ids.oCap, payout: 8 },
+          { offer_id: ids.oRej, payout: 8 },
+          { offer_id: ids.oDupC, payout: 8 },
+          { offer_id: ids.oSlow, payout: 9 },
+          { offer_id: ids.oExp, payout: 8 },
+          { offer_id: ids.oNoPay },
+          { offer_id: ids.oExcl, payout: 8 },
+          { offer_id: ids.oExclShared, payout: 8 },
+          { offer_id: ids.oJson, payout: 7 },
+        ]),
+        campaign(ids.cOther, ids.affA, 'Other', [{ offer_id: ids.oMain, payout: 1 }]),
+        campaign(ids.cB, ids.affB, 'B', [{ offer_id: ids.oMain, payout: 1 }, { offer_id: ids.oA }]),
       ],
     };
   }
@@ -390,7 +362,7 @@ describe('submit and delivery (e2e)', () => {
   });
 
   describe('refusals inside a 200 answer (LEAD-FIELDS.md)', () => {
-    let search: { searchId: string; results: Map<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    let search: { searchId: string; results: Map<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- a result entry as the JSON answer shows it; each test reads the fields it asserts on.
     beforeAll(async () => {
       search = await a.searchDone(ids.cMain, person());
     });

@@ -1,4 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { type CampaignOffer, payoutTerms } from '@lr/domain';
+
+/*
+ * The one place tests build offers, campaigns and catalogs, in both shapes:
+ * - the catalog file format (CATALOG.md), which end-to-end, integration and
+ *   medium tests apply: buildTestCatalog, catalogOffer, ownOffer,
+ *   partnerOffer, campaign;
+ * - the domain's CampaignOffer (an offer as a campaign sells it), which unit
+ *   tests hand to the rules: campaignOffer.
+ * A test states the fields its assertions depend on; the rest are these defaults.
+ */
 
 /**
  * A small catalog with fresh ids for one test file, so test files never share
@@ -99,13 +110,8 @@ export function ownOffer(
   delivery: string | Record<string, unknown>,
   extra: Record<string, unknown> = {},
 ) {
-  return {
-    id: offerId,
-    name,
-    school_id: schoolId,
+  return catalogOffer(offerId, schoolId, name, {
     source: 'own',
-    offer_type: 'shared',
-    status: 'active',
     priority: 5,
     price: 45,
     tcpa_text: `I agree that ${name} may contact me.`,
@@ -113,5 +119,71 @@ export function ownOffer(
     programs: [{ value: 'gen', label: 'General Studies' }],
     delivery: typeof delivery === 'string' ? { adapter: 'sandbox', url: delivery } : delivery,
     ...extra,
+  });
+}
+
+/**
+ * An offer of the catalog file format with only what every offer has (id,
+ * name, school, active, shared); `fields` sets the rest (source, partner,
+ * delivery, price, ...) or overrides any of these.
+ */
+export function catalogOffer(offerId: string, schoolId: string, name: string, fields: Record<string, unknown> = {}) {
+  return { id: offerId, name, school_id: schoolId, offer_type: 'shared', status: 'active', ...fields };
+}
+
+/** An active shared partner offer of the catalog file format, its results asked of `partnerId` as `externalId`; `extra` overrides any field. */
+export function partnerOffer(
+  offerId: string,
+  schoolId: string,
+  name: string,
+  partnerId: string,
+  externalId: string,
+  extra: Record<string, unknown> = {},
+) {
+  return catalogOffer(offerId, schoolId, name, { source: 'partner', partner_id: partnerId, external_id: externalId, ...extra });
+}
+
+/** A campaign of the catalog file format (active unless `extra` says otherwise) and the offers it sells, with their payouts. */
+export function campaign(
+  campaignId: string,
+  affiliateId: string,
+  name: string,
+  offers: Array<Record<string, unknown>>,
+  extra: Record<string, unknown> = {},
+) {
+  return { id: campaignId, affiliate_id: affiliateId, name, status: 'active', offers, ...extra };
+}
+
+/**
+ * An offer as a campaign sells it (the domain's CampaignOffer): an active
+ * shared own offer of campaign c1 paying 10, named after its id, its own
+ * school, no program, question, cap or price; `over` sets any field.
+ */
+export function campaignOffer(over: Partial<CampaignOffer> = {}): CampaignOffer {
+  const offerId = over.offerId ?? randomUUID();
+  return {
+    offerId,
+    campaignId: 'c1',
+    name: `Offer ${offerId}`,
+    schoolId: `s-${offerId}`,
+    schoolName: 'S',
+    schoolLogoUrl: null,
+    source: 'own',
+    offerType: 'shared',
+    status: 'active',
+    priority: 1,
+    tcpaText: null,
+    resultTtlSeconds: 900,
+    duplicateWindowDays: 30,
+    eligibility: {},
+    programs: [],
+    formFields: [],
+    payouts: payoutTerms(10, null),
+    price: null,
+    caps: [],
+    delivery: null,
+    externalId: null,
+    partner: null,
+    ...over,
   };
 }

@@ -11,7 +11,7 @@ import { checkLeadField, LEAD_GROUPS, parseIp } from '../../libs/domain/src';
  */
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-export type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a generated request body of any shape; hostile input is the point.
 
 /** What a break must be refused with: HTTP status, code and (when known) the field the answer names. */
 export interface Refusal {
@@ -29,6 +29,7 @@ export interface Break {
   refusals: Refusal[];
 }
 
+// eslint-disable-next-line no-control-regex -- NUL is the very character PostgreSQL refuses in text; matching it is the point.
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** Unicode that has hurt systems before: bidi overrides, zero-width and joiners, BOM, separators, combining marks, emoji, control characters, injection-looking text. */

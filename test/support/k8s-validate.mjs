@@ -1,6 +1,6 @@
 // Validates Kubernetes objects against the schemas of kubernetes-models and
 // @kubernetes-models/keda. Those packages are ESM-only, so jest cannot load
-// them: test/unit/k8s-manifests.spec.ts runs this file in a child `node`.
+// them: test/tools/k8s-schemas.tool-spec.ts runs this file in a child `node`.
 //
 // stdin:  a JSON array of objects
 // stdout: a JSON array, one entry per object: { "errors": [] } when it is valid,

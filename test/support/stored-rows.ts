@@ -7,7 +7,7 @@ interface Queryable {
   query(sql: string, params?: unknown[]): Promise<unknown>;
 }
 
-type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a stored row of any table, read as it is; each spec asserts on the columns it names.
 
 /** Every column of these leads' revocation notices, oldest first. */
 export async function revocationNoticesOf(db: Queryable, leadIds: readonly string[]): Promise<Row[]> {

@@ -2,7 +2,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HTTP_SECONDS_BUCKETS } from '../../libs/observability/src/metrics';
 import {
-  PROMETHEUS_CONFIG,
   PROMETHEUS_RULE_MANIFEST,
   ROOT,
   RULES_FILE,
@@ -10,20 +9,19 @@ import {
   alertingRules,
   comparisonsOf,
   headingAnchors,
-  promtool,
-  promtoolPath,
   readYaml,
   recordingRules,
   ruleGroups,
 } from '../support/prometheus-rules';
 
 /**
- * The alert rules (deploy/prometheus/rules/lead-router.rules.yml), offline:
- * promtool checks them and runs their unit tests (deploy/prometheus/tests),
- * which must fire and not fire each alert; every alert has the shape the e2e
+ * The alert rules (deploy/prometheus/rules/lead-router.rules.yml), offline
+ * (promtool's own checks of them are in test/tools/prometheus-rules.tool-spec.ts):
+ * the rule unit tests (deploy/prometheus/tests) load the rules file and name
+ * only its alerts; every alert has the shape the e2e
  * query test can probe, a severity, and a runbook under docs/runbooks/ with a
  * section named after it; the PrometheusRule of k8s/monitoring holds the same
- * groups. promtool comes from Debian's `prometheus` package (.ci/run installs it).
+ * groups.
  */
 
 const groups = ruleGroups();
@@ -37,27 +35,6 @@ interface RuleTestFile {
 }
 
 describe('Prometheus rules', () => {
-  beforeAll(() => {
-    promtoolPath(); // a clear message when it is missing, before any promtool run
-  });
-
-  describe('promtool', () => {
-    it(`checks ${RULES_FILE}`, () => {
-      const { status, output } = promtool('check', 'rules', RULES_FILE);
-      expect({ status, output }).toEqual({ status: 0, output: expect.stringMatching(/SUCCESS: \d+ rules found/) });
-    });
-
-    it(`passes the rule unit tests of ${RULE_TESTS_FILE}`, () => {
-      const { status, output } = promtool('test', 'rules', RULE_TESTS_FILE);
-      expect({ status, output }).toEqual({ status: 0, output: expect.stringMatching(/SUCCESS/) });
-    });
-
-    it(`checks the Compose profile's configuration ${PROMETHEUS_CONFIG} and the rule files it loads`, () => {
-      const { status, output } = promtool('check', 'config', PROMETHEUS_CONFIG);
-      expect({ status, output }).toEqual({ status: 0, output: expect.stringContaining(RULES_FILE.replace('deploy/prometheus/', '')) });
-    });
-  });
-
   describe('the rule unit tests', () => {
     const file = readYaml<RuleTestFile>(RULE_TESTS_FILE);
     const cases = file.tests.flatMap((t) => t.alert_rule_test ?? []);

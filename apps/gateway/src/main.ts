@@ -46,7 +46,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  // eslint-disable-next-line no-console
   console.error(JSON.stringify({ level: 'fatal', app: 'gateway', msg: 'start-up failed', err: String(e?.stack ?? e) }));
   process.exit(1);
 });

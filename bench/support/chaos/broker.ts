@@ -139,7 +139,7 @@ export async function ownNodeBroker(run: string, log: (msg: string) => void): Pr
     ctl('wait', join(dir, 'pid'), '--timeout', '90');
   } catch (e) {
     await broker.close();
-    throw new Error(`the run's RabbitMQ node did not start: ${(e as Error).message}`);
+    throw new Error(`the run's RabbitMQ node did not start: ${(e as Error).message}`, { cause: e });
   }
   return broker;
 }

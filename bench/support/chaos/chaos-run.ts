@@ -232,9 +232,9 @@ async function settleDown(
   const queued = (withDeadLetters: boolean) => queuedMessages(broker.vhost, { prefix: o.amqpPrefix, withDeadLetters, node: broker.node });
   const started = Date.now();
   const deadline = started + o.settleMs;
-  let undecided = 0;
-  let pending = 0;
-  let left = 0;
+  let undecided: number;
+  let pending: number;
+  let left: number;
   for (;;) {
     undecided = await driver.readDecisions();
     pending = (

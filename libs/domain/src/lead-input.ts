@@ -68,7 +68,7 @@ export function checkLeadField(path: string, value: unknown, today: Date = new D
 
 /** 10 US digits after dropping punctuation and a leading +1/1; undefined otherwise. */
 export function usPhoneDigits(raw: string): string | undefined {
-  if (!/^[\d\s().+\-]+$/.test(raw)) return undefined;
+  if (!/^[\d\s().+-]+$/.test(raw)) return undefined;
   let digits = raw.replace(/\D/g, '');
   if (digits.length === 11 && digits.startsWith('1')) digits = digits.slice(1);
   return digits.length === 10 ? digits : undefined;

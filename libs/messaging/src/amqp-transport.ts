@@ -21,6 +21,9 @@ import { ConsumerQueues, declareTopology, queuesOf, typesHandledBy } from './top
 
 export const AMQP_TRANSPORT = Symbol('AMQP_TRANSPORT');
 
+/** A listener of the transport's events ('consuming' has no arguments). */
+type TransportListener = (...args: never[]) => unknown;
+
 /**
  * A Nest microservice transport that consumes one consumer queue
  * (`<p>.<consumer>`) and dispatches each message by its `type` property to the
@@ -44,7 +47,7 @@ export const AMQP_TRANSPORT = Symbol('AMQP_TRANSPORT');
  * - While it runs, it keeps the gauges `messaging_queue_depth` of its queue and
  *   `messaging_dlq_depth` of its DLQ current.
  */
-export class AmqpTransport extends Server implements CustomTransportStrategy, OnModuleDestroy {
+export class AmqpTransport extends Server<Record<string, TransportListener>> implements CustomTransportStrategy, OnModuleDestroy {
   private readonly log: Logger;
   private readonly queues: ConsumerQueues;
   private readonly events = new EventEmitter();
@@ -321,7 +324,10 @@ export class AmqpTransport extends Server implements CustomTransportStrategy, On
   }
 
   /** Transport events: 'consuming' (emitted after each (re)connect once the consumer is registered). */
-  on<EventKey extends string = string, EventCallback extends Function = Function>(event: EventKey, callback: EventCallback): void {
+  on<EventKey extends string = string, EventCallback extends TransportListener = TransportListener>(
+    event: EventKey,
+    callback: EventCallback,
+  ): void {
     this.events.on(event, callback as unknown as (...args: unknown[]) => void);
   }
 

@@ -68,8 +68,7 @@ export class HealthController {
 /** `/health/live` (the process runs) and `/health/ready` (its own dependencies answer). */
 @Module({})
 export class HealthModule {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  static forRoot(checks?: { inject: InjectionToken[]; useFactory: (...deps: any[]) => ReadinessCheck[] }): DynamicModule {
+  static forRoot(checks?: { inject: InjectionToken[]; useFactory: (...deps: never[]) => ReadinessCheck[] }): DynamicModule {
     return {
       module: HealthModule,
       controllers: [HealthController],

@@ -61,7 +61,6 @@ export function runWorker(spec: WorkerSpec): void {
     await startAmqpConsumer(app);
   };
   start().catch((e: unknown) => {
-    // eslint-disable-next-line no-console
     console.error(JSON.stringify({ level: 'fatal', app: spec.app, msg: 'start-up failed', err: String((e as Error)?.stack ?? e) }));
     process.exit(1);
   });

@@ -5,15 +5,7 @@ import type { DataSource } from 'typeorm';
 import type { SubmitRequestedV1 } from '@lr/contracts';
 import { createDataSource, ConsentLedger, migrateDatabase } from '@lr/persistence';
 import { chainConsentLedger } from '@lr/jobs';
-import {
-  applyChanged,
-  decideSubmit,
-  freshPerson,
-  resultSubmit,
-  storeSearch,
-  submitWorld,
-  SubmitWorld,
-} from '../../support/medium-submit-world';
+import { applyChanged, decideSubmit, freshPerson, resultSubmit, storeSearch, submitWorld, SubmitWorld } from '../../support/medium-world';
 import { dropDatabase, ownDatabaseUrl } from '../../support/test-database';
 import { TEST_DATABASE_URL } from '../../support/test-env';
 import { opsIn } from '../ops/ops-test-support';

@@ -3,7 +3,8 @@ import { DataSource } from 'typeorm';
 import { CatalogRepository, createDataSource } from '@lr/persistence';
 import { applyCatalog } from '../../../apps/ops/src/catalog/apply-catalog';
 import { TEST_DATABASE_URL } from '../../support/test-env';
-import { dumpCatalogRows, freshCatalog, idsOf, ops, writeTemp } from './ops-test-support';
+import { CatalogJson, dumpCatalogRows, freshCatalog, idsOf, ops, writeTemp } from './ops-test-support';
+import { campaign } from '../../support/catalog-builder';
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v));
 
@@ -163,15 +164,17 @@ describe('ops catalog apply', () => {
     });
 
     it('accepts references to what the database already holds', async () => {
-      const campaignOnly: any = {
+      const campaignOnly: CatalogJson = {
         campaigns: [
-          {
-            id: randomUUID(),
-            affiliate_id: catalog.affiliates[0].id,
-            name: 'Second campaign',
-            status: 'paused',
-            offers: [{ offer_id: catalog.offers[0].id, program_payouts: { 'rn-bsn': 12.5 } }],
-          },
+          campaign(
+            randomUUID(),
+            catalog.affiliates[0].id,
+            'Second campaign',
+            [{ offer_id: catalog.offers[0].id, program_payouts: { 'rn-bsn': 12.5 } }],
+            {
+              status: 'paused',
+            },
+          ),
         ],
       };
       const outcome = await applyCatalog(ds, campaignOnly);
@@ -202,7 +205,7 @@ describe('ops catalog apply', () => {
     });
 
     /** Each variant also renames the affiliate and adds a new school: neither may reach the database. */
-    const variants: Array<[string, (c: any) => void, RegExp]> = [
+    const variants: Array<[string, (c: CatalogJson) => void, RegExp]> = [
       ['unknown key', (c) => (c.offers[0].colour = 'red'), /^ {2}offers\[0\]\.colour: unknown key/m],
       ['unknown top-level key', (c) => (c.sponsors = []), /^ {2}sponsors: unknown key/m],
       ['wrong type', (c) => (c.offers[0].programs[1].value = 7), /^ {2}offers\[0\]\.programs\[1\]\.value: must be a string/m],

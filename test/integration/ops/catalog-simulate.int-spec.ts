@@ -4,7 +4,7 @@ import { createDataSource, SaleLedger, SearchRepository } from '../../../libs/pe
 import { CampaignCatalog, SearchStatePublisher } from '../../../libs/platform/src';
 import { MergePartnerAnswer } from '../../../apps/search-orchestrator/src/merge-partner-answer/merge-partner-answer.usecase';
 import { StartSearch } from '../../../apps/search-orchestrator/src/start-search/start-search.usecase';
-import { partnerAnswer, partnerResult, person, searchRequest, world, World } from '../../support/medium-orch-search';
+import { partnerAnswer, partnerResult, person, searchRequest, world, World } from '../../support/medium-world';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, testConfig, uniqueSuffix } from '../../support/test-env';
 import { dumpCatalogRows, ops, writeTemp } from './ops-test-support';
 

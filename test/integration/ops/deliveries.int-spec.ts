@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { Lead } from '../../../libs/domain/src';
-import { LeadActivitySeed, ownOffer } from './lead-activity-seed';
+import { LeadActivitySeed, opsOwnOffer } from './lead-activity-seed';
 import { ops } from './ops-test-support';
+import { campaign } from '../../support/catalog-builder';
 
 /**
  * `ops deliveries unresolved`: the leads whose buyer call a crash cut and that
@@ -29,13 +30,11 @@ describe('ops deliveries unresolved', () => {
       affiliates: [{ id: ids.aff, name: 'Reconcile Affiliate', status: 'active' }],
       schools: [{ id: ids.school, name: 'Harbor College', logo_url: null }],
       offers: [
-        ownOffer(ids.offer, ids.school, 'Harbor Nursing', {
+        opsOwnOffer(ids.offer, ids.school, 'Harbor Nursing', {
           delivery: { adapter: 'json', url: 'http://127.0.0.1:9/leads', timeout_ms: 5000 },
         }),
       ],
-      campaigns: [
-        { id: ids.camp, affiliate_id: ids.aff, name: 'Reconcile', status: 'active', offers: [{ offer_id: ids.offer, payout: 10 }] },
-      ],
+      campaigns: [campaign(ids.camp, ids.aff, 'Reconcile', [{ offer_id: ids.offer, payout: 10 }])],
     });
     const apiKeyId = await seed.apiKey(ids.aff);
     const unanswered = {

@@ -6,22 +6,18 @@ import { applyCatalog } from '../../../apps/ops/src/catalog/apply-catalog';
 import { issueApiKey } from '../../../apps/ops/src/keys/api-keys.service';
 import { TEST_DATABASE_URL } from '../../support/test-env';
 import { appendResults } from '../../support/stored-results';
+import { catalogOffer } from '../../support/catalog-builder';
 
 /** An own offer of the catalog format (CATALOG.md) with a sandbox delivery; `extra` overrides any key. */
-export function ownOffer(offerId: string, schoolId: string, name: string, extra: Record<string, unknown> = {}) {
-  return {
-    id: offerId,
-    name,
-    school_id: schoolId,
+export function opsOwnOffer(offerId: string, schoolId: string, name: string, extra: Record<string, unknown> = {}) {
+  return catalogOffer(offerId, schoolId, name, {
     source: 'own',
-    offer_type: 'shared',
-    status: 'active',
     price: 45,
     tcpa_text: `I agree that ${name} may contact me.`,
     programs: [{ value: 'gen', label: 'General' }],
     delivery: { adapter: 'sandbox', url: 'http://127.0.0.1:4100/schools/ops-tests/leads', timeout_ms: 5000 },
     ...extra,
-  };
+  });
 }
 
 /**

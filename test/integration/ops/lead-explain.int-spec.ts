@@ -19,7 +19,7 @@ import {
   useCap,
   world,
   World,
-} from '../../support/medium-orch-search';
+} from '../../support/medium-world';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, testConfig, uniqueSuffix } from '../../support/test-env';
 import { ops } from './ops-test-support';
 

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { Lead } from '../../../libs/domain/src';
-import { LeadActivitySeed, ownOffer } from './lead-activity-seed';
+import { LeadActivitySeed, opsOwnOffer } from './lead-activity-seed';
 import { ops } from './ops-test-support';
+import { campaign, partnerOffer } from '../../support/catalog-builder';
 
 /**
  * `ops lead show`: a search with own and partner results, an offer left out,
@@ -65,7 +66,7 @@ describe('ops lead show', () => {
     { value: 'rn-bsn', label: 'RN to BSN' },
   ];
   const own = (offerId: string, schoolId: string, name: string, tcpa: string, extra: Record<string, unknown> = {}) =>
-    ownOffer(offerId, schoolId, name, { tcpa_text: tcpa, programs, ...extra });
+    opsOwnOffer(offerId, schoolId, name, { tcpa_text: tcpa, programs, ...extra });
 
   beforeAll(async () => {
     const seed = await LeadActivitySeed.open();
@@ -87,31 +88,16 @@ describe('ops lead show', () => {
         own(ids.oB, ids.sB, 'South Health', 'South College may contact me.'),
         own(ids.oC, ids.sC, 'East Business', 'East Academy may contact me.'),
         own(ids.oD, ids.sD, 'West Tech', 'West may contact me.', { eligibility: { states: ['CA'] } }),
-        {
-          id: ids.pOffer,
-          name: 'Partner Psychology',
-          school_id: ids.sP,
-          source: 'partner',
-          partner_id: ids.partner,
-          external_id: `ext-${ids.pOffer}`,
-          offer_type: 'shared',
-          status: 'active',
-        },
+        partnerOffer(ids.pOffer, ids.sP, 'Partner Psychology', ids.partner, `ext-${ids.pOffer}`),
       ],
       campaigns: [
-        {
-          id: ids.camp,
-          affiliate_id: ids.aff,
-          name: 'Story campaign',
-          status: 'active',
-          offers: [
-            { offer_id: ids.oA, payout: 20, program_payouts: { bsn: 30 } },
-            { offer_id: ids.oB, payout: 8 },
-            { offer_id: ids.oC, payout: 5 },
-            { offer_id: ids.oD, payout: 6 },
-            { offer_id: ids.pOffer, payout: 12.5 },
-          ],
-        },
+        campaign(ids.camp, ids.aff, 'Story campaign', [
+          { offer_id: ids.oA, payout: 20, program_payouts: { bsn: 30 } },
+          { offer_id: ids.oB, payout: 8 },
+          { offer_id: ids.oC, payout: 5 },
+          { offer_id: ids.oD, payout: 6 },
+          { offer_id: ids.pOffer, payout: 12.5 },
+        ]),
       ],
     });
     const apiKeyId = await seed.apiKey(ids.aff);

@@ -14,11 +14,19 @@ export const DEMO_CATALOG = join(__dirname, '../../../demo/catalog.json');
 const UUID_RE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 /**
+ * A catalog file as the JSON a test edits by hand before applying it: unknown
+ * keys, wrong types and missing fields included, since a refused file is often
+ * the point. No type can describe every such edit, hence any.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a hand-edited, deliberately malformed JSON document (see above)
+export type CatalogJson = any;
+
+/**
  * A fixture catalog with every UUID replaced by a fresh one (consistently), so
  * this test file owns its rows in the shared test database and nobody else's
  * apply of the same fixture can disturb it.
  */
-export function freshCatalog(fixture: string): any {
+export function freshCatalog(fixture: string): CatalogJson {
   const text = readFileSync(fixture === 'demo-catalog.json' ? DEMO_CATALOG : join(FIXTURES, fixture), 'utf8');
   const map = new Map<string, string>();
   return JSON.parse(
@@ -61,7 +69,7 @@ export async function opsIn(env: Record<string, string>, args: string[], io: Par
 }
 
 /** Every id of a catalog file, by kind. */
-export function idsOf(catalog: any) {
+export function idsOf(catalog: CatalogJson) {
   const list = (k: string) => ((catalog[k] ?? []) as Array<{ id: string }>).map((x) => x.id);
   return {
     affiliates: list('affiliates'),
@@ -76,7 +84,7 @@ export function idsOf(catalog: any) {
  * The full rows (timestamps included) of everything a catalog touches, in a
  * stable order: equal dumps mean nothing was written.
  */
-export async function dumpCatalogRows(ds: DataSource, catalog: any): Promise<Record<string, unknown[]>> {
+export async function dumpCatalogRows(ds: DataSource, catalog: CatalogJson): Promise<Record<string, unknown[]>> {
   const ids = idsOf(catalog);
   const q = async (sql: string, params: unknown[]) =>
     ((await ds.query(`SELECT to_jsonb(t) AS row FROM (${sql}) t`, params)) as Array<{ row: unknown }>).map((r) => r.row);

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { Lead } from '../../../libs/domain/src';
-import { LeadActivitySeed, ownOffer } from './lead-activity-seed';
+import { LeadActivitySeed, opsOwnOffer } from './lead-activity-seed';
 import { ops } from './ops-test-support';
+import { campaign } from '../../support/catalog-builder';
 
 /**
  * `ops report` against a day of traffic written in the real schema: three
@@ -41,36 +42,24 @@ describe('ops report', () => {
         { id: ids.s3, name: 'West Institute', logo_url: null },
       ],
       offers: [
-        ownOffer(ids.o1, ids.s1, 'North Online'),
-        ownOffer(ids.o2, ids.s2, 'South Nursing', {
+        opsOwnOffer(ids.o1, ids.s1, 'North Online'),
+        opsOwnOffer(ids.o2, ids.s2, 'South Nursing', {
           offer_type: 'exclusive',
           caps: [{ period: 'day', limit: 10, timezone: 'America/Chicago' }],
         }),
-        ownOffer(ids.o3, ids.s3, 'West Tech'),
+        opsOwnOffer(ids.o3, ids.s3, 'West Tech'),
       ],
       campaigns: [
-        {
-          id: ids.c1,
-          affiliate_id: ids.a1,
-          name: 'Alpha main',
-          status: 'active',
-          offers: [
-            { offer_id: ids.o1, payout: 10 },
-            { offer_id: ids.o2, payout: 20, program_payouts: { gen: 25 } },
-            { offer_id: ids.o3, payout: 4 },
-          ],
-        },
-        { id: ids.c2, affiliate_id: ids.a1, name: 'Alpha side', status: 'active', offers: [{ offer_id: ids.o1, payout: 5 }] },
-        {
-          id: ids.c3,
-          affiliate_id: ids.a2,
-          name: 'Beta main',
-          status: 'active',
-          offers: [
-            { offer_id: ids.o1, payout: 7 },
-            { offer_id: ids.o3, payout: 3 },
-          ],
-        },
+        campaign(ids.c1, ids.a1, 'Alpha main', [
+          { offer_id: ids.o1, payout: 10 },
+          { offer_id: ids.o2, payout: 20, program_payouts: { gen: 25 } },
+          { offer_id: ids.o3, payout: 4 },
+        ]),
+        campaign(ids.c2, ids.a1, 'Alpha side', [{ offer_id: ids.o1, payout: 5 }]),
+        campaign(ids.c3, ids.a2, 'Beta main', [
+          { offer_id: ids.o1, payout: 7 },
+          { offer_id: ids.o3, payout: 3 },
+        ]),
       ],
     });
     const key1 = await seed.apiKey(ids.a1);

@@ -20,8 +20,9 @@ import { migrateDatabase } from '../../../libs/persistence/src/migrate';
 import { runOps } from '../../support/ops';
 import { dropDatabase, ownDatabaseUrl } from '../../support/test-database';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../../support/test-env';
-import { LeadActivitySeed, ownOffer } from './lead-activity-seed';
+import { LeadActivitySeed, opsOwnOffer } from './lead-activity-seed';
 import { opsIn } from './ops-test-support';
+import { campaign } from '../../support/catalog-builder';
 
 /**
  * `ops retention run` and `ops storage report` on searches written in the day
@@ -37,6 +38,28 @@ import { opsIn } from './ops-test-support';
  * partition, which would take other test files' rows with it: this file runs
  * on a database of its own (the test database's name + `_retention`).
  */
+/** A day of `retention run --json` (snake_case), as far as these tests read it. */
+interface RetentionDayJson {
+  family: string;
+  day: string;
+  kept: { searches: number } | null;
+  partitions: PartitionJson[];
+}
+/** A partition as `retention run --json` and `storage report --json` print it. */
+interface PartitionJson {
+  table: string;
+  name: string;
+  day: string;
+  rows: number;
+  bytes: number;
+  ms: number | null;
+}
+/** A table of `storage report --json`. */
+interface TableJson {
+  table: string;
+  bytes: number;
+}
+
 describe('ops retention run and storage report', () => {
   const dbUrl = ownDatabaseUrl(TEST_DATABASE_URL, '_retention');
   const env = testEnv(uniqueSuffix(), { DATABASE_URL: dbUrl });
@@ -224,18 +247,12 @@ describe('ops retention run and storage report', () => {
     await seed.catalog({
       affiliates: [{ id: ids.aff, name: 'Retention Affiliate', status: 'active' }],
       schools: [{ id: ids.school, name: 'Harbor College', logo_url: null }],
-      offers: [ownOffer(ids.offer, ids.school, 'Harbor Nursing'), ownOffer(ids.offer2, ids.school, 'Harbor Tech')],
+      offers: [opsOwnOffer(ids.offer, ids.school, 'Harbor Nursing'), opsOwnOffer(ids.offer2, ids.school, 'Harbor Tech')],
       campaigns: [
-        {
-          id: ids.camp,
-          affiliate_id: ids.aff,
-          name: 'Retention',
-          status: 'active',
-          offers: [
-            { offer_id: ids.offer, payout: 12 },
-            { offer_id: ids.offer2, payout: 8 },
-          ],
-        },
+        campaign(ids.camp, ids.aff, 'Retention', [
+          { offer_id: ids.offer, payout: 12 },
+          { offer_id: ids.offer2, payout: 8 },
+        ]),
       ],
     });
     apiKeyId = await seed.apiKey(ids.aff);
@@ -339,7 +356,7 @@ describe('ops retention run and storage report', () => {
       settings: { search_days: 30, message_days: 30 },
       cutoffs: { searches: days.edge, messages: days.edge },
     });
-    expect(plan.days.map((d: any) => [d.family, d.day, d.kept?.searches ?? null])).toEqual([
+    expect(plan.days.map((d: RetentionDayJson) => [d.family, d.day, d.kept?.searches ?? null])).toEqual([
       ['searches', days.old, 4],
       ['messages', days.old, null],
       ['searches', days.older, 1],
@@ -348,12 +365,12 @@ describe('ops retention run and storage report', () => {
       ['messages', 'legacy', null],
     ]);
     const oldDay = plan.days[0];
-    expect(oldDay.partitions.map((p: any) => [p.name, p.rows, p.ms])).toEqual([
+    expect(oldDay.partitions.map((p: PartitionJson) => [p.name, p.rows, p.ms])).toEqual([
       [`searches_${daySuffix(days.old)}`, 6, null],
       [`search_partner_calls_${daySuffix(days.old)}`, 6, null],
       [`result_templates_${daySuffix(days.old)}`, 2, null],
     ]);
-    expect(oldDay.partitions.every((p: any) => p.bytes > 0)).toBe(true);
+    expect(oldDay.partitions.every((p: PartitionJson) => p.bytes > 0)).toBe(true);
     expect(plan.partitions_ahead).toEqual({ missing_days: [], created: 0 });
     expect(run.stderr).toContain(`retention 1/12: would drop searches_${daySuffix(days.old)} (6 rows,`);
 
@@ -373,7 +390,7 @@ describe('ops retention run and storage report', () => {
     expect([run.code, run.stderr.match(/^error.*$/m)?.[0]]).toEqual([0, undefined]);
     const report = JSON.parse(run.stdout);
     expect(report.dry_run).toBe(false);
-    expect(report.days.map((d: any) => [d.family, d.day, d.kept])).toEqual([
+    expect(report.days.map((d: RetentionDayJson) => [d.family, d.day, d.kept])).toEqual([
       ['searches', days.old, { searches: 4, partner_calls: 4, templates: 2 }],
       ['messages', days.old, null],
       // The same templates as the old day's: kept once (content-addressed).
@@ -383,12 +400,16 @@ describe('ops retention run and storage report', () => {
       ['messages', 'legacy', null],
     ]);
     // Counted after the searches a lead names moved out: what was dropped.
-    expect(report.days[0].partitions.map((p: any) => [p.table, p.rows])).toEqual([
+    expect(report.days[0].partitions.map((p: PartitionJson) => [p.table, p.rows])).toEqual([
       ['searches', 2],
       ['search_partner_calls', 2],
       ['result_templates', 2],
     ]);
-    expect(report.days.flatMap((d: any) => d.partitions).every((p: any) => Number.isInteger(p.ms) && p.ms >= 0)).toBe(true);
+    expect(
+      report.days
+        .flatMap((d: RetentionDayJson) => d.partitions)
+        .every((p: PartitionJson) => p.ms !== null && Number.isInteger(p.ms) && p.ms >= 0),
+    ).toBe(true);
     expect(report.totals).toMatchObject({ days: 3, partitions: 12, kept_searches: 6 });
     for (let n = 1; n <= 12; n++)
       expect(run.stderr).toMatch(new RegExp(`^retention ${n}/12: dropped \\w+ \\(\\d+ rows, .+\\) in \\d+ ms$`, 'm'));
@@ -440,7 +461,7 @@ describe('ops retention run and storage report', () => {
     const run = await ops('storage', 'report', '--json');
     expect(run.code).toBe(0);
     const r = JSON.parse(run.stdout);
-    const tables = r.tables.map((t: any) => t.table);
+    const tables = r.tables.map((t: TableJson) => t.table);
     for (const t of [
       'searches',
       'result_templates',
@@ -456,25 +477,25 @@ describe('ops retention run and storage report', () => {
       expect(tables).toContain(t);
     }
     expect(tables).not.toContain(`searches_${daySuffix(today)}`);
-    const searches = r.tables.find((t: any) => t.table === 'searches');
+    const searches = r.tables.find((t: TableJson) => t.table === 'searches');
     expect(searches).toMatchObject({ partitioned: true, partitions: 13, rows_estimate: 9 });
     expect(r.searches).toBe(9);
-    expect(r.total_bytes).toBe(r.tables.reduce((n: number, t: any) => n + t.bytes, 0));
+    expect(r.total_bytes).toBe(r.tables.reduce((n: number, t: TableJson) => n + t.bytes, 0));
     const searchBytes = ['searches', 'result_templates', 'search_partner_calls'].reduce(
-      (n, t) => n + r.tables.find((x: any) => x.table === t).bytes,
+      (n, t) => n + r.tables.find((x: TableJson) => x.table === t).bytes,
       0,
     );
     expect(r.search_bytes).toBe(searchBytes);
     expect(r.bytes_per_search).toBe(Math.round(searchBytes / 9));
-    expect(r.partitions.searches.map((p: any) => p.day)).toEqual([
+    expect(r.partitions.searches.map((p: PartitionJson) => p.day)).toEqual([
       'kept',
       'legacy',
       days.edge,
       days.recent,
       ...[-1, 0, 1, 2, 3, 4, 5, 6, 7].map((n) => addDays(today, n)),
     ]);
-    expect(r.partitions.searches.find((p: any) => p.day === 'kept')).toMatchObject({ name: 'searches_kept', rows_estimate: 6 });
-    expect(r.partitions.processed_messages.every((p: any) => p.bytes > 0)).toBe(true);
+    expect(r.partitions.searches.find((p: PartitionJson) => p.day === 'kept')).toMatchObject({ name: 'searches_kept', rows_estimate: 6 });
+    expect(r.partitions.processed_messages.every((p: PartitionJson) => p.bytes > 0)).toBe(true);
 
     const text = await ops('storage', 'report');
     expect(text.code).toBe(0);
@@ -513,7 +534,7 @@ describe('ops retention run and storage report', () => {
     expect(drawn).toContain('retention [');
     expect(drawn).toContain(`6/6 partitions, last result_templates_${daySuffix(days.recent)}`);
     const report = JSON.parse(run.stdout);
-    expect(report.days.map((d: any) => [d.family, d.day, d.kept?.searches ?? null])).toEqual([
+    expect(report.days.map((d: RetentionDayJson) => [d.family, d.day, d.kept?.searches ?? null])).toEqual([
       ['searches', days.edge, 0],
       ['searches', days.recent, 1],
     ]);
@@ -548,7 +569,7 @@ describe('ops retention run and storage report', () => {
       await holder.query('COMMIT');
       const done = await run;
       expect(done.code).toBe(0);
-      expect(JSON.parse(done.stdout).days.map((d: any) => [d.day, d.partitions.length])).toEqual([[day, 3]]);
+      expect(JSON.parse(done.stdout).days.map((d: RetentionDayJson) => [d.day, d.partitions.length])).toEqual([[day, 3]]);
       expect(await dayOfSearch(s.behindLongQuery.id)).toEqual([]);
     } finally {
       await holder.end();
@@ -577,7 +598,7 @@ describe('ops retention run and storage report', () => {
     await ds.query(`DROP VIEW retention_blocker`);
     const finished = await opsIn({ ...env, RETENTION_SEARCH_DAYS: '5' }, ['retention', 'run', '--json']);
     expect(finished.code).toBe(0);
-    expect(JSON.parse(finished.stdout).days.map((d: any) => [d.day, d.partitions.map((p: any) => p.name)])).toEqual([
+    expect(JSON.parse(finished.stdout).days.map((d: RetentionDayJson) => [d.day, d.partitions.map((p: PartitionJson) => p.name)])).toEqual([
       [day, [`result_templates_${daySuffix(day)}`]],
     ]);
     expect((await partitionNames()).filter((p) => p.endsWith(daySuffix(day)))).toEqual([`processed_messages_${daySuffix(day)}`]);

@@ -39,7 +39,7 @@ describe('json adapter against the sandbox exchange protocol', () => {
   }
   const received = async (ref: PartnerRef) => {
     const res = await fetch(`${s.sandbox.url}/exchange/${ref.name}/received`);
-    return (await res.json()) as { leads: Array<{ body: any; headers: Record<string, string> }>; searches: Array<{ body: any }> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return (await res.json()) as { leads: Array<{ body: any; headers: Record<string, string> }>; searches: Array<{ body: any }> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- what the sandbox partner received, JSON of any shape; each test reads the fields it asserts on.
   };
   const lead = {
     personal: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },

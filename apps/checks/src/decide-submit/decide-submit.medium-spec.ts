@@ -3,16 +3,16 @@ import { Client as PgClient } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { DeliveryRequestedV1, SubmitDecision, SubmitRefusal, SubmitRequestedV1 } from '@lr/contracts';
 import { leadDedupeKeys } from '@lr/domain';
-import { mediumDataSource } from '../../../../test/support/medium';
 import {
   applyChanged,
   decideSubmit,
   freshPerson,
+  mediumDataSource,
   resultSubmit,
   storeSearch,
   submitWorld,
   SubmitWorld,
-} from '../../../../test/support/medium-submit-world';
+} from '../../../../test/support/medium-world';
 import type { DecideSubmit, SubmitOutcome } from './decide-submit.usecase';
 
 /**
@@ -52,7 +52,7 @@ function refused(outcome: SubmitOutcome): SubmitRefusal {
 }
 
 async function leadRow(leadId: string) {
-  const rows: any[] = await ds.query('SELECT * FROM leads WHERE id = $1', [leadId]);
+  const rows: Array<Record<string, unknown>> = await ds.query('SELECT * FROM leads WHERE id = $1', [leadId]);
   return rows[0];
 }
 
@@ -87,14 +87,18 @@ async function dedupeKeysOf(leadId: string): Promise<Array<{ key_type: string; k
 }
 
 async function consentOf(leadId: string) {
-  const rows: any[] = await ds.query('SELECT * FROM consent_evidence WHERE lead_id = $1', [leadId]);
+  const rows: Array<Record<string, unknown> & { consented_at: Date }> = await ds.query(
+    'SELECT * FROM consent_evidence WHERE lead_id = $1',
+    [leadId],
+  );
   return rows[0];
 }
 
 async function searchRow(searchId: string) {
-  const rows: any[] = await ds.query('SELECT lead, submitted_at, person_keys, accepted_count, state_version FROM searches WHERE id = $1', [
-    searchId,
-  ]);
+  const rows: Array<Record<string, unknown>> = await ds.query(
+    'SELECT lead, submitted_at, person_keys, accepted_count, state_version FROM searches WHERE id = $1',
+    [searchId],
+  );
   return rows[0];
 }
 

@@ -3,8 +3,7 @@ import type { DataSource } from 'typeorm';
 import { searchStateKey, SubmitAnswerV1, SubmitDecision } from '@lr/contracts';
 import { LeadRepository, SaleLedger, UnresolvedDeliveries } from '@lr/persistence';
 import { SearchStatePublisher } from '@lr/platform';
-import { mediumDataSource, mediumRedis } from '../../../../test/support/medium';
-import { fakeSchool, reservedLead, submitWorld, SubmitWorld } from '../../../../test/support/medium-submit-world';
+import { fakeSchool, mediumDataSource, mediumRedis, reservedLead, submitWorld, SubmitWorld } from '../../../../test/support/medium-world';
 import { BuyerCalls } from './buyer-calls';
 import { DeliverLead } from './deliver-lead.usecase';
 
@@ -63,17 +62,17 @@ function decisionOf(answer: SubmitAnswerV1): SubmitDecision {
 }
 
 async function leadRow(leadId: string) {
-  const rows: any[] = await ds.query('SELECT * FROM leads WHERE id = $1', [leadId]);
+  const rows: Array<Record<string, unknown>> = await ds.query('SELECT * FROM leads WHERE id = $1', [leadId]);
   return rows[0];
 }
 
 async function saleOf(leadId: string) {
-  const rows: any[] = await ds.query('SELECT * FROM sales WHERE lead_id = $1', [leadId]);
+  const rows: Array<Record<string, unknown>> = await ds.query('SELECT * FROM sales WHERE lead_id = $1', [leadId]);
   return rows[0];
 }
 
 async function attemptOf(leadId: string) {
-  const rows: any[] = await ds.query('SELECT * FROM delivery_attempts WHERE lead_id = $1', [leadId]);
+  const rows: Array<Record<string, unknown>> = await ds.query('SELECT * FROM delivery_attempts WHERE lead_id = $1', [leadId]);
   return rows;
 }
 
@@ -92,9 +91,10 @@ async function dedupeKeyCount(leadId: string): Promise<number> {
 async function searchCounters(
   searchId: string,
 ): Promise<{ accepted_count: number; state_version: number; true_exclusive_accepted: boolean }> {
-  const rows: any[] = await ds.query('SELECT accepted_count, state_version, true_exclusive_accepted FROM searches WHERE id = $1', [
-    searchId,
-  ]);
+  const rows: Array<{ accepted_count: number; state_version: string; true_exclusive_accepted: boolean }> = await ds.query(
+    'SELECT accepted_count, state_version, true_exclusive_accepted FROM searches WHERE id = $1',
+    [searchId],
+  );
   return { ...rows[0], state_version: Number(rows[0].state_version) };
 }
 

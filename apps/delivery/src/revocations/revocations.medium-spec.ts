@@ -4,16 +4,17 @@ import type { DataSource } from 'typeorm';
 import { Lead, optOutKeysOf, optOutRecord, OptOutRecord } from '@lr/domain';
 import { LeadRepository, OptOuts, SaleLedger } from '@lr/persistence';
 import { SearchStatePublisher } from '@lr/platform';
-import { mediumDataSource, mediumRedis } from '../../../../test/support/medium';
 import {
   decideSubmit,
   fakeSchool,
   freshPerson,
+  mediumDataSource,
+  mediumRedis,
   resultSubmit,
   storeSearch,
   submitWorld,
   SubmitWorld,
-} from '../../../../test/support/medium-submit-world';
+} from '../../../../test/support/medium-world';
 import { BuyerCalls } from '../deliver-lead/buyer-calls';
 import { DeliverLead } from '../deliver-lead/deliver-lead.usecase';
 import { NoticeNotAcknowledgedError, SendRevocation } from './send-revocation.usecase';

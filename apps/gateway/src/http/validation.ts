@@ -109,6 +109,7 @@ export function markStorableIfClean(text: string, parsed: unknown): void {
   if (parsed !== null && typeof parsed === 'object' && !MAYBE_UNSTORABLE_ESCAPE.test(text)) storableBodies.add(parsed);
 }
 
+// eslint-disable-next-line no-control-regex -- NUL is the very character PostgreSQL refuses in text; matching it is the point.
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
 

@@ -1,31 +1,9 @@
-import { CampaignOffer, cents, payoutTerms } from '@lr/domain';
+import { CampaignOffer, cents } from '@lr/domain';
+import { campaignOffer } from '../../../../test/support/catalog-builder';
 import { PARTNER_UNKNOWN, RankKeys, replaySearch } from './replay';
 
-const offer = (id: string, over: Partial<CampaignOffer> = {}): CampaignOffer => ({
-  offerId: id,
-  campaignId: 'c1',
-  name: `Offer ${id}`,
-  schoolId: `s-${id}`,
-  schoolName: 'S',
-  schoolLogoUrl: null,
-  source: 'own',
-  offerType: 'shared',
-  status: 'active',
-  priority: 1,
-  tcpaText: null,
-  resultTtlSeconds: 900,
-  duplicateWindowDays: 30,
-  eligibility: {},
-  programs: [],
-  formFields: [],
-  payouts: payoutTerms(10, null),
-  price: cents(40),
-  caps: [],
-  delivery: null,
-  externalId: null,
-  partner: null,
-  ...over,
-});
+/** An offer of campaign c1 priced at 40 (test/support/catalog-builder.ts's defaults otherwise). */
+const priced = (over: Partial<CampaignOffer>): CampaignOffer => campaignOffer({ price: cents(40), ...over });
 const partner = { id: 'pn', name: 'Partner', adapter: 'sandbox', baseUrl: 'x', timeoutMs: 1000 };
 const search = (kept: Record<string, string>) => ({
   id: 's1',
@@ -38,14 +16,14 @@ const search = (kept: Record<string, string>) => ({
 describe('replaySearch: a stored search against a catalog', () => {
   it('replays eligibility and ranking, and takes sale-time refusals and partner answers as stored', () => {
     const offers = [
-      offer('a', { schoolId: 's1', priority: 5 }),
-      offer('b', { schoolId: 's1', priority: 1 }),
-      offer('capped'),
-      offer('ne', { eligibility: { states: ['CA'] } }),
-      offer('p1', { source: 'partner', partner, schoolId: 's1' }),
-      offer('p2', { source: 'partner', partner }),
-      offer('p3', { source: 'partner', partner }),
-      offer('p4', { source: 'partner', partner }),
+      priced({ offerId: 'a', schoolId: 's1', priority: 5 }),
+      priced({ offerId: 'b', schoolId: 's1', priority: 1 }),
+      priced({ offerId: 'capped' }),
+      priced({ offerId: 'ne', eligibility: { states: ['CA'] } }),
+      priced({ offerId: 'p1', source: 'partner', partner, schoolId: 's1' }),
+      priced({ offerId: 'p2', source: 'partner', partner }),
+      priced({ offerId: 'p3', source: 'partner', partner }),
+      priced({ offerId: 'p4', source: 'partner', partner }),
     ];
     const out = replaySearch(
       offers,

@@ -26,8 +26,8 @@ export function csvRecords(text: string): CsvRecord[] {
     }) as unknown as typeof rows;
   } catch (e) {
     const err = e as { code?: string; lines?: number; message?: string };
-    if (err.code === 'CSV_QUOTE_NOT_CLOSED') throw new Error(`line ${quoteLine(text)}: a quoted field is not closed`);
-    throw new Error(`line ${err.lines ?? '?'}: not CSV (${err.code ?? 'unreadable'})`);
+    if (err.code === 'CSV_QUOTE_NOT_CLOSED') throw new Error(`line ${quoteLine(text)}: a quoted field is not closed`, { cause: e });
+    throw new Error(`line ${err.lines ?? '?'}: not CSV (${err.code ?? 'unreadable'})`, { cause: e });
   }
   // csv-parse counts the line a record ends on; a quoted field's line breaks are the only lines before it.
   return rows.map(({ record, info }) => ({

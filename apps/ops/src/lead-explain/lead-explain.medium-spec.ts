@@ -2,19 +2,20 @@ import fc from 'fast-check';
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { type Lead, OFFER_TYPES } from '@lr/domain';
-import { mediumDataSource, mediumRedis } from '../../../../test/support/medium';
 import {
   answerOf,
   capSlot,
-  orchestrator,
+  mediumDataSource,
+  mediumRedis,
   OfferSpec,
+  orchestrator,
   person,
   searchRequest,
   searchRow,
   soldToPerson,
   useCap,
   world,
-} from '../../../../test/support/medium-orch-search';
+} from '../../../../test/support/medium-world';
 import { explainLead } from './lead-explain';
 
 /**

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
 import { hashOf, optOutKeysOf } from '@lr/domain';
 import { OptOuts, SaleLedger } from '@lr/persistence';
-import { mediumDataSource } from '../../../../test/support/medium';
-import { freshPerson } from '../../../../test/support/medium-submit-world';
+import { freshPerson, mediumDataSource } from '../../../../test/support/medium-world';
 import { ImportFileError, importOptOuts } from './opt-out-import';
 import { optOutRequestsOf } from '../../../../test/support/stored-rows';
 

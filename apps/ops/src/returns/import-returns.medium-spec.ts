@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { LeadReturns } from '@lr/persistence';
-import { mediumDataSource } from '../../../../test/support/medium';
-import { returnsWorld, soldLead } from '../../../../test/support/returns-world';
+import { mediumDataSource, returnsWorld, soldLead } from '../../../../test/support/medium-world';
 import { importedLineText, importReturns, ImportedLine } from './import-returns';
 import { leadReturnsOf } from '../../../../test/support/stored-rows';
 

@@ -1,8 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { returnVerdict } from '@lr/domain';
 import { LeadReturns, StatementParty } from '@lr/persistence';
-import { mediumDataSource } from '../../../../test/support/medium';
-import { returnsWorld, seedAcceptedLeads, soldLead } from '../../../../test/support/returns-world';
+import { mediumDataSource, returnsWorld, seedAcceptedLeads, soldLead } from '../../../../test/support/medium-world';
 import { activityReport } from '../report/activity-report';
 import { writeStatement } from './account-statement';
 import { StatementFormat } from './statement-writers';

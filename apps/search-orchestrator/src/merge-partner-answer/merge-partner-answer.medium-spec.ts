@@ -4,12 +4,13 @@ import type { DataSource } from 'typeorm';
 import { searchStateKey } from '@lr/contracts';
 import type { Lead } from '@lr/domain';
 import { SearchRepository } from '@lr/persistence';
-import { mediumDataSource, mediumRedis } from '../../../../test/support/medium';
 import {
   acceptedSaleOnSearch,
   answerOf,
   callRows,
   capSlot,
+  mediumDataSource,
+  mediumRedis,
   type OfferSpec,
   oneAnswer,
   orchestrator,
@@ -26,7 +27,7 @@ import {
   useCap,
   world,
   type World,
-} from '../../../../test/support/medium-orch-search';
+} from '../../../../test/support/medium-world';
 import { MergePartnerAnswer } from './merge-partner-answer.usecase';
 
 /**

@@ -1,51 +1,40 @@
 import { randomUUID } from 'node:crypto';
 import { CampaignOffer, OfferVerdict, payoutTerms, testMode } from '@lr/domain';
+import { campaignOffer } from '../../../../test/support/catalog-builder';
 import { planSearch } from './search-plan';
 
 const now = new Date('2026-11-21T12:00:00Z');
 
-function offer(over: Partial<CampaignOffer>): CampaignOffer {
-  return {
-    offerId: randomUUID(),
+/** An offer of campaign c with programs a and b and no payout, its own school. */
+function planned(over: Partial<CampaignOffer>): CampaignOffer {
+  return campaignOffer({
     campaignId: 'c',
     name: 'Offer',
     schoolId: randomUUID(),
     schoolName: 'School',
-    schoolLogoUrl: null,
-    source: 'own',
-    offerType: 'shared',
-    status: 'active',
     priority: 0,
     tcpaText: 'ok',
     resultTtlSeconds: 600,
-    duplicateWindowDays: 30,
-    eligibility: {},
     programs: [
       { value: 'a', label: 'A', eligibility: {} },
       { value: 'b', label: 'B', eligibility: {} },
     ],
-    formFields: [],
     payouts: payoutTerms(null, null),
-    price: null,
-    caps: [],
-    delivery: null,
-    externalId: null,
-    partner: null,
     ...over,
-  };
+  });
 }
 const partner = { id: randomUUID(), name: 'P', adapter: 'sandbox', baseUrl: 'http://127.0.0.1:9/p', timeoutMs: 1000 };
 const ok = (o: CampaignOffer, programs: string[] | null = ['a', 'b']): OfferVerdict => ({ offerId: o.offerId, qualifies: true, programs });
 
 describe('planSearch', () => {
   const school = randomUUID();
-  const best = offer({ name: 'Best', priority: 9, schoolId: school, payouts: payoutTerms(10, { b: 15 }) });
-  const sameSchool = offer({ name: 'Same school', priority: 5, schoolId: school });
-  const other = offer({ name: 'Other', priority: 7 });
-  const refused = offer({ name: 'Refused' });
-  const paused = offer({ name: 'Paused', status: 'paused' });
-  const p1 = offer({ name: 'P1', source: 'partner', partner, externalId: 'x1', programs: [] });
-  const p2 = offer({ name: 'P2', source: 'partner', partner, externalId: 'x2', programs: [] });
+  const best = planned({ name: 'Best', priority: 9, schoolId: school, payouts: payoutTerms(10, { b: 15 }) });
+  const sameSchool = planned({ name: 'Same school', priority: 5, schoolId: school });
+  const other = planned({ name: 'Other', priority: 7 });
+  const refused = planned({ name: 'Refused' });
+  const paused = planned({ name: 'Paused', status: 'paused' });
+  const p1 = planned({ name: 'P1', source: 'partner', partner, externalId: 'x1', programs: [] });
+  const p2 = planned({ name: 'P2', source: 'partner', partner, externalId: 'x2', programs: [] });
   const offers = [best, sameSchool, other, refused, paused, p1, p2];
   const verdicts: OfferVerdict[] = [
     ok(best),

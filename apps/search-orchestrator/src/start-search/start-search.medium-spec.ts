@@ -4,17 +4,18 @@ import type { DataSource } from 'typeorm';
 import { MAX_ACCEPTED_SUBMISSIONS, POLL_AFTER_MS, SEARCH_STATE_MARGIN_SECONDS, type SearchAnswer, searchStateKey } from '@lr/contracts';
 import { capPeriodStart, leadDedupeKeys, optOutKeysOf, optOutRecord } from '@lr/domain';
 import { OptOuts } from '@lr/persistence';
-import { mediumDataSource, mediumRedis } from '../../../../test/support/medium';
 import {
-  partnerCallsOf,
   answerOf,
-  CAP_TZ,
   callRows,
+  CAP_TZ,
   capSlot,
+  mediumDataSource,
+  mediumRedis,
   offerIdsOf,
   type OfferSpec,
   orchestrator,
   partnerAnswer,
+  partnerCallsOf,
   person,
   redisSearch,
   resultRows,
@@ -24,7 +25,7 @@ import {
   useCap,
   world,
   type World,
-} from '../../../../test/support/medium-orch-search';
+} from '../../../../test/support/medium-world';
 
 /**
  * StartSearch on the real PostgreSQL and Redis, no broker: what a search

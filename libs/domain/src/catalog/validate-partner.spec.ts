@@ -4,7 +4,7 @@ import { validateCatalog } from './validate-catalog';
 
 const ROOT = join(__dirname, '../../../..');
 /** The worked example of docs/runbooks/add-partner.md: a json partner for the sandbox's exchange protocol. */
-const exchange = (): Record<string, any> => JSON.parse(readFileSync(join(ROOT, 'test/fixtures/exchange-partner.json'), 'utf8')); // eslint-disable-line @typescript-eslint/no-explicit-any
+const exchange = (): Record<string, any> => JSON.parse(readFileSync(join(ROOT, 'test/fixtures/exchange-partner.json'), 'utf8')); // eslint-disable-line @typescript-eslint/no-explicit-any -- a fixture's JSON the tests edit by any path, wrong types included.
 const messages = (partner: unknown) => validateCatalog({ partners: [partner] }).issues.map((i) => `${i.path}: ${i.message}`);
 const sandbox = {
   id: '0b8f6a52-3c1d-4e2f-8a9b-7c6d5e4f3a2b',

@@ -3,6 +3,7 @@
  * text and jsonb, where what a school or partner said is stored (results,
  * delivery attempts): such a value would fail the write on every retry.
  */
+// eslint-disable-next-line no-control-regex -- NUL is the very character PostgreSQL refuses in text; matching it is the point.
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
-import { mediumDataSource } from '../../../../test/support/medium';
+import { mediumDataSource } from '../../../../test/support/medium-world';
 import { inTransaction, literal, poolOf, run, statement } from './sql';
 
 /**

@@ -63,7 +63,7 @@ function isConnection(db: Queryable | Connection): db is Connection {
  * would carry: arrays as array literals, objects as JSON, dates with their
  * offset). Not in its typings; pinned with pg in package-lock.json.
  */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- pg exports no module path for its utils; require reaches the file itself.
 const { prepareValue } = require('pg/lib/utils') as { prepareValue: (v: unknown) => string | Buffer | null };
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { mediumDataSource } from '../../../../test/support/medium';
+import { mediumDataSource } from '../../../../test/support/medium-world';
 import { IdempotencyKeys, KeyClaim } from './idempotency-key.repository';
 
 /**

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { capsAt, REFUSAL, returnVerdict } from '@lr/domain';
-import { mediumDataSource } from '../../../../test/support/medium';
-import { returnsWorld, soldLead } from '../../../../test/support/returns-world';
+import { mediumDataSource, returnsWorld, soldLead } from '../../../../test/support/medium-world';
 import { LeadRepository } from './lead.repository';
 import { LeadReturns, ReturnRequest } from './lead-returns.repository';
 import { SaleLedger } from './sale-ledger.repository';

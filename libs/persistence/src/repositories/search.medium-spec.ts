@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { newLeadId } from '@lr/domain';
 import type { DataSource } from 'typeorm';
-import { mediumDataSource } from '../../../../test/support/medium';
-import { freshPerson, storeSearch, submitWorld, SubmitWorld } from '../../../../test/support/medium-submit-world';
+import { freshPerson, mediumDataSource, storeSearch, submitWorld, SubmitWorld } from '../../../../test/support/medium-world';
 import { idDay, KEPT_DAY } from '../partitions/partition-days';
 import { LeadStoryRepository } from './lead-story.repository';
 import { SearchRepository } from './search.repository';

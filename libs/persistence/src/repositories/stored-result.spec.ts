@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ResultEntry } from '@lr/contracts';
 import { CampaignOffer, ownResult, partnerResult, payoutTerms } from '@lr/domain';
+import { campaignOffer } from '../../../../test/support/catalog-builder';
 import { entryText, newResult, templateDigest, templateOf } from './stored-result';
 
 const entry = (id: string, expires: string): ResultEntry => ({
@@ -60,40 +61,30 @@ describe('stored results', () => {
   });
 
   describe('of own offers (made once per offer snapshot and programs)', () => {
-    const offer = (over: Partial<CampaignOffer> = {}): CampaignOffer => ({
-      offerId: randomUUID(),
-      campaignId: randomUUID(),
-      name: 'Nursing "BSN"',
-      schoolId: randomUUID(),
-      schoolName: 'Lakeside',
-      schoolLogoUrl: null,
-      source: 'own',
-      offerType: 'exclusive',
-      status: 'active',
-      priority: 1,
-      tcpaText: 'I agree…',
-      resultTtlSeconds: 600,
-      duplicateWindowDays: 30,
-      eligibility: {},
-      programs: [
-        { value: 'bsn', label: 'BSN', eligibility: {} },
-        { value: 'msn', label: 'MSN', eligibility: {} },
-      ],
-      formFields: [
-        { name: 'grad_year', label: 'Graduation year', type: 'select', required: true, options: [{ value: '2026', label: '2026' }] },
-      ],
-      payouts: payoutTerms(10, { msn: 12.5 }),
-      price: null,
-      caps: [],
-      delivery: null,
-      externalId: null,
-      partner: null,
-      ...over,
-    });
+    /** Lakeside's exclusive "Nursing \"BSN\"" (BSN and MSN, one required question, 10 paid and 12.5 for MSN) on a campaign of its own. */
+    const lakeside = (over: Partial<CampaignOffer> = {}): CampaignOffer =>
+      campaignOffer({
+        campaignId: randomUUID(),
+        name: 'Nursing "BSN"',
+        schoolId: randomUUID(),
+        schoolName: 'Lakeside',
+        offerType: 'exclusive',
+        tcpaText: 'I agree…',
+        resultTtlSeconds: 600,
+        programs: [
+          { value: 'bsn', label: 'BSN', eligibility: {} },
+          { value: 'msn', label: 'MSN', eligibility: {} },
+        ],
+        formFields: [
+          { name: 'grad_year', label: 'Graduation year', type: 'select', required: true, options: [{ value: '2026', label: '2026' }] },
+        ],
+        payouts: payoutTerms(10, { msn: 12.5 }),
+        ...over,
+      });
     const at = (iso: string) => new Date(iso);
 
     it('share the template of an earlier result of the same offer and programs, and still show each its own id and expiry', () => {
-      const o = offer();
+      const o = lakeside();
       const first = ownResult(o, ['bsn', 'msn'], at('2026-11-26T10:00:00.000Z'));
       const later = ownResult(o, ['bsn', 'msn'], at('2026-11-26T10:00:07.250Z'));
       const a = newResult(first);
@@ -107,7 +98,7 @@ describe('stored results', () => {
     });
 
     it('make another template for other programs, and for a changed offer (a new catalog snapshot)', () => {
-      const o = offer();
+      const o = lakeside();
       const both = newResult(ownResult(o, ['bsn', 'msn'], at('2026-11-26T10:00:00.000Z')));
       const one = ownResult(o, ['bsn'], at('2026-11-26T10:00:00.000Z'));
       expect(newResult(one).template).toEqual(templateOf(one.entry));
@@ -120,7 +111,7 @@ describe('stored results', () => {
 
     it("never reuse a partner result's template: it shows what the partner answered", () => {
       const p = { id: randomUUID(), name: 'P', adapter: 'sandbox', baseUrl: 'http://127.0.0.1:9/p', timeoutMs: 1000 };
-      const o = offer({ source: 'partner', partner: p, externalId: 'x1', programs: [] });
+      const o = lakeside({ source: 'partner', partner: p, externalId: 'x1', programs: [] });
       const answer = (label: string) => ({
         offerId: o.offerId,
         partnerResultId: randomUUID(),

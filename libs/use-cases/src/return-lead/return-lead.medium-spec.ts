@@ -3,8 +3,7 @@ import type { DataSource } from 'typeorm';
 import { REFUSAL } from '@lr/domain';
 import { metricsRegistry } from '@lr/observability';
 import { LeadReturns, ReturnRequest } from '@lr/persistence';
-import { mediumDataSource } from '../../../../test/support/medium';
-import { returnsWorld, soldLead } from '../../../../test/support/returns-world';
+import { mediumDataSource, returnsWorld, soldLead } from '../../../../test/support/medium-world';
 import { returnLead } from './return-lead.usecase';
 
 /**

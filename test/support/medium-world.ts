@@ -1,7 +1,10 @@
-import { randomInt, randomUUID } from 'node:crypto';
-import type Redis from 'ioredis';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
 import type {
+  DeliveryRequestedV1,
   PartnerAnswer,
   PartnerOfferResult,
   PartnerSearchAnsweredV2,
@@ -9,15 +12,434 @@ import type {
   SearchAnswer,
   SearchMeta,
   SearchRequestedV1,
+  SubmitRequestedV1,
 } from '../../libs/contracts/src';
 import { searchStateKey } from '../../libs/contracts/src';
-import { capPeriodStart, capScope, type CapSlot, type DedupeKey, type Lead, leadDedupeKeys } from '../../libs/domain/src';
-import { SaleLedger, SearchRepository } from '../../libs/persistence/src';
+import {
+  type CampaignOffer,
+  capPeriodStart,
+  capScope,
+  type CapSlot,
+  cents,
+  type DedupeKey,
+  type Lead,
+  leadDedupeKeys,
+  ownResult,
+  type ResultCandidate,
+  SUBMIT,
+  testMode,
+} from '../../libs/domain/src';
+import {
+  CatalogRepository,
+  createDataSource,
+  hashApiKey,
+  LeadRepository,
+  newResult,
+  SaleLedger,
+  SearchRepository,
+} from '../../libs/persistence/src';
+import { OFFER_DECISIONS } from '../../libs/persistence/src/repositories/shown-results';
 import { CampaignCatalog, SearchStatePublisher } from '../../libs/platform/src';
+import { AppConfig, AppName, loadConfig } from '../../libs/config/src';
+import { applyCatalog } from '../../apps/ops/src/catalog/apply-catalog';
+import { DecideSubmit } from '../../apps/checks/src/decide-submit/decide-submit.usecase';
 import { MergePartnerAnswer } from '../../apps/search-orchestrator/src/merge-partner-answer/merge-partner-answer.usecase';
 import { StartSearch } from '../../apps/search-orchestrator/src/start-search/start-search.usecase';
-import { applyMediumCatalog, mediumApiKey, mediumConfig } from './medium';
-import { OFFER_DECISIONS } from '../../libs/persistence/src/repositories/shown-results';
+import { campaign, catalogOffer, partnerOffer } from './catalog-builder';
+import { MEDIUM_DATABASE_URL, MEDIUM_REDIS_URL } from './medium-env';
+import { person as e2ePerson } from './submit-flow';
+
+/*
+ * The medium tier's one world module (STYLE.md; every *.medium-spec.ts uses
+ * it): the medium state (database, Redis, configuration, catalog apply, API
+ * keys); the submit world (checks' DecideSubmit, delivery's DeliverLead, a
+ * school on 127.0.0.1) and its returns; the search world (the
+ * search-orchestrator's StartSearch and MergePartnerAnswer, partner answers,
+ * readers of what PostgreSQL and Redis hold). Catalogs are built with
+ * catalog-builder.ts, as in every tier.
+ */
+
+// ---- The medium state ----
+
+/**
+ * The medium tier (STYLE.md): each use case against the real PostgreSQL,
+ * with no broker (a use case returns what its handler publishes). Its own
+ * database and Redis db, reset once per run (medium-setup.ts); each test file
+ * uses its own ids and Redis key prefix.
+ */
+export { MEDIUM_DATABASE_URL, MEDIUM_REDIS_URL };
+
+export async function mediumDataSource(poolSize = 4): Promise<DataSource> {
+  // As the services' DatabaseModule connects: prepared statements planned once, generically.
+  const ds = createDataSource({ url: MEDIUM_DATABASE_URL, poolSize, timeoutMs: 10_000, genericPlans: true });
+  await ds.initialize();
+  return ds;
+}
+
+/** A Redis client of the medium tier under a key prefix of this test file. */
+export function mediumRedis(): Redis {
+  return new Redis(MEDIUM_REDIS_URL, { keyPrefix: `medium:${randomBytes(4).toString('hex')}:`, maxRetriesPerRequest: 1 });
+}
+
+/** The app's configuration as it would start on the medium state (no catalog cache, so each test sees what it applied). */
+export function mediumConfig(app: AppName, extra: Record<string, string> = {}): AppConfig {
+  return loadConfig(app, {
+    NODE_ENV: 'test',
+    DATABASE_URL: MEDIUM_DATABASE_URL,
+    REDIS_URL: MEDIUM_REDIS_URL,
+    CATALOG_CACHE_MS: '0',
+    LOG_LEVEL: 'warn',
+    ...extra,
+  });
+}
+
+/** Applies a catalog file's content as `ops catalog apply` does (validated, one transaction); throws on a refused file. */
+export async function applyMediumCatalog(ds: DataSource, catalog: unknown): Promise<void> {
+  const outcome = await applyCatalog(ds, catalog);
+  if (!outcome.ok) throw new Error(`catalog refused: ${JSON.stringify(outcome.issues)}`);
+}
+
+/** An API key of the affiliate (searches and leads reference one), stored as `keys issue` stores it. */
+export async function mediumApiKey(ds: DataSource, affiliateId: string): Promise<string> {
+  const id = randomUUID();
+  await ds.query(`INSERT INTO api_keys (id, affiliate_id, key_hash, key_prefix, limits) VALUES ($1, $2, $3, 'lr_medi', '{}')`, [
+    id,
+    affiliateId,
+    hashApiKey(randomUUID()),
+  ]);
+  return id;
+}
+
+// ---- The submit world ----
+
+/**
+ * The medium tier's submit world (checks' DecideSubmit and delivery's
+ * DeliverLead): a catalog of its own per test (fresh affiliate, campaign,
+ * schools and offers), searches stored as the orchestrator stores them
+ * (SearchRepository.store, entries built by libs/domain ownResult from the
+ * catalog's CampaignOffer), submit messages as the gateway sends them, and a
+ * school system on 127.0.0.1 speaking the sandbox school protocol. Lives under
+ * test/ so both apps' medium specs can use it (an app never imports another).
+ */
+
+/** A fresh person (unique email, phone and last name), as the end-to-end tests make them. */
+export const freshPerson = (overrides: { state?: string } = {}): Lead => e2ePerson(overrides);
+
+export interface OfferOptions {
+  offerType?: 'shared' | 'exclusive' | 'true_exclusive';
+  /** The offer's own caps (every campaign). */
+  caps?: Array<{ period: string; limit: number; timezone?: string }>;
+  /** This campaign's caps on the offer. */
+  campaignCaps?: Array<{ period: string; limit: number; timezone?: string }>;
+  programs?: Array<{ value: string; label: string; eligibility?: Record<string, unknown> }>;
+  formFields?: Array<Record<string, unknown>>;
+  /** Default: the sandbox adapter to a port nobody listens on (the checks never call it). */
+  delivery?: Record<string, unknown>;
+  /** The campaign's payout on the offer; default 20. */
+  payout?: number | null;
+  tcpaText?: string;
+  price?: number;
+  duplicateWindowDays?: number;
+}
+
+export interface SubmitWorld {
+  ds: DataSource;
+  affiliateId: string;
+  campaignId: string;
+  apiKeyId: string;
+  offerIds: string[];
+  /** The catalog file applied, to apply again with changes (applyChanged). */
+  catalog: { offers: Array<Record<string, unknown>> } & Record<string, unknown>;
+}
+
+/** Applies a catalog of its own: one affiliate, one active campaign with the offers in order, one school per offer. */
+export async function submitWorld(ds: DataSource, offers: OfferOptions[]): Promise<SubmitWorld> {
+  const affiliateId = randomUUID();
+  const campaignId = randomUUID();
+  const offerIds = offers.map(() => randomUUID());
+  const schoolIds = offers.map(() => randomUUID());
+  const catalog = {
+    affiliates: [{ id: affiliateId, name: 'Medium Affiliate', status: 'active', dupe_check: false }],
+    schools: schoolIds.map((id, i) => ({ id, name: `Medium School ${i + 1}`, logo_url: null })),
+    partners: [],
+    offers: offers.map((o, i) =>
+      catalogOffer(offerIds[i], schoolIds[i], `Medium Offer ${i + 1}`, {
+        source: 'own',
+        offer_type: o.offerType ?? 'shared',
+        priority: 10 - i,
+        price: o.price ?? 45,
+        tcpa_text: o.tcpaText ?? `I agree that Medium School ${i + 1} may contact me.`,
+        result_ttl_seconds: 900,
+        ...(o.duplicateWindowDays !== undefined ? { duplicate_window_days: o.duplicateWindowDays } : {}),
+        programs: o.programs ?? [{ value: 'gen', label: 'General Studies' }],
+        form_fields: o.formFields ?? [],
+        caps: o.caps ?? [],
+        delivery: o.delivery ?? { adapter: 'sandbox', url: 'http://127.0.0.1:9/never', timeout_ms: 300 },
+      }),
+    ),
+    campaigns: [
+      campaign(
+        campaignId,
+        affiliateId,
+        'Medium campaign',
+        offers.map((o, i) => ({
+          offer_id: offerIds[i],
+          payout: o.payout === undefined ? 20 : o.payout,
+          caps: o.campaignCaps ?? [],
+        })),
+      ),
+    ],
+  };
+  await applyMediumCatalog(ds, catalog);
+  const apiKeyId = await mediumApiKey(ds, affiliateId);
+  return { ds, affiliateId, campaignId, apiKeyId, offerIds, catalog };
+}
+
+/** Applies the world's catalog again with one offer's fields changed (e.g. its consent statement after a search showed it). */
+export async function applyChanged(world: SubmitWorld, offerId: string, changes: Record<string, unknown>): Promise<void> {
+  const offers = world.catalog.offers.map((o) => (o.id === offerId ? { ...o, ...changes } : o));
+  world.catalog = { ...world.catalog, offers };
+  await applyMediumCatalog(world.ds, world.catalog);
+}
+
+export interface StoredSearch {
+  searchId: string;
+  lead: Lead;
+  isTest: boolean;
+  consumerIp: string;
+  tracking: Record<string, string>;
+  /** The results shown, by offer id. */
+  results: Map<string, ResultCandidate>;
+}
+
+/**
+ * Stores a search of `lead` with a result for each of the world's offers (or
+ * `offerIds`), as the orchestrator stores it: the catalog's CampaignOffer, the
+ * entry built by ownResult at `at` (its expiry is `result_ttl_seconds` later),
+ * the person's keys (none for a test search).
+ */
+export async function storeSearch(
+  world: SubmitWorld,
+  lead: Lead,
+  opts: {
+    isTest?: boolean;
+    at?: Date;
+    offerIds?: string[];
+    programs?: Record<string, string[]>;
+    formCertUrl?: string | null;
+    searchId?: string;
+  } = {},
+): Promise<StoredSearch> {
+  const at = opts.at ?? new Date();
+  const isTest = opts.isTest ?? false;
+  const offers: CampaignOffer[] = await new CatalogRepository(world.ds).campaignOffers(world.campaignId);
+  const shown = offers.filter((o) => (opts.offerIds ?? world.offerIds).includes(o.offerId));
+  const results = new Map<string, ResultCandidate>(
+    shown.map((o) => [o.offerId, ownResult(o, opts.programs?.[o.offerId] ?? o.programs.map((p) => p.value), at)]),
+  );
+  const searchId = opts.searchId ?? randomUUID();
+  const consumerIp = '73.12.44.10';
+  const tracking = { ip_address: consumerIp, subid: 'medium' };
+  const stored = await new SearchRepository(world.ds).store({
+    id: searchId,
+    affiliateId: world.affiliateId,
+    campaignId: world.campaignId,
+    apiKeyId: world.apiKeyId,
+    isTest,
+    lead,
+    tracking,
+    consumerIp,
+    ipSource: 'consumer',
+    tcpaConsent: null,
+    formCertUrl: opts.formCertUrl ?? null,
+    universalLeadCert: null,
+    createdAt: at,
+    closesAt: new Date(at.getTime() + 30_000),
+    personKeys: testMode(isTest).personKeys(lead),
+    decisions: Object.fromEntries([...results.values()].map((r) => [r.offerId, { shown: true, result_id: r.resultId }])),
+    results: [...results.values()].map((r) => newResult(r)),
+    partnerCalls: [],
+  });
+  if (!stored) throw new Error('search not stored');
+  return { searchId, lead, isTest, consumerIp, tracking, results };
+}
+
+/** A result submit of `search`'s result for `offerId`, as the gateway publishes it (consent given, the answers given). */
+export function resultSubmit(
+  world: SubmitWorld,
+  search: StoredSearch,
+  offerId: string,
+  overrides: Partial<SubmitRequestedV1> = {},
+): SubmitRequestedV1 {
+  const result = search.results.get(offerId);
+  if (!result) throw new Error(`the search shows no result of offer ${offerId}`);
+  return {
+    leadId: randomUUID(),
+    kind: 'result_submit',
+    affiliateId: world.affiliateId,
+    apiKeyId: world.apiKeyId,
+    campaignId: world.campaignId,
+    resultId: result.resultId,
+    searchId: search.searchId,
+    offerId: null,
+    originLeadId: null,
+    lead: null,
+    tracking: null,
+    consumerIp: null,
+    ipSource: null,
+    programId: null,
+    answers: {},
+    tcpaConsent: true,
+    consentButtonLabel: 'Request info',
+    formCertUrl: null,
+    universalLeadCert: null,
+    isTest: false,
+    requestedAt: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
+/** checks' use case on the medium state, built by hand with its real dependencies. */
+export function decideSubmit(ds: DataSource): DecideSubmit {
+  return new DecideSubmit(new CampaignCatalog(ds, mediumConfig('checks')), new LeadRepository(ds), new SaleLedger(ds));
+}
+
+/**
+ * A lead reserved by its real producer (checks' DecideSubmit): a fresh
+ * person's search of the world's offer, submitted; the delivery request it
+ * forwards to delivery.
+ */
+export async function reservedLead(
+  world: SubmitWorld,
+  offerId = world.offerIds[0],
+): Promise<{ search: StoredSearch; msg: SubmitRequestedV1; deliver: DeliveryRequestedV1 }> {
+  const search = await storeSearch(world, freshPerson(), { offerIds: [offerId] });
+  const msg = resultSubmit(world, search, offerId);
+  const outcome = await decideSubmit(world.ds).run(msg);
+  if (!('deliver' in outcome)) throw new Error(`the submit was not reserved: ${JSON.stringify(outcome.answer)}`);
+  return { search, msg, deliver: outcome.deliver };
+}
+
+/** A request a school received. */
+export interface SchoolRequest {
+  path: string;
+  idempotencyKey: string | undefined;
+  body: unknown;
+}
+
+/**
+ * A school system on 127.0.0.1 (an external system, not ours) answering as the
+ * sandbox school protocol does, by path:
+ *   /accept    200 {result: accepted, id}
+ *   /reject    200 {result: rejected, reason}
+ *   /duplicate 200 {result: duplicate, reason}
+ *   /fail      500
+ *   /revocations 200 (a revocation notice received); /revocations-ignored 503
+ * `?delay=<ms>` answers that much later. Every request is recorded when it
+ * arrives (before the answer), by its Idempotency-Key.
+ */
+export async function fakeSchool(): Promise<{
+  url: (path: string) => string;
+  received: SchoolRequest[];
+  callsFor: (idempotencyKey: string) => number;
+  close: () => Promise<void>;
+}> {
+  const received: SchoolRequest[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const answer = (req: IncomingMessage, res: ServerResponse, text: string) => {
+    const url = new URL(req.url ?? '/', 'http://school');
+    const key = req.headers['idempotency-key'];
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    received.push({ path: url.pathname, idempotencyKey: Array.isArray(key) ? key[0] : key, body });
+    const send = () => {
+      if (res.destroyed) return;
+      const json = (status: number, value: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+      switch (url.pathname) {
+        case '/accept':
+          return json(200, { result: 'accepted', id: `school-${randomBytes(4).toString('hex')}` });
+        case '/reject':
+          return json(200, { result: 'rejected', reason: 'not in our area' });
+        case '/duplicate':
+          return json(200, { result: 'duplicate', reason: 'we have this person' });
+        case '/fail':
+          return json(500, { error: 'internal' });
+        case '/revocations':
+          return json(200, { result: 'received' });
+        case '/revocations-ignored':
+          return json(503, { error: 'unavailable' });
+        default:
+          return json(404, { error: 'no_route' });
+      }
+    };
+    const delay = Number(url.searchParams.get('delay') ?? 0);
+    if (delay <= 0) return send();
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      send();
+    }, delay);
+    timers.add(timer);
+  };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => answer(req, res, Buffer.concat(chunks).toString('utf8')));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    received,
+    callsFor: (key) => received.filter((r) => r.idempotencyKey === key).length,
+    close: async () => {
+      for (const t of timers) clearTimeout(t);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+// ---- Returns: the submit world with return policies, and leads sold ----
+
+/** Accepted leads in bulk, as the statement bench seeds them (one definition for both). */
+export { seedAcceptedLeads } from '../../bench/support/accepted-leads';
+
+/** An offer of a returns world: the submit world's options, and its return policy as the catalog file gives it (absent: none). */
+export type ReturnsOffer = OfferOptions & { returns?: { window_days: number; reasons: string[]; refunds_cap?: boolean } };
+
+/** The medium tier's world for returns: the submit world (one school per offer) with each offer's return policy applied. */
+export async function returnsWorld(ds: SubmitWorld['ds'], offers: ReturnsOffer[]): Promise<SubmitWorld & { schoolIds: string[] }> {
+  const world = await submitWorld(ds, offers);
+  for (const [i, o] of offers.entries()) if (o.returns) await applyChanged(world, world.offerIds[i], { returns: o.returns });
+  const schoolIds = world.catalog.offers.map((o) => o.school_id as string);
+  return { ...world, schoolIds };
+}
+
+/**
+ * A lead sold by its real producers: a fresh person's search of the offer,
+ * reserved by checks' DecideSubmit (its cap slots taken), then settled
+ * accepted as delivery books a buyer's acceptance (the payout of the sale).
+ */
+export async function soldLead(world: SubmitWorld, offerId: string): Promise<string> {
+  const { deliver } = await reservedLead(world, offerId);
+  const payout = deliver.payout === null ? null : cents(deliver.payout);
+  await new SaleLedger(world.ds).settle({
+    leadId: deliver.leadId,
+    outcome: 'accepted',
+    decision: SUBMIT.accepted,
+    attempt: null,
+    payout,
+    endsOtherSales: false,
+  });
+  return deliver.leadId;
+}
+
+// ---- The search world ----
 
 /**
  * What the search-orchestrator's medium tests share (start-search and
@@ -104,9 +526,6 @@ export async function world<K extends string>(ds: DataSource, specs: Record<K, O
       offers: keys.map((k) => {
         const s = spec(k);
         const common = {
-          id: offers[k],
-          name: offerName(k),
-          school_id: schools[s.school],
           offer_type: s.offerType ?? 'shared',
           status: s.status ?? 'active',
           priority: s.priority ?? 0,
@@ -116,8 +535,11 @@ export async function world<K extends string>(ds: DataSource, specs: Record<K, O
           caps: caps(s.caps),
         };
         return s.partner
-          ? { ...common, source: 'partner', partner_id: partners[s.partner], external_id: externalId(k), tcpa_text: `Offer ${k} consent.` }
-          : {
+          ? partnerOffer(offers[k], schools[s.school], offerName(k), partners[s.partner], externalId(k), {
+              ...common,
+              tcpa_text: `Offer ${k} consent.`,
+            })
+          : catalogOffer(offers[k], schools[s.school], offerName(k), {
               ...common,
               source: 'own',
               price: 45,
@@ -125,19 +547,18 @@ export async function world<K extends string>(ds: DataSource, specs: Record<K, O
               programs: s.programs ?? [{ value: 'gen', label: 'General Studies' }],
               form_fields: [],
               delivery: { adapter: 'sandbox', url: `http://127.0.0.1:4100/schools/${k}/leads?outcome=accept` },
-            };
+            });
       }),
       campaigns: [
-        {
-          id: ids.campaign,
-          affiliate_id: ids.affiliate,
-          name: `Orch campaign ${tag}`,
-          status: 'active',
-          offers: keys.map((k) => {
+        campaign(
+          ids.campaign,
+          ids.affiliate,
+          `Orch campaign ${tag}`,
+          keys.map((k) => {
             const s = spec(k);
             return { offer_id: offers[k], ...(s.payout != null ? { payout: s.payout } : {}), caps: caps(s.campaignCaps) };
           }),
-        },
+        ),
       ],
     };
   };
