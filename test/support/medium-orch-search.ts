@@ -18,7 +18,7 @@ import { CampaignCatalog, SearchStatePublisher } from '../../libs/platform/src';
 import { MergePartnerAnswer } from '../../apps/search-orchestrator/src/merge-partner-answer/merge-partner-answer.usecase';
 import { StartSearch } from '../../apps/search-orchestrator/src/start-search/start-search.usecase';
 import { applyMediumCatalog, mediumApiKey, mediumConfig } from './medium';
-import { OFFER_DECISIONS } from '../../libs/persistence/src/repositories/shown-results';
+import { OFFER_DECISIONS } from '../../libs/persistence/src/queries/shown-results';
 
 /**
  * What the search-orchestrator's medium tests share (start-search and

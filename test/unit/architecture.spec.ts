@@ -141,6 +141,30 @@ function libViolations(): Violation[] {
   });
 }
 
+/** The repositories of libs/persistence: each stands on the shared queries (libs/persistence/src/queries), never on another repository. */
+const REPOSITORIES = 'libs/persistence/src/repositories';
+/** The modules that hand the repositories on: their folder's index and the library's. */
+const REPOSITORY_FACES = new Set([REPOSITORIES, `${REPOSITORIES}/index`, 'libs/persistence/src', 'libs/persistence/src/index']);
+
+/** Why a repository file's import names another repository file (relative, through an index, or as @lr/persistence), if it does. */
+function repositoryImportViolation(r: ImportRef): string | undefined {
+  if (!r.file.startsWith(`${REPOSITORIES}/`) || isTestFile(r.file) || r.file === `${REPOSITORIES}/index.ts`) return undefined;
+  if (r.specifier === '@lr/persistence' || r.specifier.startsWith('@lr/persistence/')) return 'a repository imports its own library';
+  if (!isRelative(r.specifier)) return undefined;
+  const to = target(r).replace(/\.(ts|js)$/, '');
+  if (REPOSITORY_FACES.has(to)) return `a repository imports the repositories through an index (resolves to ${to})`;
+  if (to.startsWith(`${REPOSITORIES}/`))
+    return `a repository imports another repository file (resolves to ${to}); shared SQL lives in libs/persistence/src/queries`;
+  return undefined;
+}
+
+function repositoryViolations(): Violation[] {
+  return refs.flatMap((r): Violation[] => {
+    const reason = repositoryImportViolation(r);
+    return reason ? [{ ...r, reason }] : [];
+  });
+}
+
 function domainViolations(): Violation[] {
   return refs.flatMap((r): Violation[] => {
     if (unitOf(r.file) !== 'libs/domain') return [];
@@ -191,9 +215,10 @@ export function literalsOf(fileName: string, text: string): Array<{ line: number
 export const SQL =
   /\bSELECT\b[\s\S]*\bFROM\b|\bINSERT\s+INTO\b|\bUPDATE\s+[a-z_]+\s+(?:[a-z]+\s+)?SET\b|\bDELETE\s+FROM\b|\bCREATE\s+(?:TABLE|INDEX|UNIQUE\s+INDEX|FUNCTION|TRIGGER)\b|\bpg_advisory|\bSELECT\s+1\b/;
 
-/** Where SQL may be written: the repositories (one per aggregate), the migrations, and the database's own set-up. */
+/** Where SQL may be written: the repositories (one per aggregate), the fragments and helpers they share, the migrations, and the database's own set-up. */
 const SQL_HOMES = [
   /^libs\/persistence\/src\/repositories\//,
+  /^libs\/persistence\/src\/queries\//,
   /^libs\/persistence\/src\/migrations\//,
   /^libs\/persistence\/src\/(migrate|ensure-database)\.ts$/,
 ];
@@ -208,7 +233,7 @@ function sqlViolations(): Violation[] {
       file: l.file,
       line: l.line,
       specifier: l.text.slice(0, 60).replace(/\s+/g, ' '),
-      reason: 'SQL outside libs/persistence/src/repositories',
+      reason: 'SQL outside libs/persistence/src/repositories and queries',
     }));
 }
 
@@ -359,6 +384,15 @@ describe('architecture', () => {
         expect([s, domain(s)]).toEqual([s, false]);
       }
       expect(domain('node:fs', 'libs/domain/src/x.spec.ts')).toBe(false);
+      const repo = (specifier: string, file = 'libs/persistence/src/repositories/x.repository.ts') =>
+        repositoryImportViolation(fake(file, specifier)) !== undefined;
+      for (const s of ['./lead.repository', './index', '.', '..', '../index', '../repositories/lead.repository', '@lr/persistence']) {
+        expect([s, repo(s)]).toEqual([s, true]);
+      }
+      for (const s of ['../queries/sql', '../queries', '../partitions/partition-days', '@lr/domain', 'typeorm'])
+        expect([s, repo(s)]).toEqual([s, false]);
+      expect(repo('./lead.repository', 'libs/persistence/src/repositories/x.medium-spec.ts')).toBe(false);
+      expect(repo('./lead.repository', 'libs/persistence/src/queries/x.ts')).toBe(false);
       expect(domain('@nestjs/testing', 'libs/domain/src/x.spec.ts')).toBe(true);
     });
   });
@@ -366,8 +400,10 @@ describe('architecture', () => {
   describe('(a) an app never imports from another app', () => expectNoViolations('apps/*', appViolations()));
   describe('(b) libs never import from apps', () => expectNoViolations('libs/*', libViolations()));
   describe('(c) libs/domain imports no framework or I/O module', () => expectNoViolations('libs/domain', domainViolations()));
+  describe('(h) a repository never imports another repository file (libs/persistence/src/repositories)', () =>
+    expectNoViolations('repositories', repositoryViolations()));
 
-  describe('(e) SQL is written only in the repositories (libs/persistence/src/repositories)', () =>
+  describe('(e) SQL is written only in the repositories and their shared queries (libs/persistence/src/repositories, queries)', () =>
     expectNoViolations('SQL', sqlViolations()));
   describe('(f) rules live only in libs/domain', () => {
     expectNoViolations('rule literals', ruleLiteralViolations());

@@ -1,4 +1,4 @@
-import { OFFER_DECISIONS, SHOWN } from './shown-results';
+import { OFFER_DECISIONS, SHOWN } from '../queries/shown-results';
 import { DataSource } from 'typeorm';
 
 /**

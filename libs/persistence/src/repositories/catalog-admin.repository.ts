@@ -1,5 +1,6 @@
-import type { KnownCatalogRefs, KnownOffer, OfferSource } from '@lr/domain';
+import type { KnownCatalogRefs } from '@lr/domain';
 import { DataSource } from 'typeorm';
+import { knownCatalogRefs } from '../queries/catalog-refs';
 import type { Queryable } from '../queries/queryable';
 
 /**
@@ -49,31 +50,9 @@ export class CatalogAdminRepository {
     });
   }
 
-  /** What the database already holds that a catalog file may refer to without defining it: ids, and each offer's source, partner and programs (in order). */
-  async knownRefs(): Promise<KnownCatalogRefs> {
-    const offers = new Map<string, KnownOffer>();
-    const rows: Array<{ id: string; source: OfferSource; partner_id: string | null; external_id: string | null; programs: string[] }> =
-      await this.db.query(
-        `SELECT o.id, o.source, o.partner_id, o.external_id,
-                COALESCE(array_agg(p.value ORDER BY p.position) FILTER (WHERE p.value IS NOT NULL), '{}') AS programs
-           FROM offers o LEFT JOIN programs p ON p.offer_id = o.id
-          GROUP BY o.id`,
-      );
-    for (const r of rows) {
-      offers.set(r.id, { source: r.source, partnerId: r.partner_id, externalId: r.external_id, programValues: r.programs });
-    }
-    return {
-      affiliateIds: await this.ids('affiliates'),
-      schoolIds: await this.ids('schools'),
-      partnerIds: await this.ids('partners'),
-      offers,
-    };
-  }
-
-  /** Every id of a table that has one. */
-  private async ids(table: 'affiliates' | 'schools' | 'partners'): Promise<Set<string>> {
-    const rows: Array<{ id: string }> = await this.db.query(`SELECT id FROM ${q(table)}`);
-    return new Set(rows.map((r) => r.id));
+  /** What the database already holds that a catalog file may refer to without defining it (knownCatalogRefs). */
+  knownRefs(): Promise<KnownCatalogRefs> {
+    return knownCatalogRefs(this.db);
   }
 
   /** The table's rows in `scope`, every column. */

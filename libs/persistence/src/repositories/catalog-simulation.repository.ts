@@ -2,8 +2,8 @@ import type { CampaignOffer, KnownCatalogRefs, Lead } from '@lr/domain';
 import type { PartnerRef } from '@lr/contracts';
 import { DataSource, EntityManager } from 'typeorm';
 import { LEGACY_END } from '../partitions/partition-days';
-import { CatalogAdminRepository } from './catalog-admin.repository';
-import { CatalogRepository } from './catalog.repository';
+import { campaignOffersOf, offersByIdOf } from '../queries/catalog-offers';
+import { knownCatalogRefs } from '../queries/catalog-refs';
 
 /**
  * The read model behind `ops catalog simulate` (docs/operator-cli.md): the
@@ -102,7 +102,7 @@ export class CatalogSimulationRepository {
 
   /** What `catalog apply` validates a file against. */
   knownRefs(): Promise<KnownCatalogRefs> {
-    return new CatalogAdminRepository(this.em).knownRefs();
+    return knownCatalogRefs(this.em);
   }
 
   /** The campaigns that have any of these offers now. */
@@ -114,14 +114,14 @@ export class CatalogSimulationRepository {
     return rows.map((r) => r.campaign_id);
   }
 
-  /** A campaign's offers now, in its order (CatalogRepository.campaignOffers). */
+  /** A campaign's offers now, in its order (campaignOffersOf, as the services read them). */
   campaignOffers(campaignId: string): Promise<CampaignOffer[]> {
-    return new CatalogRepository(this.em).campaignOffers(campaignId);
+    return campaignOffersOf(this.em, campaignId);
   }
 
   /** Offers as the catalog holds them now, outside any campaign. */
   offersById(offerIds: readonly string[]): Promise<CampaignOffer[]> {
-    return new CatalogRepository(this.em).offersById(offerIds);
+    return offersByIdOf(this.em, offerIds);
   }
 
   async campaignNames(ids: readonly string[]): Promise<Map<string, string>> {

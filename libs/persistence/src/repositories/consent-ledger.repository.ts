@@ -1,7 +1,7 @@
 import { CONSENT_RECORD_FORM, ChainLink, ConsentRecord, ConsentSeal, StoredLink } from '@lr/domain';
 import { DataSource } from 'typeorm';
 import { inTransaction, poolOf, run, statement } from '../queries/sql';
-import type { StoryConsentRow } from './lead-story.repository';
+import type { StoryConsentRow } from '../queries/lead-group';
 
 /**
  * The consent ledger (`consent_ledger`, `consent_seals`; docs/consent-ledger.md).

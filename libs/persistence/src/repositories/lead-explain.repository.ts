@@ -1,11 +1,11 @@
 import type { CampaignOffer, CapSlot, DedupeKey, Lead, LiveSale, OptOutKey } from '@lr/domain';
 import { DataSource, EntityManager } from 'typeorm';
 import { searchDays } from '../partitions/partition-days';
-import { CatalogRepository } from './catalog.repository';
-import { inLeadGroup, partnerCallsOf, StoryPartnerCallRow, StorySubmitRow } from './lead-story.repository';
-import { KEYS_FROM_PARAMS, keyParams, LAST_SALES_TO_PERSON } from './dedupe-index.repository';
-import { CAP_USAGE, capUsageOf, slotParams } from './sale-facts';
-import { OFFER_DECISIONS } from './shown-results';
+import { campaignOffersOf } from '../queries/catalog-offers';
+import { KEYS_FROM_PARAMS, keyParams, LAST_SALES_TO_PERSON } from '../queries/dedupe-keys';
+import { inLeadGroup, partnerCallsOf, StoryPartnerCallRow, StorySubmitRow } from '../queries/lead-group';
+import { CAP_USAGE, capUsageOf, slotParams } from '../queries/sale-facts';
+import { OFFER_DECISIONS } from '../queries/shown-results';
 
 /**
  * The read model behind `ops lead explain` (docs/operator-cli.md): what a
@@ -135,9 +135,8 @@ export class LeadExplainRepository {
       const search = await searchOf(em, groupId);
       const submits = await submitsOf(em, groupId);
       const campaigns = [...new Set([...(search ? [search.campaign_id] : []), ...submits.map((s) => s.campaign_id)])];
-      const catalog = new CatalogRepository(em);
       const offers = new Map<string, CampaignOffer[]>();
-      for (const c of campaigns) offers.set(c, await catalog.campaignOffers(c));
+      for (const c of campaigns) offers.set(c, await campaignOffersOf(em, c));
       const named = [...Object.keys(search?.offer_decisions ?? {}), ...submits.map((s) => s.offer_id)];
       const rows: LeadExplainRows = {
         is: found.is,

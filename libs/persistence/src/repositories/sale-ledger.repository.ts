@@ -19,12 +19,12 @@ import { DataSource } from 'typeorm';
 import { searchDays } from '../partitions/partition-days';
 import type { Queryable } from '../queries/queryable';
 import { Connection, inTransaction, literal, poolOf, run, statement } from '../queries/sql';
-import { CONSENT_APPEND, CONSENT_INSERT, consentParams, ledgerParams } from './consent-evidence.repository';
-import { KEYS_FROM_PARAMS, keyParams, LAST_SALES_TO_PERSON } from './dedupe-index.repository';
-import { SUPPRESSED } from './opt-outs.repository';
-import { LEAD_INSERT, leadParams, NewLead, STORED_LEAD_COLUMNS, StoredLead, StoredLeadRow, storedLeadOf } from './lead.repository';
-import { CAP_USAGE, FactsRow, factsOf, LIVE_SALES, slotParams } from './sale-facts';
-import { SEARCH_META_COLUMNS, SearchMetaRow, searchMetaOf } from './search-meta';
+import { CONSENT_APPEND, CONSENT_INSERT, consentParams, ledgerParams } from '../queries/consent-evidence';
+import { KEYS_FROM_PARAMS, keyParams, LAST_SALES_TO_PERSON } from '../queries/dedupe-keys';
+import { CAP_USAGE, FactsRow, factsOf, LIVE_SALES, slotParams } from '../queries/sale-facts';
+import { SEARCH_META_COLUMNS, SearchMetaRow, searchMetaOf } from '../queries/search-meta';
+import { LEAD_INSERT, leadParams, NewLead, STORED_LEAD_COLUMNS, StoredLead, StoredLeadRow, storedLeadOf } from '../queries/stored-lead';
+import { SUPPRESSED } from '../queries/suppressions';
 
 /**
  * The sale and cap ledger (`sales`, `cap_usage`, and the dedupe keys a sale

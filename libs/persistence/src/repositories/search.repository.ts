@@ -3,13 +3,13 @@ import { CapSlot, cents, DedupeKey, Lead, RankCandidate, SaleFacts } from '@lr/d
 import { DataSource } from 'typeorm';
 import type { Queryable } from '../queries/queryable';
 import { inTransaction, poolOf, run, statement } from '../queries/sql';
-import { LAST_SALES_TO_PERSON, lastSalesOf } from './dedupe-index.repository';
-import { SUPPRESSED } from './opt-outs.repository';
-import { CAP_USAGE, capUsageOf, LIVE_SALES, liveSalesOf, slotParams } from './sale-facts';
-import { SEARCH_META_COLUMNS, SearchMetaRow, searchMetaOf } from './search-meta';
+import { LAST_SALES_TO_PERSON, lastSalesOf } from '../queries/dedupe-keys';
+import { CAP_USAGE, capUsageOf, LIVE_SALES, liveSalesOf, slotParams } from '../queries/sale-facts';
+import { SEARCH_META_COLUMNS, SearchMetaRow, searchMetaOf } from '../queries/search-meta';
+import { SHOWN } from '../queries/shown-results';
+import type { NewResult, ResultTemplateRow } from '../queries/stored-result';
+import { SUPPRESSED } from '../queries/suppressions';
 import { DayPartitions, idDay, perDay } from '../partitions/partition-days';
-import { SHOWN } from './shown-results';
-import type { NewResult, ResultTemplateRow } from './stored-result';
 
 /** Why an offer was or was not shown on a search (operators only: `searches.offer_decisions`). */
 export interface OfferDecision {

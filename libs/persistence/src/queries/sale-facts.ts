@@ -1,5 +1,5 @@
 import { CapSlot, LiveSale, SaleFacts, slotKey } from '@lr/domain';
-import { lastSalesOf } from './dedupe-index.repository';
+import { lastSalesOf } from './dedupe-keys';
 
 /**
  * The sale ledger's reads that other statements embed (a search's partner
