@@ -238,6 +238,67 @@ function sqlViolations(): Violation[] {
 }
 
 /**
+ * The read models' public shapes that keep a name ending in Row although
+ * they are built by mapping rows (a column checked, a figure defaulted), not
+ * a statement's row: their callers (apps/ops) use them by these names.
+ */
+const READ_MODEL_SHAPES = new Set([
+  'ActivityRow',
+  'CatalogRow',
+  'ExplainResultRow',
+  'IdempotencyKeyRow',
+  'StoryCapSlotRow',
+  'StoryDedupeRow',
+  'StoryOfferCheckRow',
+  'StoryResultRow',
+  'StorySaleRow',
+]);
+
+/** A type derived from PostgreSQL's description of a statement (row-types.generated.ts). */
+const DERIVED = /\bRowTypes\[|\bWithDocuments<|\bRowOf</;
+
+/**
+ * Row types declared by hand in a repository file: an interface or type
+ * alias whose name ends in `Row` (unless derived from RowTypes, or a read
+ * model's shape above), or an explicit type argument on `run<…>(`.
+ */
+export function handRowTypesOf(fileName: string, text: string): Array<{ line: number; what: string }> {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found: Array<{ line: number; what: string }> = [];
+  const at = (n: ts.Node) => source.getLineAndCharacterOfPosition(n.getStart(source)).line + 1;
+  const visit = (node: ts.Node) => {
+    if ((ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) && /Row$/.test(node.name.text)) {
+      const derived = ts.isTypeAliasDeclaration(node) && DERIVED.test(node.type.getText(source));
+      if (!derived && !READ_MODEL_SHAPES.has(node.name.text)) found.push({ line: at(node), what: `type ${node.name.text}` });
+    } else if (
+      ts.isCallExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'run' &&
+      node.typeArguments?.length
+    ) {
+      found.push({ line: at(node), what: `run<${node.typeArguments.map((a) => a.getText(source)).join(', ')}>(` });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+function rowTypeViolations(): Violation[] {
+  return sources
+    .filter(({ file }) => file.startsWith(`${REPOSITORIES}/`))
+    .flatMap(({ file, text }) =>
+      handRowTypesOf(file, text).map((h) => ({
+        file,
+        line: h.line,
+        specifier: h.what,
+        reason:
+          "a row type declared by hand: rows are typed from PostgreSQL's description of the statement (RowTypes; npm run db:row-types)",
+      })),
+    );
+}
+
+/**
  * The answers' reasons of the decision catalog (libs/domain decisions): each
  * fixed reason is written there and nowhere else in the shipped code. (`OK`
  * is also a code, and the builders' reasons are made from their arguments.)
@@ -253,7 +314,13 @@ const RULE_LITERALS: Array<{ what: string; test: (text: string) => boolean; allo
     // Offer types are vocabulary (types, CHECK constraints, OpenAPI enums) everywhere; what each one means is decided in libs/domain.
     what: 'an offer type',
     test: (t) => t === 'true_exclusive' || t === 'exclusive',
-    allowed: [/^libs\/domain\//, /^libs\/contracts\//, /^libs\/persistence\/src\/(migrations|entities)\//, /^apps\/sandbox\//],
+    allowed: [
+      /^libs\/domain\//,
+      /^libs\/contracts\//,
+      /^libs\/persistence\/src\/migrations\//,
+      /^libs\/persistence\/src\/queries\/row-types\.generated\.ts$/,
+      /^apps\/sandbox\//,
+    ],
   },
 ];
 
@@ -403,6 +470,8 @@ describe('architecture', () => {
   describe('(h) a repository never imports another repository file (libs/persistence/src/repositories)', () =>
     expectNoViolations('repositories', repositoryViolations()));
 
+  describe('(i) repositories declare no row type by hand (rows are typed from RowTypes)', () =>
+    expectNoViolations('row types', rowTypeViolations()));
   describe('(e) SQL is written only in the repositories and their shared queries (libs/persistence/src/repositories, queries)', () =>
     expectNoViolations('SQL', sqlViolations()));
   describe('(f) rules live only in libs/domain', () => {
@@ -436,6 +505,24 @@ describe('architecture', () => {
       expect(RULE_CODE[0].pattern.test('if (msg.isTest) return')).toBe(true);
       expect(RULE_CODE[0].pattern.test('isTest: msg.isTest,')).toBe(false);
       expect(RULE_CODE[1].pattern.test('Math.round(amount * 100)')).toBe(true);
+      expect(
+        handRowTypesOf(
+          'x.ts',
+          [
+            'interface LeadRow { id: string }',
+            'type CountRow = { n: number };',
+            "type StoredRow = RowTypes['findLead'];",
+            "type JsonRow = WithDocuments<'x', { a: A }>;",
+            'const rows = await run<{ n: number }>(db, S);',
+            'const typed = await run(db, S);',
+            'interface LeadShape { id: string }',
+          ].join('\n'),
+        ),
+      ).toEqual([
+        { line: 1, what: 'type LeadRow' },
+        { line: 2, what: 'type CountRow' },
+        { line: 5, what: 'run<{ n: number }>(' },
+      ]);
     });
   });
 

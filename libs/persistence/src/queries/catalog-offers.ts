@@ -1,6 +1,6 @@
 import { CampaignOffer, CapRule, centsOrNull, EligibilityRules, formFieldsOf, payoutTerms } from '@lr/domain';
 import type { Queryable } from './queryable';
-import { run, statement } from './sql';
+import { run, statement, type WithDocuments } from './sql';
 
 /**
  * The catalog's offers as the domain's CampaignOffer: read by the services
@@ -8,20 +8,8 @@ import { run, statement } from './sql';
  * simulate), from one statement each.
  */
 
-interface OfferRow {
-  offer_id: string;
-  name: string;
-  school_id: string;
-  school_name: string;
-  logo_url: string | null;
-  source: 'own' | 'partner';
-  offer_type: CampaignOffer['offerType'];
-  status: 'active' | 'paused';
-  priority: number;
-  price: string | null;
-  tcpa_text: string | null;
-  result_ttl_seconds: number;
-  duplicate_window_days: number;
+/** The JSON documents of an offer's row (OFFER_SELECT builds them; PostgreSQL describes them as json). */
+interface OfferDocuments {
   eligibility: EligibilityRules | null;
   delivery: Record<string, unknown> | null;
   programs: Array<{ value: string; label: string; eligibility: EligibilityRules | null }>;
@@ -34,16 +22,11 @@ interface OfferRow {
     options: Array<{ value: string; label: string }> | null;
   }>;
   caps: Array<{ campaign_id: string | null; period: CapRule['period']; limit: number; timezone: string }>;
-  payout: string | null;
   program_payouts: Record<string, number> | null;
-  external_id: string | null;
-  partner_id: string | null;
-  partner_name: string | null;
-  adapter: string | null;
-  base_url: string | null;
-  timeout_ms: number | null;
   partner_settings: Record<string, unknown> | null;
 }
+
+type OfferColumns = WithDocuments<'campaignOffers', OfferDocuments>;
 
 /** An offer's columns with its school, programs, questions, caps (its own and campaign `co`'s) and partner, and co's payout terms. */
 const OFFER_SELECT = `SELECT o.id AS offer_id, o.name, o.school_id, s.name AS school_name, s.logo_url, o.source, o.offer_type, o.status,
@@ -58,21 +41,27 @@ const OFFER_SELECT = `SELECT o.id AS offer_id, o.name, o.school_id, s.name AS sc
               co.payout, co.program_payouts, o.external_id,
               p.id AS partner_id, p.name AS partner_name, p.adapter, p.base_url, p.timeout_ms, p.settings AS partner_settings`;
 
-const CAMPAIGN_OFFERS = statement(`${OFFER_SELECT}
+const CAMPAIGN_OFFERS = statement(
+  'campaignOffers',
+  `${OFFER_SELECT}
          FROM campaign_offers co
          JOIN offers o ON o.id = co.offer_id
          JOIN schools s ON s.id = o.school_id
          LEFT JOIN partners p ON p.id = o.partner_id
         WHERE co.campaign_id = $1
-        ORDER BY co.position`);
+        ORDER BY co.position`,
+);
 
 /** Offers by id without a campaign: their own caps only, no payout terms. */
-const OFFERS_BY_ID = statement(`${OFFER_SELECT}
+const OFFERS_BY_ID = statement(
+  'offersById',
+  `${OFFER_SELECT}
          FROM offers o
          JOIN schools s ON s.id = o.school_id
          LEFT JOIN partners p ON p.id = o.partner_id
-         LEFT JOIN (SELECT NULL::uuid AS campaign_id, NULL::numeric AS payout, NULL::jsonb AS program_payouts) co ON false
-        WHERE o.id = ANY($1::uuid[])`);
+         CROSS JOIN (SELECT NULL::uuid AS campaign_id, NULL::numeric AS payout, NULL::jsonb AS program_payouts) co
+        WHERE o.id = ANY($1::uuid[])`,
+);
 
 /**
  * Every offer on a campaign (paused ones too: a search records why they were
@@ -81,17 +70,17 @@ const OFFERS_BY_ID = statement(`${OFFER_SELECT}
  * campaign's, price, delivery and partner. One round trip.
  */
 export async function campaignOffersOf(db: Queryable, campaignId: string): Promise<CampaignOffer[]> {
-  const rows: OfferRow[] = await run(db, CAMPAIGN_OFFERS, [campaignId]);
+  const rows = (await run(db, CAMPAIGN_OFFERS, [campaignId])) as OfferColumns[];
   return rows.map((r) => toCampaignOffer(campaignId, r));
 }
 
 /** Offers by id as the catalog holds them now, outside any campaign (`campaignId` empty, no payout terms, the offer's own caps). */
 export async function offersByIdOf(db: Queryable, offerIds: readonly string[]): Promise<CampaignOffer[]> {
-  const rows: OfferRow[] = await run(db, OFFERS_BY_ID, [offerIds]);
+  const rows = (await run(db, OFFERS_BY_ID, [offerIds])) as OfferColumns[];
   return rows.map((r) => toCampaignOffer('', r));
 }
 
-function toCampaignOffer(campaignId: string, r: OfferRow): CampaignOffer {
+function toCampaignOffer(campaignId: string, r: OfferColumns): CampaignOffer {
   return {
     offerId: r.offer_id,
     campaignId,

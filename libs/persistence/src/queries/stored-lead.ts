@@ -1,4 +1,5 @@
-import type { ApiCode, OutcomeStatus } from '@lr/contracts';
+import { API_CODES, type ApiCode, type OutcomeStatus } from '@lr/contracts';
+import type { RowTypes } from './row-types.generated';
 import { cents, Cents, Decision, decimalText, Lead } from '@lr/domain';
 
 /** A submit or direct post as its row is first written (the contract's `svc_lead_id` is `id`). */
@@ -49,26 +50,24 @@ export interface StoredLead {
 export const STORED_LEAD_COLUMNS = `l.id, l.kind, l.affiliate_id, l.campaign_id, l.offer_id, l.search_id, l.result_id, l.lead_group_id, l.is_test,
        l.status, l.code, l.reason, l.payout, l.decided_by, l.decided_at, l.field`;
 
-export interface StoredLeadRow {
-  id: string;
-  kind: StoredLead['kind'];
-  affiliate_id: string;
-  campaign_id: string;
-  offer_id: string;
-  search_id: string | null;
-  result_id: string | null;
-  lead_group_id: string;
-  is_test: boolean;
-  status: OutcomeStatus;
-  code: ApiCode | null;
-  reason: string | null;
+/**
+ * A stored lead's columns (STORED_LEAD_COLUMNS) as a statement reads them
+ * from `leads`, or as the JSON document of them that a statement builds
+ * (row_to_json: the payout a number, the time text).
+ */
+export type StoredLeadColumns = Omit<RowTypes['findLead'], 'payout' | 'decided_at'> & {
   payout: string | number | null;
-  decided_by: StoredLead['decidedBy'];
-  decided_at: string | Date | null;
-  field: string | null;
+  decided_at: Date | string | null;
+};
+
+/** A lead's code as stored: written from the decision catalog's codes only. */
+function apiCodeOf(code: string | null): ApiCode | null {
+  if (code === null) return null;
+  if (!(API_CODES as readonly string[]).includes(code)) throw new Error(`lead stored with an unknown code: ${code}`);
+  return code as ApiCode;
 }
 
-export function storedLeadOf(r: StoredLeadRow): StoredLead {
+export function storedLeadOf(r: StoredLeadColumns): StoredLead {
   return {
     id: r.id,
     kind: r.kind,
@@ -80,7 +79,7 @@ export function storedLeadOf(r: StoredLeadRow): StoredLead {
     leadGroupId: r.lead_group_id,
     isTest: r.is_test,
     status: r.status,
-    code: r.code,
+    code: apiCodeOf(r.code),
     reason: r.reason,
     payout: r.payout === null ? null : cents(r.payout),
     decidedBy: r.decided_by,

@@ -2,6 +2,7 @@ import type { KnownCatalogRefs } from '@lr/domain';
 import { DataSource } from 'typeorm';
 import { knownCatalogRefs } from '../queries/catalog-refs';
 import type { Queryable } from '../queries/queryable';
+import { run, statement } from '../queries/sql';
 
 /**
  * The writes of `ops catalog apply` (CATALOG.md): the catalog tables
@@ -33,6 +34,18 @@ export type CatalogRowScope = Readonly<Record<string, string | number | boolean 
 
 const APPLY_LOCK = 'lead-router-catalog-apply';
 
+const APPLY_LOCK_STATEMENT = statement('catalogApplyLock', 'SELECT pg_advisory_xact_lock(hashtext($1))');
+
+const CAMPAIGN_CAPS_OUTSIDE = statement(
+  'campaignCapsOutside',
+  `SELECT count(*) AS n FROM caps WHERE campaign_id = $1 AND NOT (offer_id = ANY($2::uuid[]))`,
+);
+
+/**
+ * The row statements below are made per call from a table's description
+ * (CatalogTableSpec): they are not declared statements, and their rows are
+ * any table's (CatalogRow).
+ */
 const q = (name: string) => `"${name}"`;
 
 export class CatalogAdminRepository {
@@ -45,7 +58,7 @@ export class CatalogAdminRepository {
    */
   static underApplyLock<T>(ds: DataSource, work: (repo: CatalogAdminRepository) => Promise<T>): Promise<T> {
     return ds.transaction(async (em) => {
-      await em.query('SELECT pg_advisory_xact_lock(hashtext($1))', [APPLY_LOCK]);
+      await run(em, APPLY_LOCK_STATEMENT, [APPLY_LOCK]);
       return work(new CatalogAdminRepository(em));
     });
   }
@@ -99,10 +112,7 @@ export class CatalogAdminRepository {
 
   /** How many caps of the campaign are on offers other than `offerIds` (removing those campaign offers removes the caps too: ON DELETE CASCADE). */
   async countCampaignCapsOutside(campaignId: string, offerIds: readonly string[]): Promise<number> {
-    const rows: Array<{ n: string }> = await this.db.query(
-      `SELECT count(*) AS n FROM caps WHERE campaign_id = $1 AND NOT (offer_id = ANY($2::uuid[]))`,
-      [campaignId, offerIds],
-    );
+    const rows = await run(this.db, CAMPAIGN_CAPS_OUTSIDE, [campaignId, offerIds]);
     return Number(rows[0]?.n ?? 0);
   }
 }

@@ -25,18 +25,24 @@ export function isUuid(v: string): boolean {
 }
 
 /** Statements of this repository (prepared per connection: queries/sql.ts). */
-const CAMPAIGN = statement(`SELECT id, affiliate_id, status FROM campaigns WHERE id = $1`);
+const CAMPAIGN = statement('catalogCampaign', `SELECT id, affiliate_id, status FROM campaigns WHERE id = $1`);
 
-const AFFILIATE = statement(`SELECT id, name, status, dupe_check FROM affiliates WHERE id = $1`);
+const AFFILIATE = statement('catalogAffiliate', `SELECT id, name, status, dupe_check FROM affiliates WHERE id = $1`);
 
-const SCHOOL = statement(`SELECT id, name FROM schools WHERE id = $1`);
+const SCHOOL = statement('catalogSchool', `SELECT id, name FROM schools WHERE id = $1`);
 
-const OFFER_FOR_DIRECT_POST = statement(`SELECT o.id, o.source, o.status,
+const OFFER_FOR_DIRECT_POST = statement(
+  'offerForDirectPost',
+  `SELECT o.id, o.source, o.status,
               EXISTS (SELECT 1 FROM campaign_offers co WHERE co.offer_id = o.id AND co.campaign_id = $2) AS on_campaign
-         FROM offers o WHERE o.id = $1`);
+         FROM offers o WHERE o.id = $1`,
+);
 
-const OFFER_SOLD_TO_AFFILIATE = statement(`SELECT 1 FROM campaign_offers co JOIN campaigns c ON c.id = co.campaign_id
-        WHERE co.offer_id = $1 AND c.affiliate_id = $2 LIMIT 1`);
+const OFFER_SOLD_TO_AFFILIATE = statement(
+  'offerSoldToAffiliate',
+  `SELECT 1 FROM campaign_offers co JOIN campaigns c ON c.id = co.campaign_id
+        WHERE co.offer_id = $1 AND c.affiliate_id = $2 LIMIT 1`,
+);
 
 /**
  * The catalog as the running services read it (written by `ops catalog
@@ -59,16 +65,14 @@ export class CatalogRepository {
   /** The campaign with this id whoever owns it (the caller compares `affiliateId`); null when unknown or not a UUID. */
   async campaign(campaignId: string): Promise<CampaignRecord | null> {
     if (!isUuid(campaignId)) return null;
-    const rows: Array<{ id: string; affiliate_id: string; status: 'active' | 'paused' }> = await run(this.db, CAMPAIGN, [campaignId]);
+    const rows = await run(this.db, CAMPAIGN, [campaignId]);
     const row = rows[0];
     return row ? { id: row.id, affiliateId: row.affiliate_id, status: row.status } : null;
   }
 
   async affiliate(affiliateId: string): Promise<AffiliateRecord | null> {
     if (!isUuid(affiliateId)) return null;
-    const rows: Array<{ id: string; name: string; status: 'active' | 'paused'; dupe_check: boolean }> = await run(this.db, AFFILIATE, [
-      affiliateId,
-    ]);
+    const rows = await run(this.db, AFFILIATE, [affiliateId]);
     const row = rows[0];
     return row ? { id: row.id, name: row.name, status: row.status, dupeCheck: row.dupe_check } : null;
   }
@@ -76,7 +80,7 @@ export class CatalogRepository {
   /** The school with this id; null when unknown or not a UUID. */
   async school(schoolId: string): Promise<{ id: string; name: string } | null> {
     if (!isUuid(schoolId)) return null;
-    const rows: Array<{ id: string; name: string }> = await run(this.db, SCHOOL, [schoolId]);
+    const rows = await run(this.db, SCHOOL, [schoolId]);
     return rows[0] ?? null;
   }
 
@@ -85,18 +89,14 @@ export class CatalogRepository {
     offerId: string,
     campaignId: string,
   ): Promise<{ id: string; source: 'own' | 'partner'; status: string; onCampaign: boolean } | null> {
-    const rows: Array<{ id: string; source: 'own' | 'partner'; status: string; on_campaign: boolean }> = await run(
-      this.db,
-      OFFER_FOR_DIRECT_POST,
-      [offerId, campaignId],
-    );
+    const rows = await run(this.db, OFFER_FOR_DIRECT_POST, [offerId, campaignId]);
     const o = rows[0];
-    return o ? { id: o.id, source: o.source, status: o.status, onCampaign: o.on_campaign } : null;
+    return o ? { id: o.id, source: o.source, status: o.status, onCampaign: o.on_campaign === true } : null;
   }
 
   /** Whether the offer is on any campaign of the affiliate (the pre-check's `offer_id` must be the caller's). */
   async isOfferOfAffiliate(offerId: string, affiliateId: string): Promise<boolean> {
-    const rows: unknown[] = await run(this.db, OFFER_SOLD_TO_AFFILIATE, [offerId, affiliateId]);
+    const rows = await run(this.db, OFFER_SOLD_TO_AFFILIATE, [offerId, affiliateId]);
     return rows.length > 0;
   }
 }

@@ -1,11 +1,11 @@
 import type { ResultEntry, SubmitDecision } from '@lr/contracts';
 import { amount, cents, Cents, ConsentEvidence, ConsentLedgerEntry, Decision, Lead, storedDecision, ZERO } from '@lr/domain';
 import type { Queryable } from '../queries/queryable';
-import { run, statement } from '../queries/sql';
+import { run, statement, type WithDocuments } from '../queries/sql';
 import { searchDays } from '../partitions/partition-days';
 import { CONSENT_APPEND, CONSENT_INSERT, consentParams, ledgerParams } from '../queries/consent-evidence';
 import { SHOWN } from '../queries/shown-results';
-import { LEAD_INSERT, leadParams, NewLead, STORED_LEAD_COLUMNS, StoredLead, StoredLeadRow, storedLeadOf } from '../queries/stored-lead';
+import { LEAD_INSERT, leadParams, NewLead, STORED_LEAD_COLUMNS, StoredLead, StoredLeadColumns, storedLeadOf } from '../queries/stored-lead';
 
 /** A stored lead as the submit answer's decision (the submit reply and the lead-status read). */
 export function decisionOf(l: StoredLead): SubmitDecision {
@@ -71,14 +71,18 @@ export interface PendingLeads {
 }
 
 /** Statements of this repository (prepared per connection: queries/sql.ts). */
-const FIND_LEAD = statement(`SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1`);
+const FIND_LEAD = statement('findLead', `SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1`);
 
 /** The lead with its return by the school, if any (lead_returns: docs/returns.md). */
-const FIND_LEAD_WITH_RETURN = statement(`SELECT ${STORED_LEAD_COLUMNS}, r.returned_at, r.reason AS returned_reason
-         FROM leads l LEFT JOIN lead_returns r ON r.lead_id = l.id WHERE l.id = $1`);
+const FIND_LEAD_WITH_RETURN = statement(
+  'findLeadWithReturn',
+  `SELECT ${STORED_LEAD_COLUMNS}, r.returned_at, r.reason AS returned_reason
+         FROM leads l LEFT JOIN lead_returns r ON r.lead_id = l.id WHERE l.id = $1`,
+);
 
-const SUBMIT_CONTEXT =
-  statement(`SELECT (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1) x) AS stored,
+const SUBMIT_CONTEXT = statement(
+  'submitContext',
+  `SELECT (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1) x) AS stored,
               (SELECT row_to_json(x) FROM (
                  SELECT t.offer_id, lr_result_entry(u.id, t.body, u.expires_at)::json AS entry, u.expires_at, s.result_partner -> u.id::text AS partner_data,
                         s.lead, s.tracking, s.consumer_ip, s.ip_source, s.is_test,
@@ -86,29 +90,75 @@ const SUBMIT_CONTEXT =
                    FROM searches s CROSS JOIN LATERAL ${SHOWN('s')}
                   WHERE s.id = $4 AND ${searchDays('s', '$4')} AND u.id = $3 AND s.affiliate_id = $2) x) AS picked,
               (SELECT row_to_json(x) FROM (
-                 SELECT lead_group_id, lead, is_test FROM leads WHERE id = $5 AND affiliate_id = $2 AND kind = 'direct_post') x) AS origin`);
+                 SELECT lead_group_id, lead, is_test FROM leads WHERE id = $5 AND affiliate_id = $2 AND kind = 'direct_post') x) AS origin`,
+);
 
-const STORE_DECIDED = statement(`WITH written AS (${LEAD_INSERT(1, 'true')}),
+const STORE_DECIDED = statement(
+  'storeDecided',
+  `WITH written AS (${LEAD_INSERT(1, 'true')}),
             consent AS (${CONSENT_INSERT('$1::uuid', 25, 'EXISTS (SELECT 1 FROM written)')}),
             chained AS (${CONSENT_APPEND('consent', 32)})
-       SELECT ${STORED_LEAD_COLUMNS} FROM written l
-       UNION ALL
-       SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1 AND NOT EXISTS (SELECT 1 FROM written)`);
+       SELECT row_to_json(x) AS lead FROM (
+         SELECT ${STORED_LEAD_COLUMNS} FROM written l
+         UNION ALL
+         SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1 AND NOT EXISTS (SELECT 1 FROM written)) x`,
+);
 
-const RESERVED_LEAD =
-  statement(`SELECT l.lead, l.tracking, l.consumer_ip, l.program_id, l.answers, l.created_at, sa.payout, r.partner_data, r.entry->'offer'->>'tcpa_text' AS shown_statement,
+const RESERVED_LEAD = statement(
+  'reservedLead',
+  `SELECT l.lead, l.tracking, l.consumer_ip, l.program_id, l.answers, l.created_at, sa.payout, r.partner_data, r.entry->'offer'->>'tcpa_text' AS shown_statement,
               (SELECT row_to_json(c) FROM consent_evidence c WHERE c.lead_id = l.id) AS consent
          FROM leads l JOIN sales sa ON sa.lead_id = l.id AND sa.status = 'reserved'
          LEFT JOIN LATERAL (
            SELECT s.result_partner -> u.id::text AS partner_data, lr_result_entry(u.id, t.body, u.expires_at)::jsonb AS entry
              FROM searches s CROSS JOIN LATERAL ${SHOWN('s')}
             WHERE s.id = l.search_id AND ${searchDays('s', 'l.search_id')} AND u.id = l.result_id) r ON true
-        WHERE l.id = $1 AND l.status = 'pending'`);
+        WHERE l.id = $1 AND l.status = 'pending'`,
+);
 
 /** Served by the partial index ix_leads_pending_created_at alone (it holds only the pending leads). */
-export const PENDING_LEADS =
-  statement(`SELECT count(*)::int AS count, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS oldest_seconds
-         FROM leads WHERE status = 'pending'`);
+export const PENDING_LEADS = statement(
+  'pendingLeads',
+  `SELECT count(*)::int AS count, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS oldest_seconds
+         FROM leads WHERE status = 'pending'`,
+);
+
+/** The JSON documents SUBMIT_CONTEXT builds. */
+interface SubmitContextDocuments {
+  stored: StoredLeadColumns | null;
+  picked: {
+    offer_id: string;
+    entry: ResultEntry;
+    expires_at: string | null;
+    partner_data: { partnerResultId?: string } | null;
+    lead: Lead;
+    tracking: Record<string, string>;
+    consumer_ip: string;
+    ip_source: 'consumer' | 'caller_server';
+    is_test: boolean;
+    submitted: boolean;
+    form_cert_url: string | null;
+    universal_lead_cert: string | null;
+  } | null;
+  origin: { lead_group_id: string; lead: Lead; is_test: boolean } | null;
+}
+
+/** The JSON documents RESERVED_LEAD builds or reads (its json columns). */
+interface ReservedLeadDocuments {
+  lead: Lead;
+  tracking: Record<string, string>;
+  answers: Record<string, string>;
+  partner_data: { partnerResultId?: string } | null;
+  consent: {
+    tcpa_consent: boolean;
+    tcpa_text: string | null;
+    button_label: string | null;
+    ip: string;
+    consented_at: string;
+    form_cert_url: string | null;
+    universal_lead_cert: string | null;
+  } | null;
+}
 
 /**
  * Leads (`leads`): every submit and direct post is its own row, linked to its
@@ -121,17 +171,13 @@ export class LeadRepository {
   constructor(private readonly db: Queryable) {}
 
   async find(leadId: string): Promise<StoredLead | null> {
-    const rows: StoredLeadRow[] = await run(this.db, FIND_LEAD, [leadId]);
+    const rows = await run(this.db, FIND_LEAD, [leadId]);
     return rows[0] ? storedLeadOf(rows[0]) : null;
   }
 
   /** The lead and whether its school returned it (the lead-status read). */
   async findWithReturn(leadId: string): Promise<{ lead: StoredLead; returned: { at: Date; reason: string } | null } | null> {
-    const rows: Array<StoredLeadRow & { returned_at: Date | null; returned_reason: string | null }> = await run(
-      this.db,
-      FIND_LEAD_WITH_RETURN,
-      [leadId],
-    );
+    const rows = await run(this.db, FIND_LEAD_WITH_RETURN, [leadId]);
     const r = rows[0];
     if (!r) return null;
     return {
@@ -152,25 +198,9 @@ export class LeadRepository {
     searchId: string | null;
     originLeadId: string | null;
   }): Promise<SubmitContext> {
-    type Row = {
-      stored: StoredLeadRow | null;
-      picked: {
-        offer_id: string;
-        entry: ResultEntry;
-        expires_at: string | null;
-        partner_data: { partnerResultId?: string } | null;
-        lead: Lead;
-        tracking: Record<string, string>;
-        consumer_ip: string;
-        ip_source: 'consumer' | 'caller_server';
-        is_test: boolean;
-        submitted: boolean;
-        form_cert_url: string | null;
-        universal_lead_cert: string | null;
-      } | null;
-      origin: { lead_group_id: string; lead: Lead; is_test: boolean } | null;
-    };
-    const rows: Row[] = await run(this.db, SUBMIT_CONTEXT, [q.leadId, q.affiliateId, q.resultId, q.searchId, q.originLeadId]);
+    const rows = (await run(this.db, SUBMIT_CONTEXT, [q.leadId, q.affiliateId, q.resultId, q.searchId, q.originLeadId])) as Array<
+      WithDocuments<'submitContext', SubmitContextDocuments>
+    >;
     const r = rows[0];
     const p = r.picked;
     return {
@@ -209,12 +239,12 @@ export class LeadRepository {
     consent: ConsentEvidence | null,
     ledger: ConsentLedgerEntry | null,
   ): Promise<StoredLead> {
-    const rows: StoredLeadRow[] = await run(this.db, STORE_DECIDED, [
+    const rows = (await run(this.db, STORE_DECIDED, [
       ...leadParams(lead, decision, ZERO),
       ...consentParams(consent),
       ...ledgerParams(ledger),
-    ]);
-    if (rows[0]) return storedLeadOf(rows[0]);
+    ])) as Array<WithDocuments<'storeDecided', { lead: StoredLeadColumns }>>;
+    if (rows[0]) return storedLeadOf(rows[0].lead);
     const twin = await this.find(lead.id);
     if (!twin) throw new Error(`lead ${lead.id} was neither written nor found`);
     return twin;
@@ -222,32 +252,13 @@ export class LeadRepository {
 
   /** How many leads wait for their buyer's answer, and the age of the oldest (delivery's gauges, docs/observability.md). */
   async pending(): Promise<PendingLeads> {
-    const rows: Array<{ count: number; oldest_seconds: number }> = await run(this.db, PENDING_LEADS);
-    return { count: rows[0].count, oldestSeconds: Math.max(0, rows[0].oldest_seconds) };
+    const [r] = await run(this.db, PENDING_LEADS);
+    return { count: r.count ?? 0, oldestSeconds: Math.max(0, r.oldest_seconds ?? 0) };
   }
 
   /** A reserved (pending) lead as it was written, to send it to its buyer again after a redelivery. */
   async reserved(leadId: string): Promise<ReservedLead | null> {
-    const rows: Array<{
-      lead: Lead;
-      tracking: Record<string, string>;
-      consumer_ip: string;
-      program_id: string | null;
-      answers: Record<string, string>;
-      created_at: Date;
-      payout: string | null;
-      partner_data: { partnerResultId?: string } | null;
-      shown_statement: string | null;
-      consent: {
-        tcpa_consent: boolean;
-        tcpa_text: string | null;
-        button_label: string | null;
-        ip: string;
-        consented_at: string;
-        form_cert_url: string | null;
-        universal_lead_cert: string | null;
-      } | null;
-    }> = await run(this.db, RESERVED_LEAD, [leadId]);
+    const rows = (await run(this.db, RESERVED_LEAD, [leadId])) as Array<WithDocuments<'reservedLead', ReservedLeadDocuments>>;
     const r = rows[0];
     if (!r) return null;
     return {
