@@ -2,6 +2,7 @@ export * from './queryable';
 export * from './catalog-offers';
 export * from './catalog-refs';
 export * from './consent-evidence';
+export * from './day-partitions';
 export * from './dedupe-keys';
 export * from './lead-group';
 export * from './sale-facts';

@@ -367,6 +367,53 @@ export interface RowTypes {
     returned_at: Date | null;
     returned_reason: string | null;
   };
+  historyBatch: {
+    searches: number | null;
+    calls: number | null;
+    leads: number | null;
+    sales: number | null;
+    consents: number | null;
+    keys: number | null;
+    attempts: number | null;
+    cap_rows: number | null;
+    sample: string | null;
+  };
+  historyCopyTemplates: {
+    '?column?': number | null;
+  };
+  historyDatabaseSize: {
+    b: string | null;
+  };
+  historyGeneratedEntries: {
+    n: string | null;
+  };
+  historyGeneratedKeys: {
+    k: string | null;
+  };
+  historyGeneratedSearch: {
+    lead: unknown;
+    person_keys: unknown;
+    day_ok: boolean | null;
+  };
+  historyModelSearch: {
+    id: string;
+    part_day: string | null;
+    lead: unknown;
+    offer_decisions: string | null;
+    result_partner: string | null;
+    result_order: string[] | null;
+    result_templates: string[] | null;
+    expires_ms: number[] | null;
+  };
+  historySubmitChoices: {
+    pos: number | null;
+    offer_id: string;
+    school_id: string;
+    offer_type: 'shared' | 'exclusive' | 'true_exclusive';
+    price: string | null;
+    body: string;
+    tcpa_text: string | null;
+  };
   insertKey: Record<string, never>;
   keepSubmitted: {
     searches: number | null;

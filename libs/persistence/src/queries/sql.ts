@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Pool, PoolClient } from 'pg';
+import type { Client, Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { DayPartitions, KEPT_DAY, perDay } from '../partitions/partition-days';
@@ -82,8 +82,8 @@ export function statementPerDay<N extends string>(id: N, make: (on: DayPartition
   return byDay;
 }
 
-/** A connection to run on: the pool, or one client holding a transaction. */
-export type Connection = Pool | PoolClient;
+/** A connection to run on: the pool, one client of it holding a transaction, or a client of its own (a bulk load). */
+export type Connection = Pool | PoolClient | Client;
 
 /** The pg pool under a TypeORM data source (one pool per process: TypeORM's own queries and these share it). */
 export function poolOf(ds: DataSource): Pool {

@@ -19,3 +19,4 @@ export * from './opt-outs.repository';
 export * from './lead-returns.repository';
 export * from './account-statement.repository';
 export * from './person-erasure.repository';
+export * from './synthetic-history.repository';
