@@ -8,7 +8,7 @@ import { SandboxPartnerAdapter } from '../../apps/partner-adapter/src/adapters/s
 import { SearchStateStore } from '../../libs/redis/src/search-state-store';
 import { SEARCH_STATE_TTL_SECONDS, searchAnswerBody, searchStateKey } from '../../libs/contracts/src';
 import { newLeadId } from '../../libs/domain/src/ids/lead-ids';
-import { entryText, newResult } from '../../libs/persistence/src/repositories/stored-result';
+import { entryText, newResult } from '../../libs/persistence/src/queries/stored-result';
 import { answerJson, serveBare } from './bare-server';
 
 /** The baseline's own tables: the shapes of `searches` and `result_templates` that a search writes (docs/storage.md). */

@@ -38,7 +38,7 @@ import {
   SaleLedger,
   SearchRepository,
 } from '../../libs/persistence/src';
-import { OFFER_DECISIONS } from '../../libs/persistence/src/repositories/shown-results';
+import { OFFER_DECISIONS } from '../../libs/persistence/src/queries/shown-results';
 import { CampaignCatalog, SearchStatePublisher } from '../../libs/platform/src';
 import { AppConfig, AppName, loadConfig } from '../../libs/config/src';
 import { applyCatalog } from '../../apps/ops/src/catalog/apply-catalog';

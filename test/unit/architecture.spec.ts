@@ -193,6 +193,30 @@ function layerViolations(): Violation[] {
   });
 }
 
+/** The repositories of libs/persistence: each stands on the shared queries (libs/persistence/src/queries), never on another repository. */
+const REPOSITORIES = 'libs/persistence/src/repositories';
+/** The modules that hand the repositories on: their folder's index and the library's. */
+const REPOSITORY_FACES = new Set([REPOSITORIES, `${REPOSITORIES}/index`, 'libs/persistence/src', 'libs/persistence/src/index']);
+
+/** Why a repository file's import names another repository file (relative, through an index, or as @lr/persistence), if it does. */
+function repositoryImportViolation(r: ImportRef): string | undefined {
+  if (!r.file.startsWith(`${REPOSITORIES}/`) || isTestFile(r.file) || r.file === `${REPOSITORIES}/index.ts`) return undefined;
+  if (r.specifier === '@lr/persistence' || r.specifier.startsWith('@lr/persistence/')) return 'a repository imports its own library';
+  if (!isRelative(r.specifier)) return undefined;
+  const to = target(r).replace(/\.(ts|js)$/, '');
+  if (REPOSITORY_FACES.has(to)) return `a repository imports the repositories through an index (resolves to ${to})`;
+  if (to.startsWith(`${REPOSITORIES}/`))
+    return `a repository imports another repository file (resolves to ${to}); shared SQL lives in libs/persistence/src/queries`;
+  return undefined;
+}
+
+function repositoryViolations(): Violation[] {
+  return refs.flatMap((r): Violation[] => {
+    const reason = repositoryImportViolation(r);
+    return reason ? [{ ...r, reason }] : [];
+  });
+}
+
 function domainViolations(): Violation[] {
   return refs.flatMap((r): Violation[] => {
     if (unitOf(r.file) !== 'libs/domain') return [];
@@ -245,9 +269,10 @@ export function literalsOf(fileName: string, text: string): Array<{ line: number
 export const SQL =
   /\bSELECT\b[\s\S]*\bFROM\b|\bINSERT\s+INTO\b|\bUPDATE\s+[a-z_]+\s+(?:[a-z]+\s+)?SET\b|\bDELETE\s+FROM\b|\bCREATE\s+(?:TABLE|INDEX|UNIQUE\s+INDEX|FUNCTION|TRIGGER)\b|\bpg_advisory|\bSELECT\s+1\b/;
 
-/** Where SQL may be written: the repositories (one per aggregate), the migrations, and the database's own set-up. */
+/** Where SQL may be written: the repositories (one per aggregate), the fragments and helpers they share, the migrations, and the database's own set-up. */
 const SQL_HOMES = [
   /^libs\/persistence\/src\/repositories\//,
+  /^libs\/persistence\/src\/queries\//,
   /^libs\/persistence\/src\/migrations\//,
   /^libs\/persistence\/src\/(migrate|ensure-database)\.ts$/,
 ];
@@ -262,8 +287,69 @@ function sqlViolations(): Violation[] {
       file: l.file,
       line: l.line,
       specifier: l.text.slice(0, 60).replace(/\s+/g, ' '),
-      reason: 'SQL outside libs/persistence/src/repositories',
+      reason: 'SQL outside libs/persistence/src/repositories and queries',
     }));
+}
+
+/**
+ * The read models' public shapes that keep a name ending in Row although
+ * they are built by mapping rows (a column checked, a figure defaulted), not
+ * a statement's row: their callers (apps/ops) use them by these names.
+ */
+const READ_MODEL_SHAPES = new Set([
+  'ActivityRow',
+  'CatalogRow',
+  'ExplainResultRow',
+  'IdempotencyKeyRow',
+  'StoryCapSlotRow',
+  'StoryDedupeRow',
+  'StoryOfferCheckRow',
+  'StoryResultRow',
+  'StorySaleRow',
+]);
+
+/** A type derived from PostgreSQL's description of a statement (row-types.generated.ts). */
+const DERIVED = /\bRowTypes\[|\bWithDocuments<|\bRowOf</;
+
+/**
+ * Row types declared by hand in a repository file: an interface or type
+ * alias whose name ends in `Row` (unless derived from RowTypes, or a read
+ * model's shape above), or an explicit type argument on `run<…>(`.
+ */
+export function handRowTypesOf(fileName: string, text: string): Array<{ line: number; what: string }> {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found: Array<{ line: number; what: string }> = [];
+  const at = (n: ts.Node) => source.getLineAndCharacterOfPosition(n.getStart(source)).line + 1;
+  const visit = (node: ts.Node) => {
+    if ((ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) && /Row$/.test(node.name.text)) {
+      const derived = ts.isTypeAliasDeclaration(node) && DERIVED.test(node.type.getText(source));
+      if (!derived && !READ_MODEL_SHAPES.has(node.name.text)) found.push({ line: at(node), what: `type ${node.name.text}` });
+    } else if (
+      ts.isCallExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'run' &&
+      node.typeArguments?.length
+    ) {
+      found.push({ line: at(node), what: `run<${node.typeArguments.map((a) => a.getText(source)).join(', ')}>(` });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+function rowTypeViolations(): Violation[] {
+  return sources
+    .filter(({ file }) => file.startsWith(`${REPOSITORIES}/`))
+    .flatMap(({ file, text }) =>
+      handRowTypesOf(file, text).map((h) => ({
+        file,
+        line: h.line,
+        specifier: h.what,
+        reason:
+          "a row type declared by hand: rows are typed from PostgreSQL's description of the statement (RowTypes; npm run db:row-types)",
+      })),
+    );
 }
 
 /**
@@ -282,7 +368,13 @@ const RULE_LITERALS: Array<{ what: string; test: (text: string) => boolean; allo
     // Offer types are vocabulary (types, CHECK constraints, OpenAPI enums) everywhere; what each one means is decided in libs/domain.
     what: 'an offer type',
     test: (t) => t === 'true_exclusive' || t === 'exclusive',
-    allowed: [/^libs\/domain\//, /^libs\/contracts\//, /^libs\/persistence\/src\/(migrations|entities)\//, /^apps\/sandbox\//],
+    allowed: [
+      /^libs\/domain\//,
+      /^libs\/contracts\//,
+      /^libs\/persistence\/src\/migrations\//,
+      /^libs\/persistence\/src\/queries\/row-types\.generated\.ts$/,
+      /^apps\/sandbox\//,
+    ],
   },
 ];
 
@@ -442,6 +534,15 @@ describe('architecture', () => {
         expect([s, domain(s)]).toEqual([s, false]);
       }
       expect(domain('node:fs', 'libs/domain/src/x.spec.ts')).toBe(false);
+      const repo = (specifier: string, file = 'libs/persistence/src/repositories/x.repository.ts') =>
+        repositoryImportViolation(fake(file, specifier)) !== undefined;
+      for (const s of ['./lead.repository', './index', '.', '..', '../index', '../repositories/lead.repository', '@lr/persistence']) {
+        expect([s, repo(s)]).toEqual([s, true]);
+      }
+      for (const s of ['../queries/sql', '../queries', '../partitions/partition-days', '@lr/domain', 'typeorm'])
+        expect([s, repo(s)]).toEqual([s, false]);
+      expect(repo('./lead.repository', 'libs/persistence/src/repositories/x.medium-spec.ts')).toBe(false);
+      expect(repo('./lead.repository', 'libs/persistence/src/queries/x.ts')).toBe(false);
       expect(domain('@nestjs/testing', 'libs/domain/src/x.spec.ts')).toBe(true);
     });
   });
@@ -451,8 +552,12 @@ describe('architecture', () => {
   describe('(c) libs/domain imports no framework or I/O module, and nothing from libs/contracts', () =>
     expectNoViolations('libs/domain', domainViolations()));
   describe('(h) a library imports only libraries of lower layers', () => expectNoViolations('library layers', layerViolations()));
+  describe('(j) a repository never imports another repository file (libs/persistence/src/repositories)', () =>
+    expectNoViolations('repositories', repositoryViolations()));
 
-  describe('(e) SQL is written only in the repositories (libs/persistence/src/repositories)', () =>
+  describe('(i) repositories declare no row type by hand (rows are typed from RowTypes)', () =>
+    expectNoViolations('row types', rowTypeViolations()));
+  describe('(e) SQL is written only in the repositories and their shared queries (libs/persistence/src/repositories, queries)', () =>
     expectNoViolations('SQL', sqlViolations()));
   describe('(f) rules live only in libs/domain', () => {
     expectNoViolations('rule literals', ruleLiteralViolations());
@@ -489,6 +594,24 @@ describe('architecture', () => {
       expect(QUALIFY_PHASES.test('const v = eligibilityVerdict(o, lead, now, programs);')).toBe(true);
       expect(QUALIFY_PHASES.test('import { saleVerdict } from')).toBe(true);
       expect(QUALIFY_PHASES.test('judgeOffers(offers, lead, programs, now, mode).decide(facts)')).toBe(false);
+      expect(
+        handRowTypesOf(
+          'x.ts',
+          [
+            'interface LeadRow { id: string }',
+            'type CountRow = { n: number };',
+            "type StoredRow = RowTypes['findLead'];",
+            "type JsonRow = WithDocuments<'x', { a: A }>;",
+            'const rows = await run<{ n: number }>(db, S);',
+            'const typed = await run(db, S);',
+            'interface LeadShape { id: string }',
+          ].join('\n'),
+        ),
+      ).toEqual([
+        { line: 1, what: 'type LeadRow' },
+        { line: 2, what: 'type CountRow' },
+        { line: 5, what: 'run<{ n: number }>(' },
+      ]);
     });
   });
 

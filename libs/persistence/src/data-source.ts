@@ -1,5 +1,4 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
 export interface DataSourceSettings {
@@ -31,7 +30,8 @@ export function dataSourceOptions(s: DataSourceSettings): DataSourceOptions {
   return {
     type: 'postgres',
     url: s.url,
-    entities: ENTITIES,
+    // No entities: the migrations describe the schema, and each statement's rows are typed from PostgreSQL's description of it.
+    entities: [],
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     migrationsTransactionMode: 'each',

@@ -1,7 +1,6 @@
 export * from './data-source';
 export * from './ensure-database';
 export * from './migrate';
-export * from './entities';
 export * from './queries';
 export * from './repositories';
 export { MIGRATIONS } from './migrations';

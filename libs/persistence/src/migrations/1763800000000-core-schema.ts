@@ -6,8 +6,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * API keys, searches and their results, every submit as a lead with its
  * consent evidence and delivery attempts, the sales ledger, cap usage and the
  * dedupe index. Enumerations are CHECK constraints so a bad value cannot be
- * stored by any process. Entities in ../entities mirror this exactly (a test
- * asserts TypeORM sees no difference).
+ * stored by any process. The repositories' statements are typed from this
+ * schema as PostgreSQL describes it (queries/row-types.generated.ts).
  */
 export class CoreSchema1763800000000 implements MigrationInterface {
   name = 'CoreSchema1763800000000';

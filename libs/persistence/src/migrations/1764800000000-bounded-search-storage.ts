@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { addDays, dayOf, daySuffix, KEPT_DAY, LEGACY_DAY, PARTITION_DAYS_AHEAD } from '../partitions/partition-days';
-import { createDayPartitions } from '../repositories/partitions.repository';
+import { createDayPartitions } from '../queries/day-partitions';
 
 /**
  * Bounded search storage (docs/storage.md):

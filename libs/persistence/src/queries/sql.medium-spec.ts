@@ -29,6 +29,7 @@ afterAll(async () => {
 
 /** Every parameter type the repositories bind, read back as text both ways. */
 const ECHO = statement(
+  'sqlSpecEcho',
   `SELECT $1::text AS t, $2::jsonb::text AS j, $3::text[]::text AS a, $4::timestamptz::text AS ts, $5::int AS i, $6::boolean AS b, $7::numeric::text AS n, $8::uuid[]::text AS u`,
 );
 
@@ -87,7 +88,7 @@ describe("the services' connections", () => {
 });
 
 describe('inTransaction', () => {
-  const INSERT = statement(`INSERT INTO ${table} (id, v) VALUES ($1, $2) RETURNING id, v`);
+  const INSERT = statement('sqlSpecInsert', `INSERT INTO ${table} (id, v) VALUES ($1, $2) RETURNING id, v`);
 
   it('runs BEGIN with its opening statements, and the closing statements with COMMIT, each string in one query', async () => {
     const seen: string[] = [];
@@ -97,10 +98,10 @@ describe('inTransaction', () => {
         seen.push(typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text);
         return query(...args);
       };
-      const opened = await tx.begin<{ n: number }>(`SELECT 1 AS n`, `SELECT 2 AS n`);
+      const opened = await tx.begin(`SELECT 1 AS n`, `SELECT 2 AS n`);
       expect(opened).toEqual([{ n: 2 }]);
       const insert = await tx.execute(INSERT, [1, "it's \\ written"]);
-      const written = await tx.commit<{ id: number; v: string }>(insert);
+      const written = await tx.commit(insert);
       (tx.client as unknown as { query: unknown }).query = query;
       return written;
     });
@@ -145,7 +146,7 @@ describe('inTransaction', () => {
     ).rejects.toThrow(/division by zero/);
     expect(await ds.query(`SELECT id FROM ${table} WHERE id IN (100, 101)`)).toEqual([]);
     // The client went back to the pool usable, outside any transaction.
-    const rows = await inTransaction(pool, async (tx) => tx.commit<{ id: number }>(await tx.execute(INSERT, [102, 'after'])));
+    const rows = await inTransaction(pool, async (tx) => tx.commit(await tx.execute(INSERT, [102, 'after'])));
     expect(rows).toEqual([{ id: 102, v: 'after' }]);
   });
 
@@ -165,7 +166,7 @@ describe('inTransaction', () => {
   it('fails the work when its connection is killed mid-transaction, without ending the process, and the pool serves on', async () => {
     await expect(
       inTransaction(pool, async (tx) => {
-        const [{ pid }] = await tx.begin<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        const [{ pid }] = (await tx.begin('SELECT pg_backend_pid() AS pid')) as Array<{ pid: number }>;
         await ds.query('SELECT pg_terminate_backend($1)', [pid]);
         // The client hears its connection end while it is checked out and idle.
         await new Promise((r) => setTimeout(r, 300));
@@ -173,14 +174,14 @@ describe('inTransaction', () => {
       }),
     ).rejects.toThrow();
     expect(await ds.query(`SELECT id FROM ${table} WHERE id = 400`)).toEqual([]);
-    expect(await run(ds, statement('SELECT 1 AS one'))).toEqual([{ one: 1 }]);
+    expect(await run(ds, statement('sqlSpecOne', 'SELECT 1 AS one'))).toEqual([{ one: 1 }]);
   });
 
   it('gives each statement of an opening string its own snapshot: a row committed while an earlier statement waited on a lock is read', async () => {
     const holder = await pool.connect();
     await holder.query(`BEGIN; SELECT pg_advisory_xact_lock(4242)`);
     const reading = inTransaction(pool, async (tx) =>
-      tx.begin<{ v: string | null }>(`SELECT pg_advisory_xact_lock(4242)`, `SELECT (SELECT v FROM ${table} WHERE id = 300) AS v`),
+      tx.begin(`SELECT pg_advisory_xact_lock(4242)`, `SELECT (SELECT v FROM ${table} WHERE id = 300) AS v`),
     );
     await new Promise((r) => setTimeout(r, 200));
     await holder.query(`INSERT INTO ${table} (id, v) VALUES (300, 'committed meanwhile'); COMMIT`);

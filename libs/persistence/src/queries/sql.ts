@@ -1,28 +1,89 @@
 import { createHash } from 'node:crypto';
-import type { Pool, PoolClient } from 'pg';
+import type { Client, Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { DayPartitions, KEPT_DAY, perDay } from '../partitions/partition-days';
 import type { Queryable } from './queryable';
+import type { RowTypes } from './row-types.generated';
 
 /**
- * A statement of a repository, prepared once per connection under a name
- * derived from its text. Each execution then sends only Bind/Execute: the
- * text is not sent, parsed or analysed again, and PostgreSQL reuses a plan
+ * A statement of a repository, declared once under a name of its own
+ * (`id`), and prepared once per connection under a name derived from its
+ * text (`name`). Each execution then sends only Bind/Execute: the text is not
+ * sent, parsed or analysed again, and PostgreSQL reuses a plan
  * (docs/performance.md, "Prepared statements"). Only constant texts may be
  * declared (a module-level `const`): a text built per call would prepare a
  * new statement on every connection each time.
+ *
+ * Its rows are typed by `RowTypes[id]`, which PostgreSQL itself describes
+ * (row-types.generated.ts, written by `npm run db:row-types`; docs/decisions.md,
+ * "Row types from PostgreSQL's description of each statement").
  */
-export interface Statement {
+export interface Statement<N extends string = string> {
+  readonly id: N;
   readonly name: string;
   readonly text: string;
 }
 
-export function statement(text: string): Statement {
-  return { name: `lr_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text };
+/** The rows of statement `N` as node-postgres returns them; unknown for a name not yet described (regenerate). */
+export type RowOf<N extends string> = N extends keyof RowTypes ? RowTypes[N] : unknown;
+
+/**
+ * The rows of statement `N` with its json columns typed as the documents the
+ * statement builds (`D`): PostgreSQL describes a json column only as json,
+ * and the statement's text alone says what is in it.
+ */
+export type WithDocuments<N extends keyof RowTypes, D extends Partial<Record<keyof RowTypes[N], unknown>>> = Omit<RowTypes[N], keyof D> & D;
+
+/**
+ * A computed column the statement always fills: PostgreSQL describes every
+ * computed column as nullable (it cannot tell a COALESCE or a CASE with an
+ * ELSE from any other), so the mapping checks it.
+ */
+export function filled<T>(value: T | null, column: string): T {
+  if (value === null) throw new Error(`${column} was null`);
+  return value;
 }
 
-/** A connection to run on: the pool, or one client holding a transaction. */
-export type Connection = Pool | PoolClient;
+/** Every declared statement's text by its name: what the row types are generated from. */
+const declared = new Map<string, string>();
+
+/** The statements declared so far (each module declares its own when it is loaded). */
+export function declaredStatements(): ReadonlyMap<string, string> {
+  return declared;
+}
+
+function declare(id: string, text: string): void {
+  const before = declared.get(id);
+  if (before !== undefined && before !== text) throw new Error(`statement ${id} is declared twice, with different texts`);
+  declared.set(id, text);
+}
+
+function preparedName(text: string): string {
+  return `lr_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+}
+
+export function statement<N extends string>(id: N, text: string): Statement<N> {
+  declare(id, text);
+  return { id, name: preparedName(text), text };
+}
+
+/**
+ * A statement whose text names the day partitions of the search it is about
+ * (perDay): made once per day, declared once. Its rows do not depend on the
+ * day; the text declared (and described) is the kept partition's.
+ */
+export function statementPerDay<N extends string>(id: N, make: (on: DayPartitions) => string): (day: string) => Statement<N> {
+  const byDay = perDay((on) => {
+    const text = make(on);
+    return { id, name: preparedName(text), text };
+  });
+  declare(id, byDay(KEPT_DAY).text);
+  return byDay;
+}
+
+/** A connection to run on: the pool, one client of it holding a transaction, or a client of its own (a bulk load). */
+export type Connection = Pool | PoolClient | Client;
 
 /** The pg pool under a TypeORM data source (one pool per process: TypeORM's own queries and these share it). */
 export function poolOf(ds: DataSource): Pool {
@@ -48,10 +109,14 @@ export function connectionOf(db: Queryable): Connection {
  * the one client that can name a statement, and TypeORM's per-query runner
  * and event broadcast cost more than the statement on the hot paths.
  */
-export async function run<T>(db: Queryable | Connection, s: Statement, values: readonly unknown[] = []): Promise<T[]> {
+export async function run<N extends string>(
+  db: Queryable | Connection,
+  s: Statement<N>,
+  values: readonly unknown[] = [],
+): Promise<RowOf<N>[]> {
   const target = isConnection(db) ? db : connectionOf(db);
-  const result = await target.query<T & object>({ name: s.name, text: s.text, values: values as unknown[] });
-  return result.rows;
+  const result = await target.query({ name: s.name, text: s.text, values: values as unknown[] });
+  return result.rows as RowOf<N>[];
 }
 
 function isConnection(db: Queryable | Connection): db is Connection {
@@ -94,6 +159,20 @@ export function quoteLiteral(text: string): string {
 const QUOTE = /'/g;
 const BACKSLASH = /\\/g;
 
+declare const ROWS: unique symbol;
+
+/** `EXECUTE` of a declared statement (Transaction.execute), as text for begin or commit: it carries the statement's row type. */
+export type Execution<N extends string = string> = string & { readonly [ROWS]?: N };
+
+/** The rows of the last of several statements: a declared statement's (an Execution), else unknown. */
+export type LastRows<S extends readonly string[]> = S extends readonly [...string[], infer L]
+  ? L extends Execution<infer N>
+    ? string extends N
+      ? unknown
+      : RowOf<N>
+    : unknown
+  : unknown;
+
 /** Statements made executable by name (SQL PREPARE) on each connection, so a simple-protocol string can EXECUTE them. */
 const executable = new WeakMap<PoolClient, Set<string>>();
 
@@ -115,17 +194,17 @@ export class Transaction {
   constructor(readonly client: PoolClient) {}
 
   /** BEGIN, then `statements`, in one round trip; the rows of the last one. */
-  async begin<T>(...statements: string[]): Promise<T[]> {
+  async begin<S extends readonly string[]>(...statements: S): Promise<LastRows<S>[]> {
     this.open = true;
-    return lastRows<T>(await this.client.query(['BEGIN', ...statements].join(';\n')));
+    return lastRows<LastRows<S>>(await this.client.query(['BEGIN', ...statements].join(';\n')));
   }
 
   /** `statements`, then COMMIT, in one round trip; the rows of the last statement before COMMIT. An error in one leaves the transaction open (aborted): nothing is committed. */
-  async commit<T>(...statements: string[]): Promise<T[]> {
+  async commit<S extends readonly string[]>(...statements: S): Promise<LastRows<S>[]> {
     const results = await this.client.query([...statements, 'COMMIT'].join(';\n'));
     this.open = false;
     const all = Array.isArray(results) ? results : [results];
-    return (all[all.length - 2]?.rows ?? []) as T[];
+    return (all[all.length - 2]?.rows ?? []) as LastRows<S>[];
   }
 
   /**
@@ -135,8 +214,8 @@ export class Transaction {
    * data that must never reach a log is bound, never inlined (`execute`).
    * The rows of the statement; an error leaves the transaction open (aborted).
    */
-  async commitBound<T>(s: Statement, values: readonly unknown[]): Promise<T[]> {
-    const rows = await run<T>(this.client, s, values);
+  async commitBound<N extends string>(s: Statement<N>, values: readonly unknown[]): Promise<RowOf<N>[]> {
+    const rows = await run(this.client, s, values);
     await this.client.query('COMMIT');
     this.open = false;
     return rows;
@@ -148,7 +227,7 @@ export class Transaction {
    * is not yet). Only for parameters that may appear in PostgreSQL's log (ids,
    * hashes, times, amounts, catalog text): see commitBound.
    */
-  async execute(s: Statement, values: readonly unknown[]): Promise<string> {
+  async execute<N extends string>(s: Statement<N>, values: readonly unknown[]): Promise<Execution<N>> {
     const name = `lx_${s.name.slice(3)}`;
     let names = executable.get(this.client);
     if (!names) executable.set(this.client, (names = new Set()));

@@ -1,6 +1,6 @@
 import { type Cents, centsOrNull } from '@lr/domain';
 import { DataSource } from 'typeorm';
-import { inTransaction, poolOf } from '../queries/sql';
+import { filled, inTransaction, poolOf, type RowOf, statement } from '../queries/sql';
 
 /**
  * The read model behind `ops statement` (docs/returns.md, "Statements"): an
@@ -65,39 +65,44 @@ export const STATEMENT_BATCH = 5000;
  * lead's receipt, as for an affiliate.
  */
 const ACCEPTED = {
-  affiliate: `SELECT l.id, l.offer_id, l.campaign_id, l.created_at, l.decided_at, l.payout::text AS amount
+  affiliate: statement(
+    'statementAcceptedOfAffiliate',
+    `SELECT l.id, l.offer_id, l.campaign_id, l.created_at, l.decided_at, l.payout::text AS amount
                 FROM leads l
                WHERE l.affiliate_id = $1 AND l.created_at >= $2 AND l.created_at < $3 AND l.status = 'accepted'
                ORDER BY l.created_at, l.id`,
-  school: `SELECT l.id, l.offer_id, l.campaign_id, l.created_at, l.decided_at, sa.price::text AS amount
+  ),
+  school: statement(
+    'statementAcceptedOfSchool',
+    `SELECT l.id, l.offer_id, l.campaign_id, l.created_at, l.decided_at, sa.price::text AS amount
              FROM sales sa JOIN leads l ON l.id = sa.lead_id
             WHERE sa.school_id = $1 AND sa.created_at >= $2::timestamptz - interval '1 day' AND sa.status = 'accepted'
               AND l.created_at >= $2 AND l.created_at < $3 AND l.status = 'accepted'
             ORDER BY l.created_at, l.id`,
-} as const;
+  ),
+};
 
 /** The returns booked in the window, oldest first, with their reversal of the party's amount. */
 const RETURNS = {
-  affiliate: `SELECT r.lead_id, r.offer_id, r.campaign_id, l.created_at, r.returned_at, r.reason, r.payout_reversal::text AS amount
+  affiliate: statement(
+    'statementReturnsOfAffiliate',
+    `SELECT r.lead_id, r.offer_id, r.campaign_id, l.created_at, r.returned_at, r.reason, r.payout_reversal::text AS amount
                 FROM lead_returns r JOIN leads l ON l.id = r.lead_id
                WHERE r.affiliate_id = $1 AND r.returned_at >= $2 AND r.returned_at < $3
                ORDER BY r.returned_at, r.lead_id`,
-  school: `SELECT r.lead_id, r.offer_id, r.campaign_id, l.created_at, r.returned_at, r.reason, r.price_reversal::text AS amount
+  ),
+  school: statement(
+    'statementReturnsOfSchool',
+    `SELECT r.lead_id, r.offer_id, r.campaign_id, l.created_at, r.returned_at, r.reason, r.price_reversal::text AS amount
              FROM lead_returns r JOIN leads l ON l.id = r.lead_id
             WHERE r.school_id = $1 AND r.returned_at >= $2 AND r.returned_at < $3
             ORDER BY r.returned_at, r.lead_id`,
-} as const;
-
-type AcceptedRow = { id: string; offer_id: string; campaign_id: string; created_at: Date; decided_at: Date; amount: string | null };
-type ReturnRow = {
-  lead_id: string;
-  offer_id: string;
-  campaign_id: string;
-  created_at: Date;
-  returned_at: Date;
-  reason: string;
-  amount: string | null;
+  ),
 };
+
+/** A line of either ACCEPTED statement, and of either RETURNS one. */
+type AcceptedColumns = RowOf<'statementAcceptedOfAffiliate' | 'statementAcceptedOfSchool'>;
+type ReturnColumns = RowOf<'statementReturnsOfAffiliate' | 'statementReturnsOfSchool'>;
 
 export class AccountStatements {
   constructor(private readonly ds: DataSource) {}
@@ -109,16 +114,17 @@ export class AccountStatements {
     const params = [partyId, w.from, w.to];
     await inTransaction(poolOf(this.ds), async (tx) => {
       await tx.begin('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      // Both cursors are declared before the first fetch: both read the transaction's one snapshot.
-      await tx.client.query(`DECLARE statement_accepted NO SCROLL CURSOR FOR ${ACCEPTED[kind]}`, params);
-      await tx.client.query(`DECLARE statement_returns NO SCROLL CURSOR FOR ${RETURNS[kind]}`, params);
+      // Both cursors are declared before the first fetch: both read the transaction's one snapshot. Their rows are the
+      // declared statements' (a cursor is declared over a text, so the statement is not prepared, only described).
+      await tx.client.query(`DECLARE statement_accepted NO SCROLL CURSOR FOR ${ACCEPTED[kind].text}`, params);
+      await tx.client.query(`DECLARE statement_returns NO SCROLL CURSOR FOR ${RETURNS[kind].text}`, params);
       for (;;) {
-        const { rows } = await tx.client.query<AcceptedRow>(`FETCH ${batch} FROM statement_accepted`);
+        const { rows } = await tx.client.query<AcceptedColumns>(`FETCH ${batch} FROM statement_accepted`);
         if (rows.length > 0) await sink.accepted(rows.map(acceptedLineOf));
         if (rows.length < batch) break;
       }
       for (;;) {
-        const { rows } = await tx.client.query<ReturnRow>(`FETCH ${batch} FROM statement_returns`);
+        const { rows } = await tx.client.query<ReturnColumns>(`FETCH ${batch} FROM statement_returns`);
         if (rows.length > 0) await sink.returns(rows.map(returnLineOf));
         if (rows.length < batch) break;
       }
@@ -126,18 +132,19 @@ export class AccountStatements {
   }
 }
 
-function acceptedLineOf(r: AcceptedRow): AcceptedLine {
+function acceptedLineOf(r: AcceptedColumns): AcceptedLine {
   return {
     leadId: r.id,
     offerId: r.offer_id,
     campaignId: r.campaign_id,
     receivedAt: r.created_at,
-    acceptedAt: r.decided_at,
+    // An accepted lead was decided (the statement reads accepted leads only).
+    acceptedAt: filled(r.decided_at, 'decided_at'),
     amount: centsOrNull(r.amount),
   };
 }
 
-function returnLineOf(r: ReturnRow): ReturnLine {
+function returnLineOf(r: ReturnColumns): ReturnLine {
   return {
     leadId: r.lead_id,
     offerId: r.offer_id,

@@ -1,5 +1,6 @@
-import { OFFER_DECISIONS, SHOWN } from './shown-results';
+import { OFFER_DECISIONS, SHOWN } from '../queries/shown-results';
 import { DataSource } from 'typeorm';
+import { run, type RowOf, statement } from '../queries/sql';
 
 /**
  * The read model behind `ops report activity` (docs/operator-cli.md): traffic
@@ -113,6 +114,28 @@ function activitySql(dim: ActivityDimension | 'total'): string {
      ORDER BY name NULLS LAST, id`;
 }
 
+/** The statement of each grouping, and of the totals. */
+const ACTIVITY = {
+  campaign: statement('activityByCampaign', activitySql('campaign')),
+  offer: statement('activityByOffer', activitySql('offer')),
+  affiliate: statement('activityByAffiliate', activitySql('affiliate')),
+  total: statement('activityTotals', activitySql('total')),
+};
+
+/** A group's figures as counted: every column is computed (PostgreSQL vouches for none), a missing figure is none. */
+function activityRowOf(r: RowOf<'activityByCampaign' | 'activityByOffer' | 'activityByAffiliate' | 'activityTotals'>): ActivityRow {
+  return {
+    id: r.id,
+    name: r.name,
+    searches: r.searches ?? 0,
+    results_shown: r.results_shown ?? 0,
+    submits: r.submits ?? 0,
+    by_code: (r.by_code ?? {}) as Record<string, number>,
+    accepted: r.accepted ?? 0,
+    payouts: r.payouts ?? '0',
+  };
+}
+
 export class ActivityReportRepository {
   constructor(private readonly ds: DataSource) {}
 
@@ -121,8 +144,8 @@ export class ActivityReportRepository {
     const params = [q.from, q.to, q.includeTest, q.affiliateId];
     return this.ds.transaction('REPEATABLE READ', async (em) => {
       await em.query('SET TRANSACTION READ ONLY');
-      const groups: ActivityRow[] = await em.query(activitySql(q.by), params);
-      const totals: ActivityRow[] = await em.query(activitySql('total'), params);
+      const groups = (await run(em, ACTIVITY[q.by], params)).map(activityRowOf);
+      const totals = (await run(em, ACTIVITY.total, params)).map(activityRowOf);
       return { groups, totals: totals[0] };
     });
   }

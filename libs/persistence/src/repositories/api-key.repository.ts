@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EndpointName, RateLimit } from '@lr/contracts';
 import { ENDPOINTS } from '@lr/contracts';
 import type { Queryable } from '../queries/queryable';
-import { run, statement } from '../queries/sql';
+import { filled, run, statement } from '../queries/sql';
 
 /** How an API key is stored: lower-case hex SHA-256 of the raw key's UTF-8 bytes. The raw key is never stored. */
 export function hashApiKey(rawKey: string): string {
@@ -58,21 +58,30 @@ export function limitsToStored(limits: Partial<Record<EndpointName, RateLimit>>)
 }
 
 /** Statements of this repository (prepared per connection: queries/sql.ts). */
-const KEY_BY_HASH = statement(`SELECT k.id, k.affiliate_id, k.school_id, a.status AS affiliate_status, k.expires_at, k.revoked_at, k.limits
-           FROM api_keys k LEFT JOIN affiliates a ON a.id = k.affiliate_id WHERE k.key_hash = $1`);
+const KEY_BY_HASH = statement(
+  'keyByHash',
+  `SELECT k.id, k.affiliate_id, k.school_id, a.status AS affiliate_status, k.expires_at, k.revoked_at, k.limits
+           FROM api_keys k LEFT JOIN affiliates a ON a.id = k.affiliate_id WHERE k.key_hash = $1`,
+);
 
 const INSERT_KEY = statement(
+  'insertKey',
   `INSERT INTO api_keys (id, affiliate_id, school_id, key_hash, key_prefix, expires_at, limits) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)`,
 );
 
-const REVOKE_KEY =
-  statement(`WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id, revoked_at)
+const REVOKE_KEY = statement(
+  'revokeKey',
+  `WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id, revoked_at)
        SELECT id, revoked_at, true AS newly FROM revoked
        UNION ALL
-       SELECT id, revoked_at, false FROM api_keys WHERE id = $1 AND revoked_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM revoked)`);
+       SELECT id, revoked_at, false FROM api_keys WHERE id = $1 AND revoked_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM revoked)`,
+);
 
-const KEYS_OF_OWNER = statement(`SELECT id, affiliate_id, school_id, key_prefix, created_at, expires_at, revoked_at, limits
-           FROM api_keys WHERE affiliate_id = $1 OR school_id = $2 ORDER BY created_at, id`);
+const KEYS_OF_OWNER = statement(
+  'keysOfOwner',
+  `SELECT id, affiliate_id, school_id, key_prefix, created_at, expires_at, revoked_at, limits
+           FROM api_keys WHERE affiliate_id = $1 OR school_id = $2 ORDER BY created_at, id`,
+);
 
 /** Whose key: an affiliate's or a school's. */
 export type KeyOwner = { affiliateId: string } | { schoolId: string };
@@ -83,15 +92,7 @@ export class ApiKeyRepository {
 
   /** The key with this hash, revoked and expired ones included (the caller decides); null when unknown. */
   async findByHash(keyHash: string): Promise<ApiKeyRecord | null> {
-    const rows: Array<{
-      id: string;
-      affiliate_id: string | null;
-      school_id: string | null;
-      affiliate_status: 'active' | 'paused' | null;
-      expires_at: Date | null;
-      revoked_at: Date | null;
-      limits: unknown;
-    }> = await run(this.db, KEY_BY_HASH, [keyHash]);
+    const rows = await run(this.db, KEY_BY_HASH, [keyHash]);
     const row = rows[0];
     if (!row) return null;
     return {
@@ -130,24 +131,15 @@ export class ApiKeyRepository {
    * Null when there is no such key.
    */
   async revoke(keyId: string): Promise<{ id: string; revokedAt: Date; newlyRevoked: boolean } | null> {
-    const rows: Array<{ id: string; revoked_at: Date; newly: boolean }> = await run(this.db, REVOKE_KEY, [keyId]);
+    const rows = await run(this.db, REVOKE_KEY, [keyId]);
     const r = rows[0];
-    return r ? { id: r.id, revokedAt: r.revoked_at, newlyRevoked: r.newly } : null;
+    return r ? { id: filled(r.id, 'id'), revokedAt: filled(r.revoked_at, 'revoked_at'), newlyRevoked: r.newly === true } : null;
   }
 
   /** The affiliate's or the school's keys, oldest first. */
   async ofOwner(owner: KeyOwner): Promise<StoredKey[]> {
     const { affiliateId, schoolId } = ownerColumns(owner);
-    const rows: Array<{
-      id: string;
-      affiliate_id: string | null;
-      school_id: string | null;
-      key_prefix: string;
-      created_at: Date;
-      expires_at: Date | null;
-      revoked_at: Date | null;
-      limits: unknown;
-    }> = await run(this.db, KEYS_OF_OWNER, [affiliateId, schoolId]);
+    const rows = await run(this.db, KEYS_OF_OWNER, [affiliateId, schoolId]);
     return rows.map((r) => ({
       id: r.id,
       affiliateId: r.affiliate_id,

@@ -1,6 +1,8 @@
-import type { KnownCatalogRefs, KnownOffer, OfferSource } from '@lr/domain';
+import type { KnownCatalogRefs } from '@lr/domain';
 import { DataSource } from 'typeorm';
+import { knownCatalogRefs } from '../queries/catalog-refs';
 import type { Queryable } from '../queries/queryable';
+import { run, statement } from '../queries/sql';
 
 /**
  * The writes of `ops catalog apply` (CATALOG.md): the catalog tables
@@ -32,6 +34,18 @@ export type CatalogRowScope = Readonly<Record<string, string | number | boolean 
 
 const APPLY_LOCK = 'lead-router-catalog-apply';
 
+const APPLY_LOCK_STATEMENT = statement('catalogApplyLock', 'SELECT pg_advisory_xact_lock(hashtext($1))');
+
+const CAMPAIGN_CAPS_OUTSIDE = statement(
+  'campaignCapsOutside',
+  `SELECT count(*) AS n FROM caps WHERE campaign_id = $1 AND NOT (offer_id = ANY($2::uuid[]))`,
+);
+
+/**
+ * The row statements below are made per call from a table's description
+ * (CatalogTableSpec): they are not declared statements, and their rows are
+ * any table's (CatalogRow).
+ */
 const q = (name: string) => `"${name}"`;
 
 export class CatalogAdminRepository {
@@ -44,36 +58,14 @@ export class CatalogAdminRepository {
    */
   static underApplyLock<T>(ds: DataSource, work: (repo: CatalogAdminRepository) => Promise<T>): Promise<T> {
     return ds.transaction(async (em) => {
-      await em.query('SELECT pg_advisory_xact_lock(hashtext($1))', [APPLY_LOCK]);
+      await run(em, APPLY_LOCK_STATEMENT, [APPLY_LOCK]);
       return work(new CatalogAdminRepository(em));
     });
   }
 
-  /** What the database already holds that a catalog file may refer to without defining it: ids, and each offer's source, partner and programs (in order). */
-  async knownRefs(): Promise<KnownCatalogRefs> {
-    const offers = new Map<string, KnownOffer>();
-    const rows: Array<{ id: string; source: OfferSource; partner_id: string | null; external_id: string | null; programs: string[] }> =
-      await this.db.query(
-        `SELECT o.id, o.source, o.partner_id, o.external_id,
-                COALESCE(array_agg(p.value ORDER BY p.position) FILTER (WHERE p.value IS NOT NULL), '{}') AS programs
-           FROM offers o LEFT JOIN programs p ON p.offer_id = o.id
-          GROUP BY o.id`,
-      );
-    for (const r of rows) {
-      offers.set(r.id, { source: r.source, partnerId: r.partner_id, externalId: r.external_id, programValues: r.programs });
-    }
-    return {
-      affiliateIds: await this.ids('affiliates'),
-      schoolIds: await this.ids('schools'),
-      partnerIds: await this.ids('partners'),
-      offers,
-    };
-  }
-
-  /** Every id of a table that has one. */
-  private async ids(table: 'affiliates' | 'schools' | 'partners'): Promise<Set<string>> {
-    const rows: Array<{ id: string }> = await this.db.query(`SELECT id FROM ${q(table)}`);
-    return new Set(rows.map((r) => r.id));
+  /** What the database already holds that a catalog file may refer to without defining it (knownCatalogRefs). */
+  knownRefs(): Promise<KnownCatalogRefs> {
+    return knownCatalogRefs(this.db);
   }
 
   /** The table's rows in `scope`, every column. */
@@ -120,10 +112,7 @@ export class CatalogAdminRepository {
 
   /** How many caps of the campaign are on offers other than `offerIds` (removing those campaign offers removes the caps too: ON DELETE CASCADE). */
   async countCampaignCapsOutside(campaignId: string, offerIds: readonly string[]): Promise<number> {
-    const rows: Array<{ n: string }> = await this.db.query(
-      `SELECT count(*) AS n FROM caps WHERE campaign_id = $1 AND NOT (offer_id = ANY($2::uuid[]))`,
-      [campaignId, offerIds],
-    );
+    const rows = await run(this.db, CAMPAIGN_CAPS_OUTSIDE, [campaignId, offerIds]);
     return Number(rows[0]?.n ?? 0);
   }
 }

@@ -2,8 +2,9 @@ import type { CampaignOffer, KnownCatalogRefs, Lead } from '@lr/domain';
 import type { PartnerRef } from '@lr/contracts';
 import { DataSource, EntityManager } from 'typeorm';
 import { LEGACY_END } from '../partitions/partition-days';
-import { CatalogAdminRepository } from './catalog-admin.repository';
-import { CatalogRepository } from './catalog.repository';
+import { campaignOffersOf, offersByIdOf } from '../queries/catalog-offers';
+import { knownCatalogRefs } from '../queries/catalog-refs';
+import { run, statement, type WithDocuments } from '../queries/sql';
 
 /**
  * The read model behind `ops catalog simulate` (docs/operator-cli.md): the
@@ -74,7 +75,9 @@ function scopeParams(scope: SimulationScope): unknown[] {
  * result shown (`result_partner`, the partner's id and external id of its
  * offer), as `shown`.
  */
-const SEARCH_PAGE = `SELECT s.id, s.campaign_id, s.created_at, s.lead,
+const SEARCH_PAGE = statement(
+  'simulationPage',
+  `SELECT s.id, s.campaign_id, s.created_at, s.lead,
           COALESCE((SELECT jsonb_object_agg(d.key, CASE WHEN (d.value->>'shown')::boolean THEN 'shown'
                                                          ELSE (d.value->>'reason') || COALESCE(':' || (d.value->>'detail'), '') END)
                       FROM jsonb_each(s.offer_decisions) d
@@ -87,7 +90,24 @@ const SEARCH_PAGE = `SELECT s.id, s.campaign_id, s.created_at, s.lead,
     WHERE ${IN_SCOPE}
       AND s.created_at >= COALESCE($10::timestamptz, '-infinity') AND ($10::timestamptz IS NULL OR (s.created_at, s.id) > ($10, $11::uuid))
     ORDER BY s.created_at, s.id
-    LIMIT $12`;
+    LIMIT $12`,
+);
+
+const CAMPAIGNS_WITH_OFFERS = statement(
+  'simulationCampaignsWithOffers',
+  `SELECT DISTINCT campaign_id FROM campaign_offers WHERE offer_id = ANY($1::uuid[]) ORDER BY campaign_id`,
+);
+const CAMPAIGN_NAMES = statement('simulationCampaignNames', `SELECT id, name FROM campaigns WHERE id = ANY($1::uuid[])`);
+const SCHOOLS = statement('simulationSchools', `SELECT id, name, logo_url FROM schools WHERE id = ANY($1::uuid[])`);
+const PARTNERS = statement(
+  'simulationPartners',
+  `SELECT id, name, adapter, base_url, timeout_ms, settings FROM partners WHERE id = ANY($1::uuid[])`,
+);
+const START_OF_LAST = statement(
+  'simulationStartOfLast',
+  `SELECT s.id, s.created_at FROM searches s WHERE ${IN_SCOPE} ORDER BY s.created_at DESC, s.id DESC OFFSET $8 LIMIT 1`,
+);
+const COUNT = statement('simulationCount', `SELECT count(*) AS n FROM searches s WHERE ${IN_SCOPE}`);
 
 export class CatalogSimulationRepository {
   private constructor(private readonly em: EntityManager) {}
@@ -102,52 +122,36 @@ export class CatalogSimulationRepository {
 
   /** What `catalog apply` validates a file against. */
   knownRefs(): Promise<KnownCatalogRefs> {
-    return new CatalogAdminRepository(this.em).knownRefs();
+    return knownCatalogRefs(this.em);
   }
 
   /** The campaigns that have any of these offers now. */
   async campaignsWithOffers(offerIds: readonly string[]): Promise<string[]> {
-    const rows: Array<{ campaign_id: string }> = await this.em.query(
-      `SELECT DISTINCT campaign_id FROM campaign_offers WHERE offer_id = ANY($1::uuid[]) ORDER BY campaign_id`,
-      [offerIds],
-    );
-    return rows.map((r) => r.campaign_id);
+    return (await run(this.em, CAMPAIGNS_WITH_OFFERS, [offerIds])).map((r) => r.campaign_id);
   }
 
-  /** A campaign's offers now, in its order (CatalogRepository.campaignOffers). */
+  /** A campaign's offers now, in its order (campaignOffersOf, as the services read them). */
   campaignOffers(campaignId: string): Promise<CampaignOffer[]> {
-    return new CatalogRepository(this.em).campaignOffers(campaignId);
+    return campaignOffersOf(this.em, campaignId);
   }
 
   /** Offers as the catalog holds them now, outside any campaign. */
   offersById(offerIds: readonly string[]): Promise<CampaignOffer[]> {
-    return new CatalogRepository(this.em).offersById(offerIds);
+    return offersByIdOf(this.em, offerIds);
   }
 
   async campaignNames(ids: readonly string[]): Promise<Map<string, string>> {
-    const rows: Array<{ id: string; name: string }> = await this.em.query(`SELECT id, name FROM campaigns WHERE id = ANY($1::uuid[])`, [
-      ids,
-    ]);
-    return new Map(rows.map((r) => [r.id, r.name]));
+    return new Map((await run(this.em, CAMPAIGN_NAMES, [ids])).map((r) => [r.id, r.name]));
   }
 
   async schools(ids: readonly string[]): Promise<Map<string, { name: string; logoUrl: string | null }>> {
-    const rows: Array<{ id: string; name: string; logo_url: string | null }> = await this.em.query(
-      `SELECT id, name, logo_url FROM schools WHERE id = ANY($1::uuid[])`,
-      [ids],
-    );
-    return new Map(rows.map((r) => [r.id, { name: r.name, logoUrl: r.logo_url }]));
+    return new Map((await run(this.em, SCHOOLS, [ids])).map((r) => [r.id, { name: r.name, logoUrl: r.logo_url }]));
   }
 
   async partners(ids: readonly string[]): Promise<Map<string, PartnerRef>> {
-    const rows: Array<{
-      id: string;
-      name: string;
-      adapter: string;
-      base_url: string;
-      timeout_ms: number;
-      settings: Record<string, unknown> | null;
-    }> = await this.em.query(`SELECT id, name, adapter, base_url, timeout_ms, settings FROM partners WHERE id = ANY($1::uuid[])`, [ids]);
+    const rows = (await run(this.em, PARTNERS, [ids])) as Array<
+      WithDocuments<'simulationPartners', { settings: Record<string, unknown> | null }>
+    >;
     return new Map(
       rows.map((r) => [
         r.id,
@@ -165,17 +169,14 @@ export class CatalogSimulationRepository {
 
   /** The oldest of the newest `n` searches in scope (where `--last n` starts); null when there are fewer. */
   async startOfLast(scope: SimulationScope, n: number): Promise<SearchCursor | null> {
-    const rows: Array<{ id: string; created_at: Date }> = await this.em.query(
-      `SELECT s.id, s.created_at FROM searches s WHERE ${IN_SCOPE} ORDER BY s.created_at DESC, s.id DESC OFFSET $8 LIMIT 1`,
-      [...scopeParams(scope), n - 1],
-    );
+    const rows = await run(this.em, START_OF_LAST, [...scopeParams(scope), n - 1]);
     return rows[0] ? { createdAt: new Date(rows[0].created_at), id: rows[0].id } : null;
   }
 
   /** How many searches are in scope. */
   async count(scope: SimulationScope): Promise<number> {
-    const [row]: Array<{ n: string }> = await this.em.query(`SELECT count(*) AS n FROM searches s WHERE ${IN_SCOPE}`, scopeParams(scope));
-    return Number(row.n);
+    const [row] = await run(this.em, COUNT, scopeParams(scope));
+    return Number(row.n ?? 0);
   }
 
   /**
@@ -191,15 +192,14 @@ export class CatalogSimulationRepository {
     keptReasons: readonly string[],
     partnerOfferIds: readonly string[],
   ): Promise<SimulatedSearch[]> {
-    const rows: Array<{ id: string; campaign_id: string; created_at: Date; lead: Lead; kept: Record<string, string> }> =
-      await this.em.query(SEARCH_PAGE, [
-        ...scopeParams(scope),
-        keptReasons,
-        partnerOfferIds,
-        after?.createdAt ?? null,
-        after?.id ?? null,
-        limit,
-      ]);
-    return rows.map((r) => ({ id: r.id, campaignId: r.campaign_id, createdAt: new Date(r.created_at), lead: r.lead, kept: r.kept }));
+    const rows = (await run(this.em, SEARCH_PAGE, [
+      ...scopeParams(scope),
+      keptReasons,
+      partnerOfferIds,
+      after?.createdAt ?? null,
+      after?.id ?? null,
+      limit,
+    ])) as Array<WithDocuments<'simulationPage', { lead: Lead; kept: Record<string, string> | null }>>;
+    return rows.map((r) => ({ id: r.id, campaignId: r.campaign_id, createdAt: new Date(r.created_at), lead: r.lead, kept: r.kept ?? {} }));
   }
 }

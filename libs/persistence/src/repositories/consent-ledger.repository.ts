@@ -1,7 +1,7 @@
 import { CONSENT_RECORD_FORM, ChainLink, ConsentRecord, ConsentSeal, StoredLink } from '@lr/domain';
 import { DataSource } from 'typeorm';
-import { inTransaction, poolOf, run, statement } from '../queries/sql';
-import type { StoryConsentRow } from './lead-story.repository';
+import { filled, inTransaction, poolOf, run, statement, type WithDocuments } from '../queries/sql';
+import type { RowTypes } from '../queries/row-types.generated';
 
 /**
  * The consent ledger (`consent_ledger`, `consent_seals`; docs/consent-ledger.md).
@@ -20,72 +20,74 @@ const RECORD_COLUMNS = `g.seq, g.lead_id, g.position, g.record_hash, g.prev_dige
        c.tcpa_consent, c.tcpa_text, c.button_label, c.ip, c.consented_at, c.form_cert_url, c.universal_lead_cert`;
 const RECORD_FROM = `consent_ledger g LEFT JOIN consent_evidence c ON c.lead_id = g.lead_id LEFT JOIN leads l ON l.id = g.lead_id`;
 
-/** The record's row: the evidence's columns (as lead show reads them) and the ledger's and the lead's. */
-interface RecordRow extends Omit<StoryConsentRow, 'lead_id'> {
-  seq: string;
-  lead_id: string;
-  position: string | null;
-  record_hash: string | null;
-  prev_digest: string | null;
-  digest: string | null;
-  school_id: string | null;
-  email_sha256: string | null;
-  phone_sha256: string | null;
-  present: boolean;
-  kind: ConsentRecord['kind'];
-  search_id: string | null;
-  affiliate_id: string;
-  campaign_id: string;
-  offer_id: string;
-  program_id: string | null;
-  ip_source: ConsentRecord['ip_source'];
-}
+/** The record's columns as RECORD_COLUMNS reads them: the evidence's and the lead's are null when either is missing (`present` false). */
+type RecordColumns = RowTypes['consentUnchained'];
 
 /** One transaction-level advisory lock serialises the chainers (checks' replicas and `ops consent chain`): no forks. */
-const CHAIN_LOCK = statement(`SELECT pg_try_advisory_xact_lock(hashtextextended('lead-router:consent-chain', 0)) AS locked`);
+const CHAIN_LOCK = statement(
+  'consentChainLock',
+  `SELECT pg_try_advisory_xact_lock(hashtextextended('lead-router:consent-chain', 0)) AS locked`,
+);
 
-const HEAD = statement(`SELECT position, digest FROM consent_ledger WHERE position IS NOT NULL ORDER BY position DESC LIMIT 1`);
+const HEAD = statement(
+  'consentHead',
+  `SELECT position, digest FROM consent_ledger WHERE position IS NOT NULL ORDER BY position DESC LIMIT 1`,
+);
 
 /** Appended, not yet chained, in append order (ix_consent_ledger_unchained); only those whose evidence is there to be chained. */
 const UNCHAINED = statement(
+  'consentUnchained',
   `SELECT ${RECORD_COLUMNS} FROM ${RECORD_FROM} WHERE g.position IS NULL AND c.lead_id IS NOT NULL AND l.id IS NOT NULL ORDER BY g.seq LIMIT $1`,
 );
 
-const LINK = statement(`UPDATE consent_ledger g
+const LINK = statement(
+  'consentLink',
+  `UPDATE consent_ledger g
           SET position = x.position, record_hash = x.record_hash, prev_digest = x.prev_digest, digest = x.digest, chained_at = now()
          FROM unnest($1::bigint[], $2::bigint[], $3::char(64)[], $4::char(64)[], $5::char(64)[]) AS x(seq, position, record_hash, prev_digest, digest)
-        WHERE g.seq = x.seq AND g.position IS NULL`);
+        WHERE g.seq = x.seq AND g.position IS NULL`,
+);
 
-const LAST_SEAL = statement(`SELECT max(day)::text AS day FROM consent_seals`);
+const LAST_SEAL = statement('consentLastSeal', `SELECT max(day)::text AS day FROM consent_seals`);
 
 /**
  * Seals day $1: the last record chained before the day was over (one writer
  * chains in position order, so chained_at grows with position). Nothing when
  * no record was chained by then or the day is sealed.
  */
-const SEAL = statement(`INSERT INTO consent_seals (day, count, head_digest)
+const SEAL = statement(
+  'consentSeal',
+  `INSERT INTO consent_seals (day, count, head_digest)
        SELECT $1::date, position, digest FROM consent_ledger
         WHERE chained_at IS NOT NULL AND chained_at < (($1::date + 1)::timestamp AT TIME ZONE 'UTC') ORDER BY chained_at DESC, position DESC LIMIT 1
        ON CONFLICT (day) DO NOTHING
-       RETURNING day::text AS day, count, head_digest, sealed_at`);
+       RETURNING day::text AS day, count, head_digest, sealed_at`,
+);
 
-const SEALS = statement(`SELECT day::text AS day, count, head_digest, sealed_at FROM consent_seals ORDER BY count, day`);
+const SEALS = statement('consentSeals', `SELECT day::text AS day, count, head_digest, sealed_at FROM consent_seals ORDER BY count, day`);
 
-const SUMMARY = statement(`SELECT (SELECT max(position) FROM consent_ledger WHERE position IS NOT NULL) AS head,
+const SUMMARY = statement(
+  'consentSummary',
+  `SELECT (SELECT max(position) FROM consent_ledger WHERE position IS NOT NULL) AS head,
               (SELECT count(*) FROM consent_ledger WHERE position IS NULL) AS unchained,
-              (SELECT min(appended_at) FROM consent_ledger WHERE position IS NULL) AS oldest_unchained`);
+              (SELECT min(appended_at) FROM consent_ledger WHERE position IS NULL) AS oldest_unchained`,
+);
 
 /** The chained positions of records chained in [$1, $2) (null: open end). */
-const WINDOW = statement(`SELECT min(position) AS first, max(position) AS last FROM consent_ledger
-        WHERE chained_at IS NOT NULL AND chained_at >= COALESCE($1::timestamptz, '-infinity') AND chained_at < COALESCE($2::timestamptz, 'infinity')`);
+const WINDOW = statement(
+  'consentWindow',
+  `SELECT min(position) AS first, max(position) AS last FROM consent_ledger
+        WHERE chained_at IS NOT NULL AND chained_at >= COALESCE($1::timestamptz, '-infinity') AND chained_at < COALESCE($2::timestamptz, 'infinity')`,
+);
 
 const PAGE = statement(
+  'consentPage',
   `SELECT ${RECORD_COLUMNS} FROM ${RECORD_FROM} WHERE g.position > $1 AND g.position <= $2 ORDER BY g.position LIMIT $3`,
 );
 
-const DIGEST_AT = statement(`SELECT digest FROM consent_ledger WHERE position = $1`);
+const DIGEST_AT = statement('consentDigestAt', `SELECT digest FROM consent_ledger WHERE position = $1`);
 
-const LEAD_HASHES = statement(`SELECT email_sha256, phone_sha256 FROM consent_ledger WHERE lead_id = $1`);
+const LEAD_HASHES = statement('consentLeadHashes', `SELECT email_sha256, phone_sha256 FROM consent_ledger WHERE lead_id = $1`);
 
 /**
  * A person's consent events (by the normalized hashes of their email or
@@ -93,7 +95,9 @@ const LEAD_HASHES = statement(`SELECT email_sha256, phone_sha256 FROM consent_le
  * the catalog's names now and the lead's contact data as stored now (null
  * once erased).
  */
-const PERSON_EVENTS = statement(`SELECT ${RECORD_COLUMNS},
+const PERSON_EVENTS = statement(
+  'consentPersonEvents',
+  `SELECT ${RECORD_COLUMNS},
               (SELECT name FROM schools WHERE id = g.school_id) AS school_name,
               (SELECT name FROM offers WHERE id = l.offer_id) AS offer_name,
               (SELECT name FROM campaigns WHERE id = l.campaign_id) AS campaign_name,
@@ -102,9 +106,11 @@ const PERSON_EVENTS = statement(`SELECT ${RECORD_COLUMNS},
               l.lead -> 'personal' AS personal
          FROM ${RECORD_FROM}
         WHERE g.email_sha256 = $1::char(64) OR g.phone_sha256 = $2::char(64) OR g.lead_id = $3::uuid
-        ORDER BY g.seq`);
+        ORDER BY g.seq`,
+);
 
 const SEGMENT = statement(
+  'consentSegment',
   `SELECT position, record_hash, digest FROM consent_ledger WHERE position >= $1 AND position <= $2 ORDER BY position`,
 );
 
@@ -166,12 +172,12 @@ export class ConsentLedger {
     let head = 0;
     for (;;) {
       const step = await inTransaction(poolOf(this.ds), async (tx) => {
-        const [lock] = await tx.begin<{ locked: boolean }>(await tx.execute(CHAIN_LOCK, []));
-        if (!lock.locked) return { kind: 'busy' as const };
-        const [head] = await run<{ position: string; digest: string }>(tx.client, HEAD);
-        const rows = await run<RecordRow>(tx.client, UNCHAINED, [batch]);
+        const [lock] = await tx.begin(await tx.execute(CHAIN_LOCK, []));
+        if (lock.locked !== true) return { kind: 'busy' as const };
+        const [head] = await run(tx.client, HEAD);
+        const rows = await run(tx.client, UNCHAINED, [batch]);
         const links = link(
-          head ? { position: Number(head.position), digest: head.digest } : null,
+          head ? { position: Number(head.position), digest: filled(head.digest, 'digest') } : null,
           rows.map((r) => ({ seq: Number(r.seq), record: (position: number) => recordOf(r, position) })),
         );
         if (links.length > 0) {
@@ -185,10 +191,10 @@ export class ConsentLedger {
         }
         let sealed: ConsentSeal | null = null;
         if (rows.length < batch) {
-          const [last] = await run<{ day: string | null }>(tx.client, LAST_SEAL);
+          const [last] = await run(tx.client, LAST_SEAL);
           const day = opts.sealDay(last.day);
           if (day) {
-            const [s] = await run<SealRow>(tx.client, SEAL, [day]);
+            const [s] = await run(tx.client, SEAL, [day]);
             sealed = s ? sealOf(s) : null;
           }
         }
@@ -204,27 +210,27 @@ export class ConsentLedger {
   }
 
   async summary(): Promise<ChainSummary> {
-    const [r] = await run<{ head: string | null; unchained: string; oldest_unchained: Date | null }>(this.ds, SUMMARY);
-    return { head: Number(r.head ?? 0), unchained: Number(r.unchained), oldestUnchained: r.oldest_unchained };
+    const [r] = await run(this.ds, SUMMARY);
+    return { head: Number(r.head ?? 0), unchained: Number(r.unchained ?? 0), oldestUnchained: r.oldest_unchained };
   }
 
   /** The first and last positions chained in [from, to) (null: none). */
   async window(from: Date | null, to: Date | null): Promise<{ first: number; last: number } | null> {
-    const [r] = await run<{ first: string | null; last: string | null }>(this.ds, WINDOW, [from, to]);
+    const [r] = await run(this.ds, WINDOW, [from, to]);
     return r.first === null || r.last === null ? null : { first: Number(r.first), last: Number(r.last) };
   }
 
   /** The stored links at positions (after, upTo], at most `limit`, in position order, each with its record rebuilt. */
   async links(after: number, upTo: number, limit: number): Promise<StoredLink[]> {
-    const rows = await run<RecordRow>(this.ds, PAGE, [after, upTo, limit]);
+    const rows = await run(this.ds, PAGE, [after, upTo, limit]);
     return rows.map((r) => {
       const position = Number(r.position);
       return {
         position,
         leadId: r.lead_id,
-        recordHash: r.record_hash!,
-        prevDigest: r.prev_digest!,
-        digest: r.digest!,
+        recordHash: filled(r.record_hash, 'record_hash'),
+        prevDigest: filled(r.prev_digest, 'prev_digest'),
+        digest: filled(r.digest, 'digest'),
         record: r.present ? recordOf(r, position) : null,
       };
     });
@@ -232,38 +238,39 @@ export class ConsentLedger {
 
   /** The digest stored at a position (null: none there). */
   async digestAt(position: number): Promise<string | null> {
-    const [r] = await run<{ digest: string }>(this.ds, DIGEST_AT, [position]);
+    const [r] = await run(this.ds, DIGEST_AT, [position]);
     return r?.digest ?? null;
   }
 
   async seals(): Promise<ConsentSeal[]> {
-    return (await run<SealRow>(this.ds, SEALS)).map(sealOf);
+    return (await run(this.ds, SEALS)).map(sealOf);
   }
 
   /** The normalized email and phone hashes a lead's consent event holds (null: the lead has no consent event). */
   async leadHashes(leadId: string): Promise<{ emailSha256: string | null; phoneSha256: string | null } | null> {
-    const [r] = await run<{ email_sha256: string | null; phone_sha256: string | null }>(this.ds, LEAD_HASHES, [leadId]);
+    const [r] = await run(this.ds, LEAD_HASHES, [leadId]);
     return r ? { emailSha256: r.email_sha256, phoneSha256: r.phone_sha256 } : null;
   }
 
   /** Every consent event with this email hash, this phone hash, or of this lead (any may be null), in append order. */
   async personEvents(q: { emailSha256: string | null; phoneSha256: string | null; leadId: string | null }): Promise<ConsentEvent[]> {
-    const rows = await run<
-      RecordRow & {
-        school_name: string | null;
-        offer_name: string | null;
-        campaign_name: string | null;
-        affiliate_name: string | null;
-        program_label: string | null;
-        personal: Record<string, string> | null;
-      }
-    >(this.ds, PERSON_EVENTS, [q.emailSha256, q.phoneSha256, q.leadId]);
+    const rows = (await run(this.ds, PERSON_EVENTS, [q.emailSha256, q.phoneSha256, q.leadId])) as Array<
+      WithDocuments<'consentPersonEvents', { personal: Record<string, string> | null }>
+    >;
     return rows.map((r) => {
       const position = r.position === null ? null : Number(r.position);
       return {
         seq: Number(r.seq),
         leadId: r.lead_id,
-        link: position === null ? null : { position, recordHash: r.record_hash!, prevDigest: r.prev_digest!, digest: r.digest! },
+        link:
+          position === null
+            ? null
+            : {
+                position,
+                recordHash: filled(r.record_hash, 'record_hash'),
+                prevDigest: filled(r.prev_digest, 'prev_digest'),
+                digest: filled(r.digest, 'digest'),
+              },
         record: position !== null && r.present ? recordOf(r, position) : null,
         context: {
           schoolName: r.school_name,
@@ -279,41 +286,38 @@ export class ConsentLedger {
 
   /** The chain's lines at positions [from, to]. */
   async segment(from: number, to: number): Promise<ChainLine[]> {
-    const rows = await run<{ position: string; record_hash: string; digest: string }>(this.ds, SEGMENT, [from, to]);
-    return rows.map((r) => ({ position: Number(r.position), recordHash: r.record_hash, digest: r.digest }));
+    const rows = await run(this.ds, SEGMENT, [from, to]);
+    return rows.map((r) => ({
+      position: Number(r.position),
+      recordHash: filled(r.record_hash, 'record_hash'),
+      digest: filled(r.digest, 'digest'),
+    }));
   }
 }
 
-interface SealRow {
-  day: string;
-  count: string;
-  head_digest: string;
-  sealed_at: Date;
+function sealOf(r: RowTypes['consentSeals']): ConsentSeal {
+  return { day: filled(r.day, 'day'), count: Number(r.count), headDigest: r.head_digest, sealedAt: new Date(r.sealed_at).toISOString() };
 }
 
-function sealOf(r: SealRow): ConsentSeal {
-  return { day: r.day, count: Number(r.count), headDigest: r.head_digest, sealedAt: new Date(r.sealed_at).toISOString() };
-}
-
-/** The canonical record of a row at a position (libs/domain ConsentRecord). */
-function recordOf(r: RecordRow, position: number): ConsentRecord {
+/** The canonical record of a row at a position (libs/domain ConsentRecord): only a present one (its evidence and lead both there). */
+function recordOf(r: RecordColumns, position: number): ConsentRecord {
   return {
     form: CONSENT_RECORD_FORM,
     position,
     lead_id: r.lead_id,
-    kind: r.kind,
+    kind: filled(r.kind, 'kind'),
     search_id: r.search_id,
-    affiliate_id: r.affiliate_id,
-    campaign_id: r.campaign_id,
-    offer_id: r.offer_id,
+    affiliate_id: filled(r.affiliate_id, 'affiliate_id'),
+    campaign_id: filled(r.campaign_id, 'campaign_id'),
+    offer_id: filled(r.offer_id, 'offer_id'),
     school_id: r.school_id,
     program_id: r.program_id,
-    tcpa_consent: r.tcpa_consent,
+    tcpa_consent: filled(r.tcpa_consent, 'tcpa_consent'),
     statement: r.tcpa_text,
     button_label: r.button_label,
-    ip: r.ip,
-    ip_source: r.ip_source,
-    consented_at: new Date(r.consented_at).toISOString(),
+    ip: filled(r.ip, 'ip'),
+    ip_source: filled(r.ip_source, 'ip_source'),
+    consented_at: new Date(filled(r.consented_at, 'consented_at')).toISOString(),
     form_cert_url: r.form_cert_url,
     universal_lead_cert: r.universal_lead_cert,
     email_sha256: r.email_sha256,

@@ -32,7 +32,9 @@ export interface KeyClaim {
 // lock (ON CONFLICT DO UPDATE) orders them. A new key, or one whose window passed, is this request's
 // with its new id; a key whose runner's lease lapsed without an answer (its gateway died, or its
 // request failed) is taken over with the same id and body; otherwise the row is answered as it is.
-const CLAIM = statement(`
+const CLAIM = statement(
+  'claimIdempotencyKey',
+  `
   INSERT INTO idempotency_keys AS k (affiliate_id, endpoint, idem_key, body_digest, lead_id, owner, lease_until, created_at)
   VALUES ($1, $2, $3, $4, $5, $6, now() + $7 * interval '1 millisecond', now())
   ON CONFLICT (affiliate_id, endpoint, idem_key) DO UPDATE SET
@@ -47,29 +49,26 @@ const CLAIM = statement(`
                            OR (k.answer_status IS NULL AND k.lease_until <= now() AND k.body_digest = EXCLUDED.body_digest)
                          THEN EXCLUDED.lease_until ELSE k.lease_until END,
     created_at    = CASE WHEN k.created_at <= now() - $8 * interval '1 second' THEN EXCLUDED.created_at ELSE k.created_at END
-  RETURNING body_digest, lead_id, owner, lease_until, answer_status, answer`);
+  RETURNING body_digest, lead_id, owner, lease_until, answer_status, answer`,
+);
 
 const ANSWER = statement(
+  'answerIdempotencyKey',
   `UPDATE idempotency_keys SET answer_status = $5, answer = $6 WHERE affiliate_id = $1 AND endpoint = $2 AND idem_key = $3 AND owner = $4`,
 );
 
 const RELEASE = statement(
+  'releaseIdempotencyKey',
   `UPDATE idempotency_keys SET lease_until = now() WHERE affiliate_id = $1 AND endpoint = $2 AND idem_key = $3 AND owner = $4 AND answer_status IS NULL`,
 );
 
-const PRUNE = statement(`
+const PRUNE = statement(
+  'pruneIdempotencyKeys',
+  `
   DELETE FROM idempotency_keys WHERE ctid IN (
     SELECT ctid FROM idempotency_keys WHERE created_at <= now() - $1 * interval '1 second' ORDER BY created_at LIMIT $2)
-  RETURNING 1`);
-
-interface ClaimRow {
-  body_digest: string;
-  lead_id: string;
-  owner: string;
-  lease_until: Date;
-  answer_status: number | null;
-  answer: unknown;
-}
+  RETURNING 1`,
+);
 
 /** `idempotency_keys` (docs/idempotency.md). */
 export class IdempotencyKeys {
@@ -77,7 +76,7 @@ export class IdempotencyKeys {
 
   /** Claims the key for this request, or finds who has it and what it answered. */
   async claim(c: KeyClaim): Promise<IdempotencyKeyRow> {
-    const [row] = await run<ClaimRow>(this.db, CLAIM, [
+    const [row] = await run(this.db, CLAIM, [
       c.affiliateId,
       c.endpoint,
       c.key,

@@ -1,6 +1,6 @@
 import { type Cents, centsOrNull, decimalText, type Decision, type ReturnFacts, type ReturnPolicy, type ReturnVerdict } from '@lr/domain';
 import type { Queryable } from '../queries/queryable';
-import { run, statement } from '../queries/sql';
+import { filled, run, statement, type WithDocuments } from '../queries/sql';
 
 /**
  * The returns ledger (`lead_returns`, docs/returns.md): a school takes back a
@@ -13,13 +13,16 @@ import { run, statement } from '../queries/sql';
  */
 
 /** What a return is decided on ($1 the lead, $2 the school): the school's accepted sale of it with the offer's policy now, its return if any, the database's clock. */
-const RETURN_FACTS = statement(`SELECT
+const RETURN_FACTS = statement(
+  'returnFacts',
+  `SELECT
     (SELECT row_to_json(x) FROM (
        SELECT sa.offer_id, l.decided_at AS accepted_at, l.payout, sa.price, o.returns AS policy
          FROM sales sa JOIN leads l ON l.id = sa.lead_id JOIN offers o ON o.id = sa.offer_id
         WHERE sa.lead_id = $1 AND sa.school_id = $2 AND sa.status = 'accepted' AND l.status = 'accepted') x) AS sale,
     (SELECT row_to_json(x) FROM (SELECT returned_at, reason FROM lead_returns WHERE lead_id = $1 AND school_id = $2) x) AS returned,
-    now() AS now`);
+    now() AS now`,
+);
 
 /**
  * The return, in one statement: its row appended unless the lead has one
@@ -28,7 +31,9 @@ const RETURN_FACTS = statement(`SELECT
  * slot it gives back counted one sale fewer. $1 lead, $2 school, $3 reason,
  * $4 note, $5 source, $6 key, $7-$8 the reversals, $9 whether the cap slots go back.
  */
-const WRITE_RETURN = statement(`WITH sale AS (
+const WRITE_RETURN = statement(
+  'writeReturn',
+  `WITH sale AS (
          SELECT sa.id, sa.lead_id, sa.offer_id, sa.school_id, sa.campaign_id, sa.affiliate_id, sa.cap_slots
            FROM sales sa WHERE sa.lead_id = $1 AND sa.school_id = $2 AND sa.status = 'accepted'
        ), returned AS (
@@ -45,7 +50,8 @@ const WRITE_RETURN = statement(`WITH sale AS (
           WHERE u.scope = x.scope AND u.period = x.period AND u.period_start = x.period_start AND u.used > 0
          RETURNING 1
        )
-       SELECT returned_at, reason, offer_id, (SELECT count(*) FROM slots)::int AS slots_freed FROM returned`);
+       SELECT returned_at, reason, offer_id, (SELECT count(*) FROM slots)::int AS slots_freed FROM returned`,
+);
 
 /** A return asked for: by the buyer API (with the school's key) or an operator's import. */
 export interface ReturnRequest {
@@ -61,7 +67,8 @@ export interface ReturnRequest {
 export type ReturnOutcome =
   { kind: 'returned'; at: Date; reason: string; offerId: string; capSlotsFreed: number } | { kind: 'refused'; decision: Decision };
 
-interface FactsRow {
+/** The JSON documents RETURN_FACTS builds. */
+interface ReturnFactsDocuments {
   sale: {
     offer_id: string;
     accepted_at: string;
@@ -70,7 +77,6 @@ interface FactsRow {
     policy: { window_days: number; reasons: string[]; refunds_cap: boolean } | null;
   } | null;
   returned: { returned_at: string; reason: string } | null;
-  now: Date;
 }
 
 export class LeadReturns {
@@ -78,7 +84,7 @@ export class LeadReturns {
 
   /** What a return of the lead by the school is decided on, now. */
   async facts(leadId: string, schoolId: string): Promise<ReturnFacts> {
-    const [r] = await run<FactsRow>(this.db, RETURN_FACTS, [leadId, schoolId]);
+    const [r] = (await run(this.db, RETURN_FACTS, [leadId, schoolId])) as Array<WithDocuments<'returnFacts', ReturnFactsDocuments>>;
     const s = r.sale;
     return {
       sale: s
@@ -86,7 +92,7 @@ export class LeadReturns {
         : null,
       policy: s?.policy ? policyOf(s.policy) : null,
       returned: r.returned ? { at: new Date(r.returned.returned_at), reason: r.returned.reason } : null,
-      now: new Date(r.now),
+      now: new Date(filled(r.now, 'now')),
     };
   }
 
@@ -101,7 +107,7 @@ export class LeadReturns {
     for (let attempt = 0; attempt < 2; attempt += 1) {
       const verdict = decide(await this.facts(q.leadId, q.schoolId));
       if (verdict.kind === 'refused') return verdict;
-      const [row] = await run<{ returned_at: Date; reason: string; offer_id: string; slots_freed: number }>(this.db, WRITE_RETURN, [
+      const [row] = await run(this.db, WRITE_RETURN, [
         q.leadId,
         q.schoolId,
         q.reason,
@@ -118,7 +124,7 @@ export class LeadReturns {
           at: new Date(row.returned_at),
           reason: row.reason,
           offerId: row.offer_id,
-          capSlotsFreed: row.slots_freed,
+          capSlotsFreed: row.slots_freed ?? 0,
         };
     }
     throw new Error(`the return of lead ${q.leadId} was allowed twice but written neither time`);

@@ -1,7 +1,10 @@
 import { capScope, Lead } from '@lr/domain';
 import { DataSource, EntityManager } from 'typeorm';
 import { searchDays } from '../partitions/partition-days';
-import { OFFER_DECISIONS } from './shown-results';
+import type { RowTypes } from '../queries/row-types.generated';
+import { inLeadGroup, partnerCallsOf, type StoryPartnerCallRow } from '../queries/lead-group';
+import { filled, run, statement, type WithDocuments } from '../queries/sql';
+import { OFFER_DECISIONS } from '../queries/shown-results';
 
 /**
  * The read model behind `ops lead show` (docs/operator-cli.md): everything
@@ -12,63 +15,13 @@ import { OFFER_DECISIONS } from './shown-results';
  */
 
 /** The search of the group, with its affiliate's and campaign's names and its key's prefix (`searches`). */
-export interface StorySearchRow {
-  id: string;
-  affiliate_id: string;
-  affiliate_name: string;
-  campaign_id: string;
-  campaign_name: string;
-  api_key_id: string;
-  /** Null when the key row is gone. */
-  key_prefix: string | null;
-  is_test: boolean;
-  lead: Lead;
-  tracking: Record<string, string> | null;
-  consumer_ip: string;
-  ip_source: string;
-  tcpa_consent: boolean | null;
-  form_cert_url: string | null;
-  universal_lead_cert: string | null;
-  created_at: Date;
-  closes_at: Date;
-  processing_done_at: Date | null;
-  submitted_at: Date | null;
-  accepted_count: number;
-  true_exclusive_accepted: boolean;
-}
+export type StorySearchRow = WithDocuments<'storySearch', { lead: Lead; tracking: Record<string, string> | null }>;
 
 /** A submit or direct post of the group (`leads`), with its offer's, school's, affiliate's and campaign's names. */
-export interface StorySubmitRow {
-  id: string;
-  kind: 'result_submit' | 'direct_post';
-  origin_lead_id: string | null;
-  result_id: string | null;
-  offer_id: string;
-  offer_name: string;
-  offer_source: string;
-  school_name: string;
-  affiliate_id: string;
-  affiliate_name: string;
-  campaign_id: string;
-  campaign_name: string;
-  api_key_id: string;
-  program_id: string | null;
-  answers: Record<string, string> | null;
-  lead: Lead;
-  tracking: Record<string, string> | null;
-  consumer_ip: string;
-  ip_source: string;
-  is_test: boolean;
-  status: string;
-  code: string | null;
-  reason: string | null;
-  field: string | null;
-  decided_by: string | null;
-  decided_at: Date | null;
-  /** numeric(12,2) as text. */
-  payout: string | null;
-  created_at: Date;
-}
+export type StorySubmitRow = WithDocuments<
+  'storySubmits',
+  { answers: Record<string, string> | null; lead: Lead; tracking: Record<string, string> | null }
+>;
 
 /** A result of the search (`results`), with its place in the list every poll showed. */
 export interface StoryResultRow {
@@ -100,30 +53,8 @@ export interface StoryOfferCheckRow {
   decision: { shown?: boolean; result_id?: string; reason?: string; detail?: string; partner?: string } | null;
 }
 
-/** A partner network asked during the search (`search_partner_calls`). */
-export interface StoryPartnerCallRow {
-  partner_id: string;
-  partner_name: string;
-  status: string;
-  offer_ids: string[];
-  requested_at: Date;
-  answered_at: Date | null;
-  latency_ms: number | null;
-  result_count: number | null;
-  detail: string | null;
-}
-
 /** A submit's consent evidence (`consent_evidence`). */
-export interface StoryConsentRow {
-  lead_id: string;
-  tcpa_consent: boolean;
-  tcpa_text: string | null;
-  button_label: string | null;
-  ip: string;
-  consented_at: Date;
-  form_cert_url: string | null;
-  universal_lead_cert: string | null;
-}
+export type StoryConsentRow = RowTypes['storyConsents'];
 
 /** A submit's sale (`sales`), with the cap slots it took. */
 export interface StorySaleRow {
@@ -153,30 +84,10 @@ export interface StoryCapSlotRow {
 }
 
 /** A submit's return by its school (`lead_returns`, docs/returns.md). */
-export interface StoryReturnRow {
-  lead_id: string;
-  returned_at: Date;
-  reason: string;
-  /** The school's note: free text, masked before it is shown. */
-  note: string | null;
-  source: string;
-  /** numeric(12,2) as text, zero or negative. */
-  payout_reversal: string | null;
-  price_reversal: string | null;
-  cap_slots: Array<{ scope: string; period: string; period_start: string }>;
-}
+export type StoryReturnRow = WithDocuments<'storyReturns', { cap_slots: Array<{ scope: string; period: string; period_start: string }> }>;
 
 /** A delivery attempt of a submit (`delivery_attempts`). */
-export interface StoryAttemptRow {
-  lead_id: string;
-  attempt: number;
-  started_at: Date;
-  finished_at: Date | null;
-  outcome: string | null;
-  http_status: number | null;
-  latency_ms: number | null;
-  detail: string | null;
-}
+export type StoryAttemptRow = RowTypes['storyAttempts'];
 
 /** The dedupe keys a submit holds (`dedupe_keys`): their types, sorted. */
 export interface StoryDedupeRow {
@@ -208,43 +119,98 @@ export interface LeadStoryRows {
   dedupeKeys: StoryDedupeRow[];
 }
 
-interface SaleRow extends Omit<StorySaleRow, 'slots'> {
-  offer_id: string;
-  campaign_id: string;
-  slots: Array<Omit<StoryCapSlotRow, 'limit'>>;
-}
+const SEARCH = statement(
+  'storySearch',
+  `SELECT s.id, s.affiliate_id, a.name AS affiliate_name, s.campaign_id, c.name AS campaign_name, s.api_key_id, k.key_prefix,
+          s.is_test, s.lead, s.tracking, s.consumer_ip, s.ip_source, s.tcpa_consent, s.form_cert_url, s.universal_lead_cert,
+          s.created_at, s.closes_at, s.processing_done_at, s.submitted_at, s.accepted_count, s.true_exclusive_accepted
+     FROM searches s
+     JOIN affiliates a ON a.id = s.affiliate_id
+     JOIN campaigns c ON c.id = s.campaign_id
+     LEFT JOIN api_keys k ON k.id = s.api_key_id
+    WHERE s.id = $1 AND ${searchDays('s', '$1')}`,
+);
 
-interface CapRow {
-  offer_id: string;
-  campaign_id: string | null;
-  period: string;
-  limit: number;
-}
+/** Every submit and direct post of the group, oldest first. */
+const SUBMITS = statement(
+  'storySubmits',
+  `SELECT l.id, l.kind, l.origin_lead_id, l.result_id, l.offer_id, o.name AS offer_name, o.source AS offer_source, sc.name AS school_name,
+          l.affiliate_id, a.name AS affiliate_name, l.campaign_id, c.name AS campaign_name, l.api_key_id, l.program_id, l.answers,
+          l.lead, l.tracking, l.consumer_ip, l.ip_source, l.is_test, l.status, l.code, l.reason, l.field, l.decided_by, l.decided_at,
+          l.payout, l.created_at
+     FROM leads l
+     JOIN offers o ON o.id = l.offer_id
+     JOIN schools sc ON sc.id = o.school_id
+     JOIN affiliates a ON a.id = l.affiliate_id
+     JOIN campaigns c ON c.id = l.campaign_id
+    WHERE l.lead_group_id = $1
+    ORDER BY l.created_at, l.id`,
+);
 
-/**
- * Runs `work` on the lead group of a search id or a submit's lead id (the
- * search, or the first direct post), in one consistent snapshot (REPEATABLE
- * READ, read only); null when the id is neither. `lead show` and `lead
- * explain` read their rows so.
- */
-export function inLeadGroup<T>(
-  ds: DataSource,
-  id: string,
-  work: (em: EntityManager, group: { is: 'search' | 'submit'; groupId: string }) => Promise<T>,
-): Promise<T | null> {
-  return ds.transaction('REPEATABLE READ', async (em) => {
-    await em.query('SET TRANSACTION READ ONLY');
-    const [found]: Array<{ search_id: string | null; lead_group_id: string | null }> = await em.query(
-      `SELECT s.id AS search_id, l.lead_group_id
-         FROM (SELECT $1::uuid AS id) q
-         LEFT JOIN searches s ON s.id = q.id AND ${searchDays('s', 'q.id')}
-         LEFT JOIN leads l ON l.id = q.id`,
-      [id],
-    );
-    if (!found.search_id && !found.lead_group_id) return null;
-    return work(em, { is: found.search_id ? 'search' : 'submit', groupId: (found.search_id ?? found.lead_group_id) as string });
-  });
-}
+/** The search's results, in the order every poll showed them (`result_order`). */
+const RESULTS = statement(
+  'storyResults',
+  `SELECT r.id, r.rank, r.offer_id, o.name AS offer_name, o.source, o.offer_type,
+          sc.name AS school_name, p.name AS partner_name, r.entry, r.created_at, r.expires_at
+     FROM results r
+     JOIN offers o ON o.id = r.offer_id
+     JOIN schools sc ON sc.id = o.school_id
+     LEFT JOIN partners p ON p.id = o.partner_id
+    WHERE r.search_id = $1 AND ${searchDays('r', '$1')}
+    ORDER BY r.rank`,
+);
+
+/** The search's per-offer decisions (`offer_decisions`): shown ones first, then by offer name. */
+const OFFER_CHECKS = statement(
+  'storyOfferChecks',
+  `SELECT d.key AS offer_id, o.name AS offer_name, d.value AS decision
+     FROM searches s
+     CROSS JOIN LATERAL jsonb_each(${OFFER_DECISIONS('s')}) AS d
+     LEFT JOIN offers o ON o.id::text = d.key
+    WHERE s.id = $1 AND ${searchDays('s', '$1')}
+    ORDER BY (d.value->>'shown')::boolean DESC, o.name, d.key`,
+);
+
+const CONSENTS = statement(
+  'storyConsents',
+  `SELECT lead_id, tcpa_consent, tcpa_text, button_label, ip, consented_at, form_cert_url, universal_lead_cert
+     FROM consent_evidence WHERE lead_id = ANY($1::uuid[])`,
+);
+
+/** The submits' sales, each cap slot it took with the slot's count now. */
+const SALES = statement(
+  'storySales',
+  `SELECT sa.id, sa.lead_id, sa.offer_id, sa.campaign_id, sa.status, sa.offer_type, sa.payout, sa.price, sa.created_at, sa.updated_at,
+          COALESCE((
+            SELECT jsonb_agg(jsonb_build_object(
+                     'scope', x.slot->>'scope', 'period', x.slot->>'period', 'period_start', x.slot->>'period_start',
+                     'used_now', u.used) ORDER BY x.ord)
+              FROM jsonb_array_elements(sa.cap_slots) WITH ORDINALITY AS x(slot, ord)
+              LEFT JOIN cap_usage u
+                ON u.scope = x.slot->>'scope' AND u.period = x.slot->>'period' AND u.period_start = (x.slot->>'period_start')::timestamptz
+          ), '[]'::jsonb) AS slots
+     FROM sales sa
+    WHERE sa.lead_id = ANY($1::uuid[])`,
+);
+
+/** The caps of the sales' offers now. */
+const CAPS = statement('storyCaps', `SELECT offer_id, campaign_id, period, "limit" FROM caps WHERE offer_id = ANY($1::uuid[])`);
+
+const RETURNS = statement(
+  'storyReturns',
+  `SELECT lead_id, returned_at, reason, note, source, payout_reversal, price_reversal, cap_slots FROM lead_returns WHERE lead_id = ANY($1::uuid[])`,
+);
+
+const ATTEMPTS = statement(
+  'storyAttempts',
+  `SELECT lead_id, attempt, started_at, finished_at, outcome, http_status, latency_ms, detail
+     FROM delivery_attempts WHERE lead_id = ANY($1::uuid[]) ORDER BY lead_id, attempt`,
+);
+
+const DEDUPE_KEYS = statement(
+  'storyDedupeKeys',
+  `SELECT lead_id, array_agg(key_type ORDER BY key_type) AS key_types FROM dedupe_keys WHERE lead_id = ANY($1::uuid[]) GROUP BY lead_id`,
+);
 
 export class LeadStoryRepository {
   constructor(private readonly ds: DataSource) {}
@@ -269,25 +235,11 @@ export class LeadStoryRepository {
         results: await resultsOf(em, searchId),
         offerChecks: await offerChecksOf(em, searchId),
         partnerCalls: await partnerCallsOf(em, searchId),
-        consents: await em.query(
-          `SELECT lead_id, tcpa_consent, tcpa_text, button_label, ip, consented_at, form_cert_url, universal_lead_cert
-             FROM consent_evidence WHERE lead_id = ANY($1::uuid[])`,
-          [leadIds],
-        ),
+        consents: await run(em, CONSENTS, [leadIds]),
         sales: await salesOf(em, leadIds),
-        returns: await em.query(
-          `SELECT lead_id, returned_at, reason, note, source, payout_reversal, price_reversal, cap_slots FROM lead_returns WHERE lead_id = ANY($1::uuid[])`,
-          [leadIds],
-        ),
-        attempts: await em.query(
-          `SELECT lead_id, attempt, started_at, finished_at, outcome, http_status, latency_ms, detail
-             FROM delivery_attempts WHERE lead_id = ANY($1::uuid[]) ORDER BY lead_id, attempt`,
-          [leadIds],
-        ),
-        dedupeKeys: await em.query(
-          `SELECT lead_id, array_agg(key_type ORDER BY key_type) AS key_types FROM dedupe_keys WHERE lead_id = ANY($1::uuid[]) GROUP BY lead_id`,
-          [leadIds],
-        ),
+        returns: (await run(em, RETURNS, [leadIds])) as StoryReturnRow[],
+        attempts: await run(em, ATTEMPTS, [leadIds]),
+        dedupeKeys: (await run(em, DEDUPE_KEYS, [leadIds])).map((r) => ({ lead_id: r.lead_id, key_types: r.key_types ?? [] })),
       };
     });
   }
@@ -295,75 +247,28 @@ export class LeadStoryRepository {
 
 /** The search with this id, null when there is none (the group began with a direct post). */
 async function searchOf(em: EntityManager, searchId: string): Promise<StorySearchRow | null> {
-  const rows: StorySearchRow[] = await em.query(
-    `SELECT s.id, s.affiliate_id, a.name AS affiliate_name, s.campaign_id, c.name AS campaign_name, s.api_key_id, k.key_prefix,
-            s.is_test, s.lead, s.tracking, s.consumer_ip, s.ip_source, s.tcpa_consent, s.form_cert_url, s.universal_lead_cert,
-            s.created_at, s.closes_at, s.processing_done_at, s.submitted_at, s.accepted_count, s.true_exclusive_accepted
-       FROM searches s
-       JOIN affiliates a ON a.id = s.affiliate_id
-       JOIN campaigns c ON c.id = s.campaign_id
-       LEFT JOIN api_keys k ON k.id = s.api_key_id
-      WHERE s.id = $1 AND ${searchDays('s', '$1')}`,
-    [searchId],
-  );
+  const rows = (await run(em, SEARCH, [searchId])) as Array<WithDocuments<'storySearch', Pick<StorySearchRow, 'lead' | 'tracking'>>>;
   return rows[0] ?? null;
 }
 
-/** Every submit and direct post of the group, oldest first. */
-function submitsOf(em: EntityManager, groupId: string): Promise<StorySubmitRow[]> {
-  return em.query(
-    `SELECT l.id, l.kind, l.origin_lead_id, l.result_id, l.offer_id, o.name AS offer_name, o.source AS offer_source, sc.name AS school_name,
-            l.affiliate_id, a.name AS affiliate_name, l.campaign_id, c.name AS campaign_name, l.api_key_id, l.program_id, l.answers,
-            l.lead, l.tracking, l.consumer_ip, l.ip_source, l.is_test, l.status, l.code, l.reason, l.field, l.decided_by, l.decided_at,
-            l.payout, l.created_at
-       FROM leads l
-       JOIN offers o ON o.id = l.offer_id
-       JOIN schools sc ON sc.id = o.school_id
-       JOIN affiliates a ON a.id = l.affiliate_id
-       JOIN campaigns c ON c.id = l.campaign_id
-      WHERE l.lead_group_id = $1
-      ORDER BY l.created_at, l.id`,
-    [groupId],
-  );
+async function submitsOf(em: EntityManager, groupId: string): Promise<StorySubmitRow[]> {
+  return (await run(em, SUBMITS, [groupId])) as StorySubmitRow[];
 }
 
-/** The search's results, in the order every poll showed them (`result_order`). */
-function resultsOf(em: EntityManager, searchId: string | null): Promise<StoryResultRow[]> {
-  return em.query(
-    `SELECT r.id, r.rank, r.offer_id, o.name AS offer_name, o.source, o.offer_type,
-            sc.name AS school_name, p.name AS partner_name, r.entry, r.created_at, r.expires_at
-       FROM results r
-       JOIN offers o ON o.id = r.offer_id
-       JOIN schools sc ON sc.id = o.school_id
-       LEFT JOIN partners p ON p.id = o.partner_id
-      WHERE r.search_id = $1 AND ${searchDays('r', '$1')}
-      ORDER BY r.rank`,
-    [searchId],
-  );
+/** The results (the `results` view, whose columns PostgreSQL cannot vouch for: each is checked). */
+async function resultsOf(em: EntityManager, searchId: string | null): Promise<StoryResultRow[]> {
+  const rows = (await run(em, RESULTS, [searchId])) as Array<WithDocuments<'storyResults', Pick<StoryResultRow, 'entry'>>>;
+  return rows.map((r) => ({
+    ...r,
+    id: filled(r.id, 'id'),
+    offer_id: filled(r.offer_id, 'offer_id'),
+    created_at: filled(r.created_at, 'created_at'),
+  }));
 }
 
-/** The search's per-offer decisions (`offer_decisions`): shown ones first, then by offer name. */
-function offerChecksOf(em: EntityManager, searchId: string | null): Promise<StoryOfferCheckRow[]> {
-  return em.query(
-    `SELECT d.key AS offer_id, o.name AS offer_name, d.value AS decision
-       FROM searches s
-       CROSS JOIN LATERAL jsonb_each(${OFFER_DECISIONS('s')}) AS d
-       LEFT JOIN offers o ON o.id::text = d.key
-      WHERE s.id = $1 AND ${searchDays('s', '$1')}
-      ORDER BY (d.value->>'shown')::boolean DESC, o.name, d.key`,
-    [searchId],
-  );
-}
-
-/** The partner networks asked during the search (also what `lead explain` reads of them). */
-export function partnerCallsOf(em: EntityManager, searchId: string | null): Promise<StoryPartnerCallRow[]> {
-  return em.query(
-    `SELECT c.partner_id, p.name AS partner_name, c.status, c.offer_ids, c.requested_at, c.answered_at, c.latency_ms, c.result_count, c.detail
-       FROM search_partner_calls c JOIN partners p ON p.id = c.partner_id
-      WHERE c.search_id = $1 AND ${searchDays('c', '$1')}
-      ORDER BY c.requested_at, p.name`,
-    [searchId],
-  );
+async function offerChecksOf(em: EntityManager, searchId: string | null): Promise<StoryOfferCheckRow[]> {
+  const rows = (await run(em, OFFER_CHECKS, [searchId])) as Array<WithDocuments<'storyOfferChecks', Pick<StoryOfferCheckRow, 'decision'>>>;
+  return rows.map((r) => ({ ...r, offer_id: filled(r.offer_id, 'offer_id') }));
 }
 
 /**
@@ -372,23 +277,10 @@ export function partnerCallsOf(em: EntityManager, searchId: string | null): Prom
  * whose scope (libs/domain capScope) and period are the slot's.
  */
 async function salesOf(em: EntityManager, leadIds: string[]): Promise<StorySaleRow[]> {
-  const sales: SaleRow[] = await em.query(
-    `SELECT sa.id, sa.lead_id, sa.offer_id, sa.campaign_id, sa.status, sa.offer_type, sa.payout, sa.price, sa.created_at, sa.updated_at,
-            COALESCE((
-              SELECT jsonb_agg(jsonb_build_object(
-                       'scope', x.slot->>'scope', 'period', x.slot->>'period', 'period_start', x.slot->>'period_start',
-                       'used_now', u.used) ORDER BY x.ord)
-                FROM jsonb_array_elements(sa.cap_slots) WITH ORDINALITY AS x(slot, ord)
-                LEFT JOIN cap_usage u
-                  ON u.scope = x.slot->>'scope' AND u.period = x.slot->>'period' AND u.period_start = (x.slot->>'period_start')::timestamptz
-            ), '[]'::jsonb) AS slots
-       FROM sales sa
-      WHERE sa.lead_id = ANY($1::uuid[])`,
-    [leadIds],
-  );
-  const caps: CapRow[] = await em.query(`SELECT offer_id, campaign_id, period, "limit" FROM caps WHERE offer_id = ANY($1::uuid[])`, [
-    [...new Set(sales.map((s) => s.offer_id))],
-  ]);
+  const sales = (await run(em, SALES, [leadIds])) as Array<
+    WithDocuments<'storySales', { slots: Array<Omit<StoryCapSlotRow, 'limit'>> | null }>
+  >;
+  const caps = await run(em, CAPS, [[...new Set(sales.map((s) => s.offer_id))]]);
   const limitOf = (slot: { scope: string; period: string }): number | null =>
     caps.find((c) => capScope(c.offer_id, c.campaign_id) === slot.scope && c.period === slot.period)?.limit ?? null;
   return sales.map((s) => ({
@@ -400,7 +292,7 @@ async function salesOf(em: EntityManager, leadIds: string[]): Promise<StorySaleR
     price: s.price,
     created_at: s.created_at,
     updated_at: s.updated_at,
-    slots: s.slots.map((x) => ({
+    slots: (s.slots ?? []).map((x) => ({
       scope: x.scope,
       period: x.period,
       period_start: x.period_start,

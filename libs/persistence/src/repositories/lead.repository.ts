@@ -1,98 +1,11 @@
-import type { ApiCode, OutcomeStatus, ResultEntry, SubmitDecision } from '@lr/contracts';
-import { amount, cents, Cents, ConsentEvidence, ConsentLedgerEntry, Decision, decimalText, Lead, storedDecision, ZERO } from '@lr/domain';
+import type { ResultEntry, SubmitDecision } from '@lr/contracts';
+import { amount, cents, Cents, ConsentEvidence, ConsentLedgerEntry, Decision, Lead, storedDecision, ZERO } from '@lr/domain';
 import type { Queryable } from '../queries/queryable';
-import { run, statement } from '../queries/sql';
+import { run, statement, type WithDocuments } from '../queries/sql';
 import { searchDays } from '../partitions/partition-days';
-import { SHOWN } from './shown-results';
-import { CONSENT_APPEND, CONSENT_INSERT, consentParams, ledgerParams } from './consent-evidence.repository';
-
-/** A submit or direct post as its row is first written (the contract's `svc_lead_id` is `id`). */
-export interface NewLead {
-  id: string;
-  kind: 'result_submit' | 'direct_post';
-  searchId: string | null;
-  resultId: string | null;
-  affiliateId: string;
-  campaignId: string;
-  offerId: string;
-  apiKeyId: string;
-  programId: string | null;
-  answers: Record<string, string>;
-  /** The lead as delivered (a result submit: the search's with the submit's fields over it). */
-  lead: Lead;
-  tracking: Record<string, string>;
-  consumerIp: string;
-  ipSource: 'consumer' | 'caller_server';
-  isTest: boolean;
-  createdAt: string;
-  /** Whose sales count together: the search, or the first direct post. */
-  leadGroupId: string;
-  originLeadId: string | null;
-}
-
-/** A stored submit in the shape the submit answer and the lead-status read need. */
-export interface StoredLead {
-  id: string;
-  kind: 'result_submit' | 'direct_post';
-  affiliateId: string;
-  campaignId: string;
-  offerId: string;
-  searchId: string | null;
-  resultId: string | null;
-  leadGroupId: string;
-  isTest: boolean;
-  status: OutcomeStatus;
-  code: ApiCode | null;
-  reason: string | null;
-  payout: Cents | null;
-  decidedBy: 'service' | 'buyer' | null;
-  decidedAt: Date | null;
-  field: string | null;
-}
-
-/** The columns of StoredLead, for every statement that returns one (aliased from `l`). */
-export const STORED_LEAD_COLUMNS = `l.id, l.kind, l.affiliate_id, l.campaign_id, l.offer_id, l.search_id, l.result_id, l.lead_group_id, l.is_test,
-       l.status, l.code, l.reason, l.payout, l.decided_by, l.decided_at, l.field`;
-
-export interface StoredLeadRow {
-  id: string;
-  kind: StoredLead['kind'];
-  affiliate_id: string;
-  campaign_id: string;
-  offer_id: string;
-  search_id: string | null;
-  result_id: string | null;
-  lead_group_id: string;
-  is_test: boolean;
-  status: OutcomeStatus;
-  code: ApiCode | null;
-  reason: string | null;
-  payout: string | number | null;
-  decided_by: StoredLead['decidedBy'];
-  decided_at: string | Date | null;
-  field: string | null;
-}
-
-export function storedLeadOf(r: StoredLeadRow): StoredLead {
-  return {
-    id: r.id,
-    kind: r.kind,
-    affiliateId: r.affiliate_id,
-    campaignId: r.campaign_id,
-    offerId: r.offer_id,
-    searchId: r.search_id,
-    resultId: r.result_id,
-    leadGroupId: r.lead_group_id,
-    isTest: r.is_test,
-    status: r.status,
-    code: r.code,
-    reason: r.reason,
-    payout: r.payout === null ? null : cents(r.payout),
-    decidedBy: r.decided_by,
-    decidedAt: r.decided_at === null ? null : new Date(r.decided_at),
-    field: r.field,
-  };
-}
+import { CONSENT_APPEND, CONSENT_INSERT, consentParams, ledgerParams } from '../queries/consent-evidence';
+import { SHOWN } from '../queries/shown-results';
+import { LEAD_INSERT, leadParams, NewLead, STORED_LEAD_COLUMNS, StoredLead, StoredLeadColumns, storedLeadOf } from '../queries/stored-lead';
 
 /** A stored lead as the submit answer's decision (the submit reply and the lead-status read). */
 export function decisionOf(l: StoredLead): SubmitDecision {
@@ -111,60 +24,6 @@ export function decisionOf(l: StoredLead): SubmitDecision {
     searchId: l.searchId,
     ...(l.field ? { field: l.field } : {}),
   };
-}
-
-/**
- * A data-modifying CTE body that writes lead `$first` (parameters from
- * leadParams: 24 in all), when `when` holds. A decided lead gets decided_at
- * now. A row that exists already keeps what it has, except a pending one
- * without a sale (stored pending by the previous release, before its checks
- * ran), which takes this decision.
- */
-export const LEAD_INSERT = (first: number, when: string) => {
-  const p = (n: number) => `$${first + n}`;
-  return `INSERT INTO leads (id, search_id, result_id, kind, affiliate_id, campaign_id, offer_id, api_key_id, program_id, answers, lead, tracking,
-                             consumer_ip, ip_source, is_test, created_at, lead_group_id, origin_lead_id,
-                             status, code, reason, field, decided_by, payout, decided_at)
-          SELECT ${p(0)}::uuid, ${p(1)}::uuid, ${p(2)}::uuid, ${p(3)}, ${p(4)}::uuid, ${p(5)}::uuid, ${p(6)}::uuid, ${p(7)}::uuid, ${p(8)},
-                 ${p(9)}::jsonb, ${p(10)}::jsonb, ${p(11)}::jsonb, ${p(12)}, ${p(13)}, ${p(14)}::boolean, ${p(15)}::timestamptz, ${p(16)}::uuid, ${p(17)}::uuid,
-                 ${p(18)}, ${p(19)}, ${p(20)}, ${p(21)}, ${p(22)}, ${p(23)}::numeric, CASE WHEN ${p(18)} = 'pending' THEN NULL ELSE now() END
-           WHERE ${when}
-          ON CONFLICT (id) DO UPDATE
-            SET status = EXCLUDED.status, code = EXCLUDED.code, reason = EXCLUDED.reason, field = EXCLUDED.field,
-                decided_by = EXCLUDED.decided_by, payout = EXCLUDED.payout, decided_at = EXCLUDED.decided_at,
-                program_id = EXCLUDED.program_id, answers = EXCLUDED.answers
-            WHERE leads.status = 'pending' AND NOT EXISTS (SELECT 1 FROM sales s WHERE s.lead_id = leads.id)
-          RETURNING *`;
-};
-
-/** The parameters of LEAD_INSERT: the lead, then its decision (the pending one for a sale just reserved). */
-export function leadParams(l: NewLead, d: Decision, payout: Cents | null): unknown[] {
-  return [
-    l.id,
-    l.searchId,
-    l.resultId,
-    l.kind,
-    l.affiliateId,
-    l.campaignId,
-    l.offerId,
-    l.apiKeyId,
-    l.programId,
-    JSON.stringify(l.answers),
-    JSON.stringify(l.lead),
-    JSON.stringify(l.tracking),
-    l.consumerIp,
-    l.ipSource,
-    l.isTest,
-    l.createdAt,
-    l.leadGroupId,
-    l.originLeadId,
-    d.status,
-    d.code,
-    d.reason,
-    d.field ?? null,
-    d.status === 'pending' ? null : (d.decidedBy ?? 'service'),
-    payout === null ? null : decimalText(payout),
-  ];
 }
 
 /** What a submit is decided on besides the request and the catalog: the result and its search, or the earlier post a retry names; and whether this submit is stored already. */
@@ -212,14 +71,18 @@ export interface PendingLeads {
 }
 
 /** Statements of this repository (prepared per connection: queries/sql.ts). */
-const FIND_LEAD = statement(`SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1`);
+const FIND_LEAD = statement('findLead', `SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1`);
 
 /** The lead with its return by the school, if any (lead_returns: docs/returns.md). */
-const FIND_LEAD_WITH_RETURN = statement(`SELECT ${STORED_LEAD_COLUMNS}, r.returned_at, r.reason AS returned_reason
-         FROM leads l LEFT JOIN lead_returns r ON r.lead_id = l.id WHERE l.id = $1`);
+const FIND_LEAD_WITH_RETURN = statement(
+  'findLeadWithReturn',
+  `SELECT ${STORED_LEAD_COLUMNS}, r.returned_at, r.reason AS returned_reason
+         FROM leads l LEFT JOIN lead_returns r ON r.lead_id = l.id WHERE l.id = $1`,
+);
 
-const SUBMIT_CONTEXT =
-  statement(`SELECT (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1) x) AS stored,
+const SUBMIT_CONTEXT = statement(
+  'submitContext',
+  `SELECT (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1) x) AS stored,
               (SELECT row_to_json(x) FROM (
                  SELECT t.offer_id, lr_result_entry(u.id, t.body, u.expires_at)::json AS entry, u.expires_at, s.result_partner -> u.id::text AS partner_data,
                         s.lead, s.tracking, s.consumer_ip, s.ip_source, s.is_test,
@@ -227,29 +90,75 @@ const SUBMIT_CONTEXT =
                    FROM searches s CROSS JOIN LATERAL ${SHOWN('s')}
                   WHERE s.id = $4 AND ${searchDays('s', '$4')} AND u.id = $3 AND s.affiliate_id = $2) x) AS picked,
               (SELECT row_to_json(x) FROM (
-                 SELECT lead_group_id, lead, is_test FROM leads WHERE id = $5 AND affiliate_id = $2 AND kind = 'direct_post') x) AS origin`);
+                 SELECT lead_group_id, lead, is_test FROM leads WHERE id = $5 AND affiliate_id = $2 AND kind = 'direct_post') x) AS origin`,
+);
 
-const STORE_DECIDED = statement(`WITH written AS (${LEAD_INSERT(1, 'true')}),
+const STORE_DECIDED = statement(
+  'storeDecided',
+  `WITH written AS (${LEAD_INSERT(1, 'true')}),
             consent AS (${CONSENT_INSERT('$1::uuid', 25, 'EXISTS (SELECT 1 FROM written)')}),
             chained AS (${CONSENT_APPEND('consent', 32)})
-       SELECT ${STORED_LEAD_COLUMNS} FROM written l
-       UNION ALL
-       SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1 AND NOT EXISTS (SELECT 1 FROM written)`);
+       SELECT row_to_json(x) AS lead FROM (
+         SELECT ${STORED_LEAD_COLUMNS} FROM written l
+         UNION ALL
+         SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1 AND NOT EXISTS (SELECT 1 FROM written)) x`,
+);
 
-const RESERVED_LEAD =
-  statement(`SELECT l.lead, l.tracking, l.consumer_ip, l.program_id, l.answers, l.created_at, sa.payout, r.partner_data, r.entry->'offer'->>'tcpa_text' AS shown_statement,
+const RESERVED_LEAD = statement(
+  'reservedLead',
+  `SELECT l.lead, l.tracking, l.consumer_ip, l.program_id, l.answers, l.created_at, sa.payout, r.partner_data, r.entry->'offer'->>'tcpa_text' AS shown_statement,
               (SELECT row_to_json(c) FROM consent_evidence c WHERE c.lead_id = l.id) AS consent
          FROM leads l JOIN sales sa ON sa.lead_id = l.id AND sa.status = 'reserved'
          LEFT JOIN LATERAL (
            SELECT s.result_partner -> u.id::text AS partner_data, lr_result_entry(u.id, t.body, u.expires_at)::jsonb AS entry
              FROM searches s CROSS JOIN LATERAL ${SHOWN('s')}
             WHERE s.id = l.search_id AND ${searchDays('s', 'l.search_id')} AND u.id = l.result_id) r ON true
-        WHERE l.id = $1 AND l.status = 'pending'`);
+        WHERE l.id = $1 AND l.status = 'pending'`,
+);
 
 /** Served by the partial index ix_leads_pending_created_at alone (it holds only the pending leads). */
-export const PENDING_LEADS =
-  statement(`SELECT count(*)::int AS count, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS oldest_seconds
-         FROM leads WHERE status = 'pending'`);
+export const PENDING_LEADS = statement(
+  'pendingLeads',
+  `SELECT count(*)::int AS count, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS oldest_seconds
+         FROM leads WHERE status = 'pending'`,
+);
+
+/** The JSON documents SUBMIT_CONTEXT builds. */
+interface SubmitContextDocuments {
+  stored: StoredLeadColumns | null;
+  picked: {
+    offer_id: string;
+    entry: ResultEntry;
+    expires_at: string | null;
+    partner_data: { partnerResultId?: string } | null;
+    lead: Lead;
+    tracking: Record<string, string>;
+    consumer_ip: string;
+    ip_source: 'consumer' | 'caller_server';
+    is_test: boolean;
+    submitted: boolean;
+    form_cert_url: string | null;
+    universal_lead_cert: string | null;
+  } | null;
+  origin: { lead_group_id: string; lead: Lead; is_test: boolean } | null;
+}
+
+/** The JSON documents RESERVED_LEAD builds or reads (its json columns). */
+interface ReservedLeadDocuments {
+  lead: Lead;
+  tracking: Record<string, string>;
+  answers: Record<string, string>;
+  partner_data: { partnerResultId?: string } | null;
+  consent: {
+    tcpa_consent: boolean;
+    tcpa_text: string | null;
+    button_label: string | null;
+    ip: string;
+    consented_at: string;
+    form_cert_url: string | null;
+    universal_lead_cert: string | null;
+  } | null;
+}
 
 /**
  * Leads (`leads`): every submit and direct post is its own row, linked to its
@@ -262,17 +171,13 @@ export class LeadRepository {
   constructor(private readonly db: Queryable) {}
 
   async find(leadId: string): Promise<StoredLead | null> {
-    const rows: StoredLeadRow[] = await run(this.db, FIND_LEAD, [leadId]);
+    const rows = await run(this.db, FIND_LEAD, [leadId]);
     return rows[0] ? storedLeadOf(rows[0]) : null;
   }
 
   /** The lead and whether its school returned it (the lead-status read). */
   async findWithReturn(leadId: string): Promise<{ lead: StoredLead; returned: { at: Date; reason: string } | null } | null> {
-    const rows: Array<StoredLeadRow & { returned_at: Date | null; returned_reason: string | null }> = await run(
-      this.db,
-      FIND_LEAD_WITH_RETURN,
-      [leadId],
-    );
+    const rows = await run(this.db, FIND_LEAD_WITH_RETURN, [leadId]);
     const r = rows[0];
     if (!r) return null;
     return {
@@ -293,25 +198,9 @@ export class LeadRepository {
     searchId: string | null;
     originLeadId: string | null;
   }): Promise<SubmitContext> {
-    type Row = {
-      stored: StoredLeadRow | null;
-      picked: {
-        offer_id: string;
-        entry: ResultEntry;
-        expires_at: string | null;
-        partner_data: { partnerResultId?: string } | null;
-        lead: Lead;
-        tracking: Record<string, string>;
-        consumer_ip: string;
-        ip_source: 'consumer' | 'caller_server';
-        is_test: boolean;
-        submitted: boolean;
-        form_cert_url: string | null;
-        universal_lead_cert: string | null;
-      } | null;
-      origin: { lead_group_id: string; lead: Lead; is_test: boolean } | null;
-    };
-    const rows: Row[] = await run(this.db, SUBMIT_CONTEXT, [q.leadId, q.affiliateId, q.resultId, q.searchId, q.originLeadId]);
+    const rows = (await run(this.db, SUBMIT_CONTEXT, [q.leadId, q.affiliateId, q.resultId, q.searchId, q.originLeadId])) as Array<
+      WithDocuments<'submitContext', SubmitContextDocuments>
+    >;
     const r = rows[0];
     const p = r.picked;
     return {
@@ -350,12 +239,12 @@ export class LeadRepository {
     consent: ConsentEvidence | null,
     ledger: ConsentLedgerEntry | null,
   ): Promise<StoredLead> {
-    const rows: StoredLeadRow[] = await run(this.db, STORE_DECIDED, [
+    const rows = (await run(this.db, STORE_DECIDED, [
       ...leadParams(lead, decision, ZERO),
       ...consentParams(consent),
       ...ledgerParams(ledger),
-    ]);
-    if (rows[0]) return storedLeadOf(rows[0]);
+    ])) as Array<WithDocuments<'storeDecided', { lead: StoredLeadColumns }>>;
+    if (rows[0]) return storedLeadOf(rows[0].lead);
     const twin = await this.find(lead.id);
     if (!twin) throw new Error(`lead ${lead.id} was neither written nor found`);
     return twin;
@@ -363,32 +252,13 @@ export class LeadRepository {
 
   /** How many leads wait for their buyer's answer, and the age of the oldest (delivery's gauges, docs/observability.md). */
   async pending(): Promise<PendingLeads> {
-    const rows: Array<{ count: number; oldest_seconds: number }> = await run(this.db, PENDING_LEADS);
-    return { count: rows[0].count, oldestSeconds: Math.max(0, rows[0].oldest_seconds) };
+    const [r] = await run(this.db, PENDING_LEADS);
+    return { count: r.count ?? 0, oldestSeconds: Math.max(0, r.oldest_seconds ?? 0) };
   }
 
   /** A reserved (pending) lead as it was written, to send it to its buyer again after a redelivery. */
   async reserved(leadId: string): Promise<ReservedLead | null> {
-    const rows: Array<{
-      lead: Lead;
-      tracking: Record<string, string>;
-      consumer_ip: string;
-      program_id: string | null;
-      answers: Record<string, string>;
-      created_at: Date;
-      payout: string | null;
-      partner_data: { partnerResultId?: string } | null;
-      shown_statement: string | null;
-      consent: {
-        tcpa_consent: boolean;
-        tcpa_text: string | null;
-        button_label: string | null;
-        ip: string;
-        consented_at: string;
-        form_cert_url: string | null;
-        universal_lead_cert: string | null;
-      } | null;
-    }> = await run(this.db, RESERVED_LEAD, [leadId]);
+    const rows = (await run(this.db, RESERVED_LEAD, [leadId])) as Array<WithDocuments<'reservedLead', ReservedLeadDocuments>>;
     const r = rows[0];
     if (!r) return null;
     return {

@@ -1,22 +1,12 @@
 import type { OptOutKey, OptOutRecord, OptOutSource } from '@lr/domain';
 import type { Queryable } from '../queries/queryable';
-import { run, statement } from '../queries/sql';
+import { filled, run, statement, type WithDocuments } from '../queries/sql';
 
 /**
  * Opt-outs, suppressions and revocation notices (docs/opt-outs.md). The
  * searches' and submits' check reads `suppressions` inside the sale facts
  * (SUPPRESSED, embedded there); everything else is here.
  */
-
-/**
- * Whether any of the person's keys is suppressed now (embedded in the sale
- * facts): `keys` is a relation of (key_type, key_hash), as for the dedupe
- * index (KEYS_FROM_PARAMS, or a search's stored keys); only email and phone
- * keys can match.
- */
-export const SUPPRESSED = (keys: string) =>
-  `EXISTS (SELECT 1 FROM (${keys}) AS k(key_type, key_hash)
-             JOIN suppressions sp ON sp.key_type = k.key_type AND sp.key_hash = k.key_hash::char(64))`;
 
 /**
  * One notice per lead of `sold`, a relation of (opt_out_id, lead_id,
@@ -45,7 +35,9 @@ const SOLD_TO = (keys: string, extra: string) =>
      JOIN sales s ON s.lead_id = d.lead_id AND s.status = 'accepted'`;
 
 /** An opt-out in one statement: the request, its suppressions (a key already suppressed stays with its first request), their audit, the notices. */
-const RECORD = statement(`
+const RECORD = statement(
+  'recordOptOut',
+  `
   WITH request AS (
     INSERT INTO opt_outs (id, received_at, due_at, source, affiliate_id, api_key_id, reference, relay, email_sha256, phone_sha256)
     VALUES ($1, $2, $10, $3, $4, $5, $6, $11,
@@ -61,7 +53,8 @@ const RECORD = statement(`
     INSERT INTO suppression_audit (action, key_type, key_hash, opt_out_id, actor)
     SELECT 'suppress', key_type, key_hash, $1, $9 FROM suppressed
   ), notices AS (${INSERT_NOTICES(SOLD_TO('SELECT * FROM unnest($7::text[], $8::char(64)[])', '$1::uuid AS opt_out_id, $10::timestamptz AS due_at'))})
-  SELECT (SELECT count(*) FROM request)::int AS recorded, (SELECT count(*) FROM suppressed)::int AS suppressed, (SELECT count(*) FROM notices)::int AS notices`);
+  SELECT (SELECT count(*) FROM request)::int AS recorded, (SELECT count(*) FROM suppressed)::int AS suppressed, (SELECT count(*) FROM notices)::int AS notices`,
+);
 
 /**
  * Leads accepted after their person was suppressed (a sale reserved just
@@ -69,33 +62,47 @@ const RECORD = statement(`
  * suppression's request. Only suppressions of the last day are looked at: a
  * reservation is never older than that.
  */
-const LATE_NOTICES = statement(`
+const LATE_NOTICES = statement(
+  'lateNotices',
+  `
   WITH recent AS (
     SELECT sp.key_type, sp.key_hash, sp.opt_out_id, o.due_at FROM suppressions sp JOIN opt_outs o ON o.id = sp.opt_out_id
      WHERE sp.suppressed_at > now() - interval '1 day' AND o.relay = $1
   )
   ${INSERT_NOTICES(`${SOLD_TO('SELECT key_type, key_hash FROM recent', 'r.opt_out_id, r.due_at')}
       JOIN recent r ON r.key_type = k.key_type AND r.key_hash = k.key_hash
-     WHERE NOT EXISTS (SELECT 1 FROM revocation_notices n WHERE n.lead_id = s.lead_id)`)}`);
+     WHERE NOT EXISTS (SELECT 1 FROM revocation_notices n WHERE n.lead_id = s.lead_id)`)}`,
+);
 
 /** Notices whose sender died mid-send (its hold lapsed, nothing booked): queued again. */
-const ABANDONED = statement(`
+const ABANDONED = statement(
+  'abandonedNotices',
+  `
   UPDATE revocation_notices n SET sending_until = NULL, queued_at = NULL
    WHERE n.acknowledged_at IS NULL AND n.sending_until < now()
      AND EXISTS (SELECT 1 FROM opt_outs o WHERE o.id = n.opt_out_id AND o.relay = $1)
-  RETURNING n.id`);
+  RETURNING n.id`,
+);
 
-const UNQUEUED = statement(`
+const UNQUEUED = statement(
+  'unqueuedNotices',
+  `
   SELECT n.id FROM revocation_notices n JOIN opt_outs o ON o.id = n.opt_out_id
    WHERE n.queued_at IS NULL AND o.relay = $2
-   ORDER BY n.created_at LIMIT $1`);
-const MARK_QUEUED = statement(`UPDATE revocation_notices SET queued_at = now() WHERE id = ANY($1::uuid[]) AND queued_at IS NULL`);
+   ORDER BY n.created_at LIMIT $1`,
+);
+const MARK_QUEUED = statement(
+  'markNoticesQueued',
+  `UPDATE revocation_notices SET queued_at = now() WHERE id = ANY($1::uuid[]) AND queued_at IS NULL`,
+);
 
 /**
  * Claims a notice for one send: not acknowledged, and nobody else sending it
  * (`sending_until` passed: a sender killed mid-send gives it up then).
  */
-const CLAIM = statement(`
+const CLAIM = statement(
+  'claimNotice',
+  `
   WITH claimed AS (
     UPDATE revocation_notices SET attempts = attempts + 1, sending_until = now() + make_interval(secs => $2::double precision / 1000)
      WHERE id = $1 AND acknowledged_at IS NULL AND (sending_until IS NULL OR sending_until < now())
@@ -106,14 +113,23 @@ const CLAIM = statement(`
     FROM claimed c JOIN opt_outs r ON r.id = c.opt_out_id JOIN offers o ON o.id = c.offer_id LEFT JOIN partners p ON p.id = o.partner_id
   UNION ALL
   SELECT CASE WHEN n.acknowledged_at IS NOT NULL THEN 'acknowledged' ELSE 'busy' END, n.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-    FROM revocation_notices n WHERE n.id = $1 AND NOT EXISTS (SELECT 1 FROM claimed)`);
+    FROM revocation_notices n WHERE n.id = $1 AND NOT EXISTS (SELECT 1 FROM claimed)`,
+);
 
-const ACKNOWLEDGE = statement(`
+const ACKNOWLEDGE = statement(
+  'acknowledgeNotice',
+  `
   UPDATE revocation_notices SET acknowledged_at = COALESCE(acknowledged_at, now()), receipt = COALESCE(receipt, $2::jsonb), sending_until = NULL, last_error = NULL
-   WHERE id = $1 RETURNING acknowledged_at`);
-const FAILED = statement(`UPDATE revocation_notices SET last_error = $2, sending_until = NULL WHERE id = $1 AND acknowledged_at IS NULL`);
+   WHERE id = $1 RETURNING acknowledged_at`,
+);
+const FAILED = statement(
+  'noticeFailed',
+  `UPDATE revocation_notices SET last_error = $2, sending_until = NULL WHERE id = $1 AND acknowledged_at IS NULL`,
+);
 
-const OPEN_NOTICES = statement(`
+const OPEN_NOTICES = statement(
+  'openNotices',
+  `
   SELECT n.id, n.lead_id, n.offer_id, n.buyer_kind, n.buyer_id, COALESCE(sc.name, pa.name) AS buyer_name, r.received_at, n.due_at,
          n.queued_at, n.attempts, n.last_error, n.acknowledged_at
     FROM revocation_notices n
@@ -122,14 +138,20 @@ const OPEN_NOTICES = statement(`
     LEFT JOIN partners pa ON n.buyer_kind = 'partner' AND pa.id = n.buyer_id
    WHERE n.acknowledged_at IS NULL AND ($1::timestamptz IS NULL OR n.due_at < $1)
    ORDER BY n.due_at, n.id
-   LIMIT $2`);
+   LIMIT $2`,
+);
 
-const COUNTS = statement(`
+const COUNTS = statement(
+  'noticeCounts',
+  `
   SELECT (SELECT count(*) FROM revocation_notices WHERE acknowledged_at IS NULL)::int AS open,
          (SELECT count(*) FROM revocation_notices WHERE acknowledged_at IS NULL AND due_at < now())::int AS overdue,
-         (SELECT COALESCE(json_object_agg(source, n), '{}') FROM (SELECT source, count(*)::int AS n FROM opt_outs WHERE recorded_at > now() - interval '1 day' GROUP BY source) x) AS recorded_last_day`);
+         (SELECT COALESCE(json_object_agg(source, n), '{}') FROM (SELECT source, count(*)::int AS n FROM opt_outs WHERE recorded_at > now() - interval '1 day' GROUP BY source) x) AS recorded_last_day`,
+);
 
-const LIFT = statement(`
+const LIFT = statement(
+  'liftSuppressions',
+  `
   WITH lifted AS (
     DELETE FROM suppressions sp USING unnest($1::text[], $2::char(64)[]) AS k(key_type, key_hash)
      WHERE sp.key_type = k.key_type AND sp.key_hash = k.key_hash
@@ -138,7 +160,8 @@ const LIFT = statement(`
     INSERT INTO suppression_audit (action, key_type, key_hash, opt_out_id, actor, reason)
     SELECT 'lift', key_type, key_hash, opt_out_id, $3, $4 FROM lifted
   )
-  SELECT key_type FROM lifted`);
+  SELECT key_type FROM lifted`,
+);
 
 /**
  * An opt-out to store (libs/domain optOutRecord): `reference` is the
@@ -191,7 +214,7 @@ export class OptOuts {
 
   /** Stores an opt-out: from this statement's commit on, searches and submits of the person are suppressed, and its notices wait in the outbox. */
   async record(o: NewOptOut): Promise<RecordedOptOut> {
-    const [r] = await run<{ suppressed: number; notices: number }>(this.db, RECORD, [
+    const [r] = await run(this.db, RECORD, [
       o.id,
       o.receivedAt,
       o.source,
@@ -204,14 +227,12 @@ export class OptOuts {
       o.dueAt,
       o.relay,
     ]);
-    return { suppressed: r.suppressed, notices: r.notices };
+    return { suppressed: r.suppressed ?? 0, notices: r.notices ?? 0 };
   }
 
   /** Lifts the suppression of the keys (an operator's decision, audited with its reason); answers the key types lifted. */
   async lift(keys: readonly OptOutKey[], actor: string, reason: string): Promise<string[]> {
-    return (await run<{ key_type: string }>(this.db, LIFT, [keys.map((k) => k.type), keys.map((k) => k.hash), actor, reason])).map(
-      (r) => r.key_type,
-    );
+    return (await run(this.db, LIFT, [keys.map((k) => k.type), keys.map((k) => k.hash), actor, reason])).map((r) => r.key_type);
   }
 
   /** Notices for leads accepted after their person's suppression by an opt-out `relay` relays, due when its request's are. */
@@ -226,7 +247,7 @@ export class OptOuts {
 
   /** Notices of `relay`'s opt-outs not yet handed to RabbitMQ, oldest first. */
   async unqueued(limit: number, relay: string): Promise<string[]> {
-    return (await run<{ id: string }>(this.db, UNQUEUED, [limit, relay])).map((r) => r.id);
+    return (await run(this.db, UNQUEUED, [limit, relay])).map((r) => r.id);
   }
 
   async markQueued(ids: readonly string[]): Promise<void> {
@@ -235,30 +256,35 @@ export class OptOuts {
 
   /** Claims a notice for a send of at most `holdMs`. */
   async claim(id: string, holdMs: number): Promise<NoticeClaim> {
-    const [r] = await run<ClaimRow>(this.db, CLAIM, [id, holdMs]);
+    const [r] = (await run(this.db, CLAIM, [id, holdMs])) as Array<
+      WithDocuments<'claimNotice', { delivery: Record<string, unknown> | null; partner_settings: Record<string, unknown> | null }>
+    >;
     if (!r) return { state: 'unknown' };
-    if (r.state !== 'claimed') return { state: r.state };
+    if (r.state === 'acknowledged' || r.state === 'busy') return { state: r.state };
+    // The claimed branch of the UNION: its columns are the claimed notice's (PostgreSQL describes a UNION's as nullable).
     return {
       state: 'claimed',
       notice: {
-        id: r.id,
-        leadId: r.lead_id!,
-        offerId: r.offer_id!,
-        buyerKind: r.buyer_kind!,
-        buyerId: r.buyer_id!,
-        receivedAt: new Date(r.received_at!),
-        dueAt: new Date(r.due_at!),
-        attempts: r.attempts!,
+        id: filled(r.id, 'id'),
+        leadId: filled(r.lead_id, 'lead_id'),
+        offerId: filled(r.offer_id, 'offer_id'),
+        buyerKind: r.buyer_kind === 'partner' ? 'partner' : 'school',
+        buyerId: filled(r.buyer_id, 'buyer_id'),
+        receivedAt: new Date(filled(r.received_at, 'received_at')),
+        dueAt: new Date(filled(r.due_at, 'due_at')),
+        attempts: filled(r.attempts, 'attempts'),
         delivery: r.delivery,
-        partner: r.partner_adapter ? { adapter: r.partner_adapter, baseUrl: r.partner_base_url!, settings: r.partner_settings } : null,
+        partner: r.partner_adapter
+          ? { adapter: r.partner_adapter, baseUrl: filled(r.partner_base_url, 'partner_base_url'), settings: r.partner_settings }
+          : null,
       },
     };
   }
 
   /** The buyer's receipt: the notice is acknowledged (a second receipt keeps the first). */
   async acknowledge(id: string, receipt: Record<string, unknown>): Promise<Date | null> {
-    const [r] = await run<{ acknowledged_at: Date }>(this.db, ACKNOWLEDGE, [id, receipt]);
-    return r ? new Date(r.acknowledged_at) : null;
+    const [r] = await run(this.db, ACKNOWLEDGE, [id, receipt]);
+    return r ? new Date(filled(r.acknowledged_at, 'acknowledged_at')) : null;
   }
 
   /** A failed send: its error (our words only) for `optout status`, and the notice free for the next try. */
@@ -268,7 +294,7 @@ export class OptOuts {
 
   /** Notices not acknowledged (with `overdueAt`: only those due before it), by due time. */
   async open(overdueAt: Date | null, limit: number): Promise<OpenNotice[]> {
-    const rows = await run<OpenRow>(this.db, OPEN_NOTICES, [overdueAt, limit]);
+    const rows = await run(this.db, OPEN_NOTICES, [overdueAt, limit]);
     return rows.map((r) => ({
       id: r.id,
       leadId: r.lead_id,
@@ -286,37 +312,9 @@ export class OptOuts {
 
   /** Open and overdue notices now, and the opt-outs recorded in the last 24 hours by source (the gauges). */
   async counts(): Promise<{ open: number; overdue: number; recordedLastDay: Partial<Record<OptOutSource, number>> }> {
-    const [r] = await run<{ open: number; overdue: number; recorded_last_day: Partial<Record<OptOutSource, number>> }>(this.db, COUNTS);
-    return { open: r.open, overdue: r.overdue, recordedLastDay: r.recorded_last_day };
+    const [r] = (await run(this.db, COUNTS)) as Array<
+      WithDocuments<'noticeCounts', { recorded_last_day: Partial<Record<OptOutSource, number>> | null }>
+    >;
+    return { open: r.open ?? 0, overdue: r.overdue ?? 0, recordedLastDay: r.recorded_last_day ?? {} };
   }
-}
-
-interface ClaimRow {
-  state: 'claimed' | 'acknowledged' | 'busy';
-  id: string;
-  lead_id: string | null;
-  offer_id: string | null;
-  buyer_kind: 'school' | 'partner' | null;
-  buyer_id: string | null;
-  due_at: string | null;
-  attempts: number | null;
-  received_at: string | null;
-  delivery: Record<string, unknown> | null;
-  partner_adapter: string | null;
-  partner_base_url: string | null;
-  partner_settings: Record<string, unknown> | null;
-}
-
-interface OpenRow {
-  id: string;
-  lead_id: string;
-  offer_id: string;
-  buyer_kind: 'school' | 'partner';
-  buyer_id: string;
-  buyer_name: string | null;
-  received_at: string;
-  due_at: string;
-  queued_at: string | null;
-  attempts: number;
-  last_error: string | null;
 }

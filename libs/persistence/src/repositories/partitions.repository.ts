@@ -1,30 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { addDays, dayOf, daySuffix, KEPT_DAY, LEGACY_DAY, PARTITIONED_TABLES, PartitionedTable } from '../partitions/partition-days';
-import { run, Statement, statement } from '../queries/sql';
-
-interface Executes {
-  query(sql: string, params?: unknown[]): Promise<unknown>;
-}
-
-/**
- * Creates the partition `<table>_<suffix>` of every partitioned table for
- * [from, to) (`to` null: the day after `from`), where missing. The migration
- * and the partition keeper share it. Answers how many it created.
- */
-export async function createDayPartitions(q: Executes, p: { from: string; to: string | null; suffix: string }): Promise<number> {
-  const to = p.to ?? addDays(p.from, 1);
-  let created = 0;
-  for (const table of PARTITIONED_TABLES) {
-    const name = `${table}_${p.suffix}`;
-    const exists = (await q.query(`SELECT 1 FROM pg_class WHERE relname = $1 AND relnamespace = current_schema()::regnamespace`, [
-      name,
-    ])) as unknown[];
-    if (exists.length > 0) continue;
-    await q.query(`CREATE TABLE ${name} PARTITION OF ${table} FOR VALUES FROM ('${p.from}') TO ('${to}')`);
-    created++;
-  }
-  return created;
-}
+import { createDayPartitions } from '../queries/day-partitions';
+import { filled, run, Statement, statement } from '../queries/sql';
 
 /** One partition as stored: its table, its day (or kept / legacy), its size. */
 export interface PartitionInfo {
@@ -38,21 +15,27 @@ export interface PartitionInfo {
   bytes: number;
 }
 
-const PARTITIONS = statement(`SELECT parent.relname AS table, child.relname AS name, pg_get_expr(child.relpartbound, child.oid) AS bound,
+const PARTITIONS = statement(
+  'partitionList',
+  `SELECT parent.relname AS table, child.relname AS name, pg_get_expr(child.relpartbound, child.oid) AS bound,
               GREATEST(child.reltuples, 0)::bigint AS rows, pg_total_relation_size(child.oid) AS bytes
          FROM pg_inherits i
          JOIN pg_class parent ON parent.oid = i.inhparent
          JOIN pg_class child ON child.oid = i.inhrelid
         WHERE parent.relname = ANY($1::text[]) AND parent.relnamespace = current_schema()::regnamespace
-        ORDER BY parent.relname, child.relname`);
+        ORDER BY parent.relname, child.relname`,
+);
+
+/** Services start together: one creates the partitions at a time. */
+const PARTITIONS_LOCK = statement('partitionsLock', `SELECT pg_advisory_xact_lock(hashtext('lead-router-partitions'))`);
 
 /** Exact row counts of one partition family's day (the retention's dry run counts what it would drop). */
 const DAY_ROWS = Object.fromEntries(
   PARTITIONED_TABLES.map((t) => [
     t,
-    statement(`SELECT count(*)::bigint AS n FROM ${t} WHERE part_day >= $1::date AND part_day < $2::date`),
+    statement(`${t}DayRows`, `SELECT count(*)::bigint AS n FROM ${t} WHERE part_day >= $1::date AND part_day < $2::date`),
   ]),
-) as Record<PartitionedTable, Statement>;
+) as Record<PartitionedTable, Statement<`${PartitionedTable}DayRows`>>;
 
 /**
  * Searches of [from, to) that a lead names move to the kept partition, with
@@ -64,7 +47,9 @@ const DAY_ROWS = Object.fromEntries(
  * after its result expired is refused (`OFFER_UNAVAILABLE`) and stored, naming
  * its search, however late it comes. For the legacy partition: any time.
  */
-const KEEP_SUBMITTED = statement(`WITH kept AS (
+const KEEP_SUBMITTED = statement(
+  'keepSubmitted',
+  `WITH kept AS (
          SELECT DISTINCT s.id
            FROM leads l JOIN searches s ON s.id = l.search_id AND s.part_day >= $1::date AND s.part_day < $2::date
           WHERE l.search_id IS NOT NULL AND l.created_at >= $3::timestamptz AND l.created_at < $4::timestamptz
@@ -86,11 +71,15 @@ const KEEP_SUBMITTED = statement(`WITH kept AS (
          RETURNING 1
        )
        SELECT (SELECT count(*) FROM moved)::int AS searches, (SELECT count(*) FROM calls)::int AS calls,
-              (SELECT count(*) FROM templates)::int AS templates`);
+              (SELECT count(*) FROM templates)::int AS templates`,
+);
 
-const SUBMITTED_COUNT = statement(`SELECT count(DISTINCT s.id)::bigint AS n
+const SUBMITTED_COUNT = statement(
+  'submittedCount',
+  `SELECT count(DISTINCT s.id)::bigint AS n
          FROM leads l JOIN searches s ON s.id = l.search_id AND s.part_day >= $1::date AND s.part_day < $2::date
-        WHERE l.search_id IS NOT NULL AND l.created_at >= $3::timestamptz AND l.created_at < $4::timestamptz`);
+        WHERE l.search_id IS NOT NULL AND l.created_at >= $3::timestamptz AND l.created_at < $4::timestamptz`,
+);
 
 /** The leads that can name a search of the partition starting at `from` ([created from, created to)): see KEEP_SUBMITTED. */
 function leadWindow(from: string): [string, string] {
@@ -108,13 +97,14 @@ const LOCK_NOT_AVAILABLE = '55P03';
 const DROPPABLE = new RegExp(`^(${PARTITIONED_TABLES.join('|')})_(p\\d{8}|legacy)$`);
 
 /** The newest search of the legacy partition (it is emptied once that is past the retention). */
-const LEGACY_NEWEST = statement(`SELECT max(created_at) AS newest FROM searches WHERE part_day = DATE '${LEGACY_DAY}'`);
+const LEGACY_NEWEST = statement('legacyNewest', `SELECT max(created_at) AS newest FROM searches WHERE part_day = DATE '${LEGACY_DAY}'`);
 const LEGACY_MESSAGES_NEWEST = statement(
+  'legacyMessagesNewest',
   `SELECT max(processed_at) AS newest FROM processed_messages WHERE part_day = DATE '${LEGACY_DAY}'`,
 );
 
 /** Searches and the partitions they live in: sizes for `ops storage report`, bytes per search. */
-const SEARCH_COUNT = statement(`SELECT count(*)::bigint AS n FROM searches`);
+const SEARCH_COUNT = statement('searchCount', `SELECT count(*)::bigint AS n FROM searches`);
 
 /** One table of the schema as stored: a partitioned table counts its partitions' rows and bytes. */
 export interface TableSize {
@@ -129,7 +119,9 @@ export interface TableSize {
 }
 
 /** Every table of the schema that is not itself a partition, largest first. */
-const TABLE_SIZES = statement(`SELECT c.relname AS table, c.relkind = 'p' AS partitioned, count(ch.oid)::int AS partitions,
+const TABLE_SIZES = statement(
+  'tableSizes',
+  `SELECT c.relname AS table, c.relkind = 'p' AS partitioned, count(ch.oid)::int AS partitions,
               CASE WHEN c.relkind = 'p' THEN COALESCE(sum(GREATEST(ch.reltuples, 0)), 0) ELSE GREATEST(c.reltuples, 0) END::bigint AS rows,
               CASE WHEN c.relkind = 'p' THEN COALESCE(sum(pg_total_relation_size(ch.oid)), 0) ELSE pg_total_relation_size(c.oid) END::bigint AS bytes
          FROM pg_class c
@@ -137,7 +129,8 @@ const TABLE_SIZES = statement(`SELECT c.relname AS table, c.relkind = 'p' AS par
          LEFT JOIN pg_class ch ON ch.oid = i.inhrelid
         WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
         GROUP BY c.oid, c.relname, c.relkind, c.reltuples
-        ORDER BY bytes DESC, c.relname`);
+        ORDER BY bytes DESC, c.relname`,
+);
 
 /**
  * The day partitions (`part_day`, UTC) of `searches`, `result_templates`,
@@ -155,7 +148,7 @@ export class PartitionStore {
    */
   async ensureDays(now: Date, ahead: number): Promise<number> {
     return this.ds.transaction(async (em) => {
-      await em.query(`SELECT pg_advisory_xact_lock(hashtext('lead-router-partitions'))`);
+      await run(em, PARTITIONS_LOCK);
       let created = 0;
       for (const day of daysAhead(now, ahead)) created += await createDayPartitions(em, { from: day, to: null, suffix: daySuffix(day) });
       return created;
@@ -169,12 +162,14 @@ export class PartitionStore {
   }
 
   async partitions(): Promise<PartitionInfo[]> {
-    const rows: Array<{ table: PartitionedTable; name: string; bound: string; rows: string; bytes: string }> = await run(
-      this.ds,
-      PARTITIONS,
-      [[...PARTITIONED_TABLES]],
-    );
-    return rows.map((r) => ({ table: r.table, name: r.name, day: dayOfBound(r.bound), rows: Number(r.rows), bytes: Number(r.bytes) }));
+    const rows = await run(this.ds, PARTITIONS, [[...PARTITIONED_TABLES]]);
+    return rows.map((r) => ({
+      table: filled(PARTITIONED_TABLES.find((t) => t === r.table) ?? null, 'table'),
+      name: r.name,
+      day: dayOfBound(filled(r.bound, 'bound')),
+      rows: Number(r.rows ?? 0),
+      bytes: Number(r.bytes ?? 0),
+    }));
   }
 
   /** Exact rows of each partitioned table (or of `tables`) in [from, to). */
@@ -184,30 +179,26 @@ export class PartitionStore {
     tables: readonly PartitionedTable[] = PARTITIONED_TABLES,
   ): Promise<Partial<Record<PartitionedTable, number>>> {
     const out: Partial<Record<PartitionedTable, number>> = {};
-    for (const t of tables) out[t] = Number((await run<{ n: string }>(this.ds, DAY_ROWS[t], [from, to]))[0].n);
+    for (const t of tables) out[t] = Number((await run(this.ds, DAY_ROWS[t], [from, to]))[0].n);
     return out;
   }
 
   /** Moves the searches of the partition [from, to) that a lead names into the kept partition (KEEP_SUBMITTED). */
   async keepSubmitted(from: string, to: string): Promise<{ searches: number; calls: number; templates: number }> {
-    const rows: Array<{ searches: number; calls: number; templates: number }> = await run(this.ds, KEEP_SUBMITTED, [
-      from,
-      to,
-      ...leadWindow(from),
-    ]);
-    return rows[0];
+    const [r] = await run(this.ds, KEEP_SUBMITTED, [from, to, ...leadWindow(from)]);
+    return { searches: r.searches ?? 0, calls: r.calls ?? 0, templates: r.templates ?? 0 };
   }
 
   /** How many searches of [from, to) keepSubmitted would move (the retention's dry run), changing nothing. */
   async submittedCount(from: string, to: string): Promise<number> {
-    const rows: Array<{ n: string }> = await run(this.ds, SUBMITTED_COUNT, [from, to, ...leadWindow(from)]);
+    const rows = await run(this.ds, SUBMITTED_COUNT, [from, to, ...leadWindow(from)]);
     return Number(rows[0].n);
   }
 
   /** The newest row of the legacy partitions: searches by creation, handled messages by handling. */
   async legacyNewest(): Promise<{ searches: Date | null; messages: Date | null }> {
-    const s: Array<{ newest: Date | null }> = await run(this.ds, LEGACY_NEWEST, []);
-    const m: Array<{ newest: Date | null }> = await run(this.ds, LEGACY_MESSAGES_NEWEST, []);
+    const s = await run(this.ds, LEGACY_NEWEST, []);
+    const m = await run(this.ds, LEGACY_MESSAGES_NEWEST, []);
     return { searches: s[0]?.newest ?? null, messages: m[0]?.newest ?? null };
   }
 
@@ -244,15 +235,11 @@ export class PartitionStore {
    * from the statistics (0 until the table is first analyzed).
    */
   async tables(): Promise<TableSize[]> {
-    const rows: Array<{ table: string; partitioned: boolean; partitions: number; rows: string; bytes: string }> = await run(
-      this.ds,
-      TABLE_SIZES,
-      [],
-    );
+    const rows = await run(this.ds, TABLE_SIZES, []);
     return rows.map((r) => ({
-      table: r.table,
-      partitioned: r.partitioned,
-      partitions: r.partitions,
+      table: filled(r.table, 'table'),
+      partitioned: r.partitioned === true,
+      partitions: r.partitions ?? 0,
       rows: Number(r.rows),
       bytes: Number(r.bytes),
     }));
@@ -283,7 +270,7 @@ export class PartitionStore {
   }
 
   async searchCount(): Promise<number> {
-    const rows: Array<{ n: string }> = await run(this.ds, SEARCH_COUNT, []);
+    const rows = await run(this.ds, SEARCH_COUNT, []);
     return Number(rows[0].n);
   }
 }

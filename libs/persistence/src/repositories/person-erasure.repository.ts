@@ -1,7 +1,7 @@
 import type { OptOutKey, StoredContact } from '@lr/domain';
 import type { PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
-import { inTransaction, poolOf, run, statement } from '../queries/sql';
+import { filled, inTransaction, poolOf, run, statement, type WithDocuments } from '../queries/sql';
 
 /**
  * A person's records, found and erased for a deletion request
@@ -30,7 +30,9 @@ const KEYLESS = `COALESCE(jsonb_array_length(s.person_keys), 0) = 0`;
  * one-element `[{type, hash}]`), and the keyless ones that have an email or
  * a phone, with them.
  */
-const SEARCH_CANDIDATES = statement(`
+const SEARCH_CANDIDATES = statement(
+  'searchCandidates',
+  `
   SELECT s.id, COALESCE(s.person_keys @> ANY($2::jsonb[]), false) AS by_keys,
          CASE WHEN ${KEYLESS} THEN s.lead #>> '{personal,email}' END AS email,
          CASE WHEN ${KEYLESS} THEN s.lead #>> '{personal,phone}' END AS phone
@@ -38,35 +40,47 @@ const SEARCH_CANDIDATES = statement(`
    WHERE s.part_day = $1::date AND s.id > $3::uuid
      AND (s.person_keys @> ANY($2::jsonb[]) OR (${KEYLESS} AND s.lead -> 'personal' ?| ARRAY['email', 'phone']))
    ORDER BY s.id
-   LIMIT $4`);
+   LIMIT $4`,
+);
 
 /** Leads whose consent event holds one of the hashes ($1 emails, $2 phones), and the leads of searches $3. */
-const LEAD_CANDIDATES = statement(`
+const LEAD_CANDIDATES = statement(
+  'leadCandidates',
+  `
   SELECT g.lead_id AS id FROM consent_ledger g
    WHERE g.email_sha256 = ANY($1::char(64)[]) OR g.phone_sha256 = ANY($2::char(64)[])
   UNION
-  SELECT l.id FROM leads l WHERE l.search_id = ANY($3::uuid[])`);
+  SELECT l.id FROM leads l WHERE l.search_id = ANY($3::uuid[])`,
+);
 
 /** Leads the consent ledger does not hold (no hashes to find them by), with an email or a phone, after id $1. */
-const UNLEDGERED_LEADS = statement(`
+const UNLEDGERED_LEADS = statement(
+  'unledgeredLeads',
+  `
   SELECT l.id, l.lead #>> '{personal,email}' AS email, l.lead #>> '{personal,phone}' AS phone
     FROM leads l
    WHERE l.id > $1::uuid AND l.lead -> 'personal' ?| ARRAY['email', 'phone']
      AND NOT EXISTS (SELECT 1 FROM consent_ledger g WHERE g.lead_id = l.id)
    ORDER BY l.id
-   LIMIT $2`);
+   LIMIT $2`,
+);
 
 /** A search's contact columns, named as SearchContact's keys. */
-const SEARCH_ROW = statement(`
+const SEARCH_ROW = statement(
+  'searchRow',
+  `
   SELECT s.id, s.is_test AS "isTest", s.lead, s.tracking, s.consumer_ip AS "consumerIp", s.ip_source AS "ipSource",
          s.offer_decisions AS "offerDecisions", s.result_partner AS "resultPartner", s.result_expires AS "resultExpires",
          COALESCE((SELECT json_agg(json_build_object('partnerId', c.partner_id, 'detail', c.detail) ORDER BY c.partner_id)
                      FROM search_partner_calls c WHERE c.search_id = s.id AND c.part_day = s.part_day AND c.detail IS NOT NULL), '[]') AS "partnerCalls"
     FROM searches s
    WHERE s.id = $1 AND s.part_day = $2::date
-     FOR UPDATE OF s`);
+     FOR UPDATE OF s`,
+);
 
-const WRITE_SEARCH = statement(`
+const WRITE_SEARCH = statement(
+  'writeSearch',
+  `
   WITH search AS (
     UPDATE searches SET lead = $3::jsonb, tracking = $4::jsonb, consumer_ip = $5, offer_decisions = $6::jsonb, result_partner = $7::jsonb,
                         result_expires = $8::timestamptz[]
@@ -78,10 +92,13 @@ const WRITE_SEARCH = statement(`
      WHERE c.search_id = $1 AND c.part_day = $2::date AND c.partner_id = x.partner_id
     RETURNING 1
   )
-  SELECT (SELECT count(*) FROM search)::int AS searches, (SELECT count(*) FROM calls)::int AS calls`);
+  SELECT (SELECT count(*) FROM search)::int AS searches, (SELECT count(*) FROM calls)::int AS calls`,
+);
 
 /** A lead's contact columns and what hangs off it, named as LeadContact's keys. */
-const LEAD_ROW = statement(`
+const LEAD_ROW = statement(
+  'leadRow',
+  `
   SELECT l.id, l.is_test AS "isTest", l.lead, l.tracking, l.consumer_ip AS "consumerIp", l.ip_source AS "ipSource", l.answers,
          (SELECT json_build_object('ip', c.ip, 'buttonLabel', c.button_label) FROM consent_evidence c WHERE c.lead_id = l.id) AS consent,
          COALESCE((SELECT json_agg(json_build_object('attempt', a.attempt, 'detail', a.detail) ORDER BY a.attempt)
@@ -90,9 +107,12 @@ const LEAD_ROW = statement(`
          (SELECT r.note FROM lead_returns r WHERE r.lead_id = l.id) AS "returnNote"
     FROM leads l
    WHERE l.id = $1
-     FOR UPDATE OF l`);
+     FOR UPDATE OF l`,
+);
 
-const WRITE_LEAD = statement(`
+const WRITE_LEAD = statement(
+  'writeLead',
+  `
   WITH lead AS (
     UPDATE leads SET lead = $2::jsonb, tracking = $3::jsonb, consumer_ip = $4, answers = $5::jsonb WHERE id = $1 RETURNING 1
   ), consent AS (
@@ -108,14 +128,18 @@ const WRITE_LEAD = statement(`
     UPDATE lead_returns SET note = $14 WHERE lead_id = $1 AND $13::boolean RETURNING 1
   )
   SELECT (SELECT count(*) FROM consent)::int AS consent, (SELECT count(*) FROM attempts)::int AS attempts, (SELECT count(*) FROM receipt)::int AS receipts,
-         (SELECT count(*) FROM returned)::int AS returns`);
+         (SELECT count(*) FROM returned)::int AS returns`,
+);
 
 /** An earlier deletion request that covers these hashes ($1 the email's, $2 the phone's; null: not asked). */
-const DELETION_REQUEST = statement(`
+const DELETION_REQUEST = statement(
+  'deletionRequest',
+  `
   SELECT id, received_at FROM opt_outs
    WHERE source = 'deletion' AND ($1::char(64) IS NULL OR email_sha256 = $1) AND ($2::char(64) IS NULL OR phone_sha256 = $2)
    ORDER BY received_at
-   LIMIT 1`);
+   LIMIT 1`,
+);
 
 /** A search that may be the person's. */
 export interface SearchCandidate {
@@ -178,24 +202,25 @@ export class PersonErasure {
     keys: readonly OptOutKey[],
     afterId: string | null,
   ): Promise<{ rows: SearchCandidate[]; last: string | null }> {
-    const rows = await run<{ id: string; by_keys: boolean; email: string | null; phone: string | null }>(this.ds, SEARCH_CANDIDATES, [
+    const rows = await run(this.ds, SEARCH_CANDIDATES, [
       day,
       keys.map((k) => JSON.stringify([{ type: k.type, hash: k.hash }])),
       afterId ?? FIRST_ID,
       SCAN_PAGE,
     ]);
-    return { rows: rows.map((r) => ({ id: r.id, byKeys: r.by_keys, email: r.email, phone: r.phone })), last: pageEnd(rows) };
+    return { rows: rows.map((r) => ({ id: r.id, byKeys: r.by_keys === true, email: r.email, phone: r.phone })), last: pageEnd(rows) };
   }
 
   /** Leads found by the person's hashes in the consent ledger, and the leads of their searches. */
   async leadCandidates(keys: readonly OptOutKey[], searchIds: readonly string[]): Promise<string[]> {
     const of = (type: string) => keys.filter((k) => k.type === type).map((k) => k.hash);
-    return (await run<{ id: string }>(this.ds, LEAD_CANDIDATES, [of('email'), of('phone'), searchIds])).map((r) => r.id);
+    // Both branches of the UNION read a table's NOT NULL id; PostgreSQL describes a UNION's columns as computed.
+    return (await run(this.ds, LEAD_CANDIDATES, [of('email'), of('phone'), searchIds])).map((r) => filled(r.id, 'id'));
   }
 
   /** One page of the leads the consent ledger does not hold, after `afterId` (null: from the first). */
   async unledgeredLeads(afterId: string | null): Promise<{ rows: LeadCandidate[]; last: string | null }> {
-    const rows = await run<LeadCandidate>(this.ds, UNLEDGERED_LEADS, [afterId ?? FIRST_ID, SCAN_PAGE]);
+    const rows = await run(this.ds, UNLEDGERED_LEADS, [afterId ?? FIRST_ID, SCAN_PAGE]);
     return { rows, last: pageEnd(rows) };
   }
 
@@ -212,7 +237,9 @@ export class PersonErasure {
     dryRun: boolean,
   ): Promise<{ record: SearchContact; erased: ErasedSearch } | null> {
     return this.erase(dryRun, async (client) => {
-      const [record] = await run<SearchContact>(client, SEARCH_ROW, [id, day]);
+      const [record] = (await run(client, SEARCH_ROW, [id, day])) as Array<
+        WithDocuments<'searchRow', Pick<SearchContact, 'lead' | 'tracking' | 'offerDecisions' | 'resultPartner' | 'partnerCalls'>>
+      >;
       if (!record) return null;
       const erased = rule(record);
       if (!erased) return null;
@@ -239,7 +266,9 @@ export class PersonErasure {
     dryRun: boolean,
   ): Promise<{ record: LeadContact; erased: ErasedLead } | null> {
     return this.erase(dryRun, async (client) => {
-      const [record] = await run<LeadContact>(client, LEAD_ROW, [id]);
+      const [record] = (await run(client, LEAD_ROW, [id])) as Array<
+        WithDocuments<'leadRow', Pick<LeadContact, 'lead' | 'tracking' | 'answers' | 'consent' | 'attempts'>>
+      >;
       if (!record) return null;
       const erased = rule(record);
       if (!erased) return null;
@@ -266,7 +295,7 @@ export class PersonErasure {
   /** The first deletion request recorded for these keys (each of them), if any. */
   async deletionRequest(keys: readonly OptOutKey[]): Promise<{ id: string; receivedAt: Date } | null> {
     const of = (type: string) => keys.find((k) => k.type === type)?.hash ?? null;
-    const [r] = await run<{ id: string; received_at: Date }>(this.ds, DELETION_REQUEST, [of('email'), of('phone')]);
+    const [r] = await run(this.ds, DELETION_REQUEST, [of('email'), of('phone')]);
     return r ? { id: r.id, receivedAt: new Date(r.received_at) } : null;
   }
 

@@ -2,7 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { run, statement } from '../queries/sql';
 
 /** lr_claim_message (migration 1764800000000): the record in today's partition, once per key across the day partitions. */
-const MARK_PROCESSED = statement(`SELECT lr_claim_message($1, $2, $3) AS claimed`);
+const MARK_PROCESSED = statement('markProcessed', `SELECT lr_claim_message($1, $2, $3) AS claimed`);
 
 /**
  * Messages handled at most once (`processed_messages`): for an effect whose
@@ -43,6 +43,6 @@ export class ProcessedMessages {
 }
 
 async function claim(db: DataSource | EntityManager, consumer: string, message: { messageId: string; type: string }): Promise<boolean> {
-  const rows: Array<{ claimed: boolean }> = await run(db, MARK_PROCESSED, [consumer, message.messageId, message.type]);
+  const rows = await run(db, MARK_PROCESSED, [consumer, message.messageId, message.type]);
   return rows[0]?.claimed === true;
 }

@@ -18,13 +18,14 @@ import {
 import { DataSource } from 'typeorm';
 import { searchDays } from '../partitions/partition-days';
 import type { Queryable } from '../queries/queryable';
-import { Connection, inTransaction, literal, poolOf, run, statement } from '../queries/sql';
-import { CONSENT_APPEND, CONSENT_INSERT, consentParams, ledgerParams } from './consent-evidence.repository';
-import { KEYS_FROM_PARAMS, keyParams, LAST_SALES_TO_PERSON } from './dedupe-index.repository';
-import { SUPPRESSED } from './opt-outs.repository';
-import { LEAD_INSERT, leadParams, NewLead, STORED_LEAD_COLUMNS, StoredLead, StoredLeadRow, storedLeadOf } from './lead.repository';
-import { CAP_USAGE, FactsRow, factsOf, LIVE_SALES, slotParams } from './sale-facts';
-import { SEARCH_META_COLUMNS, SearchMetaRow, searchMetaOf } from './search-meta';
+import type { RowTypes } from '../queries/row-types.generated';
+import { Connection, inTransaction, literal, poolOf, run, statement, type WithDocuments } from '../queries/sql';
+import { CONSENT_APPEND, CONSENT_INSERT, consentParams, ledgerParams } from '../queries/consent-evidence';
+import { KEYS_FROM_PARAMS, keyParams, LAST_SALES_TO_PERSON } from '../queries/dedupe-keys';
+import { CAP_USAGE, factsOf, LIVE_SALES, SaleFactsDocuments, slotParams } from '../queries/sale-facts';
+import { SEARCH_META_COLUMNS, SearchMetaColumns, searchMetaOf } from '../queries/search-meta';
+import { LEAD_INSERT, leadParams, NewLead, STORED_LEAD_COLUMNS, StoredLead, StoredLeadColumns, storedLeadOf } from '../queries/stored-lead';
+import { SUPPRESSED } from '../queries/suppressions';
 
 /**
  * The sale and cap ledger (`sales`, `cap_usage`, and the dedupe keys a sale
@@ -53,10 +54,11 @@ const saleFactsSelect = (optOut: [string, string]) => `
   (SELECT json_agg(x) FROM (${LAST_SALES_TO_PERSON(KEYS_FROM_PARAMS('$5', '$6'), 'd.offer_id = ANY($7::uuid[])')}) x) AS last_sales,
   ${SUPPRESSED(KEYS_FROM_PARAMS(...optOut))} AS suppressed`;
 
-const SALE_FACTS = statement(`SELECT ${saleFactsSelect(['$8', '$9'])}`);
+const SALE_FACTS = statement('saleFacts', `SELECT ${saleFactsSelect(['$8', '$9'])}`);
 
 /** The sale facts under the reservation's locks, with the group's lead and this submit's own row. */
 const LOCKED_FACTS = statement(
+  'lockedFacts',
   `SELECT ${saleFactsSelect(['$10', '$11'])},
           (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $8) x) AS own,
           COALESCE((SELECT s.lead FROM searches s WHERE s.id = $9 AND ${searchDays('s', '$9')}), (SELECT g.lead FROM leads g WHERE g.id = $1 AND $9::uuid IS NULL)) AS group_lead,
@@ -67,7 +69,9 @@ const LOCKED_FACTS = statement(
 const CAP_FILLED = 'lr-cap-filled';
 
 /** The sale's one write (writeSale). */
-const WRITE_SALE = statement(`WITH taken AS (
+const WRITE_SALE = statement(
+  'writeSale',
+  `WITH taken AS (
          INSERT INTO cap_usage AS u (scope, period, period_start, used)
          SELECT c.scope, c.period, c.period_start, 1
            FROM unnest($32::text[], $33::text[], $34::timestamptz[], $35::int[]) WITH ORDINALITY AS c(scope, period, period_start, lim, n)
@@ -102,7 +106,8 @@ const WRITE_SALE = statement(`WITH taken AS (
        )
        -- Not sold means a cap filled meanwhile: the statement fails (CAP_FILLED), so the transaction is rolled back and no
        -- slot it did take is kept. The failing cast reads a row count, so it is never folded at plan time.
-       SELECT CASE WHEN EXISTS (SELECT 1 FROM sale) THEN true ELSE (SELECT ('${CAP_FILLED}:' || count(*))::boolean FROM taken) END AS sold`);
+       SELECT CASE WHEN EXISTS (SELECT 1 FROM sale) THEN true ELSE (SELECT ('${CAP_FILLED}:' || count(*))::boolean FROM taken) END AS sold`,
+);
 
 /** The sale's write failed because a cap filled between the facts and the write (WRITE_SALE). */
 function isCapFilled(e: unknown): boolean {
@@ -110,32 +115,43 @@ function isCapFilled(e: unknown): boolean {
 }
 
 /** Claims a lead's delivery attempt, or reads the one claimed before (claimAttempt). */
-const CLAIM = statement(`WITH claimed AS (
+const CLAIM = statement(
+  'claimAttempt',
+  `WITH claimed AS (
          INSERT INTO delivery_attempts (lead_id, attempt, started_at) VALUES ($1, 1, now()) ON CONFLICT DO NOTHING RETURNING started_at
        )
        SELECT true AS claimed, started_at FROM claimed
        UNION ALL
-       SELECT false, started_at FROM delivery_attempts WHERE lead_id = $1 AND attempt = 1 AND NOT EXISTS (SELECT 1 FROM claimed)`);
+       SELECT false, started_at FROM delivery_attempts WHERE lead_id = $1 AND attempt = 1 AND NOT EXISTS (SELECT 1 FROM claimed)`,
+);
 
 /** A twin's claim, committed while CLAIM waited (claimAttempt). */
-const CLAIMED_BEFORE = statement(`SELECT false AS claimed, started_at FROM delivery_attempts WHERE lead_id = $1 AND attempt = 1`);
+const CLAIMED_BEFORE = statement(
+  'claimedBefore',
+  `SELECT false AS claimed, started_at FROM delivery_attempts WHERE lead_id = $1 AND attempt = 1`,
+);
 
 /**
  * Restarts an unfinished attempt whose start is at least $2 ms old (its worker
  * died during the call; resendAttempt). The condition is evaluated again on the
  * row a concurrent restart committed, so one restart wins.
  */
-const RESEND = statement(`WITH resent AS (
+const RESEND = statement(
+  'resendAttempt',
+  `WITH resent AS (
          UPDATE delivery_attempts SET started_at = now()
           WHERE lead_id = $1 AND attempt = 1 AND finished_at IS NULL AND started_at <= now() - $2 * interval '1 millisecond'
          RETURNING started_at
        )
        SELECT true AS claimed, started_at FROM resent
        UNION ALL
-       SELECT false, started_at FROM delivery_attempts WHERE lead_id = $1 AND attempt = 1 AND NOT EXISTS (SELECT 1 FROM resent)`);
+       SELECT false, started_at FROM delivery_attempts WHERE lead_id = $1 AND attempt = 1 AND NOT EXISTS (SELECT 1 FROM resent)`,
+);
 
 /** Books a buyer's answer (settle). */
-const SETTLE = statement(`WITH attempt AS (
+const SETTLE = statement(
+  'settleLead',
+  `WITH attempt AS (
          UPDATE delivery_attempts SET finished_at = now(), outcome = $2, http_status = $3, latency_ms = $4, detail = $5
           WHERE lead_id = $1 AND attempt = 1 AND finished_at IS NULL AND $12::boolean
          RETURNING 1
@@ -165,7 +181,8 @@ const SETTLE = statement(`WITH attempt AS (
        )
        SELECT COALESCE((SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM decided l) x),
                        (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1) x)) AS lead,
-              (SELECT row_to_json(search) FROM search) AS search`);
+              (SELECT row_to_json(search) FROM search) AS search`,
+);
 
 export interface SaleFactsQuery {
   /** The lead group whose live sales count; null for a search not stored yet (nothing sold). */
@@ -255,13 +272,13 @@ export class SaleLedger {
 
   /** The facts the sale rules, the duplicate rule and the caps decide on, in one statement (search-time and test submits: no locks). */
   async saleFacts(q: SaleFactsQuery, db: Queryable | Connection = this.ds): Promise<SaleFacts> {
-    const rows = await run<FactsRow>(db, SALE_FACTS, [
+    const rows = (await run(db, SALE_FACTS, [
       q.groupId,
       ...slotParams(q.slots),
       ...keyParams(q.keys),
       q.offerIds,
       ...keyParams(q.optOutKeys),
-    ]);
+    ])) as Array<WithDocuments<'saleFacts', SaleFactsDocuments>>;
     return factsOf(rows[0]);
   }
 
@@ -327,10 +344,10 @@ export class SaleLedger {
    * statement of its own (it is not in this statement's snapshot).
    */
   async claimAttempt(leadId: string): Promise<AttemptClaim> {
-    const rows = await run<{ claimed: boolean; started_at: Date }>(this.ds, CLAIM, [leadId]);
-    const r = rows[0] ?? (await run<{ claimed: boolean; started_at: Date }>(this.ds, CLAIMED_BEFORE, [leadId]))[0];
+    const rows = await run(this.ds, CLAIM, [leadId]);
+    const r = rows[0] ?? (await run(this.ds, CLAIMED_BEFORE, [leadId]))[0];
     if (!r) throw new Error(`delivery attempt of lead ${leadId} was neither claimed nor found`);
-    return r.claimed ? { claimed: true } : { claimed: false, startedAt: new Date(r.started_at) };
+    return attemptClaimOf(r);
   }
 
   /**
@@ -340,9 +357,9 @@ export class SaleLedger {
    * attempt (re)started: another redelivery may be calling the buyer now.
    */
   async resendAttempt(leadId: string, staleMs: number): Promise<AttemptClaim> {
-    const [r] = await run<{ claimed: boolean; started_at: Date }>(this.ds, RESEND, [leadId, staleMs]);
+    const [r] = await run(this.ds, RESEND, [leadId, staleMs]);
     if (!r) throw new Error(`delivery attempt of lead ${leadId} was not found`);
-    return r.claimed ? { claimed: true } : { claimed: false, startedAt: new Date(r.started_at) };
+    return attemptClaimOf(r);
   }
 
   /**
@@ -354,7 +371,7 @@ export class SaleLedger {
    */
   async settle(s: Settlement): Promise<{ lead: StoredLead; search: (Omit<SearchMeta, 'order'> & { order: string[] }) | null }> {
     const accepted = s.outcome === 'accepted';
-    const rows = await run<{ lead: StoredLeadRow; search: (SearchMetaRow & { result_order: string[] }) | null }>(this.ds, SETTLE, [
+    const rows = (await run(this.ds, SETTLE, [
       s.leadId,
       s.outcome,
       s.attempt?.httpStatus ?? null,
@@ -369,7 +386,7 @@ export class SaleLedger {
       s.attempt !== null,
       accepted,
       s.endsOtherSales,
-    ]);
+    ])) as Array<WithDocuments<'settleLead', { lead: StoredLeadColumns; search: (SearchMetaColumns & { result_order: string[] }) | null }>>;
     const r = rows[0];
     return { lead: storedLeadOf(r.lead), search: r.search ? { ...searchMetaOf(r.search), order: r.search.result_order } : null };
   }
@@ -383,9 +400,7 @@ function lockNames(groupId: string | null, offerId: string, keys: readonly Dedup
 /** Transaction advisory locks on the names of a text[] expression, in one statement and one sorted order. */
 const locksOn = (names: string) =>
   `SELECT count(pg_advisory_xact_lock(h)) FROM (SELECT hashtextextended(n, 0) AS h FROM unnest(${names}) AS n ORDER BY 1) AS sorted`;
-const LOCK = statement(locksOn('$1::text[]'));
-
-type LockedFactsRow = FactsRow & { group_lead: Lead | null; submitted: boolean; own: StoredLeadRow | null };
+const LOCK = statement('saleLocks', locksOn('$1::text[]'));
 
 /** LOCKED_FACTS' parameters: the group, the caps' slots, the person's keys, the offer, this submit, its search. */
 function lockedFactsParams(q: ReservationQuery, keys: readonly DedupeKey[]): unknown[] {
@@ -400,9 +415,16 @@ function lockedFactsParams(q: ReservationQuery, keys: readonly DedupeKey[]): unk
   ];
 }
 
-function lockedFactsOf(rows: LockedFactsRow[]): LockedFacts {
-  const r = rows[0];
-  return { ...factsOf(r), own: r.own ? storedLeadOf(r.own) : null, groupLead: r.group_lead, submitted: r.submitted };
+function lockedFactsOf(rows: ReadonlyArray<RowTypes['lockedFacts']>): LockedFacts {
+  const r = rows[0] as WithDocuments<'lockedFacts', SaleFactsDocuments & { own: StoredLeadColumns | null; group_lead: Lead | null }>;
+  return { ...factsOf(r), own: r.own ? storedLeadOf(r.own) : null, groupLead: r.group_lead, submitted: r.submitted === true };
+}
+
+/** A claim's answer: claimed now, or when the attempt claimed before started. */
+function attemptClaimOf(r: { claimed: boolean | null; started_at: Date | null }): AttemptClaim {
+  if (r.claimed) return { claimed: true };
+  if (r.started_at === null) throw new Error('a delivery attempt without its start');
+  return { claimed: false, startedAt: new Date(r.started_at) };
 }
 
 /** WRITE_SALE's parameters. The lead is pending: its payout is booked when its buyer accepts (the sale holds it meanwhile). */

@@ -5,7 +5,7 @@ import { freshPerson, mediumDataSource, storeSearch, submitWorld, SubmitWorld } 
 import { idDay, KEPT_DAY } from '../partitions/partition-days';
 import { LeadStoryRepository } from './lead-story.repository';
 import { SearchRepository } from './search.repository';
-import { newResult } from './stored-result';
+import { newResult } from '../queries/stored-result';
 
 /**
  * A search's compact storage (docs/storage.md) against the real PostgreSQL:

@@ -2,14 +2,15 @@ import type { SearchMeta } from '@lr/contracts';
 import { CapSlot, cents, DedupeKey, Lead, RankCandidate, SaleFacts } from '@lr/domain';
 import { DataSource } from 'typeorm';
 import type { Queryable } from '../queries/queryable';
-import { inTransaction, poolOf, run, statement } from '../queries/sql';
-import { LAST_SALES_TO_PERSON, lastSalesOf } from './dedupe-index.repository';
-import { SUPPRESSED } from './opt-outs.repository';
-import { CAP_USAGE, capUsageOf, LIVE_SALES, liveSalesOf, slotParams } from './sale-facts';
-import { SEARCH_META_COLUMNS, SearchMetaRow, searchMetaOf } from './search-meta';
-import { DayPartitions, idDay, perDay } from '../partitions/partition-days';
-import { SHOWN } from './shown-results';
-import type { NewResult, ResultTemplateRow } from './stored-result';
+import type { RowTypes } from '../queries/row-types.generated';
+import { inTransaction, poolOf, run, statementPerDay, type WithDocuments } from '../queries/sql';
+import { LAST_SALES_TO_PERSON, lastSalesOf } from '../queries/dedupe-keys';
+import { CAP_USAGE, capUsageOf, LIVE_SALES, liveSalesOf, slotParams } from '../queries/sale-facts';
+import { SEARCH_META_COLUMNS, SearchMetaColumns, searchMetaOf } from '../queries/search-meta';
+import { SHOWN } from '../queries/shown-results';
+import type { NewResult, ResultTemplateRow } from '../queries/stored-result';
+import { SUPPRESSED } from '../queries/suppressions';
+import { DayPartitions, idDay } from '../partitions/partition-days';
 
 /** Why an offer was or was not shown on a search (operators only: `searches.offer_decisions`). */
 export interface OfferDecision {
@@ -134,17 +135,11 @@ export interface AnswerWrite {
   change: { order: string[]; decisions: Record<string, OfferDecision>; added: readonly NewResult[] };
 }
 
-type AnswerContextRow = {
-  campaign_id: string;
-  is_test: boolean;
-  closes_at: Date;
+/** The JSON documents (and arrays) of MERGE_CONTEXT, as it builds them. */
+interface AnswerContextDocuments {
   lead: Lead;
-  state_version: number;
   result_order: string[];
   calls: Array<{ partner_id: string; offer_ids: string[]; pending: boolean }>;
-  pending: boolean;
-  has_person_keys: boolean;
-  suppressed: boolean | null;
   live_sales: Parameters<typeof liveSalesOf>[0];
   cap_usage: Parameters<typeof capUsageOf>[0];
   last_sales: Parameters<typeof lastSalesOf>[0];
@@ -154,14 +149,15 @@ type AnswerContextRow = {
    * (a seventh of the read's cost in PostgreSQL and a third in node, measured: docs/performance.md).
    */
   shown: Array<[string, string, string, number, 'own' | 'partner', string, string | null]> | null;
-};
+}
 
 function answerContextParams(q: AnswerContextQuery): unknown[] {
   return [q.searchId, q.partnerIds, q.offerIds, ...slotParams(q.slots)];
 }
 
-function answerContextOf(r: AnswerContextRow | undefined): PartnerAnswerContext | undefined {
-  if (!r) return undefined;
+function answerContextOf(row: RowTypes['mergeContext'] | undefined): PartnerAnswerContext | undefined {
+  if (!row) return undefined;
+  const r = row as WithDocuments<'mergeContext', AnswerContextDocuments>;
   return {
     campaignId: r.campaign_id,
     isTest: r.is_test,
@@ -170,7 +166,7 @@ function answerContextOf(r: AnswerContextRow | undefined): PartnerAnswerContext 
     version: Number(r.state_version),
     resultOrder: r.result_order,
     calls: r.calls.map((c) => ({ partnerId: c.partner_id, offerIds: c.offer_ids, pending: c.pending })),
-    pending: r.pending,
+    pending: r.pending === true,
     shown: (r.shown ?? []).map(([resultId, offerId, schoolId, priority, source, name, payout]) => ({
       resultId,
       offerId,
@@ -183,7 +179,7 @@ function answerContextOf(r: AnswerContextRow | undefined): PartnerAnswerContext 
     facts: {
       liveSales: liveSalesOf(r.live_sales),
       capUsage: capUsageOf(r.cap_usage),
-      lastSales: r.has_person_keys || r.is_test ? lastSalesOf(r.last_sales) : null,
+      lastSales: r.has_person_keys === true || r.is_test ? lastSalesOf(r.last_sales) : null,
       suppressed: r.suppressed === true,
     },
   };
@@ -220,7 +216,7 @@ function answerParams(
 }
 
 /** The meta of a search a write returned, with the order written (not read back: parsing a uuid[] of every result costs more than it checks). */
-function savedMeta(r: SearchMetaRow | undefined, change: AnswerWrite['change']): SearchMeta | undefined {
+function savedMeta(r: SearchMetaColumns | undefined, change: AnswerWrite['change']): SearchMeta | undefined {
   return r ? { ...searchMetaOf(r), order: change.order } : undefined;
 }
 
@@ -233,8 +229,9 @@ const KNOWN_TEMPLATES_MAX = 50_000;
  * A search is written to the partition of lr_id_day(id); idDay(id), which
  * names it in the text, is the same day (a medium test compares them).
  */
-const STORE_SEARCH = perDay((on) =>
-  statement(`WITH search AS (
+const STORE_SEARCH = statementPerDay(
+  'storeSearch',
+  (on) => `WITH search AS (
          INSERT INTO searches (id, part_day, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
                                tcpa_consent, form_cert_url, universal_lead_cert, created_at, closes_at, processing_done_at,
                                state_version, offer_decisions, result_order, result_templates, result_expires, result_partner, person_keys)
@@ -251,22 +248,26 @@ const STORE_SEARCH = perDay((on) =>
           WHERE EXISTS (SELECT 1 FROM search)
          RETURNING 1
        )
-       SELECT (SELECT count(*) FROM search)::int AS stored, ${MISSING_TEMPLATES(on.day, '$19', 'templates')} AS missing`),
+       SELECT (SELECT count(*) FROM search)::int AS stored, ${MISSING_TEMPLATES(on.day, '$19', 'templates')} AS missing`,
 );
 
 /** Templates a search's results need that its day partition lacks (STORE_SEARCH answered some missing). */
-const STORE_TEMPLATES = perDay((on) => statement(`${TEMPLATES_INSERT(on.day, '$1', '')}`));
+const STORE_TEMPLATES = statementPerDay('storeTemplates', (on) => `${TEMPLATES_INSERT(on.day, '$1', '')}`);
 
 /** The search's row lock a partner answer's merge holds from its read to its write (mergeAnswer). */
-const LOCK_SEARCH = perDay((on) => statement(`SELECT 1 FROM searches s WHERE s.id = $1 AND ${on.days('s')} FOR NO KEY UPDATE`));
+const LOCK_SEARCH = statementPerDay('lockSearch', (on) => `SELECT 1 FROM searches s WHERE s.id = $1 AND ${on.days('s')} FOR NO KEY UPDATE`);
 
-const SEARCH_EXISTS = perDay((on) => statement(`SELECT 1 FROM searches s WHERE s.id = $1 AND ${on.days('s')}`));
+const SEARCH_EXISTS = statementPerDay('searchExists', (on) => `SELECT 1 FROM searches s WHERE s.id = $1 AND ${on.days('s')}`);
 
-const SEARCH_CAMPAIGN = perDay((on) => statement(`SELECT s.campaign_id FROM searches s WHERE s.id = $1 AND ${on.days('s')}`));
+const SEARCH_CAMPAIGN = statementPerDay(
+  'searchCampaign',
+  (on) => `SELECT s.campaign_id FROM searches s WHERE s.id = $1 AND ${on.days('s')}`,
+);
 
-const PENDING_PARTNER_CALLS = perDay((on) =>
-  statement(`SELECT c.partner_id, c.offer_ids FROM search_partner_calls c
-        WHERE c.search_id = $1 AND ${on.days('c')} AND c.status = 'pending'`),
+const PENDING_PARTNER_CALLS = statementPerDay(
+  'pendingPartnerCalls',
+  (on) => `SELECT c.partner_id, c.offer_ids FROM search_partner_calls c
+        WHERE c.search_id = $1 AND ${on.days('c')} AND c.status = 'pending'`,
 );
 
 /** The search's results with their templates (SHOWN), the templates' partitions named too. */
@@ -275,8 +276,11 @@ const shownOn = (on: DayPartitions) => `${SHOWN('s')} AND ${on.days('t')}`;
 /** A search's stored person keys (live searches; null for test searches) as a relation of (key_type, key_hash). */
 const STORED_PERSON_KEYS = 'SELECT p.type, p.hash FROM jsonb_to_recordset(s.person_keys) AS p(type text, hash text)';
 
-const MERGE_CONTEXT = perDay((on) =>
-  statement(`SELECT s.campaign_id, s.is_test, s.closes_at, s.lead, s.state_version, to_json(s.result_order) AS result_order, s.person_keys IS NOT NULL AS has_person_keys,
+const MERGE_CONTEXT = statementPerDay(
+  'mergeContext',
+  (
+    on,
+  ) => `SELECT s.campaign_id, s.is_test, s.closes_at, s.lead, s.state_version, to_json(s.result_order) AS result_order, s.person_keys IS NOT NULL AS has_person_keys,
               c.calls, c.pending,
               CASE WHEN c.pending THEN (SELECT json_agg(x) FROM (${LIVE_SALES('s.id')}) x) END AS live_sales,
               CASE WHEN c.pending THEN (SELECT json_agg(x) FROM (${CAP_USAGE('$4', '$5', '$6')}) x) END AS cap_usage,
@@ -291,23 +295,26 @@ const MERGE_CONTEXT = perDay((on) =>
                   bool_or(c.status = 'pending') AS pending
              FROM search_partner_calls c
             WHERE c.search_id = s.id AND c.part_day = s.part_day AND ${on.days('c')} AND c.partner_id = ANY($2::uuid[])) c
-        WHERE s.id = $1 AND ${on.days('s')} AND c.calls IS NOT NULL`),
+        WHERE s.id = $1 AND ${on.days('s')} AND c.calls IS NOT NULL`,
 );
 
-const SEARCH_ANSWER = perDay((on) =>
-  statement(`SELECT ${SEARCH_META_COLUMNS}, s.result_order,
+const SEARCH_ANSWER = statementPerDay(
+  'searchAnswer',
+  (on) => `SELECT ${SEARCH_META_COLUMNS}, s.result_order,
               ARRAY(SELECT lr_result_entry(u.id, t.body, u.expires_at) FROM ${shownOn(on)} ORDER BY u.n) AS entries
-         FROM searches s WHERE s.id = $1 AND ${on.days('s')}`),
+         FROM searches s WHERE s.id = $1 AND ${on.days('s')}`,
 );
 
-const RESULT_REF = perDay((on) =>
-  statement(`SELECT u.id, s.id AS search_id, s.campaign_id, s.affiliate_id, t.offer_id
+const RESULT_REF = statementPerDay(
+  'resultRef',
+  (on) => `SELECT u.id, s.id AS search_id, s.campaign_id, s.affiliate_id, t.offer_id
          FROM searches s CROSS JOIN LATERAL ${shownOn(on)}
-        WHERE s.id = $2 AND ${on.days('s')} AND u.id = $1`),
+        WHERE s.id = $2 AND ${on.days('s')} AND u.id = $1`,
 );
 
-const MERGE_ANSWER = perDay((on) =>
-  statement(`WITH answer AS (
+const MERGE_ANSWER = statementPerDay(
+  'mergeAnswer',
+  (on) => `WITH answer AS (
          SELECT * FROM jsonb_to_recordset($5::jsonb) AS a(partner_id uuid, outcome text, latency_ms int, result_count int, detail text)
        ), search AS (
          UPDATE searches s
@@ -340,7 +347,7 @@ const MERGE_ANSWER = perDay((on) =>
          ${TEMPLATES_INSERT(on.day, '$10', 'WHERE EXISTS (SELECT 1 FROM search)')}
          RETURNING digest
        )
-       SELECT *, ${MISSING_TEMPLATES(on.day, '$7', 'templates')} AS missing FROM search`),
+       SELECT *, ${MISSING_TEMPLATES(on.day, '$7', 'templates')} AS missing FROM search`,
 );
 
 /**
@@ -386,7 +393,7 @@ export class SearchRepository {
    */
   async store(s: NewSearch): Promise<boolean> {
     const results = resultColumns(s.results);
-    const rows: Array<{ stored: number; missing: number }> = await run(this.db, STORE_SEARCH(idDay(s.id)), [
+    const rows = await run(this.db, STORE_SEARCH(idDay(s.id)), [
       s.id,
       s.affiliateId,
       s.campaignId,
@@ -416,19 +423,19 @@ export class SearchRepository {
   }
 
   async exists(searchId: string): Promise<boolean> {
-    const rows: unknown[] = await run(this.db, SEARCH_EXISTS(idDay(searchId)), [searchId]);
+    const rows = await run(this.db, SEARCH_EXISTS(idDay(searchId)), [searchId]);
     return rows.length > 0;
   }
 
   /** The campaign of a search; undefined when there is no such search. */
   async campaignOf(searchId: string): Promise<string | undefined> {
-    const rows: Array<{ campaign_id: string }> = await run(this.db, SEARCH_CAMPAIGN(idDay(searchId)), [searchId]);
+    const rows = await run(this.db, SEARCH_CAMPAIGN(idDay(searchId)), [searchId]);
     return rows[0]?.campaign_id;
   }
 
   /** The partner calls of a search still waiting for an answer (a redelivered request re-sends them). */
   async pendingPartnerCalls(searchId: string): Promise<Array<{ partnerId: string; offerIds: string[] }>> {
-    const rows: Array<{ partner_id: string; offer_ids: string[] }> = await run(this.db, PENDING_PARTNER_CALLS(idDay(searchId)), [searchId]);
+    const rows = await run(this.db, PENDING_PARTNER_CALLS(idDay(searchId)), [searchId]);
     return rows.map((r) => ({ partnerId: r.partner_id, offerIds: r.offer_ids }));
   }
 
@@ -442,7 +449,7 @@ export class SearchRepository {
    * the partners.
    */
   async partnerAnswerContext(q: AnswerContextQuery): Promise<PartnerAnswerContext | undefined> {
-    return answerContextOf((await run<AnswerContextRow>(this.db, MERGE_CONTEXT(idDay(q.searchId)), answerContextParams(q)))[0]);
+    return answerContextOf((await run(this.db, MERGE_CONTEXT(idDay(q.searchId)), answerContextParams(q)))[0]);
   }
 
   /**
@@ -464,8 +471,8 @@ export class SearchRepository {
     change: AnswerWrite['change'],
   ): Promise<SearchMeta | undefined> {
     const params = answerParams(searchId, version, answers, change, this.unknownTemplates(searchId, change.added));
-    const rows: Array<SearchMetaRow & { missing: number }> = await run(this.db, MERGE_ANSWER(idDay(searchId)), params);
-    if (rows[0]) await this.settleTemplates(searchId, change.added, rows[0].missing);
+    const rows = await run(this.db, MERGE_ANSWER(idDay(searchId)), params);
+    if (rows[0]) await this.settleTemplates(searchId, change.added, rows[0].missing ?? 0);
     return savedMeta(rows[0], change);
   }
 
@@ -491,7 +498,7 @@ export class SearchRepository {
     return inTransaction(poolOf(this.db), async (tx) => {
       const search = answerContextOf(
         (
-          await tx.begin<AnswerContextRow>(
+          await tx.begin(
             await tx.execute(LOCK_SEARCH(idDay(q.searchId)), [q.searchId]),
             await tx.execute(MERGE_CONTEXT(idDay(q.searchId)), answerContextParams(q)),
           )
@@ -507,8 +514,8 @@ export class SearchRepository {
         write.change,
         this.unknownTemplates(q.searchId, write.change.added),
       );
-      const row = (await tx.commit<SearchMetaRow & { missing: number }>(await tx.execute(MERGE_ANSWER(idDay(q.searchId)), params)))[0];
-      if (row) await this.settleTemplates(q.searchId, write.change.added, row.missing);
+      const row = (await tx.commit(await tx.execute(MERGE_ANSWER(idDay(q.searchId)), params)))[0];
+      if (row) await this.settleTemplates(q.searchId, write.change.added, row.missing ?? 0);
       const meta = savedMeta(row, write.change);
       return meta ? ({ kind: 'saved', meta } as const) : ({ kind: 'moved' } as const);
     });
@@ -520,11 +527,7 @@ export class SearchRepository {
    * what a redelivered request answers from). Undefined when there is no such search.
    */
   async state(searchId: string): Promise<{ meta: SearchMeta; entries: Buffer[] } | undefined> {
-    const rows: Array<SearchMetaRow & { result_order: string[]; entries: string[] | null }> = await run(
-      this.db,
-      SEARCH_ANSWER(idDay(searchId)),
-      [searchId],
-    );
+    const rows = await run(this.db, SEARCH_ANSWER(idDay(searchId)), [searchId]);
     const r = rows[0];
     if (!r) return undefined;
     const entries = (r.entries ?? []).map((e) => Buffer.from(e));
@@ -536,12 +539,10 @@ export class SearchRepository {
     resultId: string,
     searchId: string,
   ): Promise<{ id: string; searchId: string; campaignId: string; affiliateId: string; offerId: string } | null> {
-    const rows: Array<{ id: string; search_id: string; campaign_id: string; affiliate_id: string; offer_id: string }> = await run(
-      this.db,
-      RESULT_REF(idDay(searchId)),
-      [resultId, searchId],
-    );
+    const rows = await run(this.db, RESULT_REF(idDay(searchId)), [resultId, searchId]);
     const r = rows[0];
-    return r ? { id: r.id, searchId: r.search_id, campaignId: r.campaign_id, affiliateId: r.affiliate_id, offerId: r.offer_id } : null;
+    return r && r.id !== null
+      ? { id: r.id, searchId: r.search_id, campaignId: r.campaign_id, affiliateId: r.affiliate_id, offerId: r.offer_id }
+      : null;
   }
 }

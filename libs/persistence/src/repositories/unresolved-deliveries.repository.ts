@@ -1,5 +1,5 @@
 import type { Queryable } from '../queries/queryable';
-import { run, statement } from '../queries/sql';
+import { filled, run, statement } from '../queries/sql';
 
 /**
  * A lead whose buyer call was cut by a crash and could not be sent again (the
@@ -21,7 +21,9 @@ export interface UnresolvedDelivery {
   isTest: boolean;
 }
 
-const UNRESOLVED = statement(`
+const UNRESOLVED = statement(
+  'unresolvedDeliveries',
+  `
   SELECT a.lead_id, l.affiliate_id, l.campaign_id, l.offer_id, o.name AS offer_name,
          COALESCE(p.name, sc.name) AS buyer, CASE WHEN o.source = 'partner' THEN 'partner' ELSE 'school' END AS buyer_kind,
          a.started_at, l.decided_at, l.code, l.is_test
@@ -32,21 +34,8 @@ const UNRESOLVED = statement(`
     LEFT JOIN partners p ON p.id = o.partner_id
    WHERE a.outcome = 'interrupted' AND a.started_at >= $1 AND a.started_at < $2
    ORDER BY a.started_at, a.lead_id
-   LIMIT $3`);
-
-interface Row {
-  lead_id: string;
-  affiliate_id: string;
-  campaign_id: string;
-  offer_id: string;
-  offer_name: string;
-  buyer: string;
-  buyer_kind: 'school' | 'partner';
-  started_at: Date;
-  decided_at: Date | null;
-  code: string | null;
-  is_test: boolean;
-}
+   LIMIT $3`,
+);
 
 /** The operator's reconciliation list (`ops deliveries unresolved`; docs/submit.md, At most once). */
 export class UnresolvedDeliveries {
@@ -54,15 +43,15 @@ export class UnresolvedDeliveries {
 
   /** Interrupted deliveries whose call started in [from, to), oldest first, at most `limit`. */
   async list(from: Date, to: Date, limit: number): Promise<UnresolvedDelivery[]> {
-    const rows = await run<Row>(this.db, UNRESOLVED, [from, to, limit]);
+    const rows = await run(this.db, UNRESOLVED, [from, to, limit]);
     return rows.map((r) => ({
       leadId: r.lead_id,
       affiliateId: r.affiliate_id,
       campaignId: r.campaign_id,
       offerId: r.offer_id,
       offerName: r.offer_name,
-      buyer: r.buyer,
-      buyerKind: r.buyer_kind,
+      buyer: filled(r.buyer, 'buyer'),
+      buyerKind: r.buyer_kind === 'partner' ? 'partner' : 'school',
       startedAt: new Date(r.started_at),
       decidedAt: r.decided_at ? new Date(r.decided_at) : null,
       code: r.code,

@@ -1,23 +1,21 @@
 import type { SearchAnswerState } from '@lr/contracts';
+import type { RowTypes } from './row-types.generated';
 
 /** The columns of a search's state (aliased from `s`), for the statements that return it. */
 export const SEARCH_META_COLUMNS = `s.id, s.state_version, s.affiliate_id, s.campaign_id, s.is_test, s.created_at, s.closes_at,
        s.processing_done_at, s.accepted_count, s.true_exclusive_accepted`;
 
-export interface SearchMetaRow {
-  id: string;
-  state_version: number;
-  affiliate_id: string;
-  campaign_id: string;
-  is_test: boolean;
-  created_at: string | Date;
-  closes_at: string | Date;
-  processing_done_at: string | Date | null;
-  accepted_count: number;
-  true_exclusive_accepted: boolean;
-}
+/**
+ * A search's state (SEARCH_META_COLUMNS) as a statement reads it from
+ * `searches`, or as the JSON document of it that a statement builds (its
+ * times as text).
+ */
+export type SearchMetaColumns = Pick<
+  RowTypes['searchAnswer'],
+  'id' | 'state_version' | 'affiliate_id' | 'campaign_id' | 'is_test' | 'accepted_count' | 'true_exclusive_accepted'
+> & { created_at: Date | string; closes_at: Date | string; processing_done_at: Date | string | null };
 
-export function searchMetaOf(r: SearchMetaRow): SearchAnswerState {
+export function searchMetaOf(r: SearchMetaColumns): SearchAnswerState {
   return {
     searchId: r.id,
     version: Number(r.state_version),

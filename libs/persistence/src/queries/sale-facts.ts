@@ -1,5 +1,5 @@
 import { CapSlot, LiveSale, SaleFacts, slotKey } from '@lr/domain';
-import { lastSalesOf } from './dedupe-index.repository';
+import { lastSalesOf } from './dedupe-keys';
 
 /**
  * The sale ledger's reads that other statements embed (a search's partner
@@ -24,26 +24,29 @@ export const slotParams = (slots: readonly CapSlot[]): [string[], string[], stri
   slots.map((s) => s.periodStart.toISOString()),
 ];
 
-export interface FactsRow {
+/** The sale facts' JSON documents, as a statement that reads them builds them (json_agg of LIVE_SALES, CAP_USAGE, LAST_SALES_TO_PERSON). */
+export interface SaleFactsDocuments {
   live_sales: Array<{ offer_id: string; school_id: string; offer_type: LiveSale['offerType'] }> | null;
   cap_usage: Array<{ scope: string; period: CapSlot['period']; period_start: string; used: number }> | null;
   last_sales: Array<{ offer_id: string; last_sold_at: string }> | null;
-  suppressed: boolean;
 }
 
-export function factsOf(r: FactsRow): SaleFacts {
+/** The sale facts as read: the documents, and whether the person is suppressed (an EXISTS). */
+export type SaleFactsColumns = SaleFactsDocuments & { suppressed: boolean | null };
+
+export function factsOf(r: SaleFactsColumns): SaleFacts {
   return {
     liveSales: liveSalesOf(r.live_sales),
     capUsage: capUsageOf(r.cap_usage),
     lastSales: lastSalesOf(r.last_sales),
-    suppressed: r.suppressed,
+    suppressed: r.suppressed === true,
   };
 }
 
-export function liveSalesOf(rows: FactsRow['live_sales']): LiveSale[] {
+export function liveSalesOf(rows: SaleFactsDocuments['live_sales']): LiveSale[] {
   return (rows ?? []).map((s) => ({ offerId: s.offer_id, schoolId: s.school_id, offerType: s.offer_type }));
 }
 
-export function capUsageOf(rows: FactsRow['cap_usage']): Map<string, number> {
+export function capUsageOf(rows: SaleFactsDocuments['cap_usage']): Map<string, number> {
   return new Map((rows ?? []).map((u) => [slotKey({ scope: u.scope, period: u.period, periodStart: new Date(u.period_start) }), u.used]));
 }
