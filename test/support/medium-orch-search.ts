@@ -7,14 +7,13 @@ import type {
   PartnerSearchAnsweredV1,
   PartnerSearchAnsweredV2,
   PartnerSearchRequestedV2,
-  SearchAnswer,
   SearchMeta,
   SearchRequestedV1,
 } from '../../libs/contracts/src';
-import { searchStateKey } from '../../libs/contracts/src';
 import { capPeriodStart, capScope, type CapSlot, type DedupeKey, type Lead, leadDedupeKeys } from '../../libs/domain/src';
 import { SaleLedger, SearchRepository } from '../../libs/persistence/src';
-import { CampaignCatalog, SearchStatePublisher } from '../../libs/platform/src';
+import { CampaignCatalog } from '../../libs/platform/src';
+import { type SearchAnswer, searchStateKey, SearchStatePublisher } from '../../libs/search-state/src';
 import { MergePartnerAnswer } from '../../apps/search-orchestrator/src/merge-partner-answer/merge-partner-answer.usecase';
 import { StartSearch } from '../../apps/search-orchestrator/src/start-search/start-search.usecase';
 import { applyMediumCatalog, mediumApiKey, mediumConfig } from './medium';
@@ -168,7 +167,7 @@ export function orchestrator(ds: DataSource, redis: Redis) {
   const catalog = new CampaignCatalog(ds, config);
   const ledger = new SaleLedger(ds);
   const searches = new SearchRepository(ds);
-  const state = new SearchStatePublisher(ds, redis);
+  const state = new SearchStatePublisher(redis, searches);
   return {
     config,
     catalog,

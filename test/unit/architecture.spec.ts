@@ -92,7 +92,7 @@ const FORBIDDEN_IN_DOMAIN: Array<{ name: string; test: (s: string) => boolean }>
     name: m,
     test: (s: string) => [m, `node:${m}`].some((b) => s === b || s.startsWith(`${b}/`)),
   })),
-  ...['@lr/persistence', '@lr/messaging', '@lr/redis', '@lr/platform', '@lr/observability'].map((m) => ({
+  ...['@lr/persistence', '@lr/messaging', '@lr/redis', '@lr/platform', '@lr/observability', '@lr/search-state'].map((m) => ({
     name: m,
     test: (s: string) => s === m || s.startsWith(`${m}/`),
   })),
@@ -343,6 +343,7 @@ describe('architecture', () => {
         '@lr/redis',
         '@lr/platform',
         '@lr/observability',
+        '@lr/search-state',
       ]) {
         expect([s, domain(s)]).toEqual([s, true]);
       }

@@ -4,6 +4,5 @@ export * from './redis.module';
 export * from './worker';
 export * from './campaign-catalog';
 export * from './http/post-json';
-export * from './search-state.publisher';
 export * from './consent-chainer';
 export * from './return-lead';

@@ -1,8 +1,8 @@
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { searchStateKey, SubmitAnswerV1, SubmitDecision } from '@lr/contracts';
-import { LeadRepository, SaleLedger, UnresolvedDeliveries } from '@lr/persistence';
-import { SearchStatePublisher } from '@lr/platform';
+import { SubmitAnswerV1, SubmitDecision } from '@lr/contracts';
+import { LeadRepository, SaleLedger, SearchRepository, UnresolvedDeliveries } from '@lr/persistence';
+import { searchStateKey, SearchStatePublisher } from '@lr/search-state';
 import { mediumDataSource, mediumRedis } from '../../../../test/support/medium';
 import { fakeSchool, reservedLead, submitWorld, SubmitWorld } from '../../../../test/support/medium-submit-world';
 import { BuyerCalls } from './buyer-calls';
@@ -32,7 +32,7 @@ beforeAll(async () => {
     new SaleLedger(ds),
     new LeadRepository(ds),
     new BuyerCalls(undefined as never),
-    new SearchStatePublisher(ds, redis),
+    new SearchStatePublisher(redis, new SearchRepository(ds)),
   );
 });
 
