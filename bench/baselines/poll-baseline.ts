@@ -1,7 +1,6 @@
 import Redis from 'ioredis';
-import { searchStateKey } from '../../libs/contracts/src';
-import { orderedEntries, SearchStateStore } from '../../libs/redis/src/search-state-store';
-import { pollBody } from '../../apps/gateway/src/poll-results/search-envelope';
+import { searchAnswerBody } from '../../libs/search-state/src/search-answer';
+import { orderedEntries, SearchStateStore } from '../../libs/search-state/src/search-state-store';
 import { answerJson, serveBare } from './bare-server';
 
 /**
@@ -18,11 +17,11 @@ function main(): void {
   serveBare(
     async (req, _body, res) => {
       const id = /^\/results\/([0-9a-f-]{36})$/.exec(req.url ?? '')?.[1];
-      const cached = id ? await store.read(searchStateKey(id)) : undefined;
+      const cached = id ? await store.read(id) : undefined;
       const entries = cached && orderedEntries(cached);
       if (!cached || entries === undefined)
         return answerJson(res, 404, '{"code":"NOT_FOUND","status":"invalid","reason":"Search not found"}');
-      answerJson(res, 200, pollBody({ meta: cached.meta, entries }).body);
+      answerJson(res, 200, searchAnswerBody(cached.meta, entries).body);
     },
     async () => void redis.disconnect(),
   );

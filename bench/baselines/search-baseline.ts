@@ -5,8 +5,9 @@ import { Pool } from 'pg';
 import type { PartnerRef, ResultEntry, SearchMeta } from '../../libs/contracts/src';
 import type { PartnerSearchCall } from '../../apps/partner-adapter/src/adapters/partner-adapter';
 import { SandboxPartnerAdapter } from '../../apps/partner-adapter/src/adapters/sandbox/sandbox-adapter';
-import { SearchStateStore } from '../../libs/redis/src/search-state-store';
-import { SEARCH_STATE_TTL_SECONDS, searchAnswerBody, searchStateKey } from '../../libs/contracts/src';
+import { SEARCH_STATE_TTL_SECONDS } from '../../libs/search-state/src/search-state';
+import { searchAnswerBody } from '../../libs/search-state/src/search-answer';
+import { SearchStateStore } from '../../libs/search-state/src/search-state-store';
 import { newLeadId } from '../../libs/domain/src/ids/lead-ids';
 import { entryText, newResult } from '../../libs/persistence/src/queries/stored-result';
 import { answerJson, serveBare } from './bare-server';
@@ -118,7 +119,6 @@ function main(): void {
       order: [...meta.order, ...added.map((r) => r.id)],
     };
     await store.write(
-      searchStateKey(meta.searchId),
       next,
       added.map((r) => ({ id: r.id, json: r.entryJson })),
       SEARCH_STATE_TTL_SECONDS,
@@ -168,7 +168,6 @@ function main(): void {
           order: offers.map((o) => o.svc_result_id),
         };
         await store.write(
-          searchStateKey(searchId),
           meta,
           offers.map((o, i) => ({ id: o.svc_result_id, json: entries[i] })),
           SEARCH_STATE_TTL_SECONDS,

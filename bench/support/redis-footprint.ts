@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { searchStateKey } from '../../libs/contracts/src';
+import { searchStateKey } from '../../libs/search-state/src/search-state';
 
 /** What the searches of a bench hold in Redis: bytes per search state (MEMORY USAGE) and how long each is kept (TTL). */
 export interface RedisFootprint {

@@ -9,12 +9,10 @@ import type {
   PartnerOfferResult,
   PartnerSearchAnsweredV2,
   PartnerSearchRequestedV2,
-  SearchAnswer,
   SearchMeta,
   SearchRequestedV1,
   SubmitRequestedV1,
 } from '../../libs/contracts/src';
-import { searchStateKey } from '../../libs/contracts/src';
 import {
   type CampaignOffer,
   capPeriodStart,
@@ -39,7 +37,8 @@ import {
   SearchRepository,
 } from '../../libs/persistence/src';
 import { OFFER_DECISIONS } from '../../libs/persistence/src/queries/shown-results';
-import { CampaignCatalog, SearchStatePublisher } from '../../libs/platform/src';
+import { CampaignCatalog } from '../../libs/platform/src';
+import { type SearchAnswer, searchStateKey, SearchStatePublisher } from '../../libs/search-state/src';
 import { AppConfig, AppName, loadConfig } from '../../libs/config/src';
 import { applyCatalog } from '../../apps/ops/src/catalog/apply-catalog';
 import { DecideSubmit } from '../../apps/checks/src/decide-submit/decide-submit.usecase';
@@ -588,7 +587,7 @@ export function orchestrator(ds: DataSource, redis: Redis) {
   const catalog = new CampaignCatalog(ds, config);
   const ledger = new SaleLedger(ds);
   const searches = new SearchRepository(ds);
-  const state = new SearchStatePublisher(ds, redis);
+  const state = new SearchStatePublisher(redis, searches);
   return {
     config,
     catalog,

@@ -164,7 +164,7 @@ export const LIB_LAYERS: readonly (readonly string[])[] = [
   ['config', 'contracts'],
   ['observability'],
   ['persistence', 'messaging', 'redis'],
-  ['jobs', 'use-cases'],
+  ['jobs', 'use-cases', 'search-state'],
   ['platform'],
 ];
 const layerOf = (lib: string) => LIB_LAYERS.findIndex((layer) => layer.includes(lib));
@@ -527,6 +527,7 @@ describe('architecture', () => {
         '@lr/jobs',
         '@lr/use-cases',
         '@lr/contracts',
+        '@lr/search-state',
       ]) {
         expect([s, domain(s)]).toEqual([s, true]);
       }

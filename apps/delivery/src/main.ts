@@ -1,4 +1,7 @@
-import { runWorker, SearchStatePublisher } from '@lr/platform';
+import Redis from 'ioredis';
+import { SearchRepository } from '@lr/persistence';
+import { REDIS_CLIENT, runWorker } from '@lr/platform';
+import { SearchStatePublisher } from '@lr/search-state';
 import { BuyerCalls } from './deliver-lead/buyer-calls';
 import { DeliverLeadHandler } from './deliver-lead/deliver-lead.handler';
 import { DeliverLead } from './deliver-lead/deliver-lead.usecase';
@@ -19,5 +22,16 @@ runWorker({
   app: 'delivery',
   redis: true,
   controllers: [DeliverLeadHandler, SendRevocationHandler],
-  providers: [DeliverLead, BuyerCalls, SearchStatePublisher, PendingLeadsGauge, SendRevocation, RevocationRelay],
+  providers: [
+    DeliverLead,
+    BuyerCalls,
+    {
+      provide: SearchStatePublisher,
+      inject: [REDIS_CLIENT, SearchRepository],
+      useFactory: (redis: Redis, searches: SearchRepository) => new SearchStatePublisher(redis, searches),
+    },
+    PendingLeadsGauge,
+    SendRevocation,
+    RevocationRelay,
+  ],
 });

@@ -5,8 +5,10 @@ import { DataSource } from 'typeorm';
 import { AppConfig, ConfigModule } from '@lr/config';
 import { AmqpConnection, MessagingModule, amqpReadiness } from '@lr/messaging';
 import { HealthModule, MetricsModule, ObservabilityLoggerModule } from '@lr/observability';
+import { SearchRepository } from '@lr/persistence';
 import { DatabaseModule, postgresReadiness, REDIS_CLIENT, RedisModule, RepositoriesModule } from '@lr/platform';
 import { redisReadiness, TokenBucket } from '@lr/redis';
+import { SearchStateReader } from '@lr/search-state';
 import { ApiKeyCache } from './auth/api-key-cache';
 import { CatalogChanges } from './auth/catalog-changes';
 import { ApiKeyGuard, BuyerKeyGuard } from './auth/api-key.guard';
@@ -22,9 +24,9 @@ import { LeadStatusHandler } from './lead-status/lead-status.handler';
 import { LeadStatus } from './lead-status/lead-status.usecase';
 import { PendingLeads } from './submit-lead/pending-leads';
 import { SubmitLead } from './submit-lead/submit-lead.usecase';
-import { PollResultsHandler } from './poll-results/poll-results.handler';
+import { PollResultsApi } from './poll-results/poll-results.api';
+import { PollResults } from './poll-results/poll-results.usecase';
 import { CampaignOwners } from './auth/campaign-owners';
-import { SearchStore } from './poll-results/search-store';
 import { StartSearchHandler } from './start-search/start-search.handler';
 import { StartSearch } from './start-search/start-search.usecase';
 import { IdempotentRequests } from './idempotency/idempotent-requests';
@@ -33,7 +35,11 @@ import { ReturnLead } from './return-lead/return-lead.usecase';
 
 @Module({})
 export class GatewayModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /**
+   * The gateway; `document`: as the OpenAPI document scans it (docs/openapi.md), with
+   * the poll's description (PollResultsApi), whose route is Fastify's, not Nest's.
+   */
+  static forRoot(config: AppConfig, { document = false }: { document?: boolean } = {}): DynamicModule {
     return {
       module: GatewayModule,
       imports: [
@@ -56,7 +62,7 @@ export class GatewayModule {
       ],
       controllers: [
         StartSearchHandler,
-        PollResultsHandler,
+        ...(document ? [PollResultsApi] : []),
         SubmitLeadHandler,
         LeadStatusHandler,
         PreCheckHandler,
@@ -69,7 +75,14 @@ export class GatewayModule {
         ApiKeyGuard,
         BuyerKeyGuard,
         RateLimitGuard,
-        SearchStore,
+        {
+          provide: SearchStateReader,
+          inject: [REDIS_CLIENT, SearchRepository, Dependencies],
+          // PostgreSQL, read when Redis has no copy, under the request path's deadline (503 beyond it).
+          useFactory: (redis: Redis, searches: SearchRepository, deps: Dependencies) =>
+            new SearchStateReader(redis, searches, (dependency, call) => deps.call(dependency, call)),
+        },
+        PollResults,
         CampaignOwners,
         PendingLeads,
         StartSearch,

@@ -5,8 +5,9 @@ import { OPT_OUTS_BODY_LIMIT, OPT_OUTS_PATH } from './opt-outs/opt-outs.handler'
 import { GatewayModule } from './gateway.module';
 import { answerClientError, answerConnect, answerFrameworkError } from './http/client-errors';
 import { installJsonBodyParser } from './http/json-body';
+import { gatewayOpenApiDocument } from './openapi/export-document';
 import { serveOpenApi } from './openapi/setup';
-import { installPollFastPath } from './poll-results/poll-fast-path';
+import { registerPollResults } from './poll-results/poll-results.route';
 import { BUYER_RETURNS_BODY_LIMIT, BUYER_RETURNS_PATH } from './return-lead/return-lead.handler';
 
 /** Routes with a body limit of their own (the contract: the pre-check's 16 KB; the opt-out intake's, docs/opt-outs.md; the buyer API's returns, docs/returns.md). */
@@ -28,19 +29,19 @@ async function main(): Promise<void> {
       clientErrorHandler: answerClientError,
       frameworkErrors: answerFrameworkError,
     },
-    configure: (app) => {
+    configure: async (app) => {
       const fastify = app.getHttpAdapter().getInstance();
       installJsonBodyParser(fastify);
       fastify.server.on('connect', answerConnect);
-      // Polls skip Nest's router, through the same guards, handler and error filter (results/poll-fast-path.ts).
-      installPollFastPath(app);
+      // The poll is a plain Fastify route, through the same key and rate-limit checks and error answers as Nest's routes (poll-results.route.ts).
+      registerPollResults(app);
       // The pre-check's own limit (contract: body at most 16 KB), the opt-out intake's and the returns', set on their routes before Nest registers them.
       fastify.addHook('onRoute', (route) => {
         const limit = BODY_LIMITS[route.url];
         if (limit !== undefined) route.bodyLimit = limit;
       });
       // The contract as OpenAPI 3: /docs (Swagger UI) and /docs-json, open to anyone (docs/openapi.md).
-      serveOpenApi(app, GatewayModule);
+      serveOpenApi(app, await gatewayOpenApiDocument(config));
     },
   });
 }

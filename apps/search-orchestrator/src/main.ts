@@ -1,4 +1,7 @@
-import { CampaignCatalog, runWorker, SearchStatePublisher } from '@lr/platform';
+import Redis from 'ioredis';
+import { SearchRepository } from '@lr/persistence';
+import { CampaignCatalog, REDIS_CLIENT, runWorker } from '@lr/platform';
+import { SearchStatePublisher } from '@lr/search-state';
 import { MergePartnerAnswerHandler } from './merge-partner-answer/merge-partner-answer.handler';
 import { MergePartnerAnswer } from './merge-partner-answer/merge-partner-answer.usecase';
 import { StartSearchHandler } from './start-search/start-search.handler';
@@ -8,6 +11,15 @@ import { StartSearch } from './start-search/start-search.usecase';
 runWorker({
   app: 'search-orchestrator',
   controllers: [StartSearchHandler, MergePartnerAnswerHandler],
-  providers: [CampaignCatalog, SearchStatePublisher, StartSearch, MergePartnerAnswer],
+  providers: [
+    CampaignCatalog,
+    {
+      provide: SearchStatePublisher,
+      inject: [REDIS_CLIENT, SearchRepository],
+      useFactory: (redis: Redis, searches: SearchRepository) => new SearchStatePublisher(redis, searches),
+    },
+    StartSearch,
+    MergePartnerAnswer,
+  ],
   redis: true,
 });

@@ -3,4 +3,3 @@ export * from './repositories.module';
 export * from './redis.module';
 export * from './worker';
 export * from './campaign-catalog';
-export * from './search-state.publisher';

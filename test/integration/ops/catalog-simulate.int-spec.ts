@@ -1,7 +1,8 @@
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { createDataSource, SaleLedger, SearchRepository } from '../../../libs/persistence/src';
-import { CampaignCatalog, SearchStatePublisher } from '../../../libs/platform/src';
+import { CampaignCatalog } from '../../../libs/platform/src';
+import { SearchStatePublisher } from '../../../libs/search-state/src';
 import { MergePartnerAnswer } from '../../../apps/search-orchestrator/src/merge-partner-answer/merge-partner-answer.usecase';
 import { StartSearch } from '../../../apps/search-orchestrator/src/start-search/start-search.usecase';
 import { partnerAnswer, partnerResult, person, searchRequest, world, World } from '../../support/medium-world';
@@ -37,7 +38,7 @@ describe('ops catalog simulate', () => {
     const config = testConfig('search-orchestrator', uniqueSuffix(), { CATALOG_CACHE_MS: '0' });
     const catalog = new CampaignCatalog(ds, config);
     const searches = new SearchRepository(ds);
-    const state = new SearchStatePublisher(ds, redis);
+    const state = new SearchStatePublisher(redis, searches);
     const start = new StartSearch(catalog, new SaleLedger(ds), searches, state, config);
     const merge = new MergePartnerAnswer(catalog, searches, new SaleLedger(ds), state);
     from = new Date(Date.now() - 1000);

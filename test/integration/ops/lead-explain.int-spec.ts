@@ -3,7 +3,8 @@ import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { SubmitRequestedV1 } from '../../../libs/contracts/src';
 import { createDataSource, LeadRepository, SaleLedger, SearchRepository } from '../../../libs/persistence/src';
-import { CampaignCatalog, SearchStatePublisher } from '../../../libs/platform/src';
+import { CampaignCatalog } from '../../../libs/platform/src';
+import { SearchStatePublisher } from '../../../libs/search-state/src';
 import { DecideSubmit } from '../../../apps/checks/src/decide-submit/decide-submit.usecase';
 import { MergePartnerAnswer } from '../../../apps/search-orchestrator/src/merge-partner-answer/merge-partner-answer.usecase';
 import { StartSearch } from '../../../apps/search-orchestrator/src/start-search/start-search.usecase';
@@ -69,7 +70,7 @@ describe('ops lead explain', () => {
     const catalog = new CampaignCatalog(ds, config);
     const ledger = new SaleLedger(ds);
     const searches = new SearchRepository(ds);
-    const state = new SearchStatePublisher(ds, redis);
+    const state = new SearchStatePublisher(redis, searches);
     const start = new StartSearch(catalog, ledger, searches, state, config);
     const merge = new MergePartnerAnswer(catalog, searches, ledger, state);
 

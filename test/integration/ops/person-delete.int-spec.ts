@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { searchStateKey } from '@lr/contracts';
 import { buyerDecision, cents, eraseLeadDocument, newLeadId } from '@lr/domain';
 import {
   addDays,
@@ -18,10 +17,11 @@ import {
   migrateDatabase,
   PartitionStore,
   SaleLedger,
+  SearchRepository,
 } from '@lr/persistence';
 import { chainConsentLedger } from '@lr/jobs';
-import { SearchStatePublisher } from '@lr/platform';
 import { returnLead } from '@lr/use-cases';
+import { searchStateKey, SearchStatePublisher } from '@lr/search-state';
 import { tablesHolding } from '../../support/canaries';
 import { decideSubmit, freshPerson, resultSubmit, returnsWorld, StoredSearch, storeSearch, SubmitWorld } from '../../support/medium-world';
 import { dropDatabase, ownDatabaseUrl } from '../../support/test-database';
@@ -185,7 +185,7 @@ beforeAll(async () => {
   // Chained and sealed (today's seal, as tomorrow's first chainer run makes it).
   await chainConsentLedger(new ConsentLedger(ds), () => new Date(now + DAY_MS));
 
-  const publisher = new SearchStatePublisher(ds, redis);
+  const publisher = new SearchStatePublisher(redis, new SearchRepository(ds));
   for (const s of [searches.today, searches.test, searches.bystander]) await publisher.resync(s.searchId);
 }, 60_000);
 

@@ -6,7 +6,8 @@ import Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '@lr/config';
 import type { AmqpConnection } from '@lr/messaging';
-import { readSearchState, TokenBucket } from '@lr/redis';
+import { TokenBucket } from '@lr/redis';
+import { readSearchState, searchStateKey } from '@lr/search-state';
 import { Endpoint } from '../../../apps/gateway/src/auth/endpoint.decorator';
 import { RateLimitGuard, RateLimitReadsAlong, readAlongValue } from '../../../apps/gateway/src/auth/rate-limit.guard';
 import { ApiError } from '../../../apps/gateway/src/http/api-error';
@@ -33,14 +34,14 @@ describe('RateLimitGuard with a read along', () => {
 
   class Handler {
     @Endpoint('results')
-    @RateLimitReadsAlong((req, client) => readSearchState(client, (req.params as { key: string }).key))
+    @RateLimitReadsAlong((req, client) => readSearchState(client, (req.params as { id: string }).id))
     results(): void {}
   }
 
-  /** One call of `keyId` (a budget of one call: burst 1, refilled once a minute) reading `key` along. */
-  const call = async (keyId: string, key: string) => {
+  /** One call of `keyId` (a budget of one call: burst 1, refilled once a minute) reading search `id` along. */
+  const call = async (keyId: string, id: string) => {
     const req = {
-      params: { key },
+      params: { id },
       principal: { keyId, affiliateId: 'a', limits: { results: { perMinute: 1, burst: 1 } } },
     } as unknown as FastifyRequest;
     const headers: Record<string, string> = {};
@@ -55,11 +56,11 @@ describe('RateLimitGuard with a read along', () => {
 
   it('admits the call and hands the handler what its read found, with the budget in the headers', async () => {
     const keyId = randomUUID();
-    const { outcome, value, headers } = await call(keyId, 'search:none');
+    const { outcome, value, headers } = await call(keyId, 'none');
     expect(outcome).toEqual({ admitted: true });
     expect(value).toBeUndefined(); // no such search: the handler answers 404 or reads PostgreSQL
-    await redis.hset('search:known', 'meta', JSON.stringify({ searchId: 's', version: 1, order: [] }));
-    const second = await call(randomUUID(), 'search:known');
+    await redis.hset(searchStateKey('known'), 'meta', JSON.stringify({ searchId: 's', version: 1, order: [] }));
+    const second = await call(randomUUID(), 'known');
     expect(second.outcome).toEqual({ admitted: true });
     expect(second.value).toEqual({ meta: { searchId: 's', version: 1, order: [] }, entries: new Map() });
     expect(headers).toEqual({ 'X-RateLimit-Limit': '1/min; burst=1', 'X-RateLimit-Remaining': '0' });
@@ -67,15 +68,15 @@ describe('RateLimitGuard with a read along', () => {
 
   it('refuses a call over its budget with 429, and the handler sees nothing the read found', async () => {
     const keyId = randomUUID();
-    await redis.hset('search:seen', 'meta', JSON.stringify({ searchId: 's', version: 1, order: [] }));
-    expect((await call(keyId, 'search:seen')).value).toBeDefined();
-    const refused = await call(keyId, 'search:seen');
+    await redis.hset(searchStateKey('seen'), 'meta', JSON.stringify({ searchId: 's', version: 1, order: [] }));
+    expect((await call(keyId, 'seen')).value).toBeDefined();
+    const refused = await call(keyId, 'seen');
     expect(refused.outcome).toEqual({ error: expect.objectContaining({ httpStatus: 429, code: 'RATE_LIMITED' }) });
     expect(refused.value).toBeUndefined();
   });
 
   it('answers 503 for an admitted call whose read fails, and 429 (not 503) for a refused one', async () => {
-    await redis.set('not-a-hash', 'x');
+    await redis.set(searchStateKey('not-a-hash'), 'x');
     const keyId = randomUUID();
     const failed = await call(keyId, 'not-a-hash');
     expect((failed as { outcome: { error: unknown } }).outcome.error).toBeInstanceOf(DependencyFailure);

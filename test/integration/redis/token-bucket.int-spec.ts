@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import type { SearchMeta } from '@lr/contracts';
-import { orderedEntries, readSearchState, SearchStateStore, TokenBucket } from '@lr/redis';
+import { TokenBucket } from '@lr/redis';
+import { orderedEntries, readSearchState, searchStateKey, SearchStateStore } from '@lr/search-state';
 import { TEST_REDIS_URL, uniqueSuffix } from '../../support/test-env';
 
 /**
@@ -44,12 +45,12 @@ describe('TokenBucket', () => {
       trueExclusiveAccepted: false,
       order: ['r1'],
     };
-    await store.write('search:s', meta, [{ id: 'r1', json: Buffer.from(JSON.stringify({ svc_result_id: 'r1' })) }], 60);
+    await store.write(meta, [{ id: 'r1', json: Buffer.from(JSON.stringify({ svc_result_id: 'r1' })) }], 60);
     expect((await bucket.take('k2:results', limit)).allowed).toBe(true);
 
     const together = async () => {
       const taking = bucket.take('k2:results', limit);
-      const reading = readSearchState(redis, 'search:s');
+      const reading = readSearchState(redis, 's');
       // Both are written before either answer is back: ioredis holds both, waiting for their replies.
       expect((redis as unknown as { commandQueue: { length: number } }).commandQueue.length).toBe(2);
       return { decision: await taking, cached: await reading };
@@ -65,8 +66,8 @@ describe('TokenBucket', () => {
   });
 
   it('a read of an unknown search is undefined; a failed command throws', async () => {
-    await redis.set('not-a-hash', 'x');
-    expect(await readSearchState(redis, 'search:none')).toBeUndefined();
+    await redis.set(searchStateKey('not-a-hash'), 'x');
+    expect(await readSearchState(redis, 'none')).toBeUndefined();
     await expect(readSearchState(redis, 'not-a-hash')).rejects.toThrow(/WRONGTYPE/);
   });
 });

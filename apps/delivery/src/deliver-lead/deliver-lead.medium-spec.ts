@@ -1,8 +1,8 @@
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { searchStateKey, SubmitAnswerV1, SubmitDecision } from '@lr/contracts';
-import { LeadRepository, SaleLedger, UnresolvedDeliveries } from '@lr/persistence';
-import { SearchStatePublisher } from '@lr/platform';
+import { SubmitAnswerV1, SubmitDecision } from '@lr/contracts';
+import { LeadRepository, SaleLedger, SearchRepository, UnresolvedDeliveries } from '@lr/persistence';
+import { searchStateKey, SearchStatePublisher } from '@lr/search-state';
 import { fakeSchool, mediumDataSource, mediumRedis, reservedLead, submitWorld, SubmitWorld } from '../../../../test/support/medium-world';
 import { BuyerCalls } from './buyer-calls';
 import { DeliverLead } from './deliver-lead.usecase';
@@ -31,7 +31,7 @@ beforeAll(async () => {
     new SaleLedger(ds),
     new LeadRepository(ds),
     new BuyerCalls(undefined as never),
-    new SearchStatePublisher(ds, redis),
+    new SearchStatePublisher(redis, new SearchRepository(ds)),
   );
 });
 

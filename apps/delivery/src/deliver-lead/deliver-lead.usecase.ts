@@ -3,7 +3,7 @@ import type { DeliveryRequestedV1, SubmitAnswerV1 } from '@lr/contracts';
 import { buyerDecision, centsOrNull, endsOtherSales, schoolHonoursIdempotencyKey } from '@lr/domain';
 import { counter } from '@lr/observability';
 import { decisionOf, LeadRepository, SaleLedger, Settlement, StoredLead } from '@lr/persistence';
-import { SearchStatePublisher } from '@lr/platform';
+import { SearchStatePublisher } from '@lr/search-state';
 import { BuyerAnswer, BuyerCalls, buyerDeadlineMs } from './buyer-calls';
 
 /** Beyond an unfinished attempt's deadline, how long before it is taken as interrupted (its worker is gone). */

@@ -2,8 +2,8 @@ import { Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { metricsRegistry } from '@lr/observability';
-import { LeadRepository, PENDING_LEADS, SaleLedger } from '@lr/persistence';
-import { SearchStatePublisher } from '@lr/platform';
+import { LeadRepository, PENDING_LEADS, SaleLedger, SearchRepository } from '@lr/persistence';
+import { SearchStatePublisher } from '@lr/search-state';
 import { fakeSchool, mediumDataSource, mediumRedis, reservedLead, submitWorld } from '../../../../test/support/medium-world';
 import { BuyerCalls } from '../deliver-lead/buyer-calls';
 import { DeliverLead } from '../deliver-lead/deliver-lead.usecase';
@@ -60,7 +60,7 @@ describe('PendingLeadsGauge (medium: real PostgreSQL)', () => {
       new SaleLedger(ds),
       new LeadRepository(ds),
       new BuyerCalls(undefined as never),
-      new SearchStatePublisher(ds, redis),
+      new SearchStatePublisher(redis, new SearchRepository(ds)),
     );
     const answer = await delivery.run(deliver);
     expect(answer).toMatchObject({ kind: 'decision', decision: { code: 'ACCEPTED' } });

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { Lead, optOutKeysOf, optOutRecord, OptOutRecord } from '@lr/domain';
-import { LeadRepository, OptOuts, SaleLedger } from '@lr/persistence';
-import { SearchStatePublisher } from '@lr/platform';
+import { LeadRepository, OptOuts, SaleLedger, SearchRepository } from '@lr/persistence';
+import { SearchStatePublisher } from '@lr/search-state';
 import {
   decideSubmit,
   fakeSchool,
@@ -42,7 +42,7 @@ beforeAll(async () => {
     new SaleLedger(ds),
     new LeadRepository(ds),
     new BuyerCalls(undefined as never),
-    new SearchStatePublisher(ds, redis),
+    new SearchStatePublisher(redis, new SearchRepository(ds)),
   );
   optOuts = new OptOuts(ds);
   send = new SendRevocation(optOuts, { revocationSendTimeoutMs: 2_000 });

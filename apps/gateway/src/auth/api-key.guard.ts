@@ -37,8 +37,7 @@ export function presentedKeys(rawHeaders: string[]): { keys: string[]; sent: boo
  * second, and a revocation clears them at once: see ApiKeyCache). Returns the
  * key; whose it must be is the guard's.
  */
-async function authenticate(ctx: ExecutionContext, keys: ApiKeyCache): Promise<{ req: FastifyRequest; key: ApiKeyRecord }> {
-  const req = ctx.switchToHttp().getRequest<FastifyRequest>();
+async function authenticate(req: FastifyRequest, keys: ApiKeyCache): Promise<ApiKeyRecord> {
   const { keys: presented, sent } = presentedKeys(req.raw.rawHeaders);
   if (presented.length === 0) throw sent ? ApiError.authInvalid() : ApiError.authRequired();
   // Two different keys: which one is meant is a guess, and guessing is how a request passes as someone else.
@@ -47,18 +46,26 @@ async function authenticate(ctx: ExecutionContext, keys: ApiKeyCache): Promise<{
   if (raw.length > 256) throw ApiError.authInvalid();
   const key = await keys.find(hashApiKey(raw));
   if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) throw ApiError.authInvalid();
-  return { req, key };
+  return key;
 }
 
-/** A guard of one API: authenticates the key, then admits it when it is of the API's kind (else 403 key_not_permitted). */
+/**
+ * A guard of one API: authenticates the key, then admits it when it is of the
+ * API's kind (else 403 key_not_permitted). `check` is the guard's whole work on
+ * a request, for the routes Nest does not run (the poll's: poll-results.route.ts).
+ */
 @Injectable()
 abstract class KeyGuard implements CanActivate {
   constructor(private readonly keys: ApiKeyCache) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
-    const { req, key } = await authenticate(ctx, this.keys);
-    this.admit(req, key);
+    await this.check(ctx.switchToHttp().getRequest<FastifyRequest>());
     return true;
+  }
+
+  /** Authenticates the request's key and admits it (sets the request's caller), or throws the ApiError to answer. */
+  async check(req: FastifyRequest): Promise<void> {
+    this.admit(req, await authenticate(req, this.keys));
   }
 
   protected abstract admit(req: FastifyRequest, key: ApiKeyRecord): void;

@@ -38,7 +38,9 @@ export function readAlongValue<T>(req: FastifyRequest): T | undefined {
 
 /**
  * The contract's per-key, per-endpoint budget (Limits). Runs after ApiKeyGuard (or BuyerKeyGuard);
- * every authenticated call counts, test calls and refused ones included.
+ * every authenticated call counts, test calls and refused ones included. As a guard it reads the
+ * endpoint and the read along from the handler's decorators; `check` is its whole work on a
+ * request, for the routes Nest does not run (the poll's: poll-results.route.ts).
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
@@ -51,12 +53,22 @@ export class RateLimitGuard implements CanActivate {
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const endpoint = this.reflector.get<EndpointName | undefined>(ENDPOINT_KEY, ctx.getHandler());
-    const req = ctx.switchToHttp().getRequest<FastifyRequest>();
+    const readAlong = this.reflector.get<ReadAlong<unknown> | undefined>(READ_ALONG_KEY, ctx.getHandler());
+    const http = ctx.switchToHttp();
+    await this.check(http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>(), endpoint, readAlong);
+    return true;
+  }
+
+  /**
+   * Takes a token of the caller's `endpoint` budget (nothing without an endpoint or a caller), with
+   * `readAlong` in the same round trip; sets the X-RateLimit-* headers on `reply`, and throws the 429
+   * (or the 503 of a failed Redis call) to answer.
+   */
+  async check(req: FastifyRequest, reply: FastifyReply, endpoint: EndpointName | undefined, readAlong?: ReadAlong<unknown>): Promise<void> {
     const caller = req.principal ?? req.buyer;
-    if (!endpoint || !caller) return true;
+    if (!endpoint || !caller) return;
     const limit = caller.limits[endpoint] ?? DEFAULT_RATE_LIMITS[endpoint];
     const bucketKey = `${caller.keyId}:${endpoint}`;
-    const readAlong = this.reflector.get<ReadAlong<unknown> | undefined>(READ_ALONG_KEY, ctx.getHandler());
     const decision = readAlong
       ? await this.deps.call('redis', async () => {
           // Two commands written back to back rather than an ioredis pipeline: the same one round trip, and a
@@ -75,8 +87,7 @@ export class RateLimitGuard implements CanActivate {
           return taken;
         })
       : await this.deps.call('redis', () => this.bucket.take(bucketKey, limit));
-    this.answer(ctx.switchToHttp().getResponse<FastifyReply>(), endpoint, limit, decision);
-    return true;
+    this.answer(reply, endpoint, limit, decision);
   }
 
   private answer(reply: FastifyReply, endpoint: EndpointName, limit: BucketLimit, decision: BucketDecision): void {

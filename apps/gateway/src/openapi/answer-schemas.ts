@@ -7,7 +7,6 @@ import {
   MAX_ACCEPTED_SUBMISSIONS,
   OUTCOME_STATUSES,
   OutcomeStatus,
-  POLL_AFTER_MS,
   ResultEntry,
   ResultProgram,
 } from '@lr/contracts';
@@ -26,7 +25,7 @@ import {
   type SubmitAnswerBody,
   type SubmitDisposition,
 } from '@lr/domain';
-import type { SearchAnswer } from '../poll-results/search-envelope';
+import { POLL_AFTER_MS, type SearchAnswer } from '@lr/search-state';
 import { ERROR_CODES, ERROR_DETAILS, SUBMIT_CODES, type SubmitCode } from './catalog-codes';
 import { ApiSchemaWith } from './schema-keywords';
 

@@ -1,29 +1,36 @@
 import { writeFileSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { loadConfig } from '@lr/config';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { AppConfig, loadConfig } from '@lr/config';
 import { GatewayModule } from '../gateway.module';
 import { buildOpenApiDocument } from './setup';
 
 /**
- * The document the gateway serves at /docs-json, built by the same code
- * (buildOpenApiDocument over GatewayModule) without a running system: in Nest's
- * preview mode the modules and their controllers are scanned but no provider
- * is created, so nothing connects to PostgreSQL, Redis or RabbitMQ. The
- * configuration is the defaults (no environment is read); the document does
- * not depend on it.
+ * The gateway's OpenAPI document (buildOpenApiDocument over GatewayModule as
+ * the document sees it: with the poll's description, whose route is a plain
+ * Fastify route), built without a running system: in Nest's preview mode the
+ * modules and their controllers are scanned but no provider is created and
+ * no route registered, so nothing connects to PostgreSQL, Redis or RabbitMQ.
+ * The gateway serves it at /docs-json; the document does not depend on the
+ * configuration.
  */
-export async function exportOpenApiDocument(): Promise<string> {
-  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(loadConfig('gateway', {})), new FastifyAdapter(), {
+export async function gatewayOpenApiDocument(config: AppConfig): Promise<OpenAPIObject> {
+  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config, { document: true }), new FastifyAdapter(), {
     preview: true,
     logger: false,
     abortOnError: false,
   });
   try {
-    return `${JSON.stringify(buildOpenApiDocument(app, GatewayModule), null, 2)}\n`;
+    return buildOpenApiDocument(app, GatewayModule);
   } finally {
     await app.close();
   }
+}
+
+/** The document as committed (packages/client/openapi.json), with the default configuration (no environment is read). */
+export async function exportOpenApiDocument(): Promise<string> {
+  return `${JSON.stringify(await gatewayOpenApiDocument(loadConfig('gateway', {})), null, 2)}\n`;
 }
 
 /** `node dist/apps/gateway/src/openapi/export-document.js [file]`: the document to the file, or to stdout. */

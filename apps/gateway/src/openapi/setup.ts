@@ -79,14 +79,14 @@ export function buildOpenApiDocument(app: NestFastifyApplication, rootModule: Ty
 }
 
 /**
- * Serves the document at /docs-json and Swagger UI at /docs (its assets under
+ * Serves `document` at /docs-json and Swagger UI at /docs (its assets under
  * /docs/). These are plain Fastify routes, outside Nest's guards: no API key,
  * no rate limit; a missing asset is the envelope's 404 like any unknown route.
- * The document is built here, at start-up, so a broken one stops the gateway
- * instead of failing its first reader. Call before listen.
+ * The document is built at start-up (gatewayOpenApiDocument), so a broken one
+ * stops the gateway instead of failing its first reader. Call before listen.
  */
-export function serveOpenApi(app: NestFastifyApplication, rootModule: Type<unknown>): void {
-  SwaggerModule.setup(DOCS_PATH, app, buildOpenApiDocument(app, rootModule), {
+export function serveOpenApi(app: NestFastifyApplication, document: OpenAPIObject): void {
+  SwaggerModule.setup(DOCS_PATH, app, document, {
     jsonDocumentUrl: DOCS_JSON_PATH,
     raw: ['json'],
     customSiteTitle: 'Lead router affiliate API',

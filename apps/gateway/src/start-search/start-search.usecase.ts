@@ -3,14 +3,13 @@ import { APP_CONFIG, AppConfig } from '@lr/config';
 import { MESSAGE_TYPES, SearchRequestedV1 } from '@lr/contracts';
 import { AmqpConnection, RawReply, RemoteHandlerError, RequestTimeoutError } from '@lr/messaging';
 import { counter } from '@lr/observability';
+import { searchAnswerBody, SearchStateReader } from '@lr/search-state';
 import { assertActiveCampaign, assertAffiliate } from '../auth/campaign-access';
 import { CampaignOwners } from '../auth/campaign-owners';
 import type { Principal } from '../auth/principal';
 import { ApiError } from '../http/api-error';
 import { DEPENDENCY_NAMES, Dependencies, DependencyFailure } from '../http/dependencies';
 import { IdempotentRequests } from '../idempotency/idempotent-requests';
-import { pollBody } from '../poll-results/search-envelope';
-import { SearchStore } from '../poll-results/search-store';
 import type { SearchRequest } from './parse-search-request';
 
 const searches = counter('gateway_searches_total', 'Searches answered 200, by test flag', ['test']);
@@ -33,7 +32,7 @@ export class StartSearch {
     private readonly amqp: AmqpConnection,
     private readonly deps: Dependencies,
     private readonly idempotent: IdempotentRequests,
-    private readonly store: SearchStore,
+    private readonly searches: SearchStateReader,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -61,10 +60,10 @@ export class StartSearch {
 
   /** A search the key started and answered: its answer as a poll gives it now (the same envelope). */
   private async current(searchId: string): Promise<Buffer> {
-    const view = await this.store.complete(searchId, undefined);
+    const view = await this.searches.complete(searchId, undefined);
     // Stored before it was answered; gone only if deleted since: nothing to answer but "try again".
     if (!view) throw ApiError.unavailable();
-    return pollBody(view).body;
+    return searchAnswerBody(view.meta, view.entries).body;
   }
 
   private async start(principal: Principal, request: SearchRequest, correlationId: string, searchId: string): Promise<Buffer> {
@@ -114,7 +113,7 @@ export class StartSearch {
     } finally {
       down.cancel();
     }
-    // The orchestrator answers the search's HTTP body (libs/contracts searchAnswerBody), sent on as it is.
+    // The orchestrator answers the search's HTTP body (libs/search-state searchAnswerBody), sent on as it is.
     if (!(answer instanceof RawReply))
       throw new DependencyFailure('search-orchestrator', new Error('the search answer is not the answer body'));
     searches.inc({ test: String(request.isTest) });

@@ -1,8 +1,7 @@
 import { Body, Controller, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOperation } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { searchStateKey } from '@lr/contracts';
-import { readShownResult, ShownResultRef } from '@lr/redis';
+import { readShownResult, ShownResultRef } from '@lr/search-state';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Endpoint } from '../auth/endpoint.decorator';
 import { RateLimitGuard, RateLimitReadsAlong, ReadAlong, readAlongValue } from '../auth/rate-limit.guard';
@@ -22,7 +21,7 @@ const readSubmittedResult: ReadAlong<ShownResultRef | undefined> = (req, redis) 
   const resultId = body?.svc_result_id;
   const searchId = body?.search_lead_id;
   if (typeof resultId !== 'string' || typeof searchId !== 'string' || !UUID.test(resultId) || !UUID.test(searchId)) return undefined;
-  return readShownResult(redis, searchStateKey(searchId.toLowerCase()), resultId.toLowerCase());
+  return readShownResult(redis, searchId.toLowerCase(), resultId.toLowerCase());
 };
 
 @Controller('api/v1/engine')

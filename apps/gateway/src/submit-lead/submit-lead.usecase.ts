@@ -5,7 +5,7 @@ import { pendingDecision, REFUSAL, submitAnswer, SubmitAnswerBody } from '@lr/do
 import { AmqpConnection, BrokerUnavailableError, RemoteHandlerError, ReplyLostError, RequestTimeoutError } from '@lr/messaging';
 import { counter } from '@lr/observability';
 import { CatalogRepository, LeadRepository, SearchRepository } from '@lr/persistence';
-import type { ShownResultRef } from '@lr/redis';
+import type { ShownResultRef } from '@lr/search-state';
 import type { Principal } from '../auth/principal';
 import { ApiError } from '../http/api-error';
 import { DEPENDENCY_NAMES, Dependencies, DependencyFailure } from '../http/dependencies';

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
-import { searchStateKey } from '@lr/contracts';
 import { OptOuts, PartitionStore, PersonErasure } from '@lr/persistence';
-import { SearchStateStore, withShortLivedRedis } from '@lr/redis';
+import { withShortLivedRedis } from '@lr/redis';
+import { SearchStateStore } from '@lr/search-state';
 import { referenceArgument } from '../cli-arguments';
 import { CliError, EXIT } from '../cli-error';
 import { CliContext } from '../context';
@@ -70,8 +70,7 @@ export function registerPersonCommands(program: Command, ctx: CliContext): void 
             ? 0
             : withShortLivedRedis(url, { keyPrefix, timeoutMs: REDIS_TIMEOUT_MS }, (client) => {
                 const store = new SearchStateStore(client);
-                const keys = ids.map(searchStateKey);
-                return dryRun ? store.held(keys) : store.forget(keys);
+                return dryRun ? store.held(ids) : store.forget(ids);
               }),
       };
       const progress = deleteProgress(ctx.io);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { searchStateKey } from '@lr/contracts';
+import { searchStateKey } from '@lr/search-state';
 import type { Lead } from '@lr/domain';
 import { SearchRepository } from '@lr/persistence';
 import {

@@ -25,7 +25,8 @@ import {
   SearchRepository,
   ShownResult,
 } from '@lr/persistence';
-import { CampaignCatalog, SearchStatePublisher } from '@lr/platform';
+import { CampaignCatalog } from '@lr/platform';
+import { SearchStatePublisher } from '@lr/search-state';
 import { resultsShown } from '../search-metrics';
 
 const answers = counter('search_partner_answers_total', 'Partner answers merged into searches, by outcome', ['outcome']);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { MAX_ACCEPTED_SUBMISSIONS, POLL_AFTER_MS, SEARCH_STATE_MARGIN_SECONDS, type SearchAnswer, searchStateKey } from '@lr/contracts';
+import { MAX_ACCEPTED_SUBMISSIONS } from '@lr/contracts';
+import { POLL_AFTER_MS, SEARCH_STATE_MARGIN_SECONDS, type SearchAnswer, searchStateKey } from '@lr/search-state';
 import { capPeriodStart, leadDedupeKeys, optOutKeysOf, optOutRecord } from '@lr/domain';
 import { OptOuts } from '@lr/persistence';
 import {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@lr/config';
-import { PartnerSearchRequestedV2, SearchMeta, SearchRequestedV1, searchAnswerBody } from '@lr/contracts';
+import { PartnerSearchRequestedV2, SearchMeta, SearchRequestedV1 } from '@lr/contracts';
 import {
   CampaignOffer,
   capsAt,
@@ -17,7 +17,8 @@ import {
 } from '@lr/domain';
 import { counter, histogram } from '@lr/observability';
 import { NewResult, newResult, SaleLedger, SearchRepository } from '@lr/persistence';
-import { CampaignCatalog, SearchStatePublisher } from '@lr/platform';
+import { CampaignCatalog } from '@lr/platform';
+import { searchAnswerBody, SearchStatePublisher } from '@lr/search-state';
 import { resultsShown } from '../search-metrics';
 import { PartnerCall, partnerCall, planSearch, SearchPlan } from './search-plan';
 

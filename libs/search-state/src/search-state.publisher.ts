@@ -1,10 +1,9 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import Redis from 'ioredis';
-import { DataSource } from 'typeorm';
-import { SearchMeta, searchStateKey, searchStateTtlSeconds } from '@lr/contracts';
-import { SearchRepository } from '@lr/persistence';
-import { SearchStateStore } from '@lr/redis';
-import { REDIS_CLIENT } from './redis.module';
+import { Logger } from '@nestjs/common';
+import type Redis from 'ioredis';
+import type { SearchMeta } from '@lr/contracts';
+import type { SearchRepository } from '@lr/persistence';
+import { searchStateTtlSeconds } from './search-state';
+import { SearchStateStore } from './search-state-store';
 
 /** An entry of a search's state: a result id and the entry's JSON as its maker serialized it. */
 export interface StateEntry {
@@ -17,18 +16,19 @@ export interface StateEntry {
 /**
  * Publishes a search's state to Redis (what polls read); PostgreSQL is the
  * truth. A change known in memory writes only its new entries and the meta
- * (libs/redis SearchStateStore); after a redelivery or a failed write the whole
- * state is rebuilt from PostgreSQL.
+ * (SearchStateStore); after a redelivery or a failed write the whole state is
+ * rebuilt from PostgreSQL (SearchRepository.state). A plain class: the apps
+ * provide it over their Redis client and repository.
  */
-@Injectable()
 export class SearchStatePublisher {
   private readonly log = new Logger(SearchStatePublisher.name);
   private readonly store: SearchStateStore;
-  private readonly searches: SearchRepository;
 
-  constructor(ds: DataSource, @Inject(REDIS_CLIENT) redis: Redis) {
+  constructor(
+    redis: Redis,
+    private readonly searches: SearchRepository,
+  ) {
     this.store = new SearchStateStore(redis);
-    this.searches = new SearchRepository(ds);
   }
 
   /**
@@ -38,7 +38,7 @@ export class SearchStatePublisher {
    */
   async write(meta: SearchMeta, added: readonly StateEntry[]): Promise<void> {
     const expiries = added.flatMap((e) => (e.expiresAt ? [e.expiresAt] : []));
-    await this.store.write(searchStateKey(meta.searchId), meta, added, searchStateTtlSeconds(meta.closesAt, expiries));
+    await this.store.write(meta, added, searchStateTtlSeconds(meta.closesAt, expiries));
   }
 
   /** As write, but a Redis failure is only logged (polls read PostgreSQL when Redis has no copy). True when written. */

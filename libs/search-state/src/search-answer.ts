@@ -1,6 +1,7 @@
-import { MAX_ACCEPTED_SUBMISSIONS } from './api-codes';
-import type { ResultEntry } from './result-entry';
-import { POLL_AFTER_MS, type SearchMeta } from './search-state';
+import { MAX_ACCEPTED_SUBMISSIONS, type ResultEntry, type SearchAnswerState } from '@lr/contracts';
+
+/** Suggested wait between polls while a search is open (contract: about one second). */
+export const POLL_AFTER_MS = 1000;
 
 /** The contract's answer envelope of search and results (affiliate-api.md, "Answer envelope of search and results"). */
 export interface SearchAnswer {
@@ -34,16 +35,14 @@ export function joinEntries(head: string, entries: readonly Buffer[], tail: stri
   return Buffer.concat(parts);
 }
 
-/** The envelope fields of a search answer's state (everything but the entries and their order). */
-export type SearchAnswerState = Omit<SearchMeta, 'order'>;
-
 /**
  * The answer of search and results (affiliate-api.md, "Answer envelope of
  * search and results") as JSON bytes: the envelope, then the entries as they
  * are stored (never parsed and serialized again). `poll_after_ms` is present
  * only while `processing_done` is false; a search past its 45 seconds is done
- * even if a worker died. The search-orchestrator answers a search with it and
- * the gateway answers polls with it.
+ * even if a worker died. These bytes are the contract's answer: the
+ * search-orchestrator answers a search with them (the gateway sends them on as
+ * they are) and the gateway answers polls with them (docs/decisions.md).
  */
 export function searchAnswerBody(
   state: SearchAnswerState,

@@ -1,35 +1,11 @@
-import type { ResultEntry } from './result-entry';
-
 /**
- * The hot state of one search in Redis, written by the search-orchestrator and
- * read by the gateway to answer polls. Rebuildable from PostgreSQL (searches,
- * results): losing Redis loses no lead.
+ * A search's live state: what polls read, written by the search-orchestrator
+ * (and delivery, when a sale changes it) to Redis; rebuildable from
+ * PostgreSQL (searches, results): losing Redis loses no lead. This library is
+ * its one home: the key, the lifetime, the codec (search-state-store.ts), the
+ * answer's bytes (search-answer.ts), the writer (SearchStatePublisher) and the
+ * reader (SearchStateReader). Its shape, SearchMeta, is in libs/contracts.
  */
-export interface SearchState {
-  searchId: string;
-  /** Bumped by every change (searches.state_version): Redis never goes back to an older version. */
-  version: number;
-  affiliateId: string;
-  campaignId: string;
-  isTest: boolean;
-  /** ISO time the search opened and the time it closes at the latest (opened + 45 s). */
-  createdAt: string;
-  closesAt: string;
-  /** True once every offer answered; the gateway also treats a search past closesAt as done. */
-  processingDone: boolean;
-  acceptedCount: number;
-  trueExclusiveAccepted: boolean;
-  /** Result entries, best first, exactly as shown to the affiliate. */
-  offers: ResultEntry[];
-}
-
-/**
- * What Redis holds about a search besides its result entries (a hash: field
- * `meta` is this as JSON, `v` its version, and `r:<result id>` each entry's
- * JSON exactly as shown). Entries never change once shown, so a writer adds
- * only new ones; `order` lists them best first.
- */
-export type SearchMeta = Omit<SearchState, 'offers'> & { order: string[] };
 
 /** Redis key of a search's state (the client adds the configured key prefix). */
 export const searchStateKey = (searchId: string): string => `search:${searchId}`;
@@ -57,6 +33,3 @@ export function searchStateTtlSeconds(closesAt: string, expiresAt: ReadonlyArray
   const seconds = Math.ceil((until - now) / 1000) + SEARCH_STATE_MARGIN_SECONDS;
   return Math.min(SEARCH_STATE_TTL_SECONDS, Math.max(SEARCH_STATE_MARGIN_SECONDS, seconds));
 }
-
-/** Suggested wait between polls while a search is open (contract: about one second). */
-export const POLL_AFTER_MS = 1000;

@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
 import type { SearchMeta } from '@lr/contracts';
+import { searchStateKey } from './search-state';
 
 /**
  * A search's hot state in Redis, as a hash (see SearchMeta): `meta` + `v` (its
@@ -85,33 +86,38 @@ export class SearchStateStore {
 
   /**
    * Adds `entries` (result id -> the entry's JSON, serialized once by its
-   * maker) and sets `meta` if newer; the key then lives at least `ttlSeconds`
-   * (a longer lifetime already set stays). True when meta was written.
+   * maker) to the search's state and sets `meta` if newer; the state then
+   * lives at least `ttlSeconds` (a longer lifetime already set stays). True
+   * when meta was written.
    */
-  async write(key: string, meta: SearchMeta, entries: ReadonlyArray<{ id: string; json: Buffer }>, ttlSeconds: number): Promise<boolean> {
+  async write(meta: SearchMeta, entries: ReadonlyArray<{ id: string; json: Buffer }>, ttlSeconds: number): Promise<boolean> {
     const args: Array<string | number | Buffer> = [meta.version, JSON.stringify(meta), ttlSeconds];
     for (const e of entries) args.push(`r:${e.id}`, e.json);
-    return (await this.redis.writeSearchState(key, ...args)) === 1;
+    return (await this.redis.writeSearchState(searchStateKey(meta.searchId), ...args)) === 1;
   }
 
-  read(key: string): Promise<CachedSearch | undefined> {
-    return readSearchState(this.redis, key);
+  read(searchId: string): Promise<CachedSearch | undefined> {
+    return readSearchState(this.redis, searchId);
   }
 
   /** Deletes these searches' states (a person's, erased: docs/deletion.md); answers how many there were. */
-  async forget(keys: readonly string[]): Promise<number> {
-    return keys.length === 0 ? 0 : this.redis.del(...keys);
+  async forget(searchIds: readonly string[]): Promise<number> {
+    return searchIds.length === 0 ? 0 : this.redis.del(...searchIds.map(searchStateKey));
   }
 
   /** How many of these searches' states Redis holds (what forget would delete). */
-  async held(keys: readonly string[]): Promise<number> {
-    return keys.length === 0 ? 0 : this.redis.exists(...keys);
+  async held(searchIds: readonly string[]): Promise<number> {
+    return searchIds.length === 0 ? 0 : this.redis.exists(...searchIds.map(searchStateKey));
   }
 }
 
-/** A search's state as `redis` holds it under `key` (one HGETALL); undefined when it holds none, or only part of one being written. */
-export async function readSearchState(redis: Redis, key: string): Promise<CachedSearch | undefined> {
-  return decodeSearch(await redis.callBuffer(HGETALL, prefixed(redis, key)));
+/**
+ * A search's state as `redis` holds it (one HGETALL, sent at once: a caller
+ * may write it right behind another command to share its round trip);
+ * undefined when it holds none, or only part of one being written.
+ */
+export async function readSearchState(redis: Redis, searchId: string): Promise<CachedSearch | undefined> {
+  return decodeSearch(await redis.callBuffer(HGETALL, prefixed(redis, searchStateKey(searchId))));
 }
 
 /** A shown result as a submit's front door checks it: whose search, which campaign and offer. */
@@ -122,8 +128,8 @@ export interface ShownResultRef {
 }
 
 /** One shown result of a search as a submit's front door checks it (its meta and its entry, one HMGET); undefined when Redis has either not. */
-export async function readShownResult(redis: Redis, key: string, resultId: string): Promise<ShownResultRef | undefined> {
-  const [meta, entry] = await redis.hmgetBuffer(key, 'meta', `r:${resultId}`);
+export async function readShownResult(redis: Redis, searchId: string, resultId: string): Promise<ShownResultRef | undefined> {
+  const [meta, entry] = await redis.hmgetBuffer(searchStateKey(searchId), 'meta', `r:${resultId}`);
   if (!meta || !entry) return undefined;
   const m = JSON.parse(meta.toString('utf8')) as SearchMeta;
   const e = JSON.parse(entry.toString('utf8')) as { campaign_id: string | null; offer: { id: string } };

@@ -1,8 +1,8 @@
+import type Redis from 'ioredis';
 import type { SearchMeta } from '@lr/contracts';
 import type { SearchRepository } from '@lr/persistence';
-import type { CachedSearch } from '@lr/redis';
-import { Dependencies, DependencyFailure } from '../http/dependencies';
-import { SearchStore } from './search-store';
+import type { CachedSearch } from './search-state-store';
+import { SearchStateReader } from './search-state.reader';
 
 const head = {
   searchId: 's1',
@@ -19,16 +19,15 @@ const head = {
 const entry = (id: string) => ({ svc_result_id: id, name: `é ${id}` });
 const bytes = (v: unknown) => Buffer.from(JSON.stringify(v));
 
-/** Dependencies.call as the gateway runs it, minus probes and deadlines: a failure is a DependencyFailure. */
-const deps = {
-  call: async <T>(name: 'redis' | 'postgres', fn: () => Promise<T>) => {
-    try {
-      return await fn();
-    } catch (e) {
-      throw new DependencyFailure(name, e);
-    }
-  },
-} as unknown as Dependencies;
+/** A reader over no Redis (what Redis held is given) and `repo` for PostgreSQL, the calls to which are counted by dependency. */
+function readerOver(repo: ReturnType<typeof postgresWith>) {
+  const calls: string[] = [];
+  const reader = new SearchStateReader({} as Redis, repo as unknown as SearchRepository, (dependency, call) => {
+    calls.push(dependency);
+    return call();
+  });
+  return { reader, calls };
+}
 
 /** The search as PostgreSQL holds it (or nothing), counting the reads. */
 function postgresWith(state: { meta: SearchMeta; entries: Buffer[] } | undefined) {
@@ -41,36 +40,34 @@ const cachedOf = (meta: SearchMeta, entries: Record<string, unknown>): CachedSea
   entries: new Map(Object.entries(entries).map(([id, e]) => [id, bytes(e)])),
 });
 
-describe('SearchStore.complete (a poll, from what Redis held)', () => {
+describe('SearchStateReader.complete (a poll, from what Redis held)', () => {
   const pg = { meta: { ...head, order: ['pg'] }, entries: [bytes(entry('pg'))] };
 
   it('copies the entries Redis holds as stored, in order', async () => {
     const repo = postgresWith(pg);
-    const view = await new SearchStore(repo as unknown as SearchRepository, deps).complete(
-      's1',
-      cachedOf({ ...head, order: ['r2', 'r1'] }, { r1: entry('r1'), r2: entry('r2') }),
-    );
+    const { reader, calls } = readerOver(repo);
+    const view = await reader.complete('s1', cachedOf({ ...head, order: ['r2', 'r1'] }, { r1: entry('r1'), r2: entry('r2') }));
     expect(view?.meta.searchId).toBe('s1');
     expect(json(view)).toEqual([entry('r2'), entry('r1')]);
     expect(repo.reads).toBe(0);
+    expect(calls).toEqual([]);
   });
 
   it('reads PostgreSQL when an entry in the order is not in Redis yet', async () => {
-    const view = await new SearchStore(postgresWith(pg) as unknown as SearchRepository, deps).complete(
-      's1',
-      cachedOf({ ...head, order: ['r1', 'r2'] }, { r1: {} }),
-    );
+    const { reader, calls } = readerOver(postgresWith(pg));
+    const view = await reader.complete('s1', cachedOf({ ...head, order: ['r1', 'r2'] }, { r1: {} }));
     expect(json(view)).toEqual([entry('pg')]);
+    expect(calls).toEqual(['postgres']);
   });
 
   it('reads PostgreSQL when Redis had nothing (expired, flushed or failed): an answer, not a 503', async () => {
     const repo = postgresWith(pg);
-    const view = await new SearchStore(repo as unknown as SearchRepository, deps).complete('s1', undefined);
+    const view = await readerOver(repo).reader.complete('s1', undefined);
     expect(repo.reads).toBe(1);
     expect(json(view)).toEqual([entry('pg')]);
   });
 
   it('is undefined when neither has the search', async () => {
-    expect(await new SearchStore(postgresWith(undefined) as unknown as SearchRepository, deps).complete('s1', undefined)).toBeUndefined();
+    expect(await readerOver(postgresWith(undefined)).reader.complete('s1', undefined)).toBeUndefined();
   });
 });
