@@ -103,6 +103,7 @@ const FORBIDDEN_IN_DOMAIN: Array<{ name: string; test: (s: string) => boolean }>
     '@lr/use-cases',
     // The domain owns its vocabulary (vocabulary/); libs/contracts writes its messages in it, never the other way round.
     '@lr/contracts',
+    '@lr/search-state',
   ].map((m) => ({
     name: m,
     test: (s: string) => s === m || s.startsWith(`${m}/`),
