@@ -14,12 +14,17 @@ import { buildOpenApiDocument } from './setup';
  * no route registered, so nothing connects to PostgreSQL, Redis or RabbitMQ.
  * The gateway serves it at /docs-json; the document does not depend on the
  * configuration.
+ *
+ * `silent` is for the exporter alone: Nest's `logger` option replaces the
+ * process-wide logger, so the running gateway must not pass it, or every
+ * Nest logger of the gateway (the outage warnings among them) would be
+ * silenced from start-up on.
  */
-export async function gatewayOpenApiDocument(config: AppConfig): Promise<OpenAPIObject> {
+export async function gatewayOpenApiDocument(config: AppConfig, { silent = false } = {}): Promise<OpenAPIObject> {
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config, { document: true }), new FastifyAdapter(), {
     preview: true,
-    logger: false,
     abortOnError: false,
+    ...(silent ? { logger: false as const } : {}),
   });
   try {
     return buildOpenApiDocument(app, GatewayModule);
@@ -30,7 +35,7 @@ export async function gatewayOpenApiDocument(config: AppConfig): Promise<OpenAPI
 
 /** The document as committed (packages/client/openapi.json), with the default configuration (no environment is read). */
 export async function exportOpenApiDocument(): Promise<string> {
-  return `${JSON.stringify(await gatewayOpenApiDocument(loadConfig('gateway', {})), null, 2)}\n`;
+  return `${JSON.stringify(await gatewayOpenApiDocument(loadConfig('gateway', {}), { silent: true }), null, 2)}\n`;
 }
 
 /** `node dist/apps/gateway/src/openapi/export-document.js [file]`: the document to the file, or to stdout. */
