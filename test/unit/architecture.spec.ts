@@ -292,30 +292,13 @@ function sqlViolations(): Violation[] {
     }));
 }
 
-/**
- * The read models' public shapes that keep a name ending in Row although
- * they are built by mapping rows (a column checked, a figure defaulted), not
- * a statement's row: their callers (apps/ops) use them by these names.
- */
-const READ_MODEL_SHAPES = new Set([
-  'ActivityRow',
-  'CatalogRow',
-  'ExplainResultRow',
-  'IdempotencyKeyRow',
-  'StoryCapSlotRow',
-  'StoryDedupeRow',
-  'StoryOfferCheckRow',
-  'StoryResultRow',
-  'StorySaleRow',
-]);
-
 /** A type derived from PostgreSQL's description of a statement (row-types.generated.ts). */
 const DERIVED = /\bRowTypes\[|\bWithDocuments<|\bRowOf</;
 
 /**
  * Row types declared by hand in a repository file: an interface or type
- * alias whose name ends in `Row` (unless derived from RowTypes, or a read
- * model's shape above), or an explicit type argument on `run<…>(`.
+ * alias whose name ends in `Row` (unless derived from RowTypes), or an
+ * explicit type argument on `run<…>(`.
  */
 export function handRowTypesOf(fileName: string, text: string): Array<{ line: number; what: string }> {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
@@ -324,7 +307,7 @@ export function handRowTypesOf(fileName: string, text: string): Array<{ line: nu
   const visit = (node: ts.Node) => {
     if ((ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) && /Row$/.test(node.name.text)) {
       const derived = ts.isTypeAliasDeclaration(node) && DERIVED.test(node.type.getText(source));
-      if (!derived && !READ_MODEL_SHAPES.has(node.name.text)) found.push({ line: at(node), what: `type ${node.name.text}` });
+      if (!derived) found.push({ line: at(node), what: `type ${node.name.text}` });
     } else if (
       ts.isCallExpression(node) &&
       ts.isIdentifier(node.expression) &&

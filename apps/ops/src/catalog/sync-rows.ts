@@ -1,7 +1,7 @@
-import type { CatalogAdminRepository, CatalogRow, CatalogRowScope, CatalogTableSpec } from '@lr/persistence';
+import type { CatalogAdminRepository, CatalogRecord, CatalogRowScope, CatalogTableSpec } from '@lr/persistence';
 import { stableJson } from './stable-json';
 
-export type Row = CatalogRow;
+export type Row = CatalogRecord;
 
 /** How the catalog writes one table: which columns identify a row and which it owns. */
 export interface TableSpec extends CatalogTableSpec {

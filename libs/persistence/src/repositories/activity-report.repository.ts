@@ -1,6 +1,6 @@
 import { OFFER_DECISIONS, SHOWN } from '../queries/shown-results';
 import { DataSource } from 'typeorm';
-import { run, type RowOf, statement } from '../queries/sql';
+import { run, type RowOf, statement, type WithDocuments } from '../queries/sql';
 
 /**
  * The read model behind `ops report activity` (docs/operator-cli.md): traffic
@@ -23,20 +23,19 @@ export interface ActivityWindow {
 }
 
 /** The figures of one group (or of all traffic), as counted. */
-export interface ActivityRow {
-  /** The campaign, offer or affiliate; null for the totals. */
-  id: string | null;
-  /** Its name now; null for the totals or when it is gone. */
-  name: string | null;
-  searches: number;
-  results_shown: number;
-  submits: number;
-  /** Submits by their code now (a pending one as PENDING); codes with none are absent. */
-  by_code: Record<string, number>;
-  accepted: number;
-  /** Sum of the accepted submits' payouts, in dollars, as exact decimal text. */
-  payouts: string;
-}
+export type ActivityRow = WithDocuments<
+  'activityTotals',
+  {
+    searches: number;
+    results_shown: number;
+    submits: number;
+    /** Submits by their code now (a pending one as PENDING); codes with none are absent. */
+    by_code: Record<string, number>;
+    accepted: number;
+    /** Sum of the accepted submits' payouts, in dollars, as exact decimal text. */
+    payouts: string;
+  }
+>;
 
 export interface ActivityCounts {
   /** Ordered by name (nameless last), then id. */

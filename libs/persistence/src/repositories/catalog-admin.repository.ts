@@ -14,7 +14,7 @@ import { run, statement } from '../queries/sql';
  */
 
 /** A catalog row as stored or as the file wants it: column name to value. */
-export type CatalogRow = Record<string, unknown>;
+export type CatalogRecord = Record<string, unknown>;
 
 /** How one catalog table is written. */
 export interface CatalogTableSpec {
@@ -44,7 +44,7 @@ const CAMPAIGN_CAPS_OUTSIDE = statement(
 /**
  * The row statements below are made per call from a table's description
  * (CatalogTableSpec): they are not declared statements, and their rows are
- * any table's (CatalogRow).
+ * any table's (CatalogRecord).
  */
 const q = (name: string) => `"${name}"`;
 
@@ -69,7 +69,7 @@ export class CatalogAdminRepository {
   }
 
   /** The table's rows in `scope`, every column. */
-  rows(spec: CatalogTableSpec, scope: CatalogRowScope): Promise<CatalogRow[]> {
+  rows(spec: CatalogTableSpec, scope: CatalogRowScope): Promise<CatalogRecord[]> {
     const params: unknown[] = [];
     const where = Object.entries(scope).map(([column, value]) => {
       if (value === null) return `${q(column)} IS NULL`;
@@ -80,7 +80,7 @@ export class CatalogAdminRepository {
   }
 
   /** Inserts the row, its columns as given. */
-  async insert(spec: CatalogTableSpec, row: CatalogRow): Promise<void> {
+  async insert(spec: CatalogTableSpec, row: CatalogRecord): Promise<void> {
     const cols = Object.keys(row);
     const values = cols.map((c, i) => (isJson(spec, c) ? `$${i + 1}::jsonb` : `$${i + 1}`));
     await this.db.query(
@@ -90,7 +90,12 @@ export class CatalogAdminRepository {
   }
 
   /** Sets the columns of `changes` on the row whose primary key is `current`'s, and `updated_at` unless `touchUpdatedAt` is false. */
-  async update(spec: CatalogTableSpec, current: CatalogRow, changes: CatalogRow, opts: { touchUpdatedAt?: boolean } = {}): Promise<void> {
+  async update(
+    spec: CatalogTableSpec,
+    current: CatalogRecord,
+    changes: CatalogRecord,
+    opts: { touchUpdatedAt?: boolean } = {},
+  ): Promise<void> {
     const changed = Object.keys(changes);
     const sets = changed.map((c, i) => `${q(c)} = ${isJson(spec, c) ? `$${i + 1}::jsonb` : `$${i + 1}`}`);
     if (opts.touchUpdatedAt !== false) sets.push(`"updated_at" = now()`);
@@ -102,7 +107,7 @@ export class CatalogAdminRepository {
   }
 
   /** Deletes the row whose primary key is `current`'s. */
-  async delete(spec: CatalogTableSpec, current: CatalogRow): Promise<void> {
+  async delete(spec: CatalogTableSpec, current: CatalogRecord): Promise<void> {
     const where = spec.primaryKey.map((c, i) => `${q(c)} = $${i + 1}`).join(' AND ');
     await this.db.query(
       `DELETE FROM ${q(spec.table)} WHERE ${where}`,

@@ -5,7 +5,7 @@ import { run, statement } from '../queries/sql';
 export type IdempotentEndpoint = 'search' | 'leads';
 
 /** A key's row as a request finds it after claiming it. */
-export interface IdempotencyKeyRow {
+export interface ClaimedKey {
   bodyDigest: string;
   leadId: string;
   /** The request running it now (or last): the claimer's own token when the claim made it the runner. */
@@ -75,7 +75,7 @@ export class IdempotencyKeys {
   constructor(private readonly db: Queryable) {}
 
   /** Claims the key for this request, or finds who has it and what it answered. */
-  async claim(c: KeyClaim): Promise<IdempotencyKeyRow> {
+  async claim(c: KeyClaim): Promise<ClaimedKey> {
     const [row] = await run(this.db, CLAIM, [
       c.affiliateId,
       c.endpoint,

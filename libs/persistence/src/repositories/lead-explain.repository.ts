@@ -34,16 +34,7 @@ export type ExplainSearchRow = WithDocuments<
 >;
 
 /** A result the search showed, in the order every poll showed them. */
-export interface ExplainResultRow {
-  id: string;
-  rank: number;
-  offer_id: string;
-  /** The offer's school now (the result's own school name is in its entry). */
-  school_id: string | null;
-  /** numeric(12,2) text; null when no payout was configured. */
-  payout: string | null;
-  created_at: Date;
-}
+export type ExplainResultRow = WithDocuments<'explainResults', { id: string; rank: number; offer_id: string; created_at: Date }>;
 
 /** A partner network asked during the search. */
 export type ExplainPartnerCallRow = RowTypes['storyPartnerCalls'];

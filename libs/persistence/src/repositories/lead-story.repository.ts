@@ -24,21 +24,16 @@ export type StorySubmitRow = WithDocuments<
 >;
 
 /** A result of the search (`results`), with its place in the list every poll showed. */
-export interface StoryResultRow {
-  id: string;
-  /** 1 = first of `searches.result_order`. */
-  rank: number | null;
-  offer_id: string;
-  offer_name: string;
-  source: string;
-  offer_type: string;
-  school_name: string;
-  partner_name: string | null;
-  /** The result entry as shown (school, payout, programs among its fields). */
-  entry: StoryResultEntry | null;
-  created_at: Date;
-  expires_at: Date | null;
-}
+export type StoryResultRow = WithDocuments<
+  'storyResults',
+  {
+    id: string;
+    offer_id: string;
+    /** The result entry as shown (school, payout, programs among its fields). */
+    entry: StoryResultEntry | null;
+    created_at: Date;
+  }
+>;
 
 export interface StoryResultEntry {
   school?: { name?: string | null } | null;
@@ -47,32 +42,25 @@ export interface StoryResultEntry {
 }
 
 /** One offer's search-time decision (a key of `searches.offer_decisions`), with the offer's name when it still exists. */
-export interface StoryOfferCheckRow {
-  offer_id: string;
-  offer_name: string | null;
-  decision: { shown?: boolean; result_id?: string; reason?: string; detail?: string; partner?: string } | null;
-}
+export type StoryOfferCheckRow = WithDocuments<
+  'storyOfferChecks',
+  { offer_id: string; decision: { shown?: boolean; result_id?: string; reason?: string; detail?: string; partner?: string } | null }
+>;
 
 /** A submit's consent evidence (`consent_evidence`). */
 export type StoryConsentRow = RowTypes['storyConsents'];
 
 /** A submit's sale (`sales`), with the cap slots it took. */
-export interface StorySaleRow {
-  id: string;
-  lead_id: string;
-  status: string;
-  offer_type: string;
-  /** numeric(12,2) as text. */
-  payout: string | null;
-  price: string | null;
-  created_at: Date;
-  updated_at: Date;
-  /** In the order the sale took them. */
-  slots: StoryCapSlotRow[];
-}
+export type StorySaleRow = WithDocuments<
+  'storySales',
+  {
+    /** In the order the sale took them. */
+    slots: StoryCapSlot[];
+  }
+>;
 
 /** A cap slot a sale took (`sales.cap_slots`), with its count now (`cap_usage`) and its cap's limit now (`caps`). */
-export interface StoryCapSlotRow {
+export interface StoryCapSlot {
   scope: string;
   period: string;
   /** As stored in the sale. */
@@ -90,10 +78,7 @@ export type StoryReturnRow = WithDocuments<'storyReturns', { cap_slots: Array<{ 
 export type StoryAttemptRow = RowTypes['storyAttempts'];
 
 /** The dedupe keys a submit holds (`dedupe_keys`): their types, sorted. */
-export interface StoryDedupeRow {
-  lead_id: string;
-  key_types: string[];
-}
+export type StoryDedupeRow = WithDocuments<'storyDedupeKeys', { key_types: string[] }>;
 
 /** Everything read for one lead group, from one snapshot. */
 export interface LeadStoryRows {
@@ -278,20 +263,13 @@ async function offerChecksOf(em: EntityManager, searchId: string | null): Promis
  */
 async function salesOf(em: EntityManager, leadIds: string[]): Promise<StorySaleRow[]> {
   const sales = (await run(em, SALES, [leadIds])) as Array<
-    WithDocuments<'storySales', { slots: Array<Omit<StoryCapSlotRow, 'limit'>> | null }>
+    WithDocuments<'storySales', { slots: Array<Omit<StoryCapSlot, 'limit'>> | null }>
   >;
   const caps = await run(em, CAPS, [[...new Set(sales.map((s) => s.offer_id))]]);
   const limitOf = (slot: { scope: string; period: string }): number | null =>
     caps.find((c) => capScope(c.offer_id, c.campaign_id) === slot.scope && c.period === slot.period)?.limit ?? null;
   return sales.map((s) => ({
-    id: s.id,
-    lead_id: s.lead_id,
-    status: s.status,
-    offer_type: s.offer_type,
-    payout: s.payout,
-    price: s.price,
-    created_at: s.created_at,
-    updated_at: s.updated_at,
+    ...s,
     slots: (s.slots ?? []).map((x) => ({
       scope: x.scope,
       period: x.period,
