@@ -1,3 +1,4 @@
+import { campaignOffer } from '../../../../test/support/catalog-builder';
 import { capsAt, slotKey } from '../caps/caps';
 import type { CampaignOffer } from '../catalog/campaign-offer';
 import { SUBMIT } from '../decisions/decision-catalog';
@@ -7,34 +8,23 @@ import { TestMode, testMode } from '../test-mode/test-mode';
 import { judgeOffers, notOnCampaign, OfferVerdict, ProgramsJudged, Refused, SaleFacts, submitDecisionOf } from './qualify';
 
 const NOW = new Date('2026-11-25T15:00:00Z');
-const offer = (over: Partial<CampaignOffer> = {}): CampaignOffer => ({
-  offerId: 'o1',
-  campaignId: 'c1',
-  name: 'Northfield Online',
-  schoolId: 's1',
-  schoolName: 'Northfield',
-  schoolLogoUrl: null,
-  source: 'own',
-  offerType: 'shared',
-  status: 'active',
-  priority: 1,
-  tcpaText: 'I agree',
-  resultTtlSeconds: 900,
-  duplicateWindowDays: 30,
-  eligibility: { states: ['TX', 'CA'] },
-  programs: [
-    { value: 'bsn', label: 'BSN', eligibility: { education_levels: ['bachelor'] } },
-    { value: 'bba', label: 'BBA', eligibility: {} },
-  ],
-  formFields: [],
-  payouts: payoutTerms(20, null),
-  price: null,
-  caps: [{ offerId: 'o1', campaignId: null, period: 'day', limit: 2, timezone: 'America/New_York' }],
-  delivery: null,
-  externalId: null,
-  partner: null,
-  ...over,
-});
+/** An active shared own offer o1 of c1 for TX and CA, two programs (BSN for bachelors only), paying 20, capped at 2 a day. */
+const offer = (over: Partial<CampaignOffer> = {}): CampaignOffer =>
+  campaignOffer({
+    offerId: 'o1',
+    name: 'Northfield Online',
+    schoolId: 's1',
+    schoolName: 'Northfield',
+    tcpaText: 'I agree',
+    eligibility: { states: ['TX', 'CA'] },
+    programs: [
+      { value: 'bsn', label: 'BSN', eligibility: { education_levels: ['bachelor'] } },
+      { value: 'bba', label: 'BBA', eligibility: {} },
+    ],
+    payouts: payoutTerms(20, null),
+    caps: [{ offerId: 'o1', campaignId: null, period: 'day', limit: 2, timezone: 'America/New_York' }],
+    ...over,
+  });
 const lead = { address: { state: 'TX' }, education: { education_level: 'associate' } };
 const none: SaleFacts = { liveSales: [], lastSales: new Map(), capUsage: new Map(), suppressed: false };
 const live = testMode(false);

@@ -1,36 +1,12 @@
+import { campaignOffer } from '../../../../test/support/catalog-builder';
 import type { CampaignOffer } from '../catalog/campaign-offer';
-import { payoutTerms } from '../payouts/payouts';
 import { judgeOffers, notOnCampaign } from '../qualify/qualify';
 import { ownRankKeys } from '../results/result-entry';
 import { searchOutcome } from './search-outcome';
 import { testMode } from '../test-mode/test-mode';
 
 const NOW = new Date('2026-11-25T15:00:00Z');
-const offer = (id: string, over: Partial<CampaignOffer> = {}): CampaignOffer => ({
-  offerId: id,
-  campaignId: 'c1',
-  name: `Offer ${id}`,
-  schoolId: `s-${id}`,
-  schoolName: 'S',
-  schoolLogoUrl: null,
-  source: 'own',
-  offerType: 'shared',
-  status: 'active',
-  priority: 1,
-  tcpaText: null,
-  resultTtlSeconds: 900,
-  duplicateWindowDays: 30,
-  eligibility: {},
-  programs: [],
-  formFields: [],
-  payouts: payoutTerms(10, null),
-  price: null,
-  caps: [],
-  delivery: null,
-  externalId: null,
-  partner: null,
-  ...over,
-});
+const offer = (id: string, over: Partial<CampaignOffer> = {}): CampaignOffer => campaignOffer({ offerId: id, ...over });
 
 describe('searchOutcome: what a new search shows of its verdicts', () => {
   const offers = [
