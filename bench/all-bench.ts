@@ -10,14 +10,13 @@ import type { BenchSection } from './support/section';
 /**
  * `npm run bench`: every bench in turn (search and polls, submit, duplicate
  * pre-check, how cost grows), each a child process with its own state and
- * clean-up, then one file `bench/results/<date>.json` with all their figures
- * and one table in docs/performance.md (between the bench-all markers).
+ * clean-up, then `bench/results/<date>.json` with all their figures and
+ * `bench/results/<date>.md` with them as one table (figures live in
+ * bench/results; docs/performance.md says what each bench measures).
  * `BENCH_ONLY=search,submit` runs a subset. Exit code 1 when a bench failed
  * or a target was missed.
  */
 const BENCHES = ['search', 'submit', 'dupe-check', 'scale'] as const;
-const START = '<!-- bench-all:start -->';
-const END = '<!-- bench-all:end -->';
 
 function runChild(name: string, out: string): Promise<number> {
   return new Promise((resolve) => {
@@ -75,21 +74,15 @@ async function main(): Promise<void> {
   const file = join(ROOT, 'bench', 'results', `${date}.json`);
   writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, failed, sections }, null, 2)}\n`);
 
-  const docPath = join(ROOT, 'docs', 'performance.md');
-  const doc = readFileSync(docPath, 'utf8');
-  const table = markdown(sections, date, machine);
-  if (doc.includes(START) && doc.includes(END)) {
-    writeFileSync(docPath, `${doc.slice(0, doc.indexOf(START) + START.length)}\n${table}\n${doc.slice(doc.indexOf(END))}`);
-  } else {
-    log(`docs/performance.md has no ${START} … ${END} markers; table not written there`);
-  }
+  const tableFile = join(ROOT, 'bench', 'results', `${date}.md`);
+  writeFileSync(tableFile, `${markdown(sections, date, machine)}\n`);
 
   process.stdout.write('\n== All benches ==\n');
   for (const s of sections) process.stdout.write(`\n${s.title}\n\n${renderReport(s.rows as Row[], s.targets)}\n`);
   const missed = sections.flatMap((s) => s.targets.filter((t) => !t.met).map((t) => `${s.name}: ${t.name}`));
   if (failed.length > 0) process.stdout.write(`\nFAILED benches: ${failed.join(', ')}\n`);
   if (missed.length > 0) process.stdout.write(`\nMISSED targets: ${missed.join('; ')}\n`);
-  log(`figures written to ${file} and docs/performance.md`);
+  log(`figures written to ${file} and ${tableFile}`);
   if (failed.length > 0 || missed.length > 0) process.exitCode = 1;
 }
 

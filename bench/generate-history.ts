@@ -12,7 +12,7 @@ import {
 import { BENCH_STATE } from './support/bench-state';
 
 /**
- * Historical searches for the storage bench (docs/performance.md, "Storage"):
+ * Historical searches for the storage bench (bench/results/performance-history.md, "Storage"):
  * `searches` finished searches of the campaign of a model search, spread
  * evenly over the `days` x 24 h before now, stored the way the system stores
  * them (docs/storage.md), generated in PostgreSQL in batches (no row crosses

@@ -26,7 +26,7 @@ import { growthPer, growthTable, tableSizes } from './support/table-sizes';
 
 /**
  * `npm run bench:storage`: what the search storage costs and whether its cost
- * stays flat as history piles up (docs/performance.md, "Storage"), in one run
+ * stays flat as history piles up (bench/results/performance-history.md, "Storage"), in one run
  * on the bench state:
  *  a. on an empty database, SIZE_SEARCHES searches of the 50-offer campaign at a
  *     moderate rate, waited for until done and closed: PostgreSQL bytes per

@@ -23,7 +23,7 @@ import { doneSearchAnswers, SearchAnswer, startBaseline } from './support/search
  * the decision stored) and the whole machine's CPU per submit, at three offered
  * rates (open loop), beside a bare-node baseline doing the same PostgreSQL work
  * and the same school call at the same rates in the same run
- * (docs/performance.md, "Submit decisions").
+ * (bench/results/performance-history.md, "Submit decisions").
  * Every submit takes its own (search, result) pair of searches prepared
  * beforehand, so none is refused as a duplicate or over the sale limit.
  */

@@ -9,7 +9,7 @@ import { Client } from 'pg';
  * during the measurement on a database never analyzed (this machine runs
  * PostgreSQL with autovacuum off for the tests): prepared statements then keep
  * the plan they got on the first, empty table (a sequential scan) while it
- * grows, which no production database does (docs/performance.md).
+ * grows, which no production database does (bench/results/performance-history.md).
  * The bench's own people never match: their keys hash other values.
  */
 export async function seedSalesHistory(

@@ -46,7 +46,7 @@ return written
  * property per field, each name decoded and tested with `in`: for a search's
  * 47 fields that was about a seventh of the gateway's CPU per poll in a
  * profile, and 35-50 µs per read of the client's CPU in a loop (Redis's the
- * same; docs/performance.md). ioredis finds transformers and key positions by
+ * same; bench/results/performance-history.md). ioredis finds transformers and key positions by
  * the command's exact (lower-case) name, so by this name it applies neither:
  * the reply is read once by decodeSearch, and the store adds the client's key
  * prefix itself (prefixed). A Lua script returning HGETALL would keep both but

@@ -73,7 +73,7 @@ export class RateLimitGuard implements CanActivate {
       ? await this.deps.call('redis', async () => {
           // Two commands written back to back rather than an ioredis pipeline: the same one round trip, and a
           // pipeline's bookkeeping kept a poll's reply alive long enough to be promoted out of the young
-          // generation, which cost the gateway more in garbage collection than the pipeline saved (docs/performance.md).
+          // generation, which cost the gateway more in garbage collection than the pipeline saved (bench/results/performance-history.md).
           const taking = this.bucket.take(bucketKey, limit);
           const reading = readAlong(req, this.redis)?.then(
             (value) => ({ value }),

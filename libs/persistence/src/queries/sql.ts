@@ -11,7 +11,7 @@ import type { RowTypes } from './row-types.generated';
  * (`id`), and prepared once per connection under a name derived from its
  * text (`name`). Each execution then sends only Bind/Execute: the text is not
  * sent, parsed or analysed again, and PostgreSQL reuses a plan
- * (docs/performance.md, "Prepared statements"). Only constant texts may be
+ * (bench/results/performance-history.md, "What the code does for speed"). Only constant texts may be
  * declared (a module-level `const`): a text built per call would prepare a
  * new statement on every connection each time.
  *

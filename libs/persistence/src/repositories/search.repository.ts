@@ -146,7 +146,7 @@ interface AnswerContextDocuments {
   /**
    * Each shown result as [id, offer_id, school_id, priority, source, name, payout]: an array per result
    * rather than an object, which PostgreSQL builds and node parses without 50 times seven key names
-   * (a seventh of the read's cost in PostgreSQL and a third in node, measured: docs/performance.md).
+   * (a seventh of the read's cost in PostgreSQL and a third in node, measured: bench/results/performance-history.md).
    */
   shown: Array<[string, string, string, number, 'own' | 'partner', string, string | null]> | null;
 }

@@ -5,7 +5,7 @@ import { filled, run, statement } from '../queries/sql';
 
 /**
  * A synthetic history for the storage bench (bench/generate-history.ts;
- * docs/performance.md, "Storage"): finished searches copied from a model
+ * bench/results/performance-history.md, "Storage"): finished searches copied from a model
  * search of the database, with their partner calls and, for some, a sold
  * and accepted submit, generated in PostgreSQL in batches (no row crosses
  * the wire) and stored the way the system stores them (docs/storage.md).
