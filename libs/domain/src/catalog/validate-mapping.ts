@@ -1,4 +1,5 @@
 import type { AnswerMatch, DocumentShape, JsonScalar, ResponseRules } from '../mapping/mapping.types';
+import { literalSecretProblem } from '../mapping/header-templates';
 import { UNSAFE_KEYS } from '../mapping/json-path';
 import { childPath, isPlainObject, JsonReader, tracker } from './json-reader';
 
@@ -29,6 +30,9 @@ export function readHeaders(r: JsonReader, v: unknown, path: string): Record<str
     if (!/^[\t\x20-\x7e]*$/.test(value)) r.fail(at, 'must be printable ASCII (no line breaks or control characters)');
     else if (value.replace(ENV_REF_RE, '').includes('${')) {
       r.fail(at, 'has a "${" that is not an environment reference ${env:NAME} (NAME: letters, digits and _)');
+    } else {
+      const secret = literalSecretProblem(name, value);
+      if (secret) r.fail(at, secret);
     }
   }
   return ok() ? headers : undefined;
