@@ -140,3 +140,20 @@ function derivedValues(lead: LeadPayload, today: Date): Record<string, string | 
     'hashed.phone': phone === undefined ? undefined : hashOf('phone', phone),
   };
 }
+
+/** A partner of a catalog that is configured to receive contact data at search, and which. */
+export interface ContactAtSearch {
+  partnerId: string;
+  partnerName: string;
+  fields: SearchField[];
+}
+
+/** The partners of a validated catalog file sent contact data at search (`catalog apply` and `validate` name them). */
+export function partnersWithContactAtSearch(
+  partners: ReadonlyArray<{ id: string; name: string; settings: { search_fields?: readonly string[] } | null }>,
+): ContactAtSearch[] {
+  return partners.flatMap((p) => {
+    const fields = contactFieldsAtSearch(searchFieldsOf(p.settings));
+    return fields.length === 0 ? [] : [{ partnerId: p.id, partnerName: p.name, fields }];
+  });
+}
