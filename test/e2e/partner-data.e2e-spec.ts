@@ -121,7 +121,9 @@ describe('what partners receive and send (e2e)', () => {
     const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
     for (const type of Object.values(MESSAGE_TYPES)) await channel.bindQueue(queue, exchanges.commands, type);
     await channel.bindQueue(queue, exchanges.events, '#');
-    await channel.consume(queue, (m) => m && carried.push({ type: m.fields.routingKey, body: m.content.toString('utf8') }), { noAck: true });
+    await channel.consume(queue, (m) => m && carried.push({ type: m.fields.routingKey, body: m.content.toString('utf8') }), {
+      noAck: true,
+    });
   });
 
   afterAll(async () => {
@@ -246,8 +248,12 @@ describe('what partners receive and send (e2e)', () => {
 
     const { samples } = await scrape(adapter.url);
     for (const key of marked) {
-      expect(total(samples, 'partner_text_refused_total', { partner: `Data partner ${key}`, field: MARKUPS[key] })).toBeGreaterThanOrEqual(1);
-      expect(total(samples, 'partner_results_dropped_total', { partner: `Data partner ${key}`, reason: 'markup' })).toBeGreaterThanOrEqual(1);
+      expect(total(samples, 'partner_text_refused_total', { partner: `Data partner ${key}`, field: MARKUPS[key] })).toBeGreaterThanOrEqual(
+        1,
+      );
+      expect(total(samples, 'partner_results_dropped_total', { partner: `Data partner ${key}`, reason: 'markup' })).toBeGreaterThanOrEqual(
+        1,
+      );
     }
   });
 
@@ -257,7 +263,9 @@ describe('what partners receive and send (e2e)', () => {
     });
     const refused = runOps(['catalog', 'apply', writeCatalogFile({ partners: [literal] })], env);
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toContain('partners[0].headers.X-Api-Key: carries a credential and must be an environment reference ${env:NAME}');
+    expect(refused.stderr).toContain(
+      'partners[0].headers.X-Api-Key: carries a credential and must be an environment reference ${env:NAME}',
+    );
     expect(refused.stderr).not.toContain(secret);
     const { rows: none } = await db.query(`SELECT 1 FROM partners WHERE name = 'Literal key'`);
     expect(none).toEqual([]);

@@ -15,7 +15,15 @@ describe('partner-adapter worker on RabbitMQ, as main.ts starts it', () => {
       sandboxPartner(w.sandbox, 'outcome=timeout', { timeoutMs: 600 }),
     ];
     const slow = sandboxPartner(w.sandbox, 'delay_ms=1200&match=some', { timeoutMs: 3_000 });
-    const msg = searchRequestAll([{ partner: idle1, offers: [], lead: {}, tracking: {} }, fast, quiet1, { partner: idle2, offers: [], lead: {}, tracking: {} }, quiet2, slow, fast]);
+    const msg = searchRequestAll([
+      { partner: idle1, offers: [], lead: {}, tracking: {} },
+      fast,
+      quiet1,
+      { partner: idle2, offers: [], lead: {}, tracking: {} },
+      quiet2,
+      slow,
+      fast,
+    ]);
     const sent = Date.now();
     await w.orchestrator.publish(MESSAGE_TYPES.PartnerSearchRequested, msg, {
       messageId: `partner-search:${msg.searchId}`,

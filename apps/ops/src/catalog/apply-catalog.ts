@@ -8,7 +8,8 @@ import { emptyCounts, Row, syncRows, SyncCounts } from './sync-rows';
 export type CatalogSummary = Record<CatalogTable, SyncCounts>;
 
 /** `contactAtSearch`: the file's partners configured to receive contact data at search (operators are told). */
-export type ApplyOutcome = { ok: true; summary: CatalogSummary; contactAtSearch: ContactAtSearch[] } | { ok: false; issues: CatalogIssue[] };
+export type ApplyOutcome =
+  { ok: true; summary: CatalogSummary; contactAtSearch: ContactAtSearch[] } | { ok: false; issues: CatalogIssue[] };
 export type ValidateOutcome = { ok: true; contactAtSearch: ContactAtSearch[] } | { ok: false; issues: CatalogIssue[] };
 
 /**

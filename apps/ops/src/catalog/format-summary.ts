@@ -23,5 +23,7 @@ export function changedAnything(summary: CatalogSummary): boolean {
  * `partner "Alpha" (<id>) receives contact data at search: lead.personal.email, …`.
  */
 export function formatContactAtSearch(partners: readonly ContactAtSearch[]): string[] {
-  return partners.map((p) => `  partner ${JSON.stringify(p.partnerName)} (${p.partnerId}) receives contact data at search: ${p.fields.join(', ')}`);
+  return partners.map(
+    (p) => `  partner ${JSON.stringify(p.partnerName)} (${p.partnerId}) receives contact data at search: ${p.fields.join(', ')}`,
+  );
 }

@@ -179,7 +179,13 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
     const { ip_address: _ip, ...attribution } = msg.tracking;
     const common = { searchId: msg.searchId, campaignId: w.ids.campaign, lead: view, tracking: attribution, isTest: false, closesAt };
     const published = JSON.stringify(started.partnerRequest);
-    for (const contact of [lead.personal!.first_name!, lead.personal!.last_name!, lead.personal!.email!, lead.personal!.phone!, '1995-04-12'])
+    for (const contact of [
+      lead.personal!.first_name!,
+      lead.personal!.last_name!,
+      lead.personal!.email!,
+      lead.personal!.phone!,
+      '1995-04-12',
+    ])
       expect(published).not.toContain(contact);
     expect(byPartner(callsOf(started))).toEqual(
       byPartner([

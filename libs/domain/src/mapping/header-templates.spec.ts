@@ -2,7 +2,17 @@ import { fillHeaders, isSecretHeaderName, literalSecretProblem } from './header-
 
 describe('credential headers', () => {
   it('are told by their names', () => {
-    for (const name of ['Authorization', 'proxy-authorization', 'Cookie', 'X-Api-Key', 'X-Auth-Token', 'Client-Secret', 'X-Password', 'X-Signature', 'apikey'])
+    for (const name of [
+      'Authorization',
+      'proxy-authorization',
+      'Cookie',
+      'X-Api-Key',
+      'X-Auth-Token',
+      'Client-Secret',
+      'X-Password',
+      'X-Signature',
+      'apikey',
+    ])
       expect(isSecretHeaderName(name)).toBe(true);
     for (const name of ['X-Tenant', 'Accept', 'X-Source', 'User-Agent']) expect(isSecretHeaderName(name)).toBe(false);
   });

@@ -40,11 +40,14 @@ describe('partnerSearchView', () => {
       tracking: { subid: 's-1', utm_source: 'mail' },
     });
     const text = JSON.stringify(partnerSearchView(search, DEFAULT_SEARCH_FIELDS, TODAY));
-    for (const contact of ['Ada', 'Lovelace', 'GoogleMail', '555', '1995', 'Main St', 'Austin', '73.12.44.10']) expect(text).not.toContain(contact);
+    for (const contact of ['Ada', 'Lovelace', 'GoogleMail', '555', '1995', 'Main St', 'Austin', '73.12.44.10'])
+      expect(text).not.toContain(contact);
   });
 
   it('sends exactly the fields named, and only those the lead has', () => {
-    const fields = searchFieldsOf({ search_fields: ['lead.personal.email', 'lead.personal.birth_year', 'tracking.ip_address', 'lead.address.city'] });
+    const fields = searchFieldsOf({
+      search_fields: ['lead.personal.email', 'lead.personal.birth_year', 'tracking.ip_address', 'lead.address.city'],
+    });
     expect(partnerSearchView(search, fields, TODAY)).toEqual({
       lead: { personal: { email: ' Ada.Lovelace+edu@GoogleMail.com', birth_year: '1995' }, address: { city: 'Austin' } },
       tracking: { ip_address: '73.12.44.10', subid: 's-1', utm_source: 'mail' },
@@ -57,7 +60,8 @@ describe('partnerSearchView', () => {
   });
 
   it('derives the age band from the date of birth on the day of the search', () => {
-    const band = (dob: string) => partnerSearchView({ lead: { personal: { date_of_birth: dob } }, tracking: {} }, DEFAULT_SEARCH_FIELDS, TODAY).lead.personal;
+    const band = (dob: string) =>
+      partnerSearchView({ lead: { personal: { date_of_birth: dob } }, tracking: {} }, DEFAULT_SEARCH_FIELDS, TODAY).lead.personal;
     expect(band('2008-09-30')).toEqual({ age_band: '18-24' }); // 18 today
     expect(band('2008-10-01')).toEqual({ age_band: 'under-18' }); // 18 tomorrow
     expect(band('1992-09-30')).toEqual({ age_band: '25-34' }); // 34 today

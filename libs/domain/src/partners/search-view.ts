@@ -6,62 +6,41 @@ import type { LeadPayload } from '../vocabulary/lead';
  * What a partner network is sent at search (docs/partner-adapter.md, "What a
  * partner receives"): a ping carries what the partner needs to quote, never
  * the consumer's contact data; the whole lead goes only to the partner chosen,
- * on submit. Each name is a path of the partner's search document.
+ * on submit. Each name is a path of the partner's search document, with what
+ * it is: `default` (a partner without `search_fields` gets these: where the
+ * consumer is, the education and background answers, an age band, and the
+ * contract's hashed email and phone for its own duplicate check), `contact`
+ * (reaches or identifies the consumer: `catalog apply` names a partner
+ * configured for any), or `opt_in` (neither).
  */
-export const SEARCH_FIELDS = [
-  'lead.personal.first_name',
-  'lead.personal.last_name',
-  'lead.personal.email',
-  'lead.personal.phone',
-  'lead.personal.date_of_birth',
-  'lead.personal.birth_year',
-  'lead.personal.age_band',
-  'lead.address.address_line_1',
-  'lead.address.city',
-  'lead.address.state',
-  'lead.address.zip_code',
-  'lead.education.education_level',
-  'lead.education.high_school_graduation_year',
-  'lead.education.start_timeline',
-  'lead.education.learning_preference',
-  'lead.background.military_affiliation',
-  'lead.background.us_citizen',
-  'lead.hashed.email',
-  'lead.hashed.phone',
-  'tracking.ip_address',
-] as const;
-export type SearchField = (typeof SEARCH_FIELDS)[number];
+const SEARCH_FIELD_KINDS = {
+  'lead.personal.first_name': 'contact',
+  'lead.personal.last_name': 'contact',
+  'lead.personal.email': 'contact',
+  'lead.personal.phone': 'contact',
+  'lead.personal.date_of_birth': 'contact',
+  'lead.personal.birth_year': 'opt_in',
+  'lead.personal.age_band': 'default',
+  'lead.address.address_line_1': 'contact',
+  'lead.address.city': 'contact',
+  'lead.address.state': 'default',
+  'lead.address.zip_code': 'default',
+  'lead.education.education_level': 'default',
+  'lead.education.high_school_graduation_year': 'default',
+  'lead.education.start_timeline': 'default',
+  'lead.education.learning_preference': 'default',
+  'lead.background.military_affiliation': 'default',
+  'lead.background.us_citizen': 'default',
+  'lead.hashed.email': 'default',
+  'lead.hashed.phone': 'default',
+  'tracking.ip_address': 'contact',
+} as const satisfies Record<string, 'default' | 'contact' | 'opt_in'>;
+export type SearchField = keyof typeof SEARCH_FIELD_KINDS;
 
-/**
- * A partner without `search_fields` in the catalog gets these: where the
- * consumer is (state, ZIP), the education and background answers, an age
- * band, and the contract's hashed email and phone for its own duplicate check.
- */
-export const DEFAULT_SEARCH_FIELDS: readonly SearchField[] = [
-  'lead.personal.age_band',
-  'lead.address.state',
-  'lead.address.zip_code',
-  'lead.education.education_level',
-  'lead.education.high_school_graduation_year',
-  'lead.education.start_timeline',
-  'lead.education.learning_preference',
-  'lead.background.military_affiliation',
-  'lead.background.us_citizen',
-  'lead.hashed.email',
-  'lead.hashed.phone',
-];
-
-/** The fields that reach or identify the consumer: a partner configured for any of them is named by `catalog apply`. */
-export const CONTACT_SEARCH_FIELDS: readonly SearchField[] = [
-  'lead.personal.first_name',
-  'lead.personal.last_name',
-  'lead.personal.email',
-  'lead.personal.phone',
-  'lead.personal.date_of_birth',
-  'lead.address.address_line_1',
-  'lead.address.city',
-  'tracking.ip_address',
-];
+export const SEARCH_FIELDS = Object.keys(SEARCH_FIELD_KINDS) as SearchField[];
+const ofKind = (kind: string) => SEARCH_FIELDS.filter((f) => SEARCH_FIELD_KINDS[f] === kind);
+export const DEFAULT_SEARCH_FIELDS: readonly SearchField[] = ofKind('default');
+export const CONTACT_SEARCH_FIELDS: readonly SearchField[] = ofKind('contact');
 
 /** The age bands of `lead.personal.age_band` (a lead's age is 13 to 100: LEAD-FIELDS.md). */
 const AGE_BANDS: ReadonlyArray<{ from: number; band: string }> = [

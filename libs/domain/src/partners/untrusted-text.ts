@@ -16,7 +16,7 @@
 export type MarkupKind = 'tag' | 'script_url' | 'event_handler';
 
 const TAG = /<[A-Za-z!/?]/;
-// eslint-disable-next-line no-control-regex -- browsers skip tabs, line breaks and other control characters inside a URL scheme.
+/** Browsers skip blanks, line breaks and other control characters inside a URL scheme. */
 const GAP = '[\\s\\u0000-\\u001f]*';
 const spaced = (word: string) => [...word].join(GAP);
 /** A scheme starts a word (`metadata:` is no `data:`); `data:` counts with a media type after it (`data:text/html`), so "your data: …" stays text. */
@@ -26,7 +26,17 @@ const SCRIPT_URL = new RegExp(
 );
 const EVENT_HANDLER = /\bon[a-z]{3,}\s*=/i;
 const REFERENCE = /&(#x[0-9a-f]+|#\d+|[a-z]+);?/gi;
-const NAMED: Record<string, string> = { lt: '<', gt: '>', colon: ':', tab: '\t', newline: '\n', equals: '=', amp: '&', quot: '"', apos: "'" };
+const NAMED: Record<string, string> = {
+  lt: '<',
+  gt: '>',
+  colon: ':',
+  tab: '\t',
+  newline: '\n',
+  equals: '=',
+  amp: '&',
+  quot: '"',
+  apos: "'",
+};
 
 /** The first kind of markup in `text`, or null for plain text. */
 export function markupIn(text: string): MarkupKind | null {

@@ -12,7 +12,13 @@ describe('reportDropped', () => {
       )?.value ?? 0;
     const before = await value('tcpa_text');
     reportDropped({ warn } as unknown as Logger, partner, 's-1', [
-      { index: 0, reason: 'markup', externalId: 'w-1', field: 'tcpa_text', problem: 'results[0].tcpa_text holds markup (tag): display text must be plain text' },
+      {
+        index: 0,
+        reason: 'markup',
+        externalId: 'w-1',
+        field: 'tcpa_text',
+        problem: 'results[0].tcpa_text holds markup (tag): display text must be plain text',
+      },
       { index: 1, reason: 'unknown_offer', externalId: 'other' },
     ]);
     expect(await value('tcpa_text')).toBe(before + 1);

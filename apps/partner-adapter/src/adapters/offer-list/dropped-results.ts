@@ -28,8 +28,12 @@ export function reportDropped(log: Logger, partner: PartnerRef, searchId: string
     partner_id: partner.id,
     search_id: searchId,
     dropped: byReason,
-    examples: dropped
-      .slice(0, LOGGED_DROPS)
-      .map((d) => ({ index: d.index, reason: d.reason, external_id: d.externalId, problem: d.problem, ...(d.field ? { field: d.field } : {}) })),
+    examples: dropped.slice(0, LOGGED_DROPS).map((d) => ({
+      index: d.index,
+      reason: d.reason,
+      external_id: d.externalId,
+      problem: d.problem,
+      ...(d.field ? { field: d.field } : {}),
+    })),
   });
 }

@@ -276,7 +276,13 @@ describe('readOfferList: answers that do not fit are refusals naming the path', 
       const got = read(answer([match('westlake-001', overrides), match('harbor-002')]));
       expect(got.results.map((r) => r.offerId)).toEqual(['o-harbor']);
       expect(got.dropped).toEqual([
-        { index: 0, reason: 'markup', externalId: 'westlake-001', field, problem: expect.stringMatching(/holds markup \((tag|script_url|event_handler)\)/) },
+        {
+          index: 0,
+          reason: 'markup',
+          externalId: 'westlake-001',
+          field,
+          problem: expect.stringMatching(/holds markup \((tag|script_url|event_handler)\)/),
+        },
       ]);
       // The problem names the path, never the partner's text.
       expect(got.dropped[0].problem).not.toMatch(/alert|steal|svg|<b>/);

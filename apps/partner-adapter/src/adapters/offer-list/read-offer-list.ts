@@ -107,7 +107,8 @@ export function readOfferList(
     try {
       results.push(reader.entry(entry, `${mapping.list}[${index}]`, offerIdOf));
     } catch (e) {
-      if (e instanceof MarkupInPartnerText) return void dropped.push({ index, reason: 'markup', externalId, problem: e.message, field: e.field });
+      if (e instanceof MarkupInPartnerText)
+        return void dropped.push({ index, reason: 'markup', externalId, problem: e.message, field: e.field });
       if (!(e instanceof InvalidPartnerValue)) throw e;
       dropped.push({ index, reason: 'malformed', externalId, problem: e.message });
     }
@@ -151,7 +152,8 @@ class EntryReader {
       partnerResultId: text(valueAt(o, m.partner_result_id), `${path}.${m.partner_result_id}`, 200),
       programs: programs.map(({ value, label }) => ({ value, label })),
       formFields: m.questions ? this.questions(o, path, m.questions, programs) : [],
-      tcpaText: m.tcpa_text === undefined ? null : nullableDisplayText(valueAt(o, m.tcpa_text), `${path}.${m.tcpa_text}`, 10_000, 'tcpa_text'),
+      tcpaText:
+        m.tcpa_text === undefined ? null : nullableDisplayText(valueAt(o, m.tcpa_text), `${path}.${m.tcpa_text}`, 10_000, 'tcpa_text'),
       school: this.school(o, path),
       expiresInSeconds: this.expiresIn(o, path),
     };
