@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { FormField } from '../../libs/contracts/src';
 import { exchangeApiKey } from '../../apps/sandbox/src/exchange/exchange-protocol';
@@ -138,22 +138,22 @@ describe('json partner adapter (e2e)', () => {
     expect(body.processing_done).toBe(true);
     expect([...search.results.keys()].sort()).toEqual([ids.oAccept, ids.oReject, ids.oDuplicate].sort());
 
-    // The exchange got the search in its own shape (and the API key: else it answers 401).
+    // The exchange got the search in its own shape (and the API key: else it answers 401): what it needs to quote, no contact data.
     const asked = (await received()).searches.map((s) => s.body).find((b) => b.RequestId === search.searchId && b.Campaigns.includes(code));
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
     expect(asked).toEqual({
       RequestId: search.searchId,
       Campaigns: [code],
       Applicant: {
-        FirstName: 'Ada',
-        LastName: lead.personal.last_name,
-        Email: lead.personal.email,
-        Phone: lead.personal.phone,
         State: 'TX',
         PostalCode: '75001',
+        AgeBand: expect.stringMatching(/^\d\d-\d\d$/),
         EducationLevel: 'associate',
         GraduationYear: '2013',
+        EmailSha256: sha256(lead.personal.email),
+        PhoneSha256: sha256(lead.personal.phone),
       },
-      Source: { SubId: 'e2e', IpAddress: '73.12.44.10' },
+      Source: { SubId: 'e2e' },
       TestMode: false,
     });
 

@@ -690,11 +690,11 @@ export function partnerAnswer<K extends string>(
   return partnerAnswers(w, searchId, [oneAnswer(w, partnerKey, results, o)]);
 }
 
-/** The partner calls a start asks for, each with the request's search fields: the one request message, seen per partner. */
+/** The partner calls a start asks for, each with the request's search fields and its own view of the lead: the one request message, seen per partner. */
 export function partnerCallsOf(started: { partnerRequest: PartnerSearchRequestedV2 | null }) {
-  return (started.partnerRequest?.partners ?? []).map(({ partner, offers }) => {
+  return (started.partnerRequest?.partners ?? []).map(({ partner, offers, lead, tracking }) => {
     const { partners: _all, ...search } = started.partnerRequest!;
-    return { ...search, partner, offers };
+    return { ...search, partner, offers, lead, tracking };
   });
 }
 

@@ -21,7 +21,12 @@ export const partnerMetrics = {
   circuitOpen: gauge('partner_circuit_open', "1 while a partner's circuit breaker is open or half-open, 0 when closed", ['partner']),
   resultsDropped: counter(
     'partner_results_dropped_total',
-    'Result entries left out of partner answers: malformed, about an offer not asked, or a repeat',
+    'Result entries left out of partner answers: malformed, holding markup, about an offer not asked, or a repeat',
     ['partner', 'reason'],
+  ),
+  textRefused: counter(
+    'partner_text_refused_total',
+    "Result entries refused because a display string held markup, by the partner and the result's field",
+    ['partner', 'field'],
   ),
 };

@@ -1,7 +1,7 @@
-import type { IpSource, LeadPayload, PartnerOfferResult, PartnerRef } from '@lr/domain';
+import type { IpSource, LeadPayload, PartnerOfferResult, PartnerRef, PartnerSearchLead } from '@lr/domain';
 
 // The messages are written in the domain's vocabulary (libs/domain vocabulary/); its words are named here too, for the code that reads the messages.
-export type { LeadPayload, OfferRefusal, PartnerOfferResult, PartnerRef } from '@lr/domain';
+export type { LeadPayload, OfferRefusal, PartnerOfferResult, PartnerRef, PartnerSearchLead } from '@lr/domain';
 
 /**
  * The message types that cross RabbitMQ, versioned by name (STYLE.md: one place
@@ -77,20 +77,25 @@ export interface SearchRequestedV1 {
   replyBy: string;
 }
 
-/** One partner network a search asks, with its offers on the campaign that passed the search-time checks. */
+/**
+ * One partner network a search asks, with its offers on the campaign that
+ * passed the search-time checks, and what it is sent of the search: its view
+ * of the lead and tracking (libs/domain partnerSearchView, by the partner's
+ * catalog `search_fields`), never the whole lead.
+ */
 export interface PartnerCallRequest {
   partner: PartnerRef;
   offers: Array<{ offerId: string; externalId: string }>;
+  lead: PartnerSearchLead;
+  tracking: Record<string, string>;
 }
 
 export interface PartnerSearchRequestedV2 {
   searchId: string;
   /** The search's campaign (echoed on the answers, so the orchestrator reads the campaign's offers before the search). */
   campaignId: string;
-  /** Every partner network asked, each once. */
+  /** Every partner network asked, each once, each with its own view of the search (no contact data unless its catalog entry names it). */
   partners: PartnerCallRequest[];
-  lead: LeadPayload;
-  tracking: Record<string, string>;
   isTest: boolean;
   /** ISO time the search closes: no partner call outlives it. */
   closesAt: string;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { DEFAULT_SEARCH_FIELDS } from '@lr/domain';
 import { CatalogRepository, createDataSource } from '@lr/persistence';
 import { applyCatalog } from '../../../apps/ops/src/catalog/apply-catalog';
 import { TEST_DATABASE_URL } from '../../support/test-env';
@@ -126,6 +127,7 @@ describe('ops catalog apply', () => {
       const outcome = await applyCatalog(ds, edited);
       expect(outcome).toEqual({
         ok: true,
+        contactAtSearch: [],
         summary: {
           affiliates: { created: 0, updated: 0, unchanged: 1, removed: 0 },
           schools: { created: 0, updated: 0, unchanged: 2, removed: 0 },
@@ -338,6 +340,28 @@ describe('ops catalog apply', () => {
         timeoutMs: timeout_ms,
         settings,
       });
+    });
+  });
+
+  describe('catalog validate', () => {
+    it('checks as apply does and writes nothing: names a partner sent contact data at search, refuses a literal credential', async () => {
+      const exchange = freshCatalog('exchange-partner.json');
+      exchange.search_fields = [...DEFAULT_SEARCH_FIELDS, 'lead.personal.email', 'lead.personal.phone'];
+      const valid = await ops('catalog', 'validate', writeTemp('validate.json', { partners: [exchange] }));
+      expect(valid.code).toBe(0);
+      expect(valid.stdout).toContain('is valid (nothing applied)');
+      expect(valid.stdout).toContain(
+        `partner "${exchange.name}" (${exchange.id}) receives contact data at search: lead.personal.email, lead.personal.phone`,
+      );
+      expect(await ds.query('SELECT id FROM partners WHERE id = $1', [exchange.id])).toEqual([]);
+
+      const literal = { ...exchange, headers: { 'X-Api-Key': 'live-key-123' } };
+      const refused = await ops('catalog', 'validate', writeTemp('literal.json', { partners: [literal] }));
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        'partners[0].headers.X-Api-Key: carries a credential and must be an environment reference ${env:NAME}, never a literal value',
+      );
+      expect(refused.stderr).not.toContain('live-key-123');
     });
   });
 

@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { PartnerAnswer, PartnerCallRequest, PartnerRef, PartnerSearchAnsweredV2, PartnerSearchRequestedV2 } from '@lr/contracts';
 import { AmqpConnection, Topology, queuesOf, startAmqpConsumer, topologyFor } from '@lr/messaging';
+import { DEFAULT_SEARCH_FIELDS, partnerSearchView } from '@lr/domain';
 import { WorkerModule } from '@lr/platform';
 import { createSandboxApp, RunningSandbox } from '../../../apps/sandbox/src/sandbox-app';
 import { PartnerAdapterRegistry } from '../../../apps/partner-adapter/src/adapters/adapter-registry';
@@ -49,7 +50,15 @@ export function sandboxName(partner: PartnerRef): string {
   return new URL(partner.baseUrl).pathname.split('/').pop() as string;
 }
 
-const LEAD = { personal: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' }, address: { state: 'CA' } };
+/** A partner's view of a search, as the orchestrator makes it (the default search fields: no contact data). */
+const VIEW = partnerSearchView(
+  {
+    lead: { personal: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' }, address: { state: 'CA' } },
+    tracking: { sub_id: 's1' },
+  },
+  DEFAULT_SEARCH_FIELDS,
+  new Date(),
+);
 
 /** A search that asks one partner network about its offers. */
 export type OnePartnerSearch = Omit<PartnerSearchRequestedV2, 'partners'> & PartnerCallRequest;
@@ -61,8 +70,7 @@ export function searchRequest(partner: PartnerRef, opts: { closesInMs?: number; 
     campaignId: randomUUID(),
     partner,
     offers: opts.offers ?? OFFERS.slice(0, 3),
-    lead: LEAD,
-    tracking: { sub_id: 's1' },
+    ...VIEW,
     isTest: true,
     closesAt: new Date(Date.now() + (opts.closesInMs ?? 45_000)).toISOString(),
   };
@@ -76,9 +84,7 @@ export function searchRequestAll(
   return {
     searchId: randomUUID(),
     campaignId: randomUUID(),
-    partners: partners.map((p) => ('partner' in p ? p : { partner: p, offers: opts.offers ?? OFFERS.slice(0, 3) })),
-    lead: LEAD,
-    tracking: { sub_id: 's1' },
+    partners: partners.map((p) => ('partner' in p ? p : { partner: p, offers: opts.offers ?? OFFERS.slice(0, 3), ...VIEW })),
     isTest: true,
     closesAt: new Date(Date.now() + (opts.closesInMs ?? 45_000)).toISOString(),
   };
@@ -253,11 +259,11 @@ export function usePartnerSearch(breaker: Partial<BreakerSettings> = {}): {
     const breakers = new PartnerCircuitBreakers(breaker);
     const registry = new PartnerAdapterRegistry();
     const calls = new PartnerCalls(registry, breakers);
-    const answer = async ({ partner, offers, ...search }: OnePartnerSearch) => {
+    const answer = async ({ partner, offers, lead, tracking, ...search }: OnePartnerSearch) => {
       const published: PartnerSearchAnsweredV2[] = [];
       const capture = { publish: async (_type: string, payload: PartnerSearchAnsweredV2) => void published.push(payload) };
       await new SearchPartner(calls, capture as unknown as AmqpConnection, broker.config).answerAllAndPublish(
-        { ...search, partners: [{ partner, offers }] },
+        { ...search, partners: [{ partner, offers, lead, tracking }] },
         'corr-answer',
       );
       return { searchId: search.searchId, ...published[0].answers[0] };

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { PartnerRef } from '@lr/contracts';
-import { validateCatalog } from '@lr/domain';
+import { DEFAULT_SEARCH_FIELDS, partnerSearchView, validateCatalog } from '@lr/domain';
 import { JsonPartnerAdapter } from '../../../apps/partner-adapter/src/adapters/json/json-partner.adapter';
 import type { PartnerSubmitCall } from '../../../apps/partner-adapter/src/adapters/partner-adapter';
 import { PartnerConfigError, PartnerHttpError } from '../../../apps/partner-adapter/src/adapters/partner-errors';
@@ -45,14 +45,10 @@ describe('json adapter against the sandbox exchange protocol', () => {
     personal: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
     address: { state: 'CA', zip_code: '90210' },
   };
+  /** What the orchestrator sends this partner of the default search fields (libs/domain partnerSearchView): no contact data. */
+  const view = partnerSearchView({ lead, tracking: { subid: 's-1', ip_address: '203.0.113.9' } }, DEFAULT_SEARCH_FIELDS, new Date());
   const search = (p: ReturnType<typeof partner>, offers = OFFERS.slice(0, 2)) =>
-    withDeadline(3000, (signal) =>
-      p.adapter.search(
-        p.ref,
-        { searchId: randomUUID(), offers, lead, tracking: { subid: 's-1', ip_address: '203.0.113.9' }, isTest: false },
-        signal,
-      ),
-    );
+    withDeadline(3000, (signal) => p.adapter.search(p.ref, { searchId: randomUUID(), offers, ...view, isTest: false }, signal));
   const submitCall = (): PartnerSubmitCall => ({
     searchId: randomUUID(),
     partnerResultId: 'mt_1',
@@ -94,8 +90,8 @@ describe('json adapter against the sandbox exchange protocol', () => {
     expect(got.body).toEqual({
       RequestId: expect.any(String),
       Campaigns: ['westlake-001', 'harbor-002'],
-      Applicant: { FirstName: 'Ada', LastName: 'Lovelace', Email: 'ada@example.com', State: 'CA', PostalCode: '90210' },
-      Source: { SubId: 's-1', IpAddress: '203.0.113.9' },
+      Applicant: { State: 'CA', PostalCode: '90210', EmailSha256: createHash('sha256').update('ada@example.com').digest('hex') },
+      Source: { SubId: 's-1' },
       TestMode: false,
     });
   });

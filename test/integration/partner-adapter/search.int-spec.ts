@@ -25,7 +25,7 @@ describe('partner-adapter search against the sandbox partner', () => {
         if (f.required_when) expect(r.programs.map((p) => p.value)).toEqual(expect.arrayContaining(f.required_when.program_ids));
       }
     }
-    // What the partner was sent: the protocol's body, with the lead as the search holds it.
+    // What the partner was sent: the protocol's body, with its view of the lead as the orchestrator made it.
     const got = await received(s.sandbox, partner);
     expect(got.search_total_received).toBe(1);
     expect(got.searches[0].body).toEqual({

@@ -15,7 +15,15 @@ describe('partner-adapter worker on RabbitMQ, as main.ts starts it', () => {
       sandboxPartner(w.sandbox, 'outcome=timeout', { timeoutMs: 600 }),
     ];
     const slow = sandboxPartner(w.sandbox, 'delay_ms=1200&match=some', { timeoutMs: 3_000 });
-    const msg = searchRequestAll([{ partner: idle1, offers: [] }, fast, quiet1, { partner: idle2, offers: [] }, quiet2, slow, fast]);
+    const msg = searchRequestAll([
+      { partner: idle1, offers: [], lead: {}, tracking: {} },
+      fast,
+      quiet1,
+      { partner: idle2, offers: [], lead: {}, tracking: {} },
+      quiet2,
+      slow,
+      fast,
+    ]);
     const sent = Date.now();
     await w.orchestrator.publish(MESSAGE_TYPES.PartnerSearchRequested, msg, {
       messageId: `partner-search:${msg.searchId}`,
@@ -64,8 +72,8 @@ describe('partner-adapter worker on RabbitMQ, as main.ts starts it', () => {
     for (const p of [idle1, idle2]) expect((await received(w.sandbox, p)).search_total_received).toBe(0);
     expect((await received(w.sandbox, fast)).searches[0].body).toMatchObject({
       search_id: msg.searchId,
-      lead: msg.lead,
-      tracking: msg.tracking,
+      lead: msg.partners[1].lead,
+      tracking: msg.partners[1].tracking,
       is_test: true,
     });
     expect(await queueDepth(queuesOf(w.topology, 'partner-adapter').queue)).toBe(0);

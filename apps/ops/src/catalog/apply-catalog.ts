@@ -1,13 +1,16 @@
 import { DataSource } from 'typeorm';
-import { validateCatalog } from '@lr/domain';
-import type { Catalog, CatalogCap, CatalogIssue } from '@lr/domain';
+import { partnersWithContactAtSearch, validateCatalog } from '@lr/domain';
+import type { Catalog, CatalogCap, CatalogIssue, ContactAtSearch } from '@lr/domain';
 import { CatalogAdminRepository, CatalogRowScope } from '@lr/persistence';
 import { CATALOG_KINDS, CatalogTable, TABLES } from './catalog-tables';
 import { emptyCounts, Row, syncRows, SyncCounts } from './sync-rows';
 
 export type CatalogSummary = Record<CatalogTable, SyncCounts>;
 
-export type ApplyOutcome = { ok: true; summary: CatalogSummary } | { ok: false; issues: CatalogIssue[] };
+/** `contactAtSearch`: the file's partners configured to receive contact data at search (operators are told). */
+export type ApplyOutcome =
+  { ok: true; summary: CatalogSummary; contactAtSearch: ContactAtSearch[] } | { ok: false; issues: CatalogIssue[] };
+export type ValidateOutcome = { ok: true; contactAtSearch: ContactAtSearch[] } | { ok: false; issues: CatalogIssue[] };
 
 /**
  * Validates a parsed catalog file against itself and the database, then writes
@@ -19,7 +22,15 @@ export async function applyCatalog(ds: DataSource, input: unknown): Promise<Appl
   return CatalogAdminRepository.underApplyLock(ds, async (repo): Promise<ApplyOutcome> => {
     const { catalog, issues } = validateCatalog(input, await repo.knownRefs());
     if (!catalog) return { ok: false, issues };
-    return { ok: true, summary: await writeCatalog(repo, catalog) };
+    return { ok: true, summary: await writeCatalog(repo, catalog), contactAtSearch: partnersWithContactAtSearch(catalog.partners) };
+  });
+}
+
+/** What apply would check, against the same database, writing nothing. */
+export async function validateCatalogFile(ds: DataSource, input: unknown): Promise<ValidateOutcome> {
+  return CatalogAdminRepository.underApplyLock(ds, async (repo): Promise<ValidateOutcome> => {
+    const { catalog, issues } = validateCatalog(input, await repo.knownRefs());
+    return catalog ? { ok: true, contactAtSearch: partnersWithContactAtSearch(catalog.partners) } : { ok: false, issues };
   });
 }
 

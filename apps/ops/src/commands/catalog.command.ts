@@ -1,10 +1,11 @@
 import { Command } from 'commander';
-import { applyCatalog } from '../catalog/apply-catalog';
+import type { CatalogIssue } from '@lr/domain';
+import { applyCatalog, validateCatalogFile } from '../catalog/apply-catalog';
 import { simulateCatalog, SimulationWindow } from '../catalog-simulate/simulate-catalog';
 import { formatSimulation } from '../catalog-simulate/simulate.format';
 import { simulateProgress } from '../catalog-simulate/simulate-progress';
 import { checkWindow, instantArgument, limitArgument } from '../cli-arguments';
-import { changedAnything, formatSummary } from '../catalog/format-summary';
+import { changedAnything, formatContactAtSearch, formatSummary } from '../catalog/format-summary';
 import { readCatalogFile } from '../catalog/read-catalog-file';
 import { CliError, EXIT } from '../cli-error';
 import { CliContext } from '../context';
@@ -26,15 +27,23 @@ export function registerCatalogCommands(program: Command, ctx: CliContext): void
     .action(async (file: string) => {
       const input = await readCatalogFile(file);
       const outcome = await withDatabase(ctx.databaseUrl(), (ds) => applyCatalog(ds, input));
-      if (!outcome.ok) {
-        const lines = outcome.issues.map((i) => `  ${i.path}: ${i.message}`);
-        const n = outcome.issues.length;
-        throw new CliError(`${file}: ${n} error${n === 1 ? '' : 's'}; nothing applied.\n${lines.join('\n')}`);
-      }
+      if (!outcome.ok) throw new CliError(issuesMessage(file, outcome.issues, 'nothing applied'));
       ctx.io.out(`Catalog ${file} applied${changedAnything(outcome.summary) ? '' : ' (no changes)'}:`);
       for (const line of formatSummary(outcome.summary)) ctx.io.out(line);
+      for (const line of formatContactAtSearch(outcome.contactAtSearch)) ctx.io.out(line);
       // A paused affiliate's keys must stop working now: gateways drop every cached key.
       if (changedAnything(outcome.summary)) await announceKeysChanged(ctx, '*');
+    });
+  catalog
+    .command('validate')
+    .argument('<file>', 'catalog JSON file (format: CATALOG.md)')
+    .description('check the whole file as apply does (against the database), and write nothing')
+    .action(async (file: string) => {
+      const input = await readCatalogFile(file);
+      const outcome = await withDatabase(ctx.databaseUrl(), (ds) => validateCatalogFile(ds, input));
+      if (!outcome.ok) throw new CliError(issuesMessage(file, outcome.issues, 'nothing applied'));
+      ctx.io.out(`Catalog ${file} is valid (nothing applied)`);
+      for (const line of formatContactAtSearch(outcome.contactAtSearch)) ctx.io.out(line);
     });
   catalog
     .command('simulate')
@@ -59,12 +68,14 @@ export function registerCatalogCommands(program: Command, ctx: CliContext): void
         (ds) => simulateCatalog(ds, input, window, (done, total) => progress.update(done, total)),
         SIMULATION_STATEMENTS,
       ).finally(() => progress.stop());
-      if (!outcome.ok) {
-        const lines = outcome.issues.map((i) => `  ${i.path}: ${i.message}`);
-        const n = outcome.issues.length;
-        throw new CliError(`${file}: ${n} error${n === 1 ? '' : 's'}; nothing simulated.\n${lines.join('\n')}`);
-      }
+      if (!outcome.ok) throw new CliError(issuesMessage(file, outcome.issues, 'nothing simulated'));
       ctx.io.out(opts.json ? JSON.stringify(outcome.simulation, null, 2) : formatSimulation(file, outcome.simulation).join('\n'));
       ctx.io.err(`simulated ${outcome.simulation.searches} searches in ${outcome.simulation.seconds.toFixed(1)} s`);
     });
+}
+
+/** `catalog.json: 2 errors; nothing applied.` and one line per issue, naming its JSON path. */
+function issuesMessage(file: string, issues: readonly CatalogIssue[], what: string): string {
+  const lines = issues.map((i) => `  ${i.path}: ${i.message}`);
+  return `${file}: ${issues.length} error${issues.length === 1 ? '' : 's'}; ${what}.\n${lines.join('\n')}`;
 }

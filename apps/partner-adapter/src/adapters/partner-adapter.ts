@@ -1,10 +1,10 @@
-import type { ConsentDocument, LeadPayload, PartnerOfferResult, PartnerRef } from '@lr/contracts';
+import type { ConsentDocument, LeadPayload, PartnerOfferResult, PartnerRef, PartnerSearchLead } from '@lr/contracts';
 
-/** What one search asks one partner: the partner's offers on the campaign, by our id and the partner's. */
+/** What one search asks one partner: the partner's offers on the campaign, by our id and the partner's, and its view of the lead. */
 export interface PartnerSearchCall {
   searchId: string;
   offers: Array<{ offerId: string; externalId: string }>;
-  lead: LeadPayload;
+  lead: PartnerSearchLead;
   tracking: Record<string, string>;
   isTest: boolean;
 }

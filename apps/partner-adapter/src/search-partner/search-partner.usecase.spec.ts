@@ -44,7 +44,7 @@ function request(overrides: Partial<PartnerRef> = {}, closesInMs = 45_000): OneP
     campaignId: 'campaign-1',
     partner,
     offers: [{ offerId: 'o1', externalId: 'westlake-001' }],
-    lead: { personal: { email: 'ada@example.com' } },
+    lead: { address: { state: 'TX' }, hashed: { email: 'a'.repeat(64) } },
     tracking: {},
     isTest: false,
     closesAt: new Date(Date.now() + closesInMs).toISOString(),
@@ -52,22 +52,26 @@ function request(overrides: Partial<PartnerRef> = {}, closesInMs = 45_000): OneP
 }
 
 /** The same search as a v2 request: one message naming every partner. */
-function requestAll(partners: Array<PartnerRef | PartnerCallRequest>, closesInMs = 45_000): PartnerSearchRequestedV2 {
+function requestAll(
+  partners: Array<PartnerRef | PartnerCallRequest>,
+  closesInMs = 45_000,
+  lead: PartnerCallRequest['lead'] = { address: { state: 'TX' } },
+): PartnerSearchRequestedV2 {
   n += 1;
   return {
     searchId: `search-${n}`,
     campaignId: 'campaign-1',
-    partners: partners.map((p) => ('partner' in p ? p : { partner: p, offers: [{ offerId: 'o1', externalId: 'westlake-001' }] })),
-    lead: { personal: { email: 'ada@example.com' } },
-    tracking: {},
+    partners: partners.map((p) =>
+      'partner' in p ? p : { partner: p, offers: [{ offerId: 'o1', externalId: 'westlake-001' }], lead, tracking: {} },
+    ),
     isTest: false,
     closesAt: new Date(Date.now() + closesInMs).toISOString(),
   };
 }
 
 function asV2(msg: OnePartnerSearch): PartnerSearchRequestedV2 {
-  const { partner, offers, ...search } = msg;
-  return { ...search, partners: [{ partner, offers }] };
+  const { partner, offers, lead, tracking, ...search } = msg;
+  return { ...search, partners: [{ partner, offers, lead, tracking }] };
 }
 
 interface Deferred<T> {
@@ -393,7 +397,7 @@ describe('SearchPartner', () => {
 
     it('calls a partner listed twice once, and answers it once', async () => {
       const [a, b] = [partnerRef(), partnerRef()];
-      const msg = requestAll([a, b, { partner: a, offers: [{ offerId: 'o2', externalId: 'harbor-002' }] }]);
+      const msg = requestAll([a, b, { partner: a, offers: [{ offerId: 'o2', externalId: 'harbor-002' }], lead: {}, tracking: {} }]);
       await service.answerAllAndPublish(msg, 'corr-1');
       expect(search.mock.calls.map(([partner]) => partner.id).sort()).toEqual([a.id, b.id].sort());
       expect(search.mock.calls.find(([partner]) => partner.id === a.id)?.[1].offers).toEqual([
@@ -454,7 +458,7 @@ describe('SearchPartner', () => {
           return [RESULT];
         });
         const lead = { personal: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone: '5551234567' } };
-        await service.answerAllAndPublish({ ...requestAll([a, b, a]), lead }, 'corr-1');
+        await service.answerAllAndPublish(requestAll([a, b, a], 45_000, lead), 'corr-1');
         const answered = lines.filter((l) => (l as { msg?: string }).msg === 'partner search answered');
         expect(answered).toEqual([
           expect.objectContaining({ partner_id: a.id, outcome: 'answered' }),

@@ -20,7 +20,7 @@ export function partnerAnswerMessageId(searchId: string, ...partnerIds: string[]
 }
 
 /** What a partner is asked about a search. */
-type SearchOf = Pick<PartnerSearchRequestedV2, 'searchId' | 'lead' | 'tracking' | 'isTest' | 'closesAt'>;
+type SearchOf = Pick<PartnerSearchRequestedV2, 'searchId' | 'isTest' | 'closesAt'>;
 
 interface Ended {
   outcome: PartnerCallOutcome;
@@ -89,12 +89,13 @@ export class SearchPartner {
     };
   }
 
-  private async search(search: SearchOf, { partner, offers }: PartnerCallRequest, deadlineMs: number): Promise<Ended> {
+  private async search(search: SearchOf, { partner, offers, lead, tracking }: PartnerCallRequest, deadlineMs: number): Promise<Ended> {
     if (deadlineMs <= 0)
       return { outcome: 'expired', results: [], detail: `the search closed at ${search.closesAt}, before the partner was asked` };
     if (offers.length === 0) return { outcome: 'answered', results: [] };
     try {
-      const request = { searchId: search.searchId, offers, lead: search.lead, tracking: search.tracking, isTest: search.isTest };
+      // The partner's own view of the search, as the orchestrator made it; a request without one (an older orchestrator's) sends nothing of the lead.
+      const request = { searchId: search.searchId, offers, lead: lead ?? {}, tracking: tracking ?? {}, isTest: search.isTest };
       const results = await this.calls.run(partner, deadlineMs, (adapter, signal) => adapter.search(partner, request, signal));
       return { outcome: 'answered', results };
     } catch (e) {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Answer } from '../shared/idempotency-store';
 import { DEFAULT_REJECT_REASON } from '../shared/lead-answers';
-import type { Outcome } from '../shared/sandbox-params';
+import type { Markup, Outcome } from '../shared/sandbox-params';
 import type { PartnerFormField } from '../partners/partner-protocol';
 import { partnerResult } from '../partners/partner-results';
 import type { ExchangeMatch, ExchangeQuestion } from './exchange-protocol';
@@ -16,8 +16,8 @@ export const EXCHANGE_DUPLICATE_MESSAGE = 'Applicant already on file';
  * sandbox asks for some programs only (required_when) is listed under those
  * programs as mandatory; the others under every program, mandatory as they are.
  */
-export function exchangeMatch(partner: string, requestId: string, code: string): ExchangeMatch {
-  const r = partnerResult(partner, requestId, code);
+export function exchangeMatch(partner: string, requestId: string, code: string, markup: Markup = 'none'): ExchangeMatch {
+  const r = partnerResult(partner, requestId, code, markup);
   return {
     CampaignCode: code,
     MatchToken: `mt_${r.partner_result_id.slice('pr_'.length)}`,

@@ -18,8 +18,8 @@ const EXCHANGE_SEARCH: SearchProtocol = {
     const search = parseExchangeSearch(body);
     return { searchId: search.RequestId, externalIds: search.Campaigns };
   },
-  results(partner, requestId, codes) {
-    return { RequestId: requestId, Status: 'OK', Data: { Matches: codes.map((code) => exchangeMatch(partner, requestId, code)) } };
+  results(partner, requestId, codes, markup) {
+    return { RequestId: requestId, Status: 'OK', Data: { Matches: codes.map((code) => exchangeMatch(partner, requestId, code, markup)) } };
   },
   errorBody: { ErrorCode: 'InternalError' },
 };

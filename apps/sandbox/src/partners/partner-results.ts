@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Match } from '../shared/sandbox-params';
+import type { Markup, Match } from '../shared/sandbox-params';
 import type { PartnerFormField, PartnerProgram, PartnerSearchResult } from './partner-protocol';
 
 const PROGRAMS: PartnerProgram[] = [
@@ -40,11 +40,11 @@ export function matchedOffers<T>(offers: T[], match: Match): T[] {
  * depends only on external_id, so the same offer looks the same in every
  * search; partner_result_id is stable within a search and differs between searches.
  */
-export function partnerResult(partner: string, searchId: string, externalId: string): PartnerSearchResult {
+export function partnerResult(partner: string, searchId: string, externalId: string, markup: Markup = 'none'): PartnerSearchResult {
   const h = digest(`offer:${externalId}`);
   const school = schoolFor(externalId, h);
   const programs = programsFor(externalId, 1 + (h[1] % 3));
-  return {
+  const result = {
     external_id: externalId,
     partner_result_id: `pr_${digest(`${partner}|${searchId}|${externalId}`).toString('hex').slice(0, 24)}`,
     programs,
@@ -56,6 +56,34 @@ export function partnerResult(partner: string, searchId: string, externalId: str
     school,
     expires_in_seconds: EXPIRIES[h[3] % EXPIRIES.length],
   };
+  return withMarkup(result, markup);
+}
+
+/** The hostile strings `markup` puts into a result: a script tag, an event handler, a javascript: link. */
+export const HOSTILE_TEXT = {
+  tcpa_text: '<script>alert(document.cookie)</script>By clicking Request Info I agree to be contacted.',
+  school_name: 'Westlake <img src=x onerror=alert(1)> College',
+  program_label: '<a href="javascript:alert(1)">BS in Nursing</a>',
+  question_label: 'Graduation year <svg onload=alert(1)>',
+} as const satisfies Record<Exclude<Markup, 'none'>, string>;
+
+/** The result with `markup`'s display string made hostile (a question is added when the result asks none). */
+function withMarkup(r: PartnerSearchResult, markup: Markup): PartnerSearchResult {
+  switch (markup) {
+    case 'none':
+      return r;
+    case 'tcpa_text':
+      return { ...r, tcpa_text: HOSTILE_TEXT.tcpa_text };
+    case 'school_name':
+      return { ...r, school: { ...r.school, name: HOSTILE_TEXT.school_name } };
+    case 'program_label':
+      return { ...r, programs: r.programs.map((p, i) => (i === 0 ? { ...p, label: HOSTILE_TEXT.program_label } : p)) };
+    case 'question_label':
+      return {
+        ...r,
+        form_fields: [{ name: 'hostile_note', label: HOSTILE_TEXT.question_label, type: 'text', required: false }, ...r.form_fields],
+      };
+  }
 }
 
 function digest(text: string): Buffer {

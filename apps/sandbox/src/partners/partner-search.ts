@@ -4,7 +4,7 @@ import { PendingRequests } from '../shared/pending-requests';
 import { ReceiptKind, ReceivedStore } from '../shared/received-store';
 import { recordedHeaders } from '../shared/request-parts';
 import { SandboxEndpoint, sandboxRequests } from '../shared/sandbox-metrics';
-import type { Outcome, SandboxParams } from '../shared/sandbox-params';
+import type { Markup, Outcome, SandboxParams } from '../shared/sandbox-params';
 import { PartnerSearchResponse, parseSearchRequest } from './partner-protocol';
 import { matchedOffers, partnerResult } from './partner-results';
 
@@ -14,8 +14,8 @@ export interface SearchProtocol {
   endpoint: Extract<SandboxEndpoint, 'partner_search' | 'exchange_search'>;
   /** The search id and the partner's offer ids asked, in order (InvalidParam when the body does not fit). */
   read(body: unknown): { searchId: string; externalIds: string[] };
-  /** The 200 body for the matched offers. */
-  results(partner: string, searchId: string, externalIds: string[]): unknown;
+  /** The 200 body for the matched offers (`markup`: which display string is made hostile). */
+  results(partner: string, searchId: string, externalIds: string[], markup: Markup): unknown;
   /** The body of `outcome=error` (HTTP 500). */
   errorBody: unknown;
 }
@@ -28,8 +28,8 @@ export const SANDBOX_SEARCH: SearchProtocol = {
     const search = parseSearchRequest(body);
     return { searchId: search.search_id, externalIds: search.offers.map((o) => o.external_id) };
   },
-  results(partner, searchId, externalIds): PartnerSearchResponse {
-    return { search_id: searchId, results: externalIds.map((id) => partnerResult(partner, searchId, id)) };
+  results(partner, searchId, externalIds, markup): PartnerSearchResponse {
+    return { search_id: searchId, results: externalIds.map((id) => partnerResult(partner, searchId, id, markup)) };
   },
   errorBody: { error: 'Internal Server Error' },
 };
@@ -76,6 +76,6 @@ export class PartnerSearch {
     }
     const matched = matchedOffers(search.externalIds, params.match);
     sandboxRequests().inc({ endpoint: protocol.endpoint, outcome: matched.length > 0 ? 'results' : 'no_results' });
-    void reply.code(200).send(protocol.results(partner, search.searchId, matched));
+    void reply.code(200).send(protocol.results(partner, search.searchId, matched, params.markup));
   }
 }

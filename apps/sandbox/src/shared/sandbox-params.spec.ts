@@ -12,7 +12,13 @@ const refusal = (fn: () => unknown) => {
 
 describe('sandbox params', () => {
   it('default to an immediate accept of every offer', () => {
-    expect(parseSandboxParams('', PARTNER_PARAMS)).toEqual({ outcome: 'accept', delayMs: 0, match: 'all', revocation: 'acknowledge' });
+    expect(parseSandboxParams('', PARTNER_PARAMS)).toEqual({
+      outcome: 'accept',
+      delayMs: 0,
+      match: 'all',
+      revocation: 'acknowledge',
+      markup: 'none',
+    });
   });
 
   it('read a partner base_url query', () => {
@@ -22,7 +28,14 @@ describe('sandbox params', () => {
       match: 'some',
       reason: 'Not a fit',
       revocation: 'acknowledge',
+      markup: 'none',
     });
+  });
+
+  it('read which display string of a partner result carries markup, for partners only', () => {
+    expect(parseSandboxParams('markup=tcpa_text', PARTNER_PARAMS).markup).toBe('tcpa_text');
+    expect(refusal(() => parseSandboxParams('markup=script', PARTNER_PARAMS))).toEqual({ param: 'markup', in: 'query' });
+    expect(refusal(() => parseSandboxParams('markup=tcpa_text', SCHOOL_PARAMS))).toEqual({ param: 'markup', in: 'query' });
   });
 
   it('read how revocation notices are answered, for schools and partners', () => {

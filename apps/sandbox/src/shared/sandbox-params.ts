@@ -10,6 +10,14 @@ export type Match = (typeof MATCHES)[number];
 export const REVOCATION_ANSWERS = ['acknowledge', 'ignore'] as const;
 export type RevocationAnswer = (typeof REVOCATION_ANSWERS)[number];
 
+/**
+ * Which display string of every search result carries hostile markup
+ * (docs/sandbox.md, `markup`): for trying how the service treats a partner
+ * that sends HTML or script in what affiliates show consumers.
+ */
+export const MARKUPS = ['none', 'tcpa_text', 'school_name', 'program_label', 'question_label'] as const;
+export type Markup = (typeof MARKUPS)[number];
+
 export const MAX_DELAY_MS = 300_000;
 export const MAX_REASON_LENGTH = 500;
 
@@ -21,15 +29,16 @@ export interface SandboxParams {
   reason?: string;
   match: Match;
   revocation: RevocationAnswer;
+  markup: Markup;
 }
 
-export type ParamName = 'outcome' | 'delay_ms' | 'reason' | 'match' | 'revocation';
+export type ParamName = 'outcome' | 'delay_ms' | 'reason' | 'match' | 'revocation' | 'markup';
 
 export const SCHOOL_PARAMS: readonly ParamName[] = ['outcome', 'delay_ms', 'reason', 'revocation'];
 /** A partner's base_url query is appended to both /search and /submit, so both take the same set. */
-export const PARTNER_PARAMS: readonly ParamName[] = ['outcome', 'delay_ms', 'reason', 'match', 'revocation'];
+export const PARTNER_PARAMS: readonly ParamName[] = ['outcome', 'delay_ms', 'reason', 'match', 'revocation', 'markup'];
 
-const DEFAULTS: SandboxParams = { outcome: 'accept', delayMs: 0, match: 'all', revocation: 'acknowledge' };
+const DEFAULTS: SandboxParams = { outcome: 'accept', delayMs: 0, match: 'all', revocation: 'acknowledge', markup: 'none' };
 
 /**
  * Reads a raw query string strictly: unknown, repeated or malformed parameters
@@ -56,6 +65,9 @@ export function parseSandboxParams(rawQuery: string, allowed: readonly ParamName
         break;
       case 'revocation':
         params.revocation = oneOf(value, REVOCATION_ANSWERS, 'revocation', 'query');
+        break;
+      case 'markup':
+        params.markup = oneOf(value, MARKUPS, 'markup', 'query');
         break;
     }
   }

@@ -169,7 +169,24 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
       baseUrl: `http://127.0.0.1:4100/partners/${p}`,
       timeoutMs: 5000,
     });
-    const common = { searchId: msg.searchId, campaignId: w.ids.campaign, lead, tracking: msg.tracking, isTest: false, closesAt };
+    // Each partner's view of the lead (the default search fields): no contact data, hashed email and phone, an age band.
+    const view = {
+      personal: { age_band: expect.stringMatching(/^(25-34|35-44)$/) },
+      address: { state: 'TX', zip_code: '75001' },
+      education: { education_level: 'associate', high_school_graduation_year: '2013' },
+      hashed: { email: expect.stringMatching(/^[0-9a-f]{64}$/), phone: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    };
+    const { ip_address: _ip, ...attribution } = msg.tracking;
+    const common = { searchId: msg.searchId, campaignId: w.ids.campaign, lead: view, tracking: attribution, isTest: false, closesAt };
+    const published = JSON.stringify(started.partnerRequest);
+    for (const contact of [
+      lead.personal!.first_name!,
+      lead.personal!.last_name!,
+      lead.personal!.email!,
+      lead.personal!.phone!,
+      '1995-04-12',
+    ])
+      expect(published).not.toContain(contact);
     expect(byPartner(callsOf(started))).toEqual(
       byPartner([
         {

@@ -10,7 +10,9 @@ import {
   Lead,
   leadOptOutKeys,
   OfferVerdict,
+  partnerSearchView,
   SaleFacts,
+  searchFieldsOf,
   StoredContact,
   TestMode,
   testMode,
@@ -188,16 +190,25 @@ export class StartSearch {
     return this.request(msg, calls);
   }
 
-  /** The request to the partner networks (partner-adapter calls each with its deadline, never past the search's close). */
+  /**
+   * The request to the partner networks (partner-adapter calls each with its
+   * deadline, never past the search's close). Each partner's view of the
+   * search is made here, before the message exists (libs/domain
+   * partnerSearchView): the message holds no more than the partners on it are
+   * configured to receive.
+   */
   private request(msg: SearchRequestedV1, calls: readonly PartnerCall[]): PartnerSearchRequestedV2 | null {
     if (calls.length === 0) return null;
     for (const call of calls) partnersAsked.inc({ partner: call.partner.name });
+    const today = new Date(msg.requestedAt);
     return {
       searchId: msg.searchId,
       campaignId: msg.campaignId,
-      partners: calls.map((c) => ({ partner: c.partner, offers: c.offers })),
-      lead: msg.lead,
-      tracking: msg.tracking,
+      partners: calls.map((c) => ({
+        partner: c.partner,
+        offers: c.offers,
+        ...partnerSearchView(msg, searchFieldsOf(c.partner.settings), today),
+      })),
       isTest: msg.isTest,
       closesAt: this.closesAt(msg).toISOString(),
     };

@@ -9,6 +9,7 @@ import type {
   QuestionType,
 } from './catalog-vocabulary';
 import type { ResponseRules } from '../mapping/mapping.types';
+import type { SearchField } from '../partners/search-view';
 
 /**
  * Eligibility rules of an offer or a program (CATALOG.md). Every key is
@@ -56,11 +57,17 @@ export interface CatalogPartner {
 /**
  * How partner-adapter talks to a partner network beyond its base_url, as the
  * catalog gives it: `headers` (both adapters; values may reference
- * `${env:NAME}`), and for the `json` adapter the search call and how its
+ * `${env:NAME}`, and must for a credential), `search_fields` (both: what it
+ * is sent at search), and for the `json` adapter the search call and how its
  * answer is read, and the submit call and its response rules.
  */
 export interface PartnerSettings {
   headers?: Record<string, string>;
+  /**
+   * What the partner is sent at search (partners/search-view.ts); absent:
+   * DEFAULT_SEARCH_FIELDS, which hold no contact data.
+   */
+  search_fields?: SearchField[];
   search?: PartnerSearchSettings;
   submit?: PartnerSubmitSettings;
 }

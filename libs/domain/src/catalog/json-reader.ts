@@ -1,3 +1,4 @@
+import { markupIn, type MarkupKind } from '../partners/untrusted-text';
 import type { CatalogIssue } from './catalog.types';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -39,6 +40,19 @@ export function tracker(r: JsonReader): () => boolean {
  * readers get as `undefined` is a missing key: `object()` reports it once when
  * it is required, so the value readers stay silent about it.
  */
+interface StringOptions {
+  maxLength?: number;
+  pattern?: RegExp;
+  patternHint?: string;
+  plainText?: boolean;
+}
+
+const MARKUP_WORDS: Record<MarkupKind, string> = {
+  tag: 'an HTML tag',
+  script_url: 'a javascript:, vbscript: or data: URL',
+  event_handler: 'an on…= event handler',
+};
+
 export class JsonReader {
   readonly issues: CatalogIssue[] = [];
 
@@ -67,18 +81,21 @@ export class JsonReader {
     return v;
   }
 
-  string(v: unknown, path: string, opts: { maxLength?: number; pattern?: RegExp; patternHint?: string } = {}): string | undefined {
+  /** `plainText`: shown to consumers (a name, a label, a consent statement), so no markup (partners/untrusted-text.ts). */
+  string(v: unknown, path: string, opts: StringOptions = {}): string | undefined {
     if (v === undefined) return undefined;
     if (typeof v !== 'string') return this.fail(path, `must be a string, got ${describe(v)}`);
     if (v.trim() === '') return this.fail(path, 'must not be empty');
     const max = opts.maxLength ?? 2000;
     if (v.length > max) return this.fail(path, `must be at most ${max} characters`);
     if (opts.pattern && !opts.pattern.test(v)) return this.fail(path, opts.patternHint ?? `must match ${opts.pattern}`);
+    const markup = opts.plainText ? markupIn(v) : null;
+    if (markup) return this.fail(path, `must be plain text: it is shown to consumers and holds markup (${MARKUP_WORDS[markup]})`);
     return v;
   }
 
   /** A string or null (null and absent both give null). */
-  optionalString(v: unknown, path: string, opts: { maxLength?: number } = {}): string | null | undefined {
+  optionalString(v: unknown, path: string, opts: StringOptions = {}): string | null | undefined {
     if (v === undefined || v === null) return null;
     return this.string(v, path, opts);
   }

@@ -214,6 +214,26 @@ describe('validateCatalog', () => {
     ]);
   });
 
+  it('refuses markup in the display strings a school or offer shows consumers', () => {
+    const c = clone(example);
+    c.schools[0].name = 'Northfield <b>University</b>';
+    c.offers[0].name = 'Nursing" onmouseover="steal()';
+    c.offers[0].tcpa_text = '<script>alert(1)</script>I agree';
+    c.offers[0].programs[0].label = '<a href="javascript:alert(1)">BSN</a>';
+    c.offers[0].programs[1].value = 'javascript:void(0)';
+    c.offers[0].form_fields[0].label = 'Year <img src=x onerror=alert(1)>';
+    c.offers[0].form_fields[0].options[0].label = '&lt;svg&gt;';
+    expect(messages(c)).toEqual([
+      'schools[0].name: must be plain text: it is shown to consumers and holds markup (an HTML tag)',
+      'offers[0].programs[0].label: must be plain text: it is shown to consumers and holds markup (an HTML tag)',
+      'offers[0].programs[1].value: must be plain text: it is shown to consumers and holds markup (a javascript:, vbscript: or data: URL)',
+      'offers[0].name: must be plain text: it is shown to consumers and holds markup (an on…= event handler)',
+      'offers[0].tcpa_text: must be plain text: it is shown to consumers and holds markup (an HTML tag)',
+      'offers[0].form_fields[0].options[0].label: must be plain text: it is shown to consumers and holds markup (an HTML tag)',
+      'offers[0].form_fields[0].label: must be plain text: it is shown to consumers and holds markup (an HTML tag)',
+    ]);
+  });
+
   describe('delivery settings', () => {
     /** The example with its own offer's delivery replaced. */
     const withDelivery = (delivery: unknown) => {
@@ -320,6 +340,10 @@ describe('validateCatalog', () => {
         'offers[0].delivery.headers.X-Token: has a "${" that is not an environment reference ${env:NAME} (NAME: letters, digits and _)',
         'offers[0].delivery.headers.x-env: repeats header X-Env (header names are case-insensitive)',
       ]);
+      expect(messages(withDelivery(json({ headers: { Authorization: 'Bearer abc123', 'X-Api-Key': '${env:NORTHFIELD_KEY}' } })))).toEqual([
+        'offers[0].delivery.headers.Authorization: carries a credential and must be an environment reference ${env:NAME} (optionally after a scheme: Bearer ${env:NAME}), never a literal value: put the value in the environment of the app that calls',
+      ]);
+      expect(messages(withDelivery(json({ headers: { Authorization: 'Bearer ${env:NORTHFIELD_TOKEN}' } })))).toEqual([]);
       expect(messages(withDelivery(json({ headers: ['Authorization'] })))).toEqual([
         'offers[0].delivery.headers: must be an object, got an array',
       ]);

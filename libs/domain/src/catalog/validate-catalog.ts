@@ -134,7 +134,7 @@ function readSchool(r: JsonReader, v: unknown, path: string): CatalogSchool | un
   if (!o) return undefined;
   const out = {
     id: r.uuid(o.id, childPath(path, 'id')),
-    name: r.string(o.name, childPath(path, 'name'), { maxLength: NAME_MAX }),
+    name: r.string(o.name, childPath(path, 'name'), { maxLength: NAME_MAX, plainText: true }),
     logo_url: o.logo_url === undefined || o.logo_url === null ? null : r.httpUrl(o.logo_url, childPath(path, 'logo_url')),
   };
   return ok() ? (out as CatalogSchool) : undefined;
@@ -193,7 +193,7 @@ function readOffer(r: JsonReader, v: unknown, path: string): CatalogOffer | unde
   const programValues = (programs ?? []).map((x) => x.value);
   const out = {
     id: r.uuid(o.id, p('id')),
-    name: r.string(o.name, p('name'), { maxLength: NAME_MAX }),
+    name: r.string(o.name, p('name'), { maxLength: NAME_MAX, plainText: true }),
     school_id: r.uuid(o.school_id, p('school_id')),
     source,
     partner_id: o.partner_id === undefined ? null : r.uuid(o.partner_id, p('partner_id')),
@@ -202,7 +202,7 @@ function readOffer(r: JsonReader, v: unknown, path: string): CatalogOffer | unde
     status: r.oneOf(o.status, p('status'), OFFER_STATUSES),
     priority: o.priority === undefined ? CATALOG_DEFAULTS.priority : r.integer(o.priority, p('priority'), -1000000, 1000000),
     price: o.price === undefined ? null : r.money(o.price, p('price')),
-    tcpa_text: o.tcpa_text === undefined ? null : r.string(o.tcpa_text, p('tcpa_text'), { maxLength: TEXT_MAX }),
+    tcpa_text: o.tcpa_text === undefined ? null : r.string(o.tcpa_text, p('tcpa_text'), { maxLength: TEXT_MAX, plainText: true }),
     result_ttl_seconds:
       o.result_ttl_seconds === undefined
         ? CATALOG_DEFAULTS.resultTtlSeconds
@@ -265,11 +265,11 @@ function readPrograms(r: JsonReader, v: unknown, path: string): CatalogProgram[]
   if (v === undefined) return [];
   const keys = { allowed: ['value', 'label', 'eligibility'], required: ['value', 'label'] };
   return readObjectList(r, r.array(v, path), path, keys, (o, ip, unique) => {
-    const value = r.string(o.value, childPath(ip, 'value'), { maxLength: NAME_MAX });
+    const value = r.string(o.value, childPath(ip, 'value'), { maxLength: NAME_MAX, plainText: true });
     unique(value, childPath(ip, 'value'), `duplicate program value ${JSON.stringify(value)}`);
     return {
       value,
-      label: r.string(o.label, childPath(ip, 'label'), { maxLength: NAME_MAX }),
+      label: r.string(o.label, childPath(ip, 'label'), { maxLength: NAME_MAX, plainText: true }),
       eligibility: readEligibility(r, o.eligibility, childPath(ip, 'eligibility')),
     } as CatalogProgram;
   });
@@ -296,7 +296,7 @@ function readQuestions(r: JsonReader, v: unknown, path: string, programValues: s
     else if (o.options !== undefined) options = readOptions(r, o.options, p('options'));
     return {
       name,
-      label: r.optionalString(o.label, p('label'), { maxLength: TEXT_MAX }),
+      label: r.optionalString(o.label, p('label'), { maxLength: TEXT_MAX, plainText: true }),
       type,
       required: r.boolean(o.required, p('required')),
       required_when:
@@ -311,9 +311,9 @@ function readQuestions(r: JsonReader, v: unknown, path: string, programValues: s
 function readOptions(r: JsonReader, v: unknown, path: string): QuestionOption[] | undefined {
   const keys = { allowed: ['value', 'label'], required: ['value', 'label'] };
   return readObjectList(r, r.array(v, path, { nonEmpty: true }), path, keys, (o, ip, unique) => {
-    const value = r.string(o.value, childPath(ip, 'value'), { maxLength: NAME_MAX });
+    const value = r.string(o.value, childPath(ip, 'value'), { maxLength: NAME_MAX, plainText: true });
     unique(value, childPath(ip, 'value'), `duplicate option value ${JSON.stringify(value)}`);
-    return { value, label: r.string(o.label, childPath(ip, 'label'), { maxLength: NAME_MAX }) } as QuestionOption;
+    return { value, label: r.string(o.label, childPath(ip, 'label'), { maxLength: NAME_MAX, plainText: true }) } as QuestionOption;
   });
 }
 

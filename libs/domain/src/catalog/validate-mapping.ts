@@ -1,4 +1,5 @@
 import type { AnswerMatch, DocumentShape, JsonScalar, ResponseRules } from '../mapping/mapping.types';
+import { literalSecretProblem } from '../mapping/header-templates';
 import { UNSAFE_KEYS } from '../mapping/json-path';
 import { childPath, isPlainObject, JsonReader, tracker } from './json-reader';
 
@@ -22,13 +23,17 @@ export function readHeaders(r: JsonReader, v: unknown, path: string): Record<str
   for (const [name, value] of Object.entries(headers)) {
     const at = childPath(path, name);
     const lower = name.toLowerCase();
+    const reserved = ADAPTER_HEADERS.includes(lower);
     if (!HEADER_NAME_RE.test(name)) r.fail(at, "must be an HTTP header name (letters, digits and !#$%&'*+.^_`|~-)");
-    else if (ADAPTER_HEADERS.includes(lower)) r.fail(at, 'is set by the adapter and cannot be configured');
+    else if (reserved) r.fail(at, 'is set by the adapter and cannot be configured');
     else if (seen.has(lower)) r.fail(at, `repeats header ${seen.get(lower)} (header names are case-insensitive)`);
     seen.set(lower, name);
     if (!/^[\t\x20-\x7e]*$/.test(value)) r.fail(at, 'must be printable ASCII (no line breaks or control characters)');
     else if (value.replace(ENV_REF_RE, '').includes('${')) {
       r.fail(at, 'has a "${" that is not an environment reference ${env:NAME} (NAME: letters, digits and _)');
+    } else if (!reserved) {
+      const secret = literalSecretProblem(name, value);
+      if (secret) r.fail(at, secret);
     }
   }
   return ok() ? headers : undefined;

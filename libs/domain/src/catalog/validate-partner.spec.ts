@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_SEARCH_FIELDS } from '../partners/search-view';
 import { validateCatalog } from './validate-catalog';
 
 const ROOT = join(__dirname, '../../../..');
@@ -38,7 +39,7 @@ describe('validateCatalog: partners', () => {
     ]);
     expect(messages({ ...sandbox, price: 40 })).toEqual([
       expect.stringMatching(
-        /^partners\[0\]\.price: unknown key \(allowed: id, name, adapter, base_url, timeout_ms, headers, search, submit\)$/,
+        /^partners\[0\]\.price: unknown key \(allowed: id, name, adapter, base_url, timeout_ms, headers, search_fields, search, submit\)$/,
       ),
     ]);
   });
@@ -65,7 +66,7 @@ describe('validateCatalog: partners', () => {
     expect(messages(e)).toEqual([
       'partners[0].search.path: must be a path relative to base_url, such as "v2/search" (letters, digits, ._~- and /; no leading /, no query)',
       'partners[0].search.field_map.Answers: invalid source "answers": the search document has no field "answers" (fields: search_id, external_ids, offers, lead, tracking, is_test) (a literal is written =text)',
-      'partners[0].search.field_map.Email: invalid source "lead.personal.mail": lead.personal has no field "mail" (fields: first_name, last_name, email, phone, date_of_birth) (a literal is written =text)',
+      'partners[0].search.field_map.Email: invalid source "lead.personal.mail": lead.personal has no field "mail" (fields: first_name, last_name, email, phone, date_of_birth, age_band, birth_year) (a literal is written =text)',
       'partners[0].search.field_map.Code: invalid source "external_ids.0": external_ids is a value and has no fields (a literal is written =text)',
       'partners[0].submit.path: must be a path relative to base_url, such as "v2/search" (letters, digits, ._~- and /; no leading /, no query)',
       'partners[0].submit.field_map.Offer: invalid source "offer.id": the submit document has no field "offer" (fields: lead_id, search_id, partner_result_id, external_id, lead, tracking, consumer_ip, program_id, answers, consent, submitted_at) (a literal is written =text)',
@@ -124,6 +125,43 @@ describe('validateCatalog: partners', () => {
         search: { ...exchange().search, results: { ...exchange().search.results, questions: { list: 'Questions' } } },
       }),
     ).toEqual(['partners[0].search.results.questions.name: is required']);
+  });
+
+  it('refuses a literal value in a credential header and accepts an environment reference', () => {
+    expect(messages({ ...sandbox, headers: { 'X-Api-Key': 'sandbox-key-alpha' } })).toEqual([
+      'partners[0].headers.X-Api-Key: carries a credential and must be an environment reference ${env:NAME}, never a literal value: put the value in the environment of the app that calls',
+    ]);
+    expect(messages({ ...sandbox, headers: { 'X-Auth-Token': 'tok-${env:ALPHA}' } })).toHaveLength(1);
+    expect(messages({ ...sandbox, headers: { 'X-Api-Key': '${env:ALPHA_KEY}', 'X-Tenant': 'acme' } })).toEqual([]);
+  });
+
+  it('reads search_fields: names of the search document, each once; absent, the default is not stored', () => {
+    const fields = ['lead.address.state', 'lead.hashed.email', 'lead.personal.email'];
+    expect(validateCatalog({ partners: [{ ...sandbox, search_fields: fields }] }).catalog!.partners[0].settings).toEqual({
+      search_fields: fields,
+    });
+    expect(validateCatalog({ partners: [{ ...sandbox, search_fields: [] }] }).catalog!.partners[0].settings).toEqual({ search_fields: [] });
+    expect(messages({ ...sandbox, search_fields: ['lead.personal.ssn', 'lead.address.state', 'lead.address.state'] })).toEqual([
+      expect.stringMatching(/^partners\[0\]\.search_fields\[0\]: must be one of lead\.personal\.first_name, /),
+      'partners[0].search_fields[2]: repeats lead.address.state',
+    ]);
+    expect(messages({ ...sandbox, search_fields: 'lead.personal.email' })).toEqual([
+      expect.stringMatching(/^partners\[0\]\.search_fields: must be an array/),
+    ]);
+  });
+
+  it('refuses a search field_map source the partner is never sent, and takes it once search_fields names it', () => {
+    const e = exchange();
+    e.search.field_map['Applicant.Email'] = 'lead.personal.email';
+    e.search.field_map['Source.Ip'] = 'tracking.ip_address';
+    expect(messages(e)).toEqual([
+      `partners[0].search.field_map["Applicant.Email"]: lead.personal.email is not among the partner's search_fields (${DEFAULT_SEARCH_FIELDS.join(', ')}): it is never sent at search`,
+      `partners[0].search.field_map["Source.Ip"]: tracking.ip_address is not among the partner's search_fields (${DEFAULT_SEARCH_FIELDS.join(', ')}): it is never sent at search`,
+    ]);
+    expect(messages({ ...e, search_fields: [...DEFAULT_SEARCH_FIELDS, 'lead.personal.email', 'tracking.ip_address'] })).toEqual([]);
+    // A whole group is the partner's view of it, whatever that holds.
+    e.search.field_map = { ...exchange().search.field_map, Person: 'lead.personal' };
+    expect(messages(e)).toEqual([]);
   });
 
   it("checks the submit response rules as a school delivery's", () => {

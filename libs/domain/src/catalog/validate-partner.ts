@@ -1,4 +1,5 @@
 import { PARTNER_SEARCH_DOCUMENT_FIELDS, PARTNER_SUBMIT_DOCUMENT_FIELDS } from '../mapping/documents';
+import { SEARCH_FIELDS, searchFieldsOf, type SearchField } from '../partners/search-view';
 import { CATALOG_DEFAULTS, PARTNER_ADAPTERS, QUESTION_TYPES } from './catalog-vocabulary';
 import type {
   ChoiceListMapping,
@@ -16,7 +17,7 @@ import { FieldMapContext, readDottedPath, readFieldMap, readHeaders, readRespons
 const NAME_MAX = 200;
 
 /** Keys of a partner entry; `search` and `submit` configure the json adapter (the sandbox protocol is fixed). */
-const PARTNER_KEYS = ['id', 'name', 'adapter', 'base_url', 'timeout_ms', 'headers', 'search', 'submit'] as const;
+const PARTNER_KEYS = ['id', 'name', 'adapter', 'base_url', 'timeout_ms', 'headers', 'search_fields', 'search', 'submit'] as const;
 const JSON_ONLY = ['search', 'submit'] as const;
 
 /** A partner network (CATALOG.md, docs/partner-adapter.md): the settings are checked as far as the adapter reads them. */
@@ -34,7 +35,11 @@ export function readPartner(r: JsonReader, v: unknown, path: string): CatalogPar
     r.fail(p('search'), 'is required on a json partner (the search call and how its answer is read)');
   const settings: PartnerSettings = {};
   if (o.headers !== undefined) settings.headers = readHeaders(r, o.headers, p('headers'));
-  if (adapter === 'json' && o.search !== undefined) settings.search = readSearch(r, o.search, p('search'));
+  if (o.search_fields !== undefined) settings.search_fields = readSearchFields(r, o.search_fields, p('search_fields'));
+  if (adapter === 'json' && o.search !== undefined) {
+    settings.search = readSearch(r, o.search, p('search'));
+    checkSearchSources(r, settings.search, searchFieldsOf(settings), p('search'));
+  }
   if (adapter === 'json' && o.submit !== undefined) settings.submit = readSubmit(r, o.submit, p('submit'));
   const out = {
     id: r.uuid(o.id, p('id')),
@@ -45,6 +50,38 @@ export function readPartner(r: JsonReader, v: unknown, path: string): CatalogPar
     settings: Object.keys(settings).length === 0 ? null : settings,
   };
   return ok() ? (out as CatalogPartner) : undefined;
+}
+
+/** The partner's search fields: distinct names of SEARCH_FIELDS (an empty list: nothing of the lead). */
+function readSearchFields(r: JsonReader, v: unknown, path: string): SearchField[] | undefined {
+  const ok = tracker(r);
+  const items = r.array(v, path);
+  if (!items) return undefined;
+  const seen = new Set<string>();
+  for (const [i, item] of items.entries()) {
+    const field = r.oneOf(item, childPath(path, i), SEARCH_FIELDS);
+    if (field !== undefined && seen.has(field)) r.fail(childPath(path, i), `repeats ${field}`);
+    if (field !== undefined) seen.add(field);
+  }
+  return ok() ? ([...seen] as SearchField[]) : undefined;
+}
+
+/**
+ * A search field_map source under `lead` (or `tracking.ip_address`) names what
+ * the partner may be sent: a field outside its search fields would never have
+ * a value, so the mapping is refused rather than left silently empty.
+ */
+function checkSearchSources(r: JsonReader, search: PartnerSearchSettings | undefined, fields: readonly SearchField[], path: string): void {
+  for (const [target, source] of Object.entries(search?.field_map ?? {})) {
+    const named = SEARCH_FIELDS.filter((f) => f === source || f.startsWith(`${source}.`));
+    const needsField = source === 'tracking.ip_address' || source.startsWith('lead.');
+    if (needsField && named.length > 0 && !named.some((f) => fields.includes(f))) {
+      r.fail(
+        childPath(childPath(path, 'field_map'), target),
+        `${source} is not among the partner's search_fields (${fields.join(', ') || 'none'}): it is never sent at search`,
+      );
+    }
+  }
 }
 
 function readSearch(r: JsonReader, v: unknown, path: string): PartnerSearchSettings | undefined {

@@ -1,5 +1,6 @@
 import { LEAD_GROUPS } from '../lead-input';
 import type { ConsentDocument, LeadPayload } from '../vocabulary/lead';
+import type { PartnerSearchLead } from '../partners/search-view';
 import type { DocumentShape } from './mapping.types';
 
 /**
@@ -88,12 +89,16 @@ export function partnerSubmitDocument(d: PartnerSubmitLead): PartnerSubmitDocume
   };
 }
 
-/** A partner search's document: the search, the partner's ids of the offers asked (each once), the lead. */
+/**
+ * A partner search's document: the search, the partner's ids of the offers
+ * asked (each once), and the partner's view of the lead and tracking
+ * (partners/search-view.ts: never the whole lead).
+ */
 export interface PartnerSearchDocument {
   search_id: string;
   external_ids: string[];
   offers: Array<{ external_id: string }>;
-  lead: LeadPayload;
+  lead: PartnerSearchLead;
   tracking: Record<string, string>;
   is_test: boolean;
 }
@@ -101,15 +106,17 @@ export interface PartnerSearchDocument {
 export function partnerSearchDocument(d: {
   searchId: string;
   externalIds: readonly string[];
-  lead: LeadPayload;
+  lead: PartnerSearchLead;
   tracking: Record<string, string>;
   isTest: boolean;
 }): PartnerSearchDocument {
+  const lead: PartnerSearchLead = leadGroups(d.lead);
+  if (d.lead.hashed) lead.hashed = { ...d.lead.hashed };
   return {
     search_id: d.searchId,
     external_ids: [...d.externalIds],
     offers: d.externalIds.map((external_id) => ({ external_id })),
-    lead: leadGroups(d.lead),
+    lead,
     tracking: { ...d.tracking },
     is_test: d.isTest,
   };
@@ -146,7 +153,7 @@ function leadGroups(source: LeadPayload): LeadPayload {
   return lead;
 }
 
-const LEAD_SHAPE: DocumentShape = Object.fromEntries(
+const LEAD_SHAPE: { readonly [group: string]: DocumentShape } = Object.fromEntries(
   Object.entries(LEAD_GROUPS).map(([group, fields]) => [group, Object.fromEntries(fields.map((f) => [f, true]))]),
 );
 
@@ -176,12 +183,19 @@ export const LEAD_DOCUMENT_FIELDS: { readonly [field: string]: DocumentShape } =
   ...BUYER_SHAPE,
 };
 
+/** A partner's view of a search's lead: the lead's fields, the age band and birth year, the hashed email and phone. */
+const SEARCH_LEAD_SHAPE: DocumentShape = {
+  ...LEAD_SHAPE,
+  personal: { ...(LEAD_SHAPE.personal as object), age_band: true, birth_year: true },
+  hashed: { email: true, phone: true },
+};
+
 /** A partner search's document (`external_ids` is a list of strings, `offers` a list of `{ external_id }`). */
 export const PARTNER_SEARCH_DOCUMENT_FIELDS: { readonly [field: string]: DocumentShape } = {
   search_id: true,
   external_ids: true,
   offers: true,
-  lead: LEAD_SHAPE,
+  lead: SEARCH_LEAD_SHAPE,
   tracking: 'any-key',
   is_test: true,
 };

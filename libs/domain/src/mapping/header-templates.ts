@@ -28,3 +28,36 @@ export function fillHeaders(templates: Readonly<Record<string, string>> | undefi
   }
   return out;
 }
+
+/**
+ * Header names that carry credentials: Authorization and Proxy-Authorization,
+ * Cookie, and any name with auth, token, key, secret, password, passwd,
+ * credential, signature or session in it (X-Api-Key, X-Auth-Token, …).
+ */
+const SECRET_HEADER_NAME = /^(?:proxy-)?authorization$|^cookie$|auth|token|key|secret|passw(?:or)?d|credential|signature|session/i;
+/** The schemes an Authorization value may spell out in front of its reference (`Bearer ${env:TOKEN}`). */
+const AUTH_SCHEME = /^(?:Bearer|Basic|Token|ApiKey|Key) $/;
+const ENV_REFS_ONLY = /^(?:\$\{env:[A-Za-z_][A-Za-z0-9_]*\})+$/;
+
+export function isSecretHeaderName(name: string): boolean {
+  return SECRET_HEADER_NAME.test(name);
+}
+
+/**
+ * A secret in the catalog would be stored, and copied into every message
+ * that carries the partner or the offer: a header whose name says it carries
+ * a credential must take its value from the environment, `${env:NAME}` (an
+ * Authorization value may put its scheme in front: `Bearer ${env:NAME}`).
+ * Answers why a value is refused, or null. The value is never quoted.
+ */
+export function literalSecretProblem(name: string, value: string): string | null {
+  if (!isSecretHeaderName(name)) return null;
+  const scheme = /^(?:proxy-)?authorization$/i.test(name) ? (/^\S+ /.exec(value)?.[0] ?? '') : '';
+  const rest = AUTH_SCHEME.test(scheme) ? value.slice(scheme.length) : value;
+  if (ENV_REFS_ONLY.test(rest)) return null;
+  return (
+    'carries a credential and must be an environment reference ${env:NAME}' +
+    (/^(?:proxy-)?authorization$/i.test(name) ? ' (optionally after a scheme: Bearer ${env:NAME})' : '') +
+    ', never a literal value: put the value in the environment of the app that calls'
+  );
+}

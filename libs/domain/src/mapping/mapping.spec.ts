@@ -5,6 +5,7 @@ import { setValueAt, valueAt } from './json-path';
 import { MappingConfigError } from './mapping-errors';
 import type { DocumentShape } from './mapping.types';
 import { capReason, MAX_BUYER_REASON } from './response-rules';
+import { partnerSearchView, SEARCH_FIELDS } from '../partners/search-view';
 import {
   LEAD_DOCUMENT_FIELDS,
   PARTNER_SEARCH_DOCUMENT_FIELDS,
@@ -163,6 +164,18 @@ describe('partner documents', () => {
       is_test: false,
     });
     expectShape(doc, PARTNER_SEARCH_DOCUMENT_FIELDS);
+  });
+
+  it("a search document carries a partner's view of the lead, derived and hashed fields included, as a field_map may name them", () => {
+    const view = partnerSearchView(d, SEARCH_FIELDS, new Date('2026-09-30T00:00:00Z'));
+    const doc = partnerSearchDocument({ searchId: 's-1', externalIds: ['westlake-001'], ...view, isTest: true });
+    expect(doc.lead).toEqual(view.lead);
+    expect(doc.lead.hashed?.email).toMatch(/^[0-9a-f]{64}$/);
+    expectShape(doc, PARTNER_SEARCH_DOCUMENT_FIELDS);
+    expect(mapFields(doc, { Hash: 'lead.hashed.email', Band: 'lead.personal.age_band' })).toEqual({
+      Hash: doc.lead.hashed?.email,
+      Band: doc.lead.personal?.age_band,
+    });
   });
 
   it('a submit document has the result, the lead, answers and consent, with exactly the fields a field_map may name', () => {

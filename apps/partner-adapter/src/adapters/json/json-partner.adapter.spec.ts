@@ -38,7 +38,9 @@ function exchangeRef(overrides: Partial<PartnerRef> = {}): PartnerRef {
 }
 const MAPPING = (exchangeRef().settings as { search: { results: OfferListMapping } }).search.results;
 const lead = { personal: { first_name: 'Ada', email: 'ada@example.com' }, address: { zip_code: '90210' } };
-const searchCall = { searchId: 's-1', offers: ASKED, lead, tracking: { subid: 'x' }, isTest: false };
+/** What the orchestrator sends a partner of the default search fields: no contact data, the hashed email. */
+const view = { address: { zip_code: '90210' }, personal: { age_band: '25-34' }, hashed: { email: 'e'.repeat(64) } };
+const searchCall = { searchId: 's-1', offers: ASKED, lead: view, tracking: { subid: 'x' }, isTest: false };
 const submitCall: PartnerSubmitCall = {
   searchId: 's-1',
   partnerResultId: 'mt_1',
@@ -82,7 +84,7 @@ describe('JsonPartnerAdapter', () => {
       body: {
         RequestId: 's-1',
         Campaigns: ['westlake-001', 'harbor-002'],
-        Applicant: { FirstName: 'Ada', Email: 'ada@example.com', PostalCode: '90210' },
+        Applicant: { PostalCode: '90210', AgeBand: '25-34', EmailSha256: 'e'.repeat(64) },
         Source: { SubId: 'x' },
         TestMode: false,
       },
@@ -100,7 +102,7 @@ describe('JsonPartnerAdapter', () => {
         search_id: 's-1',
         external_ids: ['westlake-001', 'harbor-002'],
         offers: [{ external_id: 'westlake-001' }, { external_id: 'harbor-002' }],
-        lead,
+        lead: view,
         tracking: { subid: 'x' },
         is_test: false,
       },

@@ -1,4 +1,4 @@
-import { isStorable } from '@lr/domain';
+import { isStorable, markupIn, type MarkupKind } from '@lr/domain';
 
 /**
  * Small checks for reading an untrusted partner body. Each throws
@@ -65,4 +65,42 @@ export function httpUrlOrNull(v: unknown, path: string): string | null {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new InvalidPartnerValue(path, 'must be an http(s) URL or null');
   return s;
+}
+
+/** The strings of a result an affiliate shows consumers: each is checked for markup, and counted by this name when refused. */
+export const DISPLAY_FIELDS = [
+  'tcpa_text',
+  'school_name',
+  'program_value',
+  'program_label',
+  'question_name',
+  'question_label',
+  'option_value',
+  'option_label',
+] as const;
+export type DisplayField = (typeof DISPLAY_FIELDS)[number];
+
+/** A display string that holds markup (libs/domain markupIn): the entry is refused, never repaired. */
+export class MarkupInPartnerText extends InvalidPartnerValue {
+  constructor(
+    path: string,
+    readonly field: DisplayField,
+    readonly markup: MarkupKind,
+  ) {
+    super(path, `holds markup (${markup}): display text must be plain text`);
+    this.name = 'MarkupInPartnerText';
+  }
+}
+
+/** A string shown to consumers: bounded and storable as `text`, and plain text. */
+export function displayText(v: unknown, path: string, max: number, field: DisplayField): string {
+  const s = text(v, path, max);
+  const markup = markupIn(s);
+  if (markup) throw new MarkupInPartnerText(path, field, markup);
+  return s;
+}
+
+/** A display string, or null when the key is null or absent. */
+export function nullableDisplayText(v: unknown, path: string, max: number, field: DisplayField): string | null {
+  return v === null || v === undefined ? null : displayText(v, path, max, field);
 }

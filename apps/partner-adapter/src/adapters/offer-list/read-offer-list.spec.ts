@@ -259,6 +259,38 @@ describe('readOfferList: answers that do not fit are refusals naming the path', 
     );
   });
 
+  it('refuses an entry whose display text holds markup, naming the field, and keeps the others', () => {
+    const program = (label: string) => ({ Code: 'it', Title: label, Questions: [grad] });
+    const question = (prompt: string) => ({ Code: 'it', Title: 'IT', Questions: [{ ...grad, Prompt: prompt }] });
+    const option = (text: string) => ({ Code: 'it', Title: 'IT', Questions: [{ ...grad, Choices: [{ Id: '2015', Text: text }] }] });
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ Disclosure: '<script>alert(1)</script>I agree' }, 'tcpa_text'],
+      [{ Institution: { DisplayName: 'Westlake <img src=x onerror=alert(1)>' } }, 'school_name'],
+      [{ Programs: [program('<a href="javascript:alert(1)">IT</a>')] }, 'program_label'],
+      [{ Programs: [{ Code: 'javascript:alert(1)', Title: 'IT' }] }, 'program_value'],
+      [{ Programs: [question('Year" onfocus="steal()')] }, 'question_label'],
+      [{ Programs: [{ Code: 'it', Title: 'IT', Questions: [{ ...grad, Key: '<b>year</b>' }] }] }, 'question_name'],
+      [{ Programs: [option('&#60;svg&#62;2015')] }, 'option_label'],
+    ];
+    for (const [overrides, field] of cases) {
+      const got = read(answer([match('westlake-001', overrides), match('harbor-002')]));
+      expect(got.results.map((r) => r.offerId)).toEqual(['o-harbor']);
+      expect(got.dropped).toEqual([
+        {
+          index: 0,
+          reason: 'markup',
+          externalId: 'westlake-001',
+          field,
+          problem: expect.stringMatching(/holds markup \((tag|script_url|event_handler)\)/),
+        },
+      ]);
+      // The problem names the path, never the partner's text.
+      expect(got.dropped[0].problem).not.toMatch(/alert|steal|svg|<b>/);
+    }
+    // An answer whose every entry holds markup is answered empty, not an error: the partner works, its text is refused.
+    expect(read(answer([match('westlake-001', { Disclosure: '<p>I agree</p>' })])).results).toEqual([]);
+  });
+
   it('answers no results, without a refusal, when the entries are only about offers not asked', () => {
     expect(read(answer([match('other-partner-offer-9')])).dropped).toEqual([
       { index: 0, reason: 'unknown_offer', externalId: 'other-partner-offer-9' },

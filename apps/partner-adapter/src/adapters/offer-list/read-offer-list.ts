@@ -3,7 +3,20 @@ import { RESERVED_ANSWER_NAMES, valueAt } from '@lr/domain';
 import type { ChoiceListMapping, OfferListMapping, QuestionMapping, QuestionType } from '@lr/domain';
 import { PartnerProtocolError } from '../partner-errors';
 import { checkDepth } from './answer-depth';
-import { InvalidPartnerValue, httpUrlOrNull, isObject, list, nullableText, object, positiveIntegerOrNull, text } from './answer-checks';
+import {
+  DisplayField,
+  displayText,
+  InvalidPartnerValue,
+  httpUrlOrNull,
+  isObject,
+  list,
+  MarkupInPartnerText,
+  nullableDisplayText,
+  nullableText,
+  object,
+  positiveIntegerOrNull,
+  text,
+} from './answer-checks';
 
 /** Bounds of what one answer may hold (docs/partner-adapter.md, "Untrusted answers"). */
 export const MAX_OFFER_ENTRIES = 1000;
@@ -17,16 +30,18 @@ const FIELD_TYPES: readonly string[] = ['select', 'text', 'number'] satisfies re
 const RESERVED: ReadonlySet<string> = new Set(RESERVED_ANSWER_NAMES);
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
-/** Why a result entry was left out of an answer. */
-export type DropReason = 'malformed' | 'unknown_offer' | 'duplicate';
+/** Why a result entry was left out of an answer (`markup`: a display string held markup). */
+export type DropReason = 'malformed' | 'unknown_offer' | 'duplicate' | 'markup';
 
 export interface DroppedResult {
   index: number;
   reason: DropReason;
   /** The entry's external id when it had a usable one. */
   externalId: string | null;
-  /** For `malformed`: the first problem found, with its JSON path in the partner's answer. */
+  /** For `malformed` and `markup`: the first problem found, with its JSON path in the partner's answer. */
   problem?: string;
+  /** For `markup`: which display string held it. */
+  field?: DisplayField;
 }
 
 export interface OfferListAnswer {
@@ -92,6 +107,8 @@ export function readOfferList(
     try {
       results.push(reader.entry(entry, `${mapping.list}[${index}]`, offerIdOf));
     } catch (e) {
+      if (e instanceof MarkupInPartnerText)
+        return void dropped.push({ index, reason: 'markup', externalId, problem: e.message, field: e.field });
       if (!(e instanceof InvalidPartnerValue)) throw e;
       dropped.push({ index, reason: 'malformed', externalId, problem: e.message });
     }
@@ -128,14 +145,15 @@ class EntryReader {
     const m = this.m;
     const o = object(entry, path);
     const externalId = text(valueAt(o, m.external_id), `${path}.${m.external_id}`, 200);
-    const programs = choices(o, path, m.programs, 1, MAX_PROGRAMS);
+    const programs = choices(o, path, m.programs, 1, MAX_PROGRAMS, 'program');
     return {
       offerId: offerIdOf.get(externalId) as string, // unknown external ids were dropped before
       externalId,
       partnerResultId: text(valueAt(o, m.partner_result_id), `${path}.${m.partner_result_id}`, 200),
       programs: programs.map(({ value, label }) => ({ value, label })),
       formFields: m.questions ? this.questions(o, path, m.questions, programs) : [],
-      tcpaText: m.tcpa_text === undefined ? null : nullableText(valueAt(o, m.tcpa_text), `${path}.${m.tcpa_text}`, 10_000),
+      tcpaText:
+        m.tcpa_text === undefined ? null : nullableDisplayText(valueAt(o, m.tcpa_text), `${path}.${m.tcpa_text}`, 10_000, 'tcpa_text'),
       school: this.school(o, path),
       expiresInSeconds: this.expiresIn(o, path),
     };
@@ -213,7 +231,7 @@ class EntryReader {
       holder = object(v, at);
     } else if (valueAt(o, s.name) === undefined || valueAt(o, s.name) === null) return null;
     return {
-      name: text(valueAt(holder, s.name), `${at}.${s.name}`, 200),
+      name: displayText(valueAt(holder, s.name), `${at}.${s.name}`, 200, 'school_name'),
       logoUrl: s.logo_url === undefined ? null : httpUrlOrNull(valueAt(holder, s.logo_url), `${at}.${s.logo_url}`),
     };
   }
@@ -238,16 +256,23 @@ class EntryReader {
 }
 
 /** A list of `{ value, label }` at `m.list` of `holder`: values distinct (a program or an answer is picked by its value). */
-function choices(holder: Record<string, unknown>, holderPath: string, m: ChoiceListMapping, min: number, max: number): Choice[] {
+function choices(
+  holder: Record<string, unknown>,
+  holderPath: string,
+  m: ChoiceListMapping,
+  min: number,
+  max: number,
+  kind: 'program' | 'option',
+): Choice[] {
   const at = `${holderPath}.${m.list}`;
   const seen = new Set<string>();
   return list(valueAt(holder, m.list), at, min, max).map((raw, i) => {
     const path = `${at}[${i}]`;
     const item = object(raw, path);
-    const value = text(valueAt(item, m.value), `${path}.${m.value}`, 200);
+    const value = displayText(valueAt(item, m.value), `${path}.${m.value}`, 200, `${kind}_value`);
     if (seen.has(value)) throw new InvalidPartnerValue(`${path}.${m.value}`, 'repeats an earlier value');
     seen.add(value);
-    const label = m.label === undefined ? value : text(valueAt(item, m.label), `${path}.${m.label}`, 500);
+    const label = m.label === undefined ? value : displayText(valueAt(item, m.label), `${path}.${m.label}`, 500, `${kind}_label`);
     return { value, label, item, path };
   });
 }
@@ -256,10 +281,10 @@ function choices(holder: Record<string, unknown>, holderPath: string, m: ChoiceL
 function question(raw: unknown, path: string, q: QuestionMapping): Question {
   const o = object(raw, path);
   const nameAt = `${path}.${q.name}`;
-  const name = text(valueAt(o, q.name), nameAt, 100);
+  const name = displayText(valueAt(o, q.name), nameAt, 100, 'question_name');
   // An answer travels as a top-level key of the submit named as its question.
   if (RESERVED.has(name)) throw new InvalidPartnerValue(nameAt, 'is a field of the submit request and cannot name a question');
-  const label = q.label === undefined ? null : nullableText(valueAt(o, q.label), `${path}.${q.label}`, 500);
+  const label = q.label === undefined ? null : nullableDisplayText(valueAt(o, q.label), `${path}.${q.label}`, 500, 'question_label');
   const rawOptions = q.options === undefined ? undefined : valueAt(o, q.options.list);
   const hasOptions = rawOptions !== undefined && rawOptions !== null;
   const type = questionType(o, path, q, hasOptions);
@@ -272,7 +297,7 @@ function question(raw: unknown, path: string, q: QuestionMapping): Question {
   const field: FormField = { name, label, type, required };
   if (type === 'select' || hasOptions) {
     if (q.options === undefined) throw new InvalidPartnerValue(path, 'is a select question, and the mapping reads no options');
-    field.options = choices(o, path, q.options, 1, MAX_FIELD_OPTIONS).map(({ value, label: l }) => ({ value, label: l }));
+    field.options = choices(o, path, q.options, 1, MAX_FIELD_OPTIONS, 'option').map(({ value, label: l }) => ({ value, label: l }));
   }
   return { field, required, item: o, path };
 }

@@ -1,0 +1,2 @@
+export * from './search-view';
+export * from './untrusted-text';
