@@ -257,17 +257,20 @@ const HAND_OVER_SUPPRESSIONS = statement(
 /**
  * The reversed opt-outs' notices their buyer has not acknowledged: each
  * passes to the opt-out that now suppresses the lead's email or phone (due
- * when its notices are), or is cancelled. Locked first: a sender's claim of
- * one is waited for, and a notice claimed before is counted as under way (it
- * may reach its buyer; it is never sent again).
+ * when its notices are), or is cancelled. Locked first (their latest
+ * versions are read): a sender's claim or receipt is waited for, a notice
+ * claimed before is counted as under way (it may reach its buyer; it is
+ * never sent again), one acknowledged meanwhile as sent.
  */
 const SETTLE_NOTICES = statement(
   'settleReversedNotices',
   `
-  WITH open AS (
-    SELECT n.id, n.lead_id, n.sending_until FROM revocation_notices n
-     WHERE n.opt_out_id = ANY($1::uuid[]) AND n.acknowledged_at IS NULL AND n.cancelled_at IS NULL
+  WITH mine AS (
+    SELECT n.id, n.lead_id, n.sending_until, n.acknowledged_at, n.cancelled_at FROM revocation_notices n
+     WHERE n.opt_out_id = ANY($1::uuid[])
        FOR UPDATE
+  ), open AS (
+    SELECT id, lead_id, sending_until FROM mine WHERE acknowledged_at IS NULL AND cancelled_at IS NULL
   ), heir AS (
     SELECT DISTINCT ON (op.id) op.id, o.id AS opt_out_id, o.due_at
       FROM open op
@@ -285,7 +288,7 @@ const SETTLE_NOTICES = statement(
   SELECT (SELECT count(*) FROM handed)::int AS handed_over,
          (SELECT count(*) FROM cancelled WHERE NOT under_way)::int AS cancelled,
          (SELECT count(*) FROM cancelled WHERE under_way)::int AS under_way,
-         (SELECT count(*) FROM revocation_notices WHERE opt_out_id = ANY($1::uuid[]) AND acknowledged_at IS NOT NULL)::int AS already_sent`,
+         (SELECT count(*) FROM mine WHERE acknowledged_at IS NOT NULL)::int AS already_sent`,
 );
 
 /**
