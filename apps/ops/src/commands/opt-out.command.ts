@@ -254,18 +254,16 @@ export function registerOptOutCommands(program: Command, ctx: CliContext): void 
     .requiredOption('--reason <text>', 'why, with the ticket (kept in the audit)')
     .option('--by <name>', 'who reverses (kept in the audit; default: the login name)')
     .option('--json', 'print JSON')
-    .action(
-      async (ids: string[], opts: { key?: string; since?: Date; until?: Date; reason: string; by?: string; json?: boolean }) => {
-        const problem = reversalReasonProblem(opts.reason);
-        if (problem) throw new CliError(`--reason: ${problem}`, EXIT.usage);
-        const target = reversalTarget(ids, opts);
-        const actor = operatorName(opts.by);
-        const report = await withDatabase(ctx.databaseUrl(), (ds) => reverseOptOuts(new OptOuts(ds), target, actor, opts.reason));
-        ctx.io.out(opts.json ? JSON.stringify(reversalJson(report), null, 2) : reversalText(report));
-        const failed = report.refused.filter((r) => r.why !== 'already_reversed');
-        if (failed.length > 0) throw new CliError(`${failed.length} opt-out(s) were not reversed (listed above)`);
-      },
-    );
+    .action(async (ids: string[], opts: { key?: string; since?: Date; until?: Date; reason: string; by?: string; json?: boolean }) => {
+      const problem = reversalReasonProblem(opts.reason);
+      if (problem) throw new CliError(`--reason: ${problem}`, EXIT.usage);
+      const target = reversalTarget(ids, opts);
+      const actor = operatorName(opts.by);
+      const report = await withDatabase(ctx.databaseUrl(), (ds) => reverseOptOuts(new OptOuts(ds), target, actor, opts.reason));
+      ctx.io.out(opts.json ? JSON.stringify(reversalJson(report), null, 2) : reversalText(report));
+      const failed = report.refused.filter((r) => r.why !== 'already_reversed');
+      if (failed.length > 0) throw new CliError(`${failed.length} opt-out(s) were not reversed (listed above)`);
+    });
 
   optout
     .command('acknowledge')

@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { Lead, optOutKeysOf, optOutRecord, OptOutRecord } from '@lr/domain';
 import { OptOuts } from '@lr/persistence';
-import { decideSubmit, freshPerson, mediumDataSource, resultSubmit, storeSearch, submitWorld, SubmitWorld } from '../../../../test/support/medium-world';
+import {
+  decideSubmit,
+  freshPerson,
+  mediumDataSource,
+  resultSubmit,
+  storeSearch,
+  submitWorld,
+  SubmitWorld,
+} from '../../../../test/support/medium-world';
 import { suppressionAuditOf, suppressionHolderOf } from '../../../../test/support/stored-rows';
 import { reverseOptOuts } from './reverse-opt-outs';
 
@@ -30,7 +38,12 @@ describe('optout list and reverse (medium)', () => {
   });
 
   /** An opt-out as the gateway records one sent with `apiKeyId` of the world's affiliate. */
-  const byKey = (person: Lead, apiKeyId = world.apiKeyId, receivedAt = new Date(), raw: 'email' | 'phone' | 'both' = 'both'): OptOutRecord =>
+  const byKey = (
+    person: Lead,
+    apiKeyId: string | null = world.apiKeyId,
+    receivedAt = new Date(),
+    raw: 'email' | 'phone' | 'both' = 'both',
+  ): OptOutRecord =>
     optOutRecord({
       id: randomUUID(),
       receivedAt,

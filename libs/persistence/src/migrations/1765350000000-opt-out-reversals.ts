@@ -27,9 +27,13 @@ export class OptOutReversals1765350000000 implements MigrationInterface {
     await q.query('ALTER TABLE revocation_notices ADD COLUMN cancelled_at timestamptz');
     await q.query('CREATE INDEX ix_revocation_notices_opt_out ON revocation_notices (opt_out_id)');
     await q.query('DROP INDEX ix_revocation_notices_unqueued');
-    await q.query('CREATE INDEX ix_revocation_notices_unqueued ON revocation_notices (created_at) WHERE queued_at IS NULL AND cancelled_at IS NULL');
+    await q.query(
+      'CREATE INDEX ix_revocation_notices_unqueued ON revocation_notices (created_at) WHERE queued_at IS NULL AND cancelled_at IS NULL',
+    );
     await q.query('DROP INDEX ix_revocation_notices_open');
-    await q.query('CREATE INDEX ix_revocation_notices_open ON revocation_notices (due_at) WHERE acknowledged_at IS NULL AND cancelled_at IS NULL');
+    await q.query(
+      'CREATE INDEX ix_revocation_notices_open ON revocation_notices (due_at) WHERE acknowledged_at IS NULL AND cancelled_at IS NULL',
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -204,7 +204,7 @@ const OPT_OUT_ROWS = (where: string) =>
     WHERE ${where}`;
 const BY_KEY = statement(
   'optOutsByKey',
-  `${OPT_OUT_ROWS('o.api_key_id = $1 AND o.received_at >= COALESCE($2::timestamptz, \'-infinity\') AND o.received_at < COALESCE($3::timestamptz, \'infinity\')')}
+  `${OPT_OUT_ROWS("o.api_key_id = $1 AND o.received_at >= COALESCE($2::timestamptz, '-infinity') AND o.received_at < COALESCE($3::timestamptz, 'infinity')")}
    ORDER BY o.received_at, o.id LIMIT $4`,
 );
 const BY_IDS = statement('optOutsByIds', `${OPT_OUT_ROWS('o.id = ANY($1::uuid[])')} ORDER BY o.received_at, o.id`);
