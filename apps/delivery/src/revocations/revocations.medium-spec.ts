@@ -108,6 +108,16 @@ const affiliateOptOut = (raw: { email?: string; phone?: string }): OptOutRecord 
 };
 
 const reverse = (ids: string[], reason = 'not the consumer: a competitor') => optOuts.reverse(ids, 'operator:medium', reason);
+
+/** A fresh person sold to two schools, then opted out by an affiliate's key by their email or phone: the opt-out and the leads. */
+async function soldThenOptedOut(by: 'email' | 'phone', revocationPath = '/revocations') {
+  const world = await twoSchools(revocationPath);
+  const person = freshPerson();
+  const leads = await soldToEveryOffer(world, person);
+  const record = affiliateOptOut({ [by]: person.personal![by]! });
+  const recorded = await optOuts.record(record);
+  return { world, person, leads, record, recorded };
+}
 const reached = (noticeId: string) => school.callsFor(noticeId);
 
 const noticesOf = (leadIds: string[]) => revocationNoticesOf(ds, leadIds);
@@ -274,11 +284,8 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
 
   describe('reversing an opt-out', () => {
     it("a reversed opt-out's notices not yet sent are never sent; one already acknowledged is left as it is and never sent again", async () => {
-      const world = await twoSchools('/revocations');
-      const person = freshPerson();
-      const leads = await soldToEveryOffer(world, person);
-      const record = affiliateOptOut({ email: person.personal!.email! });
-      expect(await optOuts.record(record)).toEqual({ suppressed: 1, notices: 2 });
+      const { leads, record, recorded } = await soldThenOptedOut('email');
+      expect(recorded).toEqual({ suppressed: 1, notices: 2 });
       const [sent, pending] = await noticesOf(leads);
       await send.run({ noticeId: sent.id });
       expect(reached(sent.id)).toBe(1);
@@ -308,11 +315,7 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
     });
 
     it('a later opt-out of the same person: the buyer already told is not told again; the one whose notice was cancelled gets it once, with the same notice id', async () => {
-      const world = await twoSchools('/revocations');
-      const person = freshPerson();
-      const leads = await soldToEveryOffer(world, person);
-      const first = affiliateOptOut({ phone: person.personal!.phone! });
-      await optOuts.record(first);
+      const { person, leads, record: first } = await soldThenOptedOut('phone');
       const [sent, pending] = await noticesOf(leads);
       await send.run({ noticeId: sent.id });
       await reverse([first.id]);
@@ -335,11 +338,7 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
     });
 
     it('while another opt-out of the person stands, the suppression stays (held by it) and the notices not sent pass to it, due when its are', async () => {
-      const world = await twoSchools('/revocations');
-      const person = freshPerson();
-      const leads = await soldToEveryOffer(world, person);
-      const hostile = affiliateOptOut({ email: person.personal!.email! });
-      await optOuts.record(hostile);
+      const { world, person, leads, record: hostile } = await soldThenOptedOut('email');
       const own = optOut({ email: person.personal!.email! }, new Date(Date.now() + 1_000));
       expect(await optOuts.record(own)).toEqual({ suppressed: 0, notices: 0 });
 
@@ -368,11 +367,10 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
 
     it('a reversal racing the sender: a notice whose send was under way reaches its buyer once and is never sent again; one cancelled first is never sent', async () => {
       // The send under way: the school answers 600 ms late, and the reversal comes while the call is out.
-      const slow = await twoSchools('/revocations?delay=600');
-      const person = freshPerson();
-      const [lead] = await soldToEveryOffer(slow, person);
-      const record = affiliateOptOut({ email: person.personal!.email! });
-      await optOuts.record(record);
+      const {
+        leads: [lead],
+        record,
+      } = await soldThenOptedOut('email', '/revocations?delay=600');
       const [notice] = await noticesOf([lead]);
       const sending = send.run({ noticeId: notice.id });
       for (let i = 0; i < 100 && (await noticesOf([lead]))[0].attempts === 0; i++) await new Promise((r) => setTimeout(r, 10));
@@ -386,11 +384,10 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
 
       // Truly concurrent: whichever wins, the buyer is reached at most once, and exactly when the receipt is booked.
       for (let i = 0; i < 6; i++) {
-        const world = await twoSchools('/revocations');
-        const who = freshPerson();
-        const [l] = await soldToEveryOffer(world, who);
-        const r = affiliateOptOut({ phone: who.personal!.phone! });
-        await optOuts.record(r);
+        const {
+          leads: [l],
+          record: r,
+        } = await soldThenOptedOut('phone');
         const [n] = await noticesOf([l]);
         const [, rev] = await Promise.all([send.run({ noticeId: n.id }), reverse([r.id])]);
         await send.run({ noticeId: n.id });
