@@ -12,8 +12,9 @@ import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
  * Opt-outs over HTTP on the whole system (docs/opt-outs.md): the affiliate
  * intake, suppression for every affiliate whatever the phone's format,
  * revocation notices to each school and partner network that accepted the
- * person (once each, also when delivery is killed mid-send), and the
- * operator's overdue list.
+ * person (once each, also when delivery is killed mid-send), the
+ * operator's overdue list, and an affiliate's opt-out attributed to its key,
+ * listed by it and reversed.
  */
 describe('opt-outs (e2e)', () => {
   const suffix = uniqueSuffix();
@@ -52,6 +53,7 @@ describe('opt-outs (e2e)', () => {
   const apps: Partial<Record<string, RunningApp>> = {};
   let a: SubmitClient;
   let b: SubmitClient;
+  let keyB: { id: string; key: string };
   let db: Client;
 
   const schoolUrl = (name: string, query = 'outcome=accept') => `${apps.sandbox!.url}/schools/${name}/leads?${query}`;
@@ -147,7 +149,8 @@ describe('opt-outs (e2e)', () => {
     for (const app of ['checks', 'partner-adapter', 'search-orchestrator', 'delivery'] as const) apps[app] = await startApp(app, env);
     apps.gateway = await startApp('gateway', env);
     a = new SubmitClient(apps.gateway.url, issueKey(ids.affA, env).key, ids.affA);
-    b = new SubmitClient(apps.gateway.url, issueKey(ids.affB, env).key, ids.affB);
+    keyB = issueKey(ids.affB, env);
+    b = new SubmitClient(apps.gateway.url, keyB.key, ids.affB);
     db = new Client({ connectionString: TEST_DATABASE_URL });
     await db.connect();
   }, 120_000);
@@ -267,5 +270,46 @@ describe('opt-outs (e2e)', () => {
     expect(overdue.attempts).toBeGreaterThanOrEqual(1);
     expect((await revocationsOf('schools', names.deaf)).length).toBe(1);
     expect((await revocationsOf('schools', names.deaf)).every((n) => !n.acknowledged)).toBe(true);
+  });
+
+  it("an affiliate's opt-out is attributed to its key: optout list --key shows it; optout reverse with a reason lifts the suppression (the person is sold again) and is audited", async () => {
+    const dee = person();
+    const res = await optOutApi(b, { email: dee.personal.email });
+    expect(res.status).toBe(200);
+    const optOutId = res.body.opt_out_id as string;
+    expect((await a.searchDone(ids.campA, dee)).body.offers).toEqual([]);
+
+    const listed = runOps(['optout', 'list', '--key', keyB.id, '--json'], env);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toContainEqual(
+      expect.objectContaining({
+        opt_out_id: optOutId,
+        api_key_id: keyB.id,
+        affiliate_id: ids.affB,
+        source: 'affiliate',
+        keys: ['email'],
+        reversal: null,
+      }),
+    );
+
+    const reversed = runOps(['optout', 'reverse', optOutId, '--reason', 'TICKET-9: not the consumer', '--by', 'e2e', '--json'], env);
+    expect(reversed.code).toBe(0);
+    expect(JSON.parse(reversed.stdout)).toMatchObject({ reversed: [optOutId], refused: [], keys_lifted: 1, keys_kept: 0 });
+
+    const sold = await sellToEveryResult(a, ids.campA, dee);
+    expect([...sold.keys()].sort()).toEqual([ids.o1, ids.o2, ids.oPartner].sort());
+    const audit = await db.query('SELECT action, actor, reason FROM suppression_audit WHERE opt_out_id = $1 ORDER BY id', [optOutId]);
+    expect(audit.rows).toEqual([
+      { action: 'suppress', actor: `affiliate:${ids.affB}`, reason: null },
+      { action: 'lift', actor: 'operator:e2e', reason: 'TICKET-9: not the consumer' },
+    ]);
+    const after = JSON.parse(runOps(['optout', 'list', '--key', keyB.id, '--json'], env).stdout) as Array<Record<string, unknown>>;
+    expect(after.find((o) => o.opt_out_id === optOutId)).toMatchObject({
+      keys_held: 0,
+      reversal: { by: 'operator:e2e', reason: 'TICKET-9: not the consumer' },
+    });
+    // Again: nothing changes, and it is not an error.
+    const again = runOps(['optout', 'reverse', optOutId, '--reason', 'twice', '--json'], env);
+    expect([again.code, JSON.parse(again.stdout).refused]).toEqual([0, [{ id: optOutId, why: 'already_reversed' }]]);
   });
 });

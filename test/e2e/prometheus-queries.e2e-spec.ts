@@ -15,7 +15,7 @@ import { testEnv, uniqueSuffix } from '../support/test-env';
  * runs on loopback, Debian's Prometheus scrapes them every second (job
  * lead-router, as in Compose and Kubernetes) and evaluates the rules file
  * every second, and a little traffic (a search with a partner, polls, a
- * submit, a poll of an unknown search) makes the series exist. Then, through
+ * submit, an opt-out, a poll of an unknown search) makes the series exist. Then, through
  * the HTTP API:
  *  - every panel query of the dashboard (Grafana's variables substituted:
  *    $__rate_interval = 1m, $app = All) returns at least one series;
@@ -116,6 +116,10 @@ describe('Prometheus queries of the dashboard and the alert rules (e2e)', () => 
       },
     });
     expect(submit.body.code).toBe('ACCEPTED');
+    // An opt-out (gateway_opt_outs_total, per key): of someone else, so the search above keeps its person.
+    expect((await call(gw, 'POST', '/api/v1/engine/opt-outs', { key, body: { email: `prom.optout.${suffix}@example.com` } })).status).toBe(
+      200,
+    );
     // An error answer (gateway_error_answers_total): a poll of a search that does not exist.
     expect((await call(gw, 'GET', `/api/v1/engine/results/${randomUUID()}`, { key })).status).toBe(404);
   }

@@ -53,6 +53,30 @@ describe('rate limits (e2e)', () => {
     }
   });
 
+  it('opt-outs (30/min, burst 10 by default: any key may opt out any person): over the burst, 429 with the envelope and Retry-After', async () => {
+    const { key } = issueKey(ids.affiliateA, env);
+    const answers = await burstOf(13, () => call(gateway.url, 'POST', '/api/v1/engine/opt-outs', { key, body: {} }));
+    const admitted = answers.filter((a) => a.status === 400).length;
+    // At most one token (one per 2 s) can refill while 13 requests are in flight.
+    expect(admitted).toBeGreaterThanOrEqual(10);
+    expect(admitted).toBeLessThanOrEqual(11);
+    const refused = answers.find((a) => a.status === 429)!;
+    expect(refused.body).toEqual({
+      code: 'RATE_LIMITED',
+      status: 'failed',
+      reason: 'Too many requests',
+      success: false,
+      retryable: true,
+      retry_after_seconds: Number(refused.headers.get('retry-after')),
+    });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(2);
+    // A key issued with its own budget keeps it.
+    const roomy = issueKey(ids.affiliateA, env, ['--limit', 'opt-outs=600/30']).key;
+    const many = await burstOf(20, () => call(gateway.url, 'POST', '/api/v1/engine/opt-outs', { key: roomy, body: {} }));
+    expect(many.every((a) => a.status === 400)).toBe(true);
+  });
+
   it('each endpoint has its own budget, and each key its own', async () => {
     const { key } = issueKey(ids.affiliateA, env);
     const other = issueKey(ids.affiliateA, env).key;

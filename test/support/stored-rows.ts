@@ -31,12 +31,20 @@ export async function storedContactOf(
   return rows[0];
 }
 
-/** A suppression key's audit trail, in order. */
-export async function suppressionAuditOf(db: Queryable, keyHash: string): Promise<Array<{ action: string; reason: string | null }>> {
-  return (await db.query('SELECT action, reason FROM suppression_audit WHERE key_hash = $1 ORDER BY id', [keyHash])) as Array<{
-    action: string;
-    reason: string | null;
-  }>;
+/** A suppression key's audit trail, in order: what was done, by whom, why, and under which opt-out. */
+export async function suppressionAuditOf(
+  db: Queryable,
+  keyHash: string,
+): Promise<Array<{ action: string; actor: string; reason: string | null; opt_out_id: string | null }>> {
+  return (await db.query('SELECT action, actor, reason, opt_out_id FROM suppression_audit WHERE key_hash = $1 ORDER BY id', [
+    keyHash,
+  ])) as Array<{ action: string; actor: string; reason: string | null; opt_out_id: string | null }>;
+}
+
+/** The opt-out that holds a suppression key now, or null when the key is not suppressed. */
+export async function suppressionHolderOf(db: Queryable, keyHash: string): Promise<string | null> {
+  const rows = (await db.query('SELECT opt_out_id FROM suppressions WHERE key_hash = $1', [keyHash])) as Array<{ opt_out_id: string }>;
+  return rows[0]?.opt_out_id ?? null;
 }
 
 /** The opt-out requests recorded for an email hash. */

@@ -41,8 +41,9 @@ export const DEFAULT_RATE_LIMITS: Record<EndpointName, RateLimit> = {
   results: { perMinute: 600, burst: 600 },
   leads: { perMinute: 120, burst: 120 },
   'dupe-check': { perMinute: 30, burst: 10 },
-  // Not in the contract's table (an additive endpoint): a consumer's "stop" arrives one at a time, or in a batch an affiliate replays.
-  'opt-outs': { perMinute: 120, burst: 60 },
+  // Not in the contract's table (an additive endpoint): a consumer's "stop" arrives one at a time. Any key may opt out any
+  // person, so the default is low (docs/opt-outs.md); an affiliate that replays a batch gets `keys issue --limit opt-outs=…`.
+  'opt-outs': { perMinute: 30, burst: 10 },
   returns: { perMinute: 60, burst: 20 },
 };
 

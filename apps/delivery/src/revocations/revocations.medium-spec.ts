@@ -18,7 +18,13 @@ import {
 import { BuyerCalls } from '../deliver-lead/buyer-calls';
 import { DeliverLead } from '../deliver-lead/deliver-lead.usecase';
 import { NoticeNotAcknowledgedError, SendRevocation } from './send-revocation.usecase';
-import { lapseRevocationClaim, revocationNoticesOf, storedContactOf, suppressionAuditOf } from '../../../../test/support/stored-rows';
+import {
+  lapseRevocationClaim,
+  revocationNoticesOf,
+  storedContactOf,
+  suppressionAuditOf,
+  suppressionHolderOf,
+} from '../../../../test/support/stored-rows';
 
 /**
  * Opt-outs end to end below the broker (medium tier: real PostgreSQL and
@@ -95,6 +101,25 @@ const optOut = (raw: { email?: string; phone?: string }, receivedAt = new Date()
     relay: RELAY,
   });
 
+/** An affiliate's opt-out over the API, as the gateway records it: attributed to the key that sent it. */
+const affiliateOptOut = (raw: { email?: string; phone?: string }): OptOutRecord => {
+  const affiliateId = randomUUID();
+  return { ...optOut(raw), source: 'affiliate', affiliateId, apiKeyId: randomUUID(), actor: `affiliate:${affiliateId}` };
+};
+
+const reverse = (ids: string[], reason = 'not the consumer: a competitor') => optOuts.reverse(ids, 'operator:medium', reason);
+
+/** A fresh person sold to two schools, then opted out by an affiliate's key by their email or phone: the opt-out and the leads. */
+async function soldThenOptedOut(by: 'email' | 'phone', revocationPath = '/revocations') {
+  const world = await twoSchools(revocationPath);
+  const person = freshPerson();
+  const leads = await soldToEveryOffer(world, person);
+  const record = affiliateOptOut({ [by]: person.personal![by]! });
+  const recorded = await optOuts.record(record);
+  return { world, person, leads, record, recorded };
+}
+const reached = (noticeId: string) => school.callsFor(noticeId);
+
 const noticesOf = (leadIds: string[]) => revocationNoticesOf(ds, leadIds);
 
 /** The phone written another way: what the affiliate's or operator's request may carry. */
@@ -148,9 +173,9 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
 
     expect(await optOuts.lift(optOutKeysOf({ phone: person.personal!.phone! }), 'operator', 'asked by mistake')).toEqual(['phone']);
     const audit = await suppressionAuditOf(ds, optOutKeysOf({ phone: person.personal!.phone! })[0].hash);
-    expect(audit).toEqual([
-      { action: 'suppress', reason: null },
-      { action: 'lift', reason: 'asked by mistake' },
+    expect(audit).toMatchObject([
+      { action: 'suppress', actor: 'operator', reason: null },
+      { action: 'lift', actor: 'operator', reason: 'asked by mistake' },
     ]);
     const search = await storeSearch(world, person);
     expect(await decideSubmit(ds).run(resultSubmit(world, search, world.offerIds[0]))).toHaveProperty('deliver');
@@ -255,5 +280,127 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
     const [notice] = await noticesOf([lead]);
     expect(await optOuts.unqueued(10_000, RELAY)).not.toContain(notice.id);
     expect(await optOuts.unqueued(10_000, `${RELAY}-other`)).toContain(notice.id);
+  });
+
+  describe('reversing an opt-out', () => {
+    it("a reversed opt-out's notices not yet sent are never sent; one already acknowledged is left as it is and never sent again", async () => {
+      const { leads, record, recorded } = await soldThenOptedOut('email');
+      expect(recorded).toEqual({ suppressed: 1, notices: 2 });
+      const [sent, pending] = await noticesOf(leads);
+      await send.run({ noticeId: sent.id });
+      expect(reached(sent.id)).toBe(1);
+
+      const reversal = await reverse([record.id]);
+
+      expect(reversal).toEqual({
+        reversed: [record.id],
+        keysLifted: 1,
+        keysKept: 0,
+        notices: { cancelled: 1, underWay: 0, handedOver: 0, alreadySent: 1 },
+      });
+      // The relay does not queue the cancelled one; a message already queued for it sends nothing, nor does one for the sent one.
+      expect(await optOuts.unqueued(10_000, RELAY)).not.toContain(pending.id);
+      expect(await optOuts.claim(pending.id, 1_000)).toEqual({ state: 'cancelled' });
+      await send.run({ noticeId: pending.id });
+      await send.run({ noticeId: sent.id });
+      expect([reached(sent.id), reached(pending.id)]).toEqual([1, 0]);
+      expect((await optOuts.open(null, 10_000)).map((n) => n.id)).not.toContain(pending.id);
+      const after = await noticesOf(leads);
+      expect(after.map((n) => [n.acknowledged_at !== null, n.cancelled_at !== null])).toEqual([
+        [true, false],
+        [false, true],
+      ]);
+      // Reversing again changes nothing.
+      expect(await reverse([record.id])).toMatchObject({ reversed: [], keysLifted: 0, notices: { cancelled: 0, alreadySent: 0 } });
+    });
+
+    it('a later opt-out of the same person: the buyer already told is not told again; the one whose notice was cancelled gets it once, with the same notice id', async () => {
+      const { person, leads, record: first } = await soldThenOptedOut('phone');
+      const [sent, pending] = await noticesOf(leads);
+      await send.run({ noticeId: sent.id });
+      await reverse([first.id]);
+
+      const again = optOut({ email: person.personal!.email!, phone: reformatted(person.personal!.phone!) });
+      expect(await optOuts.record(again)).toEqual({ suppressed: 2, notices: 1 });
+
+      const notices = await noticesOf(leads);
+      expect(notices.map((n) => [n.id, n.opt_out_id, n.cancelled_at, n.queued_at])).toEqual([
+        [sent.id, first.id, null, null],
+        [pending.id, again.id, null, null],
+      ]);
+      expect(new Date(notices[1].due_at).toISOString()).toBe(again.dueAt.toISOString());
+      expect(await optOuts.unqueued(10_000, RELAY)).toContain(pending.id);
+      await send.run({ noticeId: pending.id });
+      await send.run({ noticeId: sent.id });
+      expect([reached(sent.id), reached(pending.id)]).toEqual([1, 1]);
+      // A third opt-out adds nothing: each buyer has been told.
+      expect((await optOuts.record(optOut({ email: person.personal!.email! }))).notices).toBe(0);
+    });
+
+    it('while another opt-out of the person stands, the suppression stays (held by it) and the notices not sent pass to it, due when its are', async () => {
+      const { world, person, leads, record: hostile } = await soldThenOptedOut('email');
+      const own = optOut({ email: person.personal!.email! }, new Date(Date.now() + 1_000));
+      expect(await optOuts.record(own)).toEqual({ suppressed: 0, notices: 0 });
+
+      expect(await reverse([hostile.id])).toMatchObject({
+        reversed: [hostile.id],
+        keysLifted: 0,
+        keysKept: 1,
+        notices: { cancelled: 0, underWay: 0, handedOver: 2 },
+      });
+      const emailHash = optOutKeysOf({ email: person.personal!.email! })[0].hash;
+      expect(await suppressionHolderOf(ds, emailHash)).toBe(own.id);
+      expect((await suppressionAuditOf(ds, emailHash)).map((a) => [a.action, a.opt_out_id, a.actor])).toEqual([
+        ['suppress', hostile.id, hostile.actor],
+        ['suppress', own.id, 'operator:medium'],
+      ]);
+      const notices = await noticesOf(leads);
+      expect(notices.map((n) => [n.opt_out_id, new Date(n.due_at).toISOString(), n.cancelled_at])).toEqual([
+        [own.id, own.dueAt.toISOString(), null],
+        [own.id, own.dueAt.toISOString(), null],
+      ]);
+      const search = await storeSearch(world, person);
+      expect(await decideSubmit(ds).run(resultSubmit(world, search, world.offerIds[0]))).toMatchObject({
+        answer: { decision: { code: 'NOT_ELIGIBLE' } },
+      });
+    });
+
+    it('a reversal racing the sender: a notice whose send was under way reaches its buyer once and is never sent again; one cancelled first is never sent', async () => {
+      // The send under way: the school answers 600 ms late, and the reversal comes while the call is out.
+      const {
+        leads: [lead],
+        record,
+      } = await soldThenOptedOut('email', '/revocations?delay=600');
+      const [notice] = await noticesOf([lead]);
+      const sending = send.run({ noticeId: notice.id });
+      for (let i = 0; i < 100 && (await noticesOf([lead]))[0].attempts === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      const reversal = await reverse([record.id]);
+      await sending;
+      // The other school's notice was not yet claimed: cancelled, never sent.
+      expect(reversal.notices).toMatchObject({ cancelled: 1, underWay: 1 });
+      await send.run({ noticeId: notice.id });
+      expect(reached(notice.id)).toBe(1);
+      expect((await noticesOf([lead]))[0]).toMatchObject({ attempts: 1 });
+
+      // Truly concurrent: whichever wins, the buyer is reached at most once, and exactly when the receipt is booked.
+      for (let i = 0; i < 6; i++) {
+        const {
+          leads: [l],
+          record: r,
+        } = await soldThenOptedOut('phone');
+        const [n] = await noticesOf([l]);
+        const [, rev] = await Promise.all([send.run({ noticeId: n.id }), reverse([r.id])]);
+        await send.run({ noticeId: n.id });
+        const [after] = await noticesOf([l]);
+        expect({ reached: reached(n.id), acknowledged: after.acknowledged_at !== null }).toEqual({
+          reached: after.acknowledged_at !== null ? 1 : 0,
+          acknowledged: after.acknowledged_at !== null,
+        });
+        expect(rev.reversed).toEqual([r.id]);
+        // Its other notice (the second school's) was never claimed: cancelled.
+        expect(rev.notices.cancelled + rev.notices.underWay + rev.notices.alreadySent).toBe(2);
+        expect(after.cancelled_at !== null || rev.notices.alreadySent === 1).toBe(true);
+      }
+    });
   });
 });

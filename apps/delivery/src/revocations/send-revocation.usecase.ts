@@ -54,9 +54,10 @@ export class SendRevocation {
   ) {}
 
   /**
-   * Sends the notice, or does nothing when it is acknowledged or another
-   * sender holds it (a duplicate message: that sender books the outcome; if
-   * it died, its hold lapses and the relay queues the notice again).
+   * Sends the notice, or does nothing when it is acknowledged, cancelled (its
+   * opt-out was reversed) or another sender holds it (a duplicate message:
+   * that sender books the outcome; if it died, its hold lapses and the relay
+   * queues the notice again).
    */
   async run(msg: RevocationRequestedV1, env: NodeJS.ProcessEnv = process.env): Promise<void> {
     const claim = await this.optOuts.claim(msg.noticeId, this.config.revocationSendTimeoutMs + CLAIM_MARGIN_MS);

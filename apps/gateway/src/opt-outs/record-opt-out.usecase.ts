@@ -22,13 +22,23 @@ export interface OptOutAnswer {
   opt_out_id: string;
 }
 
-const received = counter('gateway_opt_outs_total', 'Opt-out requests recorded over the API');
+/**
+ * Per key and affiliate (both bounded: the keys an operator issued), never
+ * anything of the person: the alert on one key's unusual volume reads it
+ * (LeadRouterOptOutVolumeHigh, docs/runbooks/opt-outs.md).
+ */
+const received = counter('gateway_opt_outs_total', 'Opt-out requests recorded over the API, by affiliate and API key', [
+  'affiliate_id',
+  'key_id',
+]);
 
 /**
  * An affiliate's opt-out (POST /api/v1/engine/opt-outs, docs/opt-outs.md):
  * the person's email and phone keys are suppressed for every affiliate from
  * this statement's commit on, and every buyer that accepted a lead of theirs
- * gets a revocation notice (relayed by the delivery service).
+ * gets a revocation notice (relayed by the delivery service). It is
+ * attributed to the API key that sent it (`opt_outs.api_key_id`: what `ops
+ * optout list --key` finds and `optout reverse` undoes) and counted per key.
  */
 @Injectable()
 export class RecordOptOut {
@@ -52,7 +62,7 @@ export class RecordOptOut {
       relay: this.config.amqp.prefix,
     });
     await this.deps.call('postgres', () => this.optOuts.record(record));
-    received.inc();
+    received.inc({ affiliate_id: principal.affiliateId, key_id: principal.keyId });
     return {
       code: OK.code as 'OK',
       status: OK.status as 'accepted',

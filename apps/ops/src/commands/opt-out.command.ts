@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { userInfo } from 'node:os';
 import { Command } from 'commander';
-import { isOverdue, optOutRecord } from '@lr/domain';
-import { OpenNotice, OptOuts } from '@lr/persistence';
-import { instantArgument, limitArgument, uuidArgument } from '../cli-arguments';
+import { isOverdue, optOutRecord, reversalReasonProblem } from '@lr/domain';
+import { ListedOptOut, OpenNotice, OptOuts } from '@lr/persistence';
+import { checkWindow, instantArgument, limitArgument, uuidArgument } from '../cli-arguments';
 import { CliError, EXIT } from '../cli-error';
 import { CliContext } from '../context';
 import { countProgress } from '../count-progress';
 import { withDatabase } from '../database';
 import { ImportFileError, importOptOuts } from '../opt-outs/opt-out-import';
 import { optOutKeysOfArguments, PersonArguments } from '../opt-outs/opt-out-keys';
+import { ReversalReport, ReversalTarget, reverseOptOuts } from '../opt-outs/reverse-opt-outs';
 import { formatTable } from '../text-table';
 
 interface PersonOptions extends PersonArguments {
@@ -30,10 +32,26 @@ function keysOf(opts: PersonArguments) {
   return keys.keys;
 }
 
+/** Who runs a command that is audited: `--by`, else the login name. */
+function operatorName(by: string | undefined): string {
+  const name = by ?? safeLogin();
+  if (name.trim() === '' || name.length > 100) throw new CliError('--by must be 1 to 100 characters', EXIT.usage);
+  return `operator:${name}`;
+}
+
+function safeLogin(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
 /**
- * `optout add | import | status | lift | acknowledge` (docs/opt-outs.md,
- * docs/runbooks/opt-outs.md): opt-outs that reach the operator, the
- * revocation notices still waiting for their buyer, lifting a suppression
+ * `optout add | import | status | list | reverse | lift | acknowledge`
+ * (docs/opt-outs.md, docs/runbooks/opt-outs.md): opt-outs that reach the
+ * operator, the revocation notices still waiting for their buyer, an API
+ * key's opt-outs and reversing them (audited), lifting a suppression
  * (audited) and recording a notice sent by other means.
  */
 export function registerOptOutCommands(program: Command, ctx: CliContext): void {
@@ -137,6 +155,8 @@ export function registerOptOutCommands(program: Command, ctx: CliContext): void 
       }
       const rows = notices.map((n) => [
         n.id,
+        n.optOutId,
+        n.apiKeyId ? `key ${n.apiKeyId}` : n.source,
         n.buyerKind,
         n.buyerName ?? n.buyerId,
         n.leadId,
@@ -149,6 +169,8 @@ export function registerOptOutCommands(program: Command, ctx: CliContext): void 
         formatTable(
           [
             { header: 'NOTICE' },
+            { header: 'OPT-OUT' },
+            { header: 'SENT BY' },
             { header: 'BUYER' },
             { header: 'NAME' },
             { header: 'LEAD' },
@@ -174,6 +196,76 @@ export function registerOptOutCommands(program: Command, ctx: CliContext): void 
     });
 
   optout
+    .command('list')
+    .description("an API key's opt-outs, oldest first: what each suppressed, its notices, its reversal")
+    .requiredOption('--key <id>', 'the API key (keys list shows them)', uuidArgument)
+    .option('--since <iso>', 'received at or after (a date is midnight UTC)', instantArgument)
+    .option('--until <iso>', 'received before', instantArgument)
+    .option('--limit <n>', 'at most this many (default 1000)', limitArgument, 1000)
+    .option('--json', 'print JSON')
+    .action(async (opts: { key: string; since?: Date; until?: Date; limit: number; json?: boolean }) => {
+      checkWindow(opts.since, opts.until);
+      const listed = await withDatabase(ctx.databaseUrl(), (ds) =>
+        new OptOuts(ds).byKey(opts.key, opts.since ?? null, opts.until ?? null, opts.limit),
+      );
+      if (opts.json) {
+        ctx.io.out(JSON.stringify(listed.map(optOutJson), null, 2));
+        return;
+      }
+      if (listed.length === 0) {
+        ctx.io.out(`no opt-outs sent with key ${opts.key}${opts.since ? ` since ${opts.since.toISOString()}` : ''}`);
+        return;
+      }
+      ctx.io.out(
+        formatTable(
+          [
+            { header: 'OPT-OUT' },
+            { header: 'RECEIVED' },
+            { header: 'AFFILIATE' },
+            { header: 'KEY' },
+            { header: 'PERSON BY' },
+            { header: 'HELD', align: 'right' },
+            { header: 'NOTICES SENT/OPEN/CANCELLED' },
+            { header: 'REVERSED' },
+          ],
+          listed.map((o) => [
+            o.id,
+            o.receivedAt.toISOString(),
+            o.affiliateId ?? '-',
+            o.apiKeyId ?? '-',
+            o.keys.join('+'),
+            String(o.keysHeld),
+            `${o.notices.sent}/${o.notices.open}/${o.notices.cancelled}`,
+            o.reversal ? `${o.reversal.at.toISOString()} by ${o.reversal.by}: ${o.reversal.reason}` : '-',
+          ]),
+        ).join('\n'),
+      );
+    });
+
+  optout
+    .command('reverse')
+    .argument('[opt_out_ids...]', 'the opt-outs to reverse (optout list shows them)')
+    .description(
+      'reverse opt-outs (audited): lift the suppressions they hold unless another opt-out of the person holds them, cancel their notices not yet sent',
+    )
+    .option('--key <id>', "instead of ids: the API key's opt-outs received in [--since, --until)", uuidArgument)
+    .option('--since <iso>', 'with --key: received at or after (required with --key)', instantArgument)
+    .option('--until <iso>', 'with --key: received before (default: now)', instantArgument)
+    .requiredOption('--reason <text>', 'why, with the ticket (kept in the audit)')
+    .option('--by <name>', 'who reverses (kept in the audit; default: the login name)')
+    .option('--json', 'print JSON')
+    .action(async (ids: string[], opts: { key?: string; since?: Date; until?: Date; reason: string; by?: string; json?: boolean }) => {
+      const problem = reversalReasonProblem(opts.reason);
+      if (problem) throw new CliError(`--reason: ${problem}`, EXIT.usage);
+      const target = reversalTarget(ids, opts);
+      const actor = operatorName(opts.by);
+      const report = await withDatabase(ctx.databaseUrl(), (ds) => reverseOptOuts(new OptOuts(ds), target, actor, opts.reason));
+      ctx.io.out(opts.json ? JSON.stringify(reversalJson(report), null, 2) : reversalText(report));
+      const failed = report.refused.filter((r) => r.why !== 'already_reversed');
+      if (failed.length > 0) throw new CliError(`${failed.length} opt-out(s) were not reversed (listed above)`);
+    });
+
+  optout
     .command('acknowledge')
     .argument('<notice_id>', 'the notice (optout status lists them)', uuidArgument)
     .description('record that a notice reached its buyer by other means (a buyer with no revocation channel)')
@@ -189,9 +281,81 @@ export function registerOptOutCommands(program: Command, ctx: CliContext): void 
     });
 }
 
+/** The ids on the command line, or `--key` with `--since` (a wrong command line otherwise: exit 2). */
+function reversalTarget(ids: string[], opts: { key?: string; since?: Date; until?: Date }): ReversalTarget {
+  if (opts.key !== undefined) {
+    if (ids.length > 0) throw new CliError('name the opt-outs either by id or with --key, not both', EXIT.usage);
+    if (!opts.since) throw new CliError('--key needs --since (and optionally --until): the range to reverse', EXIT.usage);
+    checkWindow(opts.since, opts.until);
+    return { apiKeyId: opts.key, since: opts.since, until: opts.until ?? null };
+  }
+  if (opts.since || opts.until) throw new CliError('--since and --until go with --key', EXIT.usage);
+  if (ids.length === 0) throw new CliError('name the opt-outs to reverse: their ids, or --key with --since', EXIT.usage);
+  return { ids: ids.map(uuidOrUsage) };
+}
+
+function uuidOrUsage(id: string): string {
+  try {
+    return uuidArgument(id);
+  } catch {
+    throw new CliError(`opt_out_ids: ${id} is not a UUID`, EXIT.usage);
+  }
+}
+
+const REFUSED: Record<ReversalReport['refused'][number]['why'], string> = {
+  unknown: 'no such opt-out',
+  already_reversed: 'reversed before',
+  not_reversible: "a deletion request's opt-out is not reversed (optout lift, if the consumer asks)",
+};
+
+function reversalText(r: ReversalReport): string {
+  const n = r.notices;
+  return [
+    `${r.reversed.length} opt-out(s) reversed: ${r.keysLifted} suppression key(s) lifted, ${r.keysKept} kept by another opt-out of the person`,
+    `notices: ${n.cancelled} cancelled before sending, ${n.underWay} cancelled while being sent (may reach the buyer, never sent again), ` +
+      `${n.handedOver} kept for another opt-out, ${n.alreadySent} already sent (not withdrawn)`,
+    ...r.refused.map((x) => `${x.id}: ${REFUSED[x.why]}`),
+  ].join('\n');
+}
+
+function reversalJson(r: ReversalReport) {
+  return {
+    reversed: r.reversed,
+    refused: r.refused,
+    keys_lifted: r.keysLifted,
+    keys_kept: r.keysKept,
+    notices: {
+      cancelled: r.notices.cancelled,
+      under_way: r.notices.underWay,
+      handed_over: r.notices.handedOver,
+      already_sent: r.notices.alreadySent,
+    },
+  };
+}
+
+function optOutJson(o: ListedOptOut) {
+  return {
+    opt_out_id: o.id,
+    received_at: o.receivedAt.toISOString(),
+    recorded_at: o.recordedAt.toISOString(),
+    source: o.source,
+    affiliate_id: o.affiliateId,
+    api_key_id: o.apiKeyId,
+    reference: o.reference,
+    keys: o.keys,
+    keys_held: o.keysHeld,
+    notices: o.notices,
+    reversal: o.reversal && { at: o.reversal.at.toISOString(), by: o.reversal.by, reason: o.reversal.reason },
+  };
+}
+
 function noticeJson(n: OpenNotice, now: Date) {
   return {
     notice_id: n.id,
+    opt_out_id: n.optOutId,
+    source: n.source,
+    affiliate_id: n.affiliateId,
+    api_key_id: n.apiKeyId,
     buyer_kind: n.buyerKind,
     buyer_id: n.buyerId,
     buyer_name: n.buyerName,

@@ -367,6 +367,10 @@ export interface RowTypes {
     returned_at: Date | null;
     returned_reason: string | null;
   };
+  handOverSuppressions: {
+    lifted: number | null;
+    kept: number | null;
+  };
   historyBatch: {
     searches: number | null;
     calls: number | null;
@@ -501,6 +505,9 @@ export interface RowTypes {
     submitted: boolean | null;
   };
   markNoticesQueued: Record<string, never>;
+  markOptOutsReversed: {
+    id: string;
+  };
   markProcessed: {
     claimed: boolean | null;
   };
@@ -590,6 +597,52 @@ export interface RowTypes {
     attempts: number;
     last_error: string | null;
     acknowledged_at: Date | null;
+    opt_out_id: string;
+    source: 'affiliate' | 'operator' | 'deletion';
+    affiliate_id: string | null;
+    api_key_id: string | null;
+  };
+  optOutLocks: {
+    count: string | null;
+  };
+  optOutReversalLocks: {
+    count: string | null;
+  };
+  optOutsByIds: {
+    id: string;
+    received_at: Date;
+    recorded_at: Date;
+    source: 'affiliate' | 'operator' | 'deletion';
+    affiliate_id: string | null;
+    api_key_id: string | null;
+    reference: string | null;
+    email: boolean | null;
+    phone: boolean | null;
+    reversed_at: Date | null;
+    reversed_by: string | null;
+    reversal_reason: string | null;
+    keys_held: number | null;
+    notices_sent: number | null;
+    notices_open: number | null;
+    notices_cancelled: number | null;
+  };
+  optOutsByKey: {
+    id: string;
+    received_at: Date;
+    recorded_at: Date;
+    source: 'affiliate' | 'operator' | 'deletion';
+    affiliate_id: string | null;
+    api_key_id: string | null;
+    reference: string | null;
+    email: boolean | null;
+    phone: boolean | null;
+    reversed_at: Date | null;
+    reversed_by: string | null;
+    reversal_reason: string | null;
+    keys_held: number | null;
+    notices_sent: number | null;
+    notices_open: number | null;
+    notices_cancelled: number | null;
   };
   partitionList: {
     table: string;
@@ -722,6 +775,12 @@ export interface RowTypes {
   settleLead: {
     lead: unknown;
     search: unknown;
+  };
+  settleReversedNotices: {
+    handed_over: number | null;
+    cancelled: number | null;
+    under_way: number | null;
+    already_sent: number | null;
   };
   simulationCampaignNames: {
     id: string;

@@ -26,6 +26,7 @@ import { CAP_USAGE, factsOf, LIVE_SALES, SaleFactsDocuments, slotParams } from '
 import { SEARCH_META_COLUMNS, SearchMetaColumns, searchMetaOf } from '../queries/search-meta';
 import { LEAD_INSERT, leadParams, NewLead, STORED_LEAD_COLUMNS, StoredLead, StoredLeadColumns, storedLeadOf } from '../queries/stored-lead';
 import { SUPPRESSED } from '../queries/suppressions';
+import { locksOn } from '../queries/advisory-locks';
 
 /**
  * The sale and cap ledger (`sales`, `cap_usage`, and the dedupe keys a sale
@@ -397,9 +398,6 @@ function lockNames(groupId: string | null, offerId: string, keys: readonly Dedup
   return [...(groupId ? [`sale-group:${groupId}`] : []), ...keys.map((k) => `dedupe:${offerId}:${k.type}:${k.hash}`)];
 }
 
-/** Transaction advisory locks on the names of a text[] expression, in one statement and one sorted order. */
-const locksOn = (names: string) =>
-  `SELECT count(pg_advisory_xact_lock(h)) FROM (SELECT hashtextextended(n, 0) AS h FROM unnest(${names}) AS n ORDER BY 1) AS sorted`;
 const LOCK = statement('saleLocks', locksOn('$1::text[]'));
 
 /** LOCKED_FACTS' parameters: the group, the caps' slots, the person's keys, the offer, this submit, its search. */
