@@ -27,6 +27,7 @@ import { decideSubmit, freshPerson, resultSubmit, returnsWorld, StoredSearch, st
 import { dropDatabase, ownDatabaseUrl } from '../../support/test-database';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, testEnv, uniqueSuffix } from '../../support/test-env';
 import { opsIn } from './ops-test-support';
+import { TEST_PERSON_KEY_SECRET } from '../../support/person-key';
 
 /**
  * `ops person delete` on the real PostgreSQL and Redis: a person's searches
@@ -112,7 +113,7 @@ const reportJson = async () =>
 
 beforeAll(async () => {
   await dropDatabase(dbUrl);
-  await migrateDatabase(dbUrl);
+  await migrateDatabase(dbUrl, TEST_PERSON_KEY_SECRET);
   ds = createDataSource({ url: dbUrl, poolSize: 6, timeoutMs: 10_000, poolWaitMs: 30_000 });
   await ds.initialize();
   redis = new Redis(TEST_REDIS_URL, { keyPrefix: env.REDIS_KEY_PREFIX, maxRetriesPerRequest: 1 });

@@ -19,6 +19,7 @@ import { BuyerCalls } from '../deliver-lead/buyer-calls';
 import { DeliverLead } from '../deliver-lead/deliver-lead.usecase';
 import { NoticeNotAcknowledgedError, SendRevocation } from './send-revocation.usecase';
 import { lapseRevocationClaim, revocationNoticesOf, storedContactOf, suppressionAuditOf } from '../../../../test/support/stored-rows';
+import { TEST_PERSON_KEY_SECRET } from '../../../../test/support/person-key';
 
 /**
  * Opt-outs end to end below the broker (medium tier: real PostgreSQL and
@@ -90,7 +91,7 @@ const optOut = (raw: { email?: string; phone?: string }, receivedAt = new Date()
     affiliateId: null,
     apiKeyId: null,
     reference: null,
-    keys: optOutKeysOf(raw),
+    keys: optOutKeysOf(TEST_PERSON_KEY_SECRET, raw),
     actor: 'operator',
     relay: RELAY,
   });
@@ -146,8 +147,10 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
       expect(row.consent_ip).not.toBe('');
     }
 
-    expect(await optOuts.lift(optOutKeysOf({ phone: person.personal!.phone! }), 'operator', 'asked by mistake')).toEqual(['phone']);
-    const audit = await suppressionAuditOf(ds, optOutKeysOf({ phone: person.personal!.phone! })[0].hash);
+    expect(
+      await optOuts.lift(optOutKeysOf(TEST_PERSON_KEY_SECRET, { phone: person.personal!.phone! }), 'operator', 'asked by mistake'),
+    ).toEqual(['phone']);
+    const audit = await suppressionAuditOf(ds, optOutKeysOf(TEST_PERSON_KEY_SECRET, { phone: person.personal!.phone! })[0].hash);
     expect(audit).toEqual([
       { action: 'suppress', reason: null },
       { action: 'lift', reason: 'asked by mistake' },

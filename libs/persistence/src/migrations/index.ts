@@ -14,9 +14,15 @@ import { ConsentLedger1764900000000 } from './1764900000000-consent-ledger';
 import { PartnerSettings1765000000000 } from './1765000000000-partner-settings';
 import { OptOuts1765100000000 } from './1765100000000-opt-outs';
 import { Returns1765200000000 } from './1765200000000-returns';
+import { keyedPersonKeysMigration } from './1765300000000-keyed-person-keys';
+import type { PersonKeySecret } from '@lr/domain';
+import type { MigrationInterface } from 'typeorm';
 
-/** Every migration, in order. Listed explicitly so bundlers and tsc builds find them without globs. */
-export const MIGRATIONS = [
+/**
+ * The migrations that need nothing but the database, in order. Listed
+ * explicitly so bundlers and tsc builds find them without globs.
+ */
+export const MIGRATIONS: Array<new () => MigrationInterface> = [
   ProcessedMessages1763700000000,
   CoreSchema1763800000000,
   SearchFanOut1763900000000,
@@ -34,3 +40,8 @@ export const MIGRATIONS = [
   OptOuts1765100000000,
   Returns1765200000000,
 ];
+
+/** Every migration, in order: MIGRATIONS, then those that need the person key secret (the configuration's: migrateDatabase). */
+export function allMigrations(secret: PersonKeySecret): Array<new () => MigrationInterface> {
+  return [...MIGRATIONS, keyedPersonKeysMigration(secret)];
+}

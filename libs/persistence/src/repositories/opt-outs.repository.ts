@@ -39,7 +39,7 @@ const RECORD = statement(
   'recordOptOut',
   `
   WITH request AS (
-    INSERT INTO opt_outs (id, received_at, due_at, source, affiliate_id, api_key_id, reference, relay, email_sha256, phone_sha256)
+    INSERT INTO opt_outs (id, received_at, due_at, source, affiliate_id, api_key_id, reference, relay, email_key, phone_key)
     VALUES ($1, $2, $10, $3, $4, $5, $6, $11,
             (SELECT h FROM unnest($7::text[], $8::char(64)[]) AS k(t, h) WHERE t = 'email'),
             (SELECT h FROM unnest($7::text[], $8::char(64)[]) AS k(t, h) WHERE t = 'phone'))
