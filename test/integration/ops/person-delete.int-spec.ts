@@ -291,8 +291,8 @@ describe('ops person delete', () => {
     expect(await redis.exists(searchStateKey(searches.bystander.searchId))).toBe(1);
 
     // The hashed suppression entry and the request, with its reference.
-    const [request] = await ds.query(`SELECT source, reference, phone_sha256, email_sha256 FROM opt_outs WHERE id = $1`, [r.request.id]);
-    expect(request).toMatchObject({ source: 'deletion', reference: 'DROP-2026-11-0042', email_sha256: null });
+    const [request] = await ds.query(`SELECT source, reference, phone_key, email_key FROM opt_outs WHERE id = $1`, [r.request.id]);
+    expect(request).toMatchObject({ source: 'deletion', reference: 'DROP-2026-11-0042', email_key: null });
     expect((await ds.query(`SELECT count(*)::int AS n FROM suppressions WHERE opt_out_id = $1`, [r.request.id]))[0].n).toBe(1);
   });
 
