@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
-import { PERSON_KEY_SECRET_MIN_LENGTH, personKeySecret, PersonKeySecret } from '@lr/domain';
+// By path, not @lr/domain: the test tiers' global set-up loads this file with no @lr/ paths resolved.
+import { PERSON_KEY_SECRET_MIN_LENGTH, personKeySecret, PersonKeySecret } from '../../domain/src/normalize/person-key';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { APP_DEFAULT_PORTS, APP_DEFAULT_PREFETCH, AppConfig, AppName } from './app-config';
