@@ -13,6 +13,7 @@ import { Answer } from './support/http-client';
 import { OpenLoopResult, runOpenLoop } from './support/open-loop';
 import { renderReport, Row } from './support/report';
 import { writeSection } from './support/section';
+import { BENCH_KEY_SECRET } from './support/bench-state';
 
 /**
  * `npm run bench:dupe-check`: the duplicate pre-check's latency at a fixed
@@ -241,7 +242,7 @@ async function checkSeedMatchesDomain(db: Client): Promise<void> {
     const stored: Array<{ key_type: string; key_hash: string }> = (
       await db.query(`SELECT key_type, key_hash FROM dedupe_keys WHERE lead_id = md5('bench-dupe-lead-' || $1::int)::uuid`, [i])
     ).rows;
-    const expected = leadDedupeKeys(lead)
+    const expected = leadDedupeKeys(BENCH_KEY_SECRET, lead)
       .map((k) => `${k.type}:${k.hash}`)
       .sort();
     const actual = stored.map((r) => `${r.key_type}:${r.key_hash}`).sort();
@@ -359,7 +360,7 @@ async function load(baseUrl: string, path: string, headers: Record<string, strin
 async function plans(db: Client): Promise<Record<string, string[]>> {
   const hitPerson = person(Array.from({ length: 100 }, (_, k) => k).find((k) => offerOf(k) < A_OFFERS && daysAgoOf(k) < WINDOW_DAYS)!);
   const keysOf = (p: ReturnType<typeof person>) =>
-    leadDedupeKeys({
+    leadDedupeKeys(BENCH_KEY_SECRET, {
       personal: { email: p.email, phone: p.phone, last_name: p.lastName, date_of_birth: p.dob },
       address: { zip_code: p.zip },
     });

@@ -10,6 +10,7 @@ import {
   SyntheticHistory,
 } from '../libs/persistence/src/repositories/synthetic-history.repository';
 import { BENCH_STATE } from './support/bench-state';
+import { BENCH_KEY_SECRET } from './support/bench-state';
 
 /**
  * Historical searches for the storage bench (bench/results/performance-history.md, "Storage"):
@@ -158,7 +159,7 @@ async function submitChoices(history: SyntheticHistory, m: HistoryModel): Promis
 async function checkGenerated(history: SyntheticHistory, searchId: string, results: number): Promise<void> {
   const s = await history.generatedSearch(searchId);
   if (!s?.inItsDay) throw new Error(`generated search ${searchId} is not in its id's day partition`);
-  const expected = leadDedupeKeys(s.lead)
+  const expected = leadDedupeKeys(BENCH_KEY_SECRET, s.lead)
     .map((k) => `${k.type}:${k.hash}`)
     .sort();
   const stored = s.personKeys.map((k) => `${k.type}:${k.hash}`).sort();

@@ -3,6 +3,7 @@ import { Pool } from 'pg';
 import { leadDedupeKeys, Lead } from '../../libs/domain/src';
 import { postJsonAnswer } from '../../libs/http-client/src/post-json';
 import { answerJson, inTransaction, serveBare } from './bare-server';
+import { BENCH_KEY_SECRET } from '../support/bench-state';
 
 /** The baseline's own tables: the rows a submit writes (lead, consent, cap use, sale, dedupe keys, delivery attempt). */
 export const SUBMIT_BASELINE_SCHEMA = `
@@ -102,7 +103,7 @@ function main(): void {
             statement: string | null;
             consumer_ip: string;
           };
-          const keys = leadDedupeKeys(lead);
+          const keys = leadDedupeKeys(BENCH_KEY_SECRET, lead);
           const facts = await client.query(
             `SELECT (SELECT count(*) FROM bench_sales WHERE search_id = $1 AND status <> 'released') AS live_sales,
                     (SELECT max(d.accepted_at) FROM dedupe_keys d JOIN unnest($3::text[], $4::char(64)[]) AS k(t, h) ON d.key_type = k.t AND d.key_hash = k.h

@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import Redis from 'ioredis';
+import { personKeySecret } from '../../libs/domain/src';
 import { ROOT } from './app-process';
 
 /**
@@ -18,10 +19,17 @@ export interface OwnState {
   amqpPrefix: string;
 }
 
+/** The person key secret of every bench state (a bench's apps run as in production, which requires one). */
+export const BENCH_PERSON_KEY_SECRET = 'lead-router bench person key secret: bench state only';
+
+/** The same, as the key functions take it (what a bench computes to compare with what its apps stored). */
+export const BENCH_KEY_SECRET = personKeySecret(BENCH_PERSON_KEY_SECRET);
+
 /** The environment of every app a bench starts on `state` (and of the operator CLI). */
 export function stateEnv(state: OwnState): Record<string, string> {
   return {
     NODE_ENV: 'production',
+    PERSON_KEY_SECRET: BENCH_PERSON_KEY_SECRET,
     DATABASE_URL: state.databaseUrl,
     REDIS_URL: state.redisUrl,
     REDIS_KEY_PREFIX: state.redisPrefix,

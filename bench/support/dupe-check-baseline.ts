@@ -3,6 +3,7 @@ import { soldWithinWindow } from '../../libs/domain/src';
 import { DedupeIndex } from '../../libs/persistence/src/repositories/dedupe-index.repository';
 import { parseDupeCheckRequest } from '../../apps/gateway/src/pre-check/dupe-check-request';
 import { answerJson, serveBare } from '../baselines/bare-server';
+import { BENCH_KEY_SECRET } from './bench-state';
 
 /**
  * Baseline for the duplicate pre-check: POST /dupe-check reads the body with
@@ -20,7 +21,7 @@ function main(): void {
   serveBare(
     async (req, body, res) => {
       if (req.method !== 'POST' || req.url !== '/dupe-check') return answerJson(res, 404, '{"code":"NOT_FOUND"}');
-      const { offerId, keys } = parseDupeCheckRequest(JSON.parse(body.toString('utf8')));
+      const { offerId, keys } = parseDupeCheckRequest(BENCH_KEY_SECRET, JSON.parse(body.toString('utf8')));
       let duplicate = false;
       if (keys.length > 0) {
         const { sql, params } = DedupeIndex.lastSalesStatement(keys, offerId !== undefined ? { offerIds: [offerId] } : { affiliateId });

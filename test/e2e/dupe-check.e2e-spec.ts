@@ -7,6 +7,7 @@ import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-proces
 import { applyCatalog, issueKey } from '../support/ops';
 import { TcpProxy } from '../support/tcp-proxy';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
+import { TEST_PERSON_KEY_SECRET } from '../support/person-key';
 
 const PATH = '/api/v1/engine/dupe-check';
 
@@ -125,7 +126,7 @@ describe('duplicate pre-check (e2e)', () => {
        VALUES ($1, 'direct_post', $2, $3, $4, $5, '{}', '73.12.44.10', 'accepted', 'ACCEPTED', $1)`,
       [leadId, affiliateId, campaignId, offerId, apiKeyId],
     );
-    const keys = leadDedupeKeys(lead);
+    const keys = leadDedupeKeys(TEST_PERSON_KEY_SECRET, lead);
     expect(keys.length).toBeGreaterThan(0);
     for (const k of keys) {
       await db.query(

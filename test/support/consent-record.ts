@@ -1,12 +1,10 @@
-import { CONSENT_RECORD_FORM, ConsentRecord } from '../../libs/domain/src';
+import { CONSENT_RECORD_FORM_1, ConsentRecord, ConsentRecordFacts } from '../../libs/domain/src';
 
-/** A consent record as the chain holds it (libs/domain ConsentRecord), at a position, with a statement. */
-export function consentRecord(
-  position: number,
-  statement: string | null = 'I agree that Northfield may call me. “Quotes” & <tags>, café',
-): ConsentRecord {
+const STATEMENT = 'I agree that Northfield may call me. “Quotes” & <tags>, café';
+
+/** What every form of a consent record holds besides the person's keys, at a position, with a statement. */
+export function consentRecordFacts(position: number, statement: string | null = STATEMENT): ConsentRecordFacts {
   return {
-    form: CONSENT_RECORD_FORM,
     position,
     lead_id: '0194a3b2-7c1d-7e2f-8a3b-4c5d6e7f8091',
     kind: 'result_submit',
@@ -24,7 +22,10 @@ export function consentRecord(
     consented_at: '2026-11-20T15:04:05.123Z',
     form_cert_url: null,
     universal_lead_cert: null,
-    email_sha256: null,
-    phone_sha256: null,
   };
+}
+
+/** A consent record as the chain holds it (libs/domain ConsentRecord) in form 1 (plain hashes), at a position, with a statement. */
+export function consentRecord(position: number, statement: string | null = STATEMENT): ConsentRecord {
+  return { form: CONSENT_RECORD_FORM_1, ...consentRecordFacts(position, statement), email_sha256: null, phone_sha256: null };
 }

@@ -3,6 +3,7 @@ import Redis from 'ioredis';
 import { migrateDatabase } from '../../libs/persistence/src/migrate';
 import { dropDatabase } from './test-database';
 import { TEST_AMQP_VHOST, TEST_DATABASE_URL, TEST_REDIS_URL } from './test-env';
+import { TEST_PERSON_KEY_SECRET } from './person-key';
 
 /**
  * Once per jest run (both the integration and the e2e project name this file;
@@ -19,7 +20,7 @@ export default async function globalSetup(): Promise<void> {
     throw new Error('Refusing to reset state whose name does not say test');
   }
   await dropDatabase(TEST_DATABASE_URL);
-  await migrateDatabase(TEST_DATABASE_URL);
+  await migrateDatabase(TEST_DATABASE_URL, TEST_PERSON_KEY_SECRET);
   const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
   await redis.flushdb();

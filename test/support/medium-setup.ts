@@ -2,6 +2,7 @@ import Redis from 'ioredis';
 import { migrateDatabase } from '../../libs/persistence/src/migrate';
 import { MEDIUM_DATABASE_URL, MEDIUM_REDIS_URL } from './medium-env';
 import { dropDatabase } from './test-database';
+import { TEST_PERSON_KEY_SECRET } from './person-key';
 
 /**
  * Once per jest run, for the medium tier (use cases on the real PostgreSQL,
@@ -13,7 +14,7 @@ export default async function mediumSetup(): Promise<void> {
   if (!/medium/.test(dbName) || !/\/([1-9]|1[0-5])$/.test(MEDIUM_REDIS_URL))
     throw new Error('Refusing to reset state whose name does not say medium');
   await dropDatabase(MEDIUM_DATABASE_URL, 'medium');
-  await migrateDatabase(MEDIUM_DATABASE_URL);
+  await migrateDatabase(MEDIUM_DATABASE_URL, TEST_PERSON_KEY_SECRET);
   const redis = new Redis(MEDIUM_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
   await redis.flushdb();

@@ -47,6 +47,7 @@ import { StartSearch } from '../../apps/search-orchestrator/src/start-search/sta
 import { campaign, catalogOffer, partnerOffer } from './catalog-builder';
 import { MEDIUM_DATABASE_URL, MEDIUM_REDIS_URL } from './medium-env';
 import { person as e2ePerson } from './submit-flow';
+import { TEST_PERSON_KEY_SECRET } from './person-key';
 
 /*
  * The medium tier's one world module (STYLE.md; every *.medium-spec.ts uses
@@ -254,7 +255,7 @@ export async function storeSearch(
     universalLeadCert: null,
     createdAt: at,
     closesAt: new Date(at.getTime() + 30_000),
-    personKeys: testMode(isTest).personKeys(lead),
+    personKeys: testMode(isTest).personKeys(TEST_PERSON_KEY_SECRET, lead),
     decisions: Object.fromEntries([...results.values()].map((r) => [r.offerId, { shown: true, result_id: r.resultId }])),
     results: [...results.values()].map((r) => newResult(r)),
     partnerCalls: [],
@@ -300,7 +301,8 @@ export function resultSubmit(
 
 /** checks' use case on the medium state, built by hand with its real dependencies. */
 export function decideSubmit(ds: DataSource): DecideSubmit {
-  return new DecideSubmit(new CampaignCatalog(ds, mediumConfig('checks')), new LeadRepository(ds), new SaleLedger(ds));
+  const config = mediumConfig('checks');
+  return new DecideSubmit(new CampaignCatalog(ds, config), new LeadRepository(ds), new SaleLedger(ds), config);
 }
 
 /**
@@ -595,7 +597,7 @@ export function orchestrator(ds: DataSource, redis: Redis) {
     searches,
     state,
     start: new StartSearch(catalog, ledger, searches, state, config),
-    merge: new MergePartnerAnswer(catalog, searches, ledger, state),
+    merge: new MergePartnerAnswer(catalog, searches, ledger, state, config),
   };
 }
 
@@ -817,7 +819,7 @@ export async function soldToPerson<K extends string>(ds: DataSource, w: World<K>
      VALUES ($1, 'direct_post', $2, $3, $4, $5, '{}', '73.12.44.10', 'accepted', 'ACCEPTED', $1)`,
     [leadId, w.ids.affiliate, w.ids.campaign, offerId, w.ids.apiKey],
   );
-  for (const k of leadDedupeKeys(lead)) {
+  for (const k of leadDedupeKeys(TEST_PERSON_KEY_SECRET, lead)) {
     await ds.query(
       `INSERT INTO dedupe_keys (lead_id, key_type, key_hash, offer_id, school_id, affiliate_id, accepted_at)
        VALUES ($1, $2, $3, $4, $5, $6, now() - $7::interval)`,

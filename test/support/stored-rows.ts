@@ -47,12 +47,12 @@ export async function suppressionHolderOf(db: Queryable, keyHash: string): Promi
   return rows[0]?.opt_out_id ?? null;
 }
 
-/** The opt-out requests recorded for an email hash. */
+/** The opt-out requests recorded for an email's person key. */
 export async function optOutRequestsOf(
   db: Queryable,
-  emailSha256: string,
+  emailKey: string,
 ): Promise<Array<{ received_at: Date; due_at: Date; reference: string; source: string }>> {
-  return (await db.query('SELECT received_at, due_at, reference, source FROM opt_outs WHERE email_sha256 = $1', [emailSha256])) as Array<{
+  return (await db.query('SELECT received_at, due_at, reference, source FROM opt_outs WHERE email_key = $1', [emailKey])) as Array<{
     received_at: Date;
     due_at: Date;
     reference: string;

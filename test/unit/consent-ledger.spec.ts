@@ -13,6 +13,7 @@ import {
   testMode,
 } from '../../libs/domain/src';
 import { consentRecord } from '../support/consent-record';
+import { TEST_PERSON_KEY_SECRET } from '../support/person-key';
 
 /** The consent ledger's rules (libs/domain/src/consent: consent-ledger.ts, consent-proof.ts), pure. */
 
@@ -31,15 +32,23 @@ describe('the canonical form (RFC 8785) and the digests', () => {
     expect(chainDigest(GENESIS, recordHash(record(1)))).toBe('37595bb741da5bb79565deb77495db5332b98271d57565e93a42db3165767e5e');
   });
 
-  it('puts contact data in a record only as the normalized hashes of duplicates', () => {
+  it('puts contact data in a record only as the person keys of duplicates (HMAC under the secret of the normalized sha256)', () => {
     const entry = consentLedgerEntry(
       testMode(false),
+      TEST_PERSON_KEY_SECRET,
       { personal: { email: ' Ada.Love+x@GoogleMail.com ', phone: '+1 (512) 555-0147', first_name: 'Ada' } },
       's1',
     );
-    // Computed outside this code: printf '%s' adalove@gmail.com | sha256sum; printf '%s' 5125550147 | sha256sum
-    expect(entry).toEqual({ schoolId: 's1', emailSha256: EMAIL_SHA256, phoneSha256: PHONE_SHA256 });
-    expect(consentLedgerEntry(testMode(true), { personal: { email: 'a@b.c' } }, 's1')).toBeNull();
+    // Computed outside this code: printf '%s' adalove@gmail.com | sha256sum (EMAIL_SHA256), printf '%s' 5125550147 | sha256sum
+    // (PHONE_SHA256), then printf '%s' <that sha256> | openssl dgst -sha256 -hmac '<the development secret>'.
+    expect(EMAIL_SHA256).toBe('9b0b7067a0e950b220eba3b13840da2c818d49793f13d5ec2e541b53b378b02f');
+    expect(entry).toEqual({
+      schoolId: 's1',
+      emailKey: '03f002d3cb74cde16e2d96f53799adcee2f560d8e2694569e78f715f9dc70109',
+      phoneKey: '2f1c4d5066286937f31be8264642cd163f1ee2767545263bdf913daecf283fea',
+    });
+    expect(PHONE_SHA256).toBe('9b80ecf2e7574a288f42f1cf82ca84c20fd2ce1b866994b6dcacefffa64e8d27');
+    expect(consentLedgerEntry(testMode(true), TEST_PERSON_KEY_SECRET, { personal: { email: 'a@b.c' } }, 's1')).toBeNull();
   });
 });
 

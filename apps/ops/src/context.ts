@@ -1,4 +1,5 @@
 import { AppConfig, ConfigError, loadConfig } from '@lr/config';
+import type { PersonKeySecret } from '@lr/domain';
 import { Topology, topologyFor } from '@lr/messaging';
 import { CliError, EXIT } from './cli-error';
 import { CliIo } from './io';
@@ -23,6 +24,11 @@ export class CliContext {
   /** Days the retention run keeps searches and handled-message records (RETENTION_SEARCH_DAYS, RETENTION_MESSAGE_DAYS). */
   retention(): { searchDays: number; messageDays: number } {
     return this.appConfig().retention;
+  }
+
+  /** The server secret of the stored person keys (PERSON_KEY_SECRET or PERSON_KEY_SECRET_FILE; docs/security.md). */
+  personKeySecret(): PersonKeySecret {
+    return this.appConfig().personKeySecret;
   }
 
   /** Whose delivery service relays the notices of an opt-out recorded here: AMQP_PREFIX (docs/opt-outs.md). */

@@ -1,3 +1,5 @@
+import type { PersonKeySecret } from '@lr/domain';
+
 export type AppName = 'gateway' | 'search-orchestrator' | 'partner-adapter' | 'checks' | 'delivery' | 'sandbox' | 'ops';
 
 /** The HTTP port each app listens on (gateway: API; workers: health and metrics). */
@@ -51,6 +53,8 @@ export interface AppConfig {
   retention: { searchDays: number; messageDays: number };
   /** How long one revocation notice's send may take (ms); its claim holds it a second longer. */
   revocationSendTimeoutMs: number;
+  /** The server secret of the stored person keys (PERSON_KEY_SECRET or PERSON_KEY_SECRET_FILE; docs/security.md). */
+  personKeySecret: PersonKeySecret;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

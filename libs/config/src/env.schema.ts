@@ -1,5 +1,5 @@
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 const toInt = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
@@ -183,4 +183,20 @@ export class EnvironmentVariables {
   @Min(500)
   @Max(120000)
   REVOCATION_SEND_TIMEOUT_MS = 10000;
+
+  /**
+   * The server secret person keys are made with (docs/security.md, "Person
+   * keys"): at least 32 characters. Required in production, as this variable
+   * or as a file (PERSON_KEY_SECRET_FILE, e.g. a mounted Kubernetes Secret);
+   * development and test use a fixed secret of their own. Never echoed in an
+   * error (load-config.ts checks it apart from the rest).
+   */
+  @IsOptional()
+  @IsString()
+  PERSON_KEY_SECRET?: string;
+
+  /** A file whose content (a trailing newline dropped) is the person key secret; not together with PERSON_KEY_SECRET. */
+  @IsOptional()
+  @IsString()
+  PERSON_KEY_SECRET_FILE?: string;
 }

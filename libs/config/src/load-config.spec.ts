@@ -1,4 +1,8 @@
 import { MESSAGE_RETENTION, SEARCH_RETENTION } from '../../domain/src/retention';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEVELOPMENT_PERSON_KEY_SECRET } from './development-secrets';
 import { loadConfig, ConfigError } from './load-config';
 
 describe('loadConfig', () => {
@@ -48,5 +52,21 @@ describe('loadConfig', () => {
       expect(String((e as Error).message)).toMatch(/PORT="abc"/);
       expect(String((e as Error).message)).toMatch(/REDIS_URL/);
     }
+  });
+
+  it('requires the person key secret in production (variable or file), never echoing it; development has a fixed one', () => {
+    expect(() => loadConfig('gateway', { NODE_ENV: 'production' })).toThrow(/PERSON_KEY_SECRET: required in production/);
+    expect(loadConfig('sandbox', { NODE_ENV: 'production' }).personKeySecret).toBe(DEVELOPMENT_PERSON_KEY_SECRET);
+    expect(loadConfig('checks', {}).personKeySecret).toBe(DEVELOPMENT_PERSON_KEY_SECRET);
+    const secret = 'p'.repeat(40);
+    expect(loadConfig('checks', { NODE_ENV: 'production', PERSON_KEY_SECRET: secret }).personKeySecret).toBe(secret);
+    const dir = mkdtempSync(join(tmpdir(), 'person-key-'));
+    writeFileSync(join(dir, 'secret'), `${secret}\n`);
+    expect(loadConfig('ops', { NODE_ENV: 'production', PERSON_KEY_SECRET_FILE: join(dir, 'secret') }).personKeySecret).toBe(secret);
+    expect(() => loadConfig('ops', { PERSON_KEY_SECRET: secret, PERSON_KEY_SECRET_FILE: join(dir, 'secret') })).toThrow(/not both/);
+    const short = 'shortsecretvalue';
+    expect(() => loadConfig('ops', { PERSON_KEY_SECRET: short })).toThrow(/at least 32 characters/);
+    expect(() => loadConfig('ops', { PERSON_KEY_SECRET: short })).not.toThrow(new RegExp(short));
+    rmSync(dir, { recursive: true });
   });
 });

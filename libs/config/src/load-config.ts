@@ -1,7 +1,11 @@
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+// By path, not @lr/domain: the test tiers' global set-up loads this file with no @lr/ paths resolved.
+import { PERSON_KEY_SECRET_MIN_LENGTH, personKeySecret, PersonKeySecret } from '../../domain/src/normalize/person-key';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { APP_DEFAULT_PORTS, APP_DEFAULT_PREFETCH, AppConfig, AppName } from './app-config';
+import { DEVELOPMENT_PERSON_KEY_SECRET } from './development-secrets';
 import { EnvironmentVariables } from './env.schema';
 
 export class ConfigError extends Error {}
@@ -11,7 +15,8 @@ export class ConfigError extends Error {}
  * bad variable, so a misconfigured service stops at start-up, not mid-request.
  */
 export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const known = Object.keys(new EnvironmentVariables()).concat('HTTP_PORT', 'AMQP_PREFETCH');
+  const optional = ['HTTP_PORT', 'AMQP_PREFETCH', 'PERSON_KEY_SECRET', 'PERSON_KEY_SECRET_FILE'];
+  const known = Object.keys(new EnvironmentVariables()).concat(optional);
   const raw: Record<string, string> = {};
   for (const key of known) {
     const value = env[key];
@@ -19,11 +24,11 @@ export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): 
   }
   const parsed = plainToInstance(EnvironmentVariables, raw, { exposeDefaultValues: true });
   const errors = validateSync(parsed, { skipMissingProperties: false, forbidUnknownValues: false });
-  const optional = ['HTTP_PORT', 'AMQP_PREFETCH'];
   const bad = errors.filter((e) => !(optional.includes(e.property) && e.value === undefined));
-  if (bad.length > 0) {
+  const secret = personKeySecretOf(parsed, app);
+  if (bad.length > 0 || typeof secret === 'string') {
     const lines = bad.map((e) => `${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
-    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.concat(typeof secret === 'string' ? [secret] : []).join('\n  ')}`);
   }
   const httpPort = app === 'gateway' ? parsed.PORT : app === 'sandbox' ? parsed.SANDBOX_PORT : (parsed.HTTP_PORT ?? APP_DEFAULT_PORTS[app]);
   return Object.freeze({
@@ -54,5 +59,31 @@ export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): 
     apiKeyCacheMs: parsed.API_KEY_CACHE_MS,
     retention: { searchDays: parsed.RETENTION_SEARCH_DAYS, messageDays: parsed.RETENTION_MESSAGE_DAYS },
     revocationSendTimeoutMs: parsed.REVOCATION_SEND_TIMEOUT_MS,
+    personKeySecret: secret.secret,
   });
+}
+
+/**
+ * The person key secret, or the problem with it in words that never repeat
+ * the secret. Required in production, but by the sandbox: it simulates
+ * schools and partners, stores nothing and makes no person key.
+ */
+function personKeySecretOf(env: EnvironmentVariables, app: AppName): { secret: PersonKeySecret } | string {
+  const { PERSON_KEY_SECRET: value, PERSON_KEY_SECRET_FILE: file } = env;
+  if (value !== undefined && file !== undefined) return 'PERSON_KEY_SECRET and PERSON_KEY_SECRET_FILE: set one, not both';
+  let text = value;
+  if (file !== undefined) {
+    try {
+      text = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    } catch (e) {
+      return `PERSON_KEY_SECRET_FILE=${JSON.stringify(file)}: cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`;
+    }
+  }
+  if (text === undefined) {
+    if (env.NODE_ENV === 'production' && app !== 'sandbox') return 'PERSON_KEY_SECRET: required in production (or PERSON_KEY_SECRET_FILE)';
+    text = DEVELOPMENT_PERSON_KEY_SECRET;
+  }
+  if (text.length < PERSON_KEY_SECRET_MIN_LENGTH)
+    return `${file !== undefined ? 'PERSON_KEY_SECRET_FILE' : 'PERSON_KEY_SECRET'}: at least ${PERSON_KEY_SECRET_MIN_LENGTH} characters (its value is not shown)`;
+  return { secret: personKeySecret(text) };
 }

@@ -3,5 +3,5 @@ export * from './ensure-database';
 export * from './migrate';
 export * from './queries';
 export * from './repositories';
-export { MIGRATIONS } from './migrations';
+export { allMigrations, MIGRATIONS } from './migrations';
 export * from './partitions/partition-days';

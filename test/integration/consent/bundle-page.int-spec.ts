@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Browser, chromium } from 'playwright-core';
 import { renderBundleHtml } from '../../../apps/ops/src/consent/bundle-html';
-import { Bundle, BUNDLE_FORMAT, CANONICAL_FORM_TEXT } from '../../../apps/ops/src/consent/bundle-model';
-import { consentRecord } from '../../support/consent-record';
+import { Bundle, BUNDLE_FORMAT, CANONICAL_FORM_TEXT, PERSON_KEYS_TEXT } from '../../../apps/ops/src/consent/bundle-model';
+import { CONSENT_RECORD_FORM, type ConsentRecord } from '../../../libs/domain/src';
+import { consentRecordFacts } from '../../support/consent-record';
 
 /**
  * A dispute bundle's page as a person sees it: rendered by headless Chromium
@@ -19,17 +20,19 @@ const STATEMENT =
   'By clicking "Request info" I agree that Northfield University may call and text me at the number I gave, also by autodialer. Consent is not required to enroll.';
 
 function bundleWith(statement: string): Bundle {
-  const record = {
-    ...consentRecord(7, statement),
+  const record: ConsentRecord = {
+    form: CONSENT_RECORD_FORM,
+    ...consentRecordFacts(7, statement),
     form_cert_url: 'https://cert.example/abc123',
-    email_sha256: 'f'.repeat(64),
-    phone_sha256: 'e'.repeat(64),
+    email_key: 'f'.repeat(64),
+    phone_key: 'e'.repeat(64),
   };
   return {
     format: BUNDLE_FORMAT,
     exported_at: '2026-11-27T09:00:00.000Z',
     asked: { by: 'phone', value: '5125550147' },
-    person: { email_sha256: null, phone_sha256: 'e'.repeat(64) },
+    person: { email_key: null, phone_key: 'e'.repeat(64) },
+    person_keys: PERSON_KEYS_TEXT,
     canonical_form: CANONICAL_FORM_TEXT,
     chain_file: 'chain.tsv',
     events: [

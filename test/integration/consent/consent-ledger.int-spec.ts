@@ -9,6 +9,7 @@ import { applyChanged, decideSubmit, freshPerson, resultSubmit, storeSearch, sub
 import { dropDatabase, ownDatabaseUrl } from '../../support/test-database';
 import { TEST_DATABASE_URL } from '../../support/test-env';
 import { opsIn } from '../ops/ops-test-support';
+import { TEST_PERSON_KEY_SECRET } from '../../support/person-key';
 
 /**
  * The consent ledger on the real PostgreSQL (docs/consent-ledger.md), in a
@@ -32,7 +33,7 @@ const leadAt = async (position: number): Promise<string> =>
 
 beforeAll(async () => {
   await dropDatabase(LEDGER_DB_URL);
-  await migrateDatabase(LEDGER_DB_URL);
+  await migrateDatabase(LEDGER_DB_URL, TEST_PERSON_KEY_SECRET);
   ds = createDataSource({ url: LEDGER_DB_URL, poolSize: 10, timeoutMs: 10_000, poolWaitMs: 60_000, genericPlans: true });
   await ds.initialize();
   ledger = new ConsentLedger(ds);

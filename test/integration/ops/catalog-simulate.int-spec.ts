@@ -40,7 +40,7 @@ describe('ops catalog simulate', () => {
     const searches = new SearchRepository(ds);
     const state = new SearchStatePublisher(redis, searches);
     const start = new StartSearch(catalog, new SaleLedger(ds), searches, state, config);
-    const merge = new MergePartnerAnswer(catalog, searches, new SaleLedger(ds), state);
+    const merge = new MergePartnerAnswer(catalog, searches, new SaleLedger(ds), state, config);
     from = new Date(Date.now() - 1000);
     for (const st of ['TX', 'CA', 'FL', 'NV', 'TX', 'CA', 'TX', 'FL']) {
       const lead = person();

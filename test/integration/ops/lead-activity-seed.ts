@@ -7,6 +7,7 @@ import { issueApiKey } from '../../../apps/ops/src/keys/api-keys.service';
 import { TEST_DATABASE_URL } from '../../support/test-env';
 import { appendResults } from '../../support/stored-results';
 import { catalogOffer } from '../../support/catalog-builder';
+import { TEST_PERSON_KEY_SECRET } from '../../support/person-key';
 
 /** An own offer of the catalog format (CATALOG.md) with a sandbox delivery; `extra` overrides any key. */
 export function opsOwnOffer(offerId: string, schoolId: string, name: string, extra: Record<string, unknown> = {}) {
@@ -339,7 +340,7 @@ export class LeadActivitySeed {
       ],
     );
     if (status === 'accepted') {
-      for (const key of leadDedupeKeys(x.lead)) {
+      for (const key of leadDedupeKeys(TEST_PERSON_KEY_SECRET, x.lead)) {
         await this.ds.query(
           `INSERT INTO dedupe_keys (lead_id, key_type, key_hash, offer_id, school_id, affiliate_id, accepted_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
           [leadId, key.type, key.hash, x.offerId, offer.school_id, x.affiliateId, at],

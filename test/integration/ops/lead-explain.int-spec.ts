@@ -23,6 +23,7 @@ import {
 } from '../../support/medium-world';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, testConfig, uniqueSuffix } from '../../support/test-env';
 import { ops } from './ops-test-support';
+import { TEST_PERSON_KEY_SECRET } from '../../support/person-key';
 
 /**
  * `ops lead explain` on searches and a submit made by the real use cases
@@ -72,7 +73,7 @@ describe('ops lead explain', () => {
     const searches = new SearchRepository(ds);
     const state = new SearchStatePublisher(redis, searches);
     const start = new StartSearch(catalog, ledger, searches, state, config);
-    const merge = new MergePartnerAnswer(catalog, searches, ledger, state);
+    const merge = new MergePartnerAnswer(catalog, searches, ledger, state, config);
 
     const msg = searchRequest(w, lead);
     searchId = msg.searchId;
@@ -110,6 +111,7 @@ describe('ops lead explain', () => {
       new CampaignCatalog(ds, testConfig('checks', randomBytes(4).toString('hex'), { CATALOG_CACHE_MS: '0' })),
       new LeadRepository(ds),
       ledger,
+      { personKeySecret: TEST_PERSON_KEY_SECRET },
     );
     const outcome = await checks.run(submit);
     expect(outcome).toMatchObject({ answer: { decision: { code: 'NOT_ELIGIBLE' } } });

@@ -27,6 +27,7 @@ import { decideSubmit, freshPerson, resultSubmit, returnsWorld, StoredSearch, st
 import { dropDatabase, ownDatabaseUrl } from '../../support/test-database';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, testEnv, uniqueSuffix } from '../../support/test-env';
 import { opsIn } from './ops-test-support';
+import { TEST_PERSON_KEY_SECRET } from '../../support/person-key';
 
 /**
  * `ops person delete` on the real PostgreSQL and Redis: a person's searches
@@ -112,7 +113,7 @@ const reportJson = async () =>
 
 beforeAll(async () => {
   await dropDatabase(dbUrl);
-  await migrateDatabase(dbUrl);
+  await migrateDatabase(dbUrl, TEST_PERSON_KEY_SECRET);
   ds = createDataSource({ url: dbUrl, poolSize: 6, timeoutMs: 10_000, poolWaitMs: 30_000 });
   await ds.initialize();
   redis = new Redis(TEST_REDIS_URL, { keyPrefix: env.REDIS_KEY_PREFIX, maxRetriesPerRequest: 1 });
@@ -290,8 +291,8 @@ describe('ops person delete', () => {
     expect(await redis.exists(searchStateKey(searches.bystander.searchId))).toBe(1);
 
     // The hashed suppression entry and the request, with its reference.
-    const [request] = await ds.query(`SELECT source, reference, phone_sha256, email_sha256 FROM opt_outs WHERE id = $1`, [r.request.id]);
-    expect(request).toMatchObject({ source: 'deletion', reference: 'DROP-2026-11-0042', email_sha256: null });
+    const [request] = await ds.query(`SELECT source, reference, phone_key, email_key FROM opt_outs WHERE id = $1`, [r.request.id]);
+    expect(request).toMatchObject({ source: 'deletion', reference: 'DROP-2026-11-0042', email_key: null });
     expect((await ds.query(`SELECT count(*)::int AS n FROM suppressions WHERE opt_out_id = $1`, [r.request.id]))[0].n).toBe(1);
   });
 

@@ -23,6 +23,7 @@ import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../../support/test-env
 import { LeadActivitySeed, opsOwnOffer } from './lead-activity-seed';
 import { opsIn } from './ops-test-support';
 import { campaign } from '../../support/catalog-builder';
+import { TEST_PERSON_KEY_SECRET } from '../../support/person-key';
 
 /**
  * `ops retention run` and `ops storage report` on searches written in the day
@@ -237,7 +238,7 @@ describe('ops retention run and storage report', () => {
 
   beforeAll(async () => {
     await dropDatabase(dbUrl);
-    await migrateDatabase(dbUrl);
+    await migrateDatabase(dbUrl, TEST_PERSON_KEY_SECRET);
     ds = createDataSource({ url: dbUrl, poolSize: 2, timeoutMs: 10_000 });
     await ds.initialize();
     for (const day of [days.old, days.older, days.edge, days.recent])

@@ -30,6 +30,7 @@ import {
 } from '@lr/persistence';
 import { appendResults } from '../../support/stored-results';
 import { TEST_DATABASE_URL } from '../../support/test-env';
+import { TEST_PERSON_KEY_SECRET } from '../../support/person-key';
 
 /**
  * The duplicate pre-check's two reads (docs/duplicates.md) on the real
@@ -142,7 +143,7 @@ describe('dupe-check queries', () => {
        VALUES ($1, 'direct_post', $2, $3, $4, $5, '{}', '73.12.44.10', 'accepted', 'ACCEPTED', $1)`,
       [leadId, affiliateId, campaignId, offerId, keyId],
     );
-    for (const key of leadDedupeKeys(lead)) {
+    for (const key of leadDedupeKeys(TEST_PERSON_KEY_SECRET, lead)) {
       await ds.query(
         `INSERT INTO dedupe_keys (lead_id, key_type, key_hash, offer_id, school_id, affiliate_id, accepted_at)
          VALUES ($1, $2, $3, $4, $5, $6, now() - $7::interval)`,
@@ -178,7 +179,8 @@ describe('dupe-check queries', () => {
     );
   }
 
-  const keysOf = (lead: Lead, ...types: DedupeKey['type'][]) => leadDedupeKeys(lead).filter((k) => types.includes(k.type));
+  const keysOf = (lead: Lead, ...types: DedupeKey['type'][]) =>
+    leadDedupeKeys(TEST_PERSON_KEY_SECRET, lead).filter((k) => types.includes(k.type));
   /** The pre-check's answer as the gateway decides it: a key of the person sold to an offer of the scope within that offer's window. */
   const duplicateLikely = async (keys: DedupeKey[], scope: PreCheckScope): Promise<boolean> => {
     const now = new Date();
@@ -212,7 +214,7 @@ describe('dupe-check queries', () => {
     const mixed = [...keysOf(person(), 'email', 'phone'), ...keysOf(p, 'name_zip_dob')];
     expect(await soldToOffer(mixed, ids.shared)).toBe(true);
     expect(await accountA(mixed)).toBe(true);
-    const stranger = leadDedupeKeys(person());
+    const stranger = leadDedupeKeys(TEST_PERSON_KEY_SECRET, person());
     expect(await soldToOffer(stranger, ids.shared)).toBe(false);
     expect(await accountA(stranger)).toBe(false);
   });
@@ -221,7 +223,7 @@ describe('dupe-check queries', () => {
     const p = person();
     await sold(p, ids.shared, '1 day');
     const { last_name, zip } = leadHashes(p);
-    const partial = dedupeKeysFromHashes({ last_name, zip });
+    const partial = dedupeKeysFromHashes(TEST_PERSON_KEY_SECRET, { last_name, zip });
     expect(partial).toEqual([]);
     expect(await soldToOffer(partial, ids.shared)).toBe(false);
     expect(await accountA(partial)).toBe(false);
@@ -233,7 +235,7 @@ describe('dupe-check queries', () => {
   it('offer-scoped counts only rows of that offer', async () => {
     const p = person();
     await sold(p, ids.short, '1 day');
-    const keys = leadDedupeKeys(p);
+    const keys = leadDedupeKeys(TEST_PERSON_KEY_SECRET, p);
     expect(await soldToOffer(keys, ids.short)).toBe(true);
     expect(await soldToOffer(keys, ids.shared)).toBe(false);
     expect(await accountA(keys)).toBe(true);
@@ -246,33 +248,33 @@ describe('dupe-check queries', () => {
     await sold(inside, ids.short, '7 days - 1 minute');
     await sold(outside, ids.short, '7 days 1 minute');
     await sold(now, ids.none, '0 seconds');
-    expect(await soldToOffer(leadDedupeKeys(inside), ids.short)).toBe(true);
-    expect(await accountA(leadDedupeKeys(inside))).toBe(true);
-    expect(await soldToOffer(leadDedupeKeys(outside), ids.short)).toBe(false);
-    expect(await accountA(leadDedupeKeys(outside))).toBe(false);
-    expect(await soldToOffer(leadDedupeKeys(now), ids.none)).toBe(false);
-    expect(await accountA(leadDedupeKeys(now))).toBe(false);
+    expect(await soldToOffer(leadDedupeKeys(TEST_PERSON_KEY_SECRET, inside), ids.short)).toBe(true);
+    expect(await accountA(leadDedupeKeys(TEST_PERSON_KEY_SECRET, inside))).toBe(true);
+    expect(await soldToOffer(leadDedupeKeys(TEST_PERSON_KEY_SECRET, outside), ids.short)).toBe(false);
+    expect(await accountA(leadDedupeKeys(TEST_PERSON_KEY_SECRET, outside))).toBe(false);
+    expect(await soldToOffer(leadDedupeKeys(TEST_PERSON_KEY_SECRET, now), ids.none)).toBe(false);
+    expect(await accountA(leadDedupeKeys(TEST_PERSON_KEY_SECRET, now))).toBe(false);
   });
 
   it("account-wide holds each row to its own offer's window, not the account's longest", async () => {
     const p = person();
     await sold(p, ids.short, '10 days'); // outside short's 7 days, though shared's window is 30
-    expect(await accountA(leadDedupeKeys(p))).toBe(false);
+    expect(await accountA(leadDedupeKeys(TEST_PERSON_KEY_SECRET, p))).toBe(false);
     await sold(p, ids.shared, '10 days');
-    expect(await accountA(leadDedupeKeys(p))).toBe(true);
+    expect(await accountA(leadDedupeKeys(TEST_PERSON_KEY_SECRET, p))).toBe(true);
   });
 
   it("other affiliates' offers do not count account-wide; sales of the caller's offers by anyone do", async () => {
     const boughtFromB = person();
     await sold(boughtFromB, ids.bOnly, '1 day', 'B');
-    expect(await accountA(leadDedupeKeys(boughtFromB))).toBe(false);
-    expect(await accountB(leadDedupeKeys(boughtFromB))).toBe(true);
+    expect(await accountA(leadDedupeKeys(TEST_PERSON_KEY_SECRET, boughtFromB))).toBe(false);
+    expect(await accountB(leadDedupeKeys(TEST_PERSON_KEY_SECRET, boughtFromB))).toBe(true);
 
     const sharedViaB = person();
     await sold(sharedViaB, ids.shared, '1 day', 'B');
     // The submit-time rule is per offer, whoever sold it: A's submit to `shared` would be refused.
-    expect(await accountA(leadDedupeKeys(sharedViaB))).toBe(true);
-    expect(await soldToOffer(leadDedupeKeys(sharedViaB), ids.shared)).toBe(true);
+    expect(await accountA(leadDedupeKeys(TEST_PERSON_KEY_SECRET, sharedViaB))).toBe(true);
+    expect(await soldToOffer(leadDedupeKeys(TEST_PERSON_KEY_SECRET, sharedViaB), ids.shared)).toBe(true);
   });
 
   it("an offer on any of the caller's campaigns counts (a paused one too); an offer on none does not", async () => {
@@ -280,9 +282,9 @@ describe('dupe-check queries', () => {
     const q = person();
     await sold(p, ids.paused, '1 day');
     await sold(q, ids.orphan, '1 day');
-    expect(await accountA(leadDedupeKeys(p))).toBe(true);
-    expect(await accountA(leadDedupeKeys(q))).toBe(false);
-    expect(await accountB(leadDedupeKeys(p))).toBe(false);
+    expect(await accountA(leadDedupeKeys(TEST_PERSON_KEY_SECRET, p))).toBe(true);
+    expect(await accountA(leadDedupeKeys(TEST_PERSON_KEY_SECRET, q))).toBe(false);
+    expect(await accountB(leadDedupeKeys(TEST_PERSON_KEY_SECRET, p))).toBe(false);
   });
 
   it('answers false without a lookup for no keys', async () => {
@@ -305,7 +307,11 @@ describe('dupe-check queries', () => {
       const p = person();
       await sold(p, offerId, ago);
       const offerName = Object.keys(ids).find((k) => ids[k as keyof typeof ids] === offerId)!;
-      for (const keys of [leadDedupeKeys(p), keysOf(p, 'phone'), leadDedupeKeys(person())]) {
+      for (const keys of [
+        leadDedupeKeys(TEST_PERSON_KEY_SECRET, p),
+        keysOf(p, 'phone'),
+        leadDedupeKeys(TEST_PERSON_KEY_SECRET, person()),
+      ]) {
         const facts = await ledger.saleFacts({ groupId: null, slots: [], keys, offerIds: [offerId], optOutKeys: [] });
         const submit = offersSoldToPerson(facts.lastSales, [{ offerId, windowDays: windows[offerName] }], new Date());
         expect([offerName, ago, await soldToOffer(keys, offerId)]).toEqual([offerName, ago, submit.has(offerId)]);
@@ -314,7 +320,7 @@ describe('dupe-check queries', () => {
   });
 
   it('both statements compare the hashes as char(64), so the (key_type, key_hash, …) indexes can serve them', async () => {
-    const keys = leadDedupeKeys(person());
+    const keys = leadDedupeKeys(TEST_PERSON_KEY_SECRET, person());
     const plan = async ({ sql, params }: { sql: string; params: unknown[] }): Promise<string> => {
       const rows: Array<{ 'QUERY PLAN': string }> = await ds.query(`EXPLAIN ${sql}`, params);
       return rows.map((r) => r['QUERY PLAN']).join('\n');
@@ -380,7 +386,7 @@ describe('dupe-check queries', () => {
       (['shared', 'short', 'none'] as const).map((name) => ({ offerId: ids[name], windowDays: windows[name] })),
     );
     const offerIds = offersA.map((o) => o.offerId);
-    const keys = leadDedupeKeys(p);
+    const keys = leadDedupeKeys(TEST_PERSON_KEY_SECRET, p);
 
     const facts = await ledger.saleFacts({ groupId: searchId, slots: slotsOf(offersA, now), keys, offerIds, optOutKeys: [] });
     const fullCaps = fullOf(offersA, facts, now);
@@ -428,7 +434,7 @@ describe('dupe-check queries', () => {
     const p = person();
     await sold(p, ids.shared, '2 days');
     await sold(p, ids.none, '1 day'); // a 0-day window: never a duplicate
-    const keys = leadDedupeKeys(p);
+    const keys = leadDedupeKeys(TEST_PERSON_KEY_SECRET, p);
     const partner = randomUUID();
     await ds.query(`INSERT INTO partners (id, name, adapter, base_url) VALUES ($1, $2, 'sandbox', 'http://127.0.0.1:9/p')`, [
       partner,
@@ -497,7 +503,7 @@ describe('dupe-check queries', () => {
 
     // Once the person opts out (by their phone), a pending answer reads them suppressed, as the sale facts do.
     expect(ctx!.facts.suppressed).toBe(false);
-    const phone = optOutKeysOf({ phone: p.personal!.phone });
+    const phone = optOutKeysOf(TEST_PERSON_KEY_SECRET, { phone: p.personal!.phone });
     await new OptOuts(ds).record(
       optOutRecord({
         id: randomUUID(),
@@ -519,7 +525,7 @@ describe('dupe-check queries', () => {
           slots: [],
           keys: [],
           offerIds: [],
-          optOutKeys: optOutKeysOf({ phone: `+1 ${p.personal!.phone}` }),
+          optOutKeys: optOutKeysOf(TEST_PERSON_KEY_SECRET, { phone: `+1 ${p.personal!.phone}` }),
         })
       ).suppressed,
     ).toBe(true);

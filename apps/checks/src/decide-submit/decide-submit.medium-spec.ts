@@ -14,6 +14,7 @@ import {
   SubmitWorld,
 } from '../../../../test/support/medium-world';
 import type { DecideSubmit, SubmitOutcome } from './decide-submit.usecase';
+import { TEST_PERSON_KEY_SECRET } from '../../../../test/support/person-key';
 
 /**
  * checks' DecideSubmit against the real PostgreSQL (medium tier, no broker):
@@ -211,7 +212,7 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
       expect(await capUsed(offerScope(offerId), 'total')).toBe(1);
       expect(await capUsed(`campaign:${world.campaignId}:offer:${offerId}`, 'day')).toBe(1);
 
-      const keys = leadDedupeKeys(lead);
+      const keys = leadDedupeKeys(TEST_PERSON_KEY_SECRET, lead);
       expect(await dedupeKeysOf(msg.leadId)).toEqual(
         [...keys].sort((a, b) => a.type.localeCompare(b.type)).map((k) => ({ key_type: k.type, key_hash: k.hash, offer_id: offerId })),
       );

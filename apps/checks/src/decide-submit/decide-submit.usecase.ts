@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@lr/config';
 import type { DeliveryBuyer, DeliveryRequestedV1, SubmitAnswerV1, SubmitRequestedV1 } from '@lr/contracts';
 import {
   bookedPayout,
@@ -53,6 +54,7 @@ export class DecideSubmit {
     private readonly catalog: CampaignCatalog,
     private readonly leads: LeadRepository,
     private readonly ledger: SaleLedger,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'personKeySecret'>,
   ) {}
 
   async run(msg: SubmitRequestedV1, now = new Date()): Promise<SubmitOutcome> {
@@ -134,7 +136,7 @@ export class DecideSubmit {
         slots: caps.map((c) => c.slot),
         keys: [],
         offerIds: [offer.offerId],
-        optOutKeys: leadOptOutKeys(sale.lead),
+        optOutKeys: leadOptOutKeys(this.config.personKeySecret, sale.lead),
       });
       return this.refuse(sale, saleDecision(facts) ?? SUBMIT.testLeadHeld, programId, answers, facts.suppressed);
     }
@@ -143,14 +145,14 @@ export class DecideSubmit {
     const payout = bookedPayout(offer.payouts, programId);
     let sold: Lead = sale.lead;
     let suppressed = false;
-    const lockedKeys = sale.mode.personKeys(sale.lead);
+    const lockedKeys = sale.mode.personKeys(this.config.personKeySecret, sale.lead);
     const result = await this.ledger.reserve(
       {
         leadId: msg.leadId,
         groupId: sale.groupId,
         offerId: offer.offerId,
         keys: lockedKeys,
-        optOutKeys: leadOptOutKeys(sale.lead),
+        optOutKeys: leadOptOutKeys(this.config.personKeySecret, sale.lead),
         caps,
         searchId: msg.searchId,
       },
@@ -158,7 +160,7 @@ export class DecideSubmit {
         // What the group holds now decides: another submit of the lead may have changed its data since it was read.
         const lead = msg.kind === 'result_submit' && facts.groupLead ? mergeLead(facts.groupLead, msg.lead as Lead | null) : sale.lead;
         if (facts.submitted && facts.groupLead && !sameLead(facts.groupLead, lead)) return { kind: 'forbidden' };
-        const keys = sameLead(lead, sale.lead) ? lockedKeys : sale.mode.personKeys(lead);
+        const keys = sameLead(lead, sale.lead) ? lockedKeys : sale.mode.personKeys(this.config.personKeySecret, lead);
         const locked = new Set(lockedKeys.map((k) => `${k.type}:${k.hash}`));
         if (keys.some((k) => !locked.has(`${k.type}:${k.hash}`))) return { kind: 'lock-keys', keys };
         const refusal = saleDecision(facts);
@@ -244,7 +246,7 @@ export class DecideSubmit {
   /** What the consent ledger keeps of the submit's consent event beside its evidence (none for a test lead: libs/domain decides). */
   private consentLedger(sale: SubmitToSell, lead: Lead): ConsentLedgerEntry | null {
     if (sale.msg.tcpaConsent === null) return null;
-    return consentLedgerEntry(sale.mode, lead, sale.offer?.schoolId ?? null);
+    return consentLedgerEntry(sale.mode, this.config.personKeySecret, lead, sale.offer?.schoolId ?? null);
   }
 
   /**

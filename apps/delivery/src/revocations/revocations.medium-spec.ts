@@ -25,6 +25,7 @@ import {
   suppressionAuditOf,
   suppressionHolderOf,
 } from '../../../../test/support/stored-rows';
+import { TEST_PERSON_KEY_SECRET } from '../../../../test/support/person-key';
 
 /**
  * Opt-outs end to end below the broker (medium tier: real PostgreSQL and
@@ -96,7 +97,7 @@ const optOut = (raw: { email?: string; phone?: string }, receivedAt = new Date()
     affiliateId: null,
     apiKeyId: null,
     reference: null,
-    keys: optOutKeysOf(raw),
+    keys: optOutKeysOf(TEST_PERSON_KEY_SECRET, raw),
     actor: 'operator',
     relay: RELAY,
   });
@@ -171,8 +172,10 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
       expect(row.consent_ip).not.toBe('');
     }
 
-    expect(await optOuts.lift(optOutKeysOf({ phone: person.personal!.phone! }), 'operator', 'asked by mistake')).toEqual(['phone']);
-    const audit = await suppressionAuditOf(ds, optOutKeysOf({ phone: person.personal!.phone! })[0].hash);
+    expect(
+      await optOuts.lift(optOutKeysOf(TEST_PERSON_KEY_SECRET, { phone: person.personal!.phone! }), 'operator', 'asked by mistake'),
+    ).toEqual(['phone']);
+    const audit = await suppressionAuditOf(ds, optOutKeysOf(TEST_PERSON_KEY_SECRET, { phone: person.personal!.phone! })[0].hash);
     expect(audit).toMatchObject([
       { action: 'suppress', actor: 'operator', reason: null },
       { action: 'lift', actor: 'operator', reason: 'asked by mistake' },
@@ -348,7 +351,7 @@ describe('opt-outs (medium: real PostgreSQL, schools on 127.0.0.1)', () => {
         keysKept: 1,
         notices: { cancelled: 0, underWay: 0, handedOver: 2 },
       });
-      const emailHash = optOutKeysOf({ email: person.personal!.email! })[0].hash;
+      const emailHash = optOutKeysOf(TEST_PERSON_KEY_SECRET, { email: person.personal!.email! })[0].hash;
       expect(await suppressionHolderOf(ds, emailHash)).toBe(own.id);
       expect((await suppressionAuditOf(ds, emailHash)).map((a) => [a.action, a.opt_out_id, a.actor])).toEqual([
         ['suppress', hostile.id, hostile.actor],

@@ -45,11 +45,11 @@ export class RecordOptOut {
   constructor(
     private readonly optOuts: OptOuts,
     private readonly deps: Dependencies,
-    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'amqp'>,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'amqp' | 'personKeySecret'>,
   ) {}
 
   async run(principal: Principal, body: unknown, now = new Date()): Promise<OptOutAnswer> {
-    const keys = parseOptOutRequest(body);
+    const keys = parseOptOutRequest(this.config.personKeySecret, body);
     const record = optOutRecord({
       id: randomUUID(),
       receivedAt: now,

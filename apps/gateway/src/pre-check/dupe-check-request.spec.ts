@@ -1,17 +1,18 @@
-import { dedupeKeysFromHashes, hashOf, leadDedupeKeys } from '@lr/domain';
+import { dedupeKeysFromHashes, hashOf, keyedPersonKey, leadDedupeKeys } from '@lr/domain';
 import { ApiError } from '../http/api-error';
 import { parseDupeCheckRequest } from './dupe-check-request';
+import { TEST_PERSON_KEY_SECRET } from '../../../../test/support/person-key';
 
 /** The keys the submit path writes for this person (leadDedupeKeys): what every request below must reproduce. */
 const person = {
   personal: { email: 'ada.lovelace@gmail.com', phone: '5125550100', last_name: 'Lovelace', date_of_birth: '1995-04-12' },
   address: { zip_code: '75001' },
 };
-const [EMAIL, PHONE, NAME_ZIP_DOB] = leadDedupeKeys(person);
+const [EMAIL, PHONE, NAME_ZIP_DOB] = leadDedupeKeys(TEST_PERSON_KEY_SECRET, person);
 
 function refusal(body: unknown): { status: number; code: string; field?: unknown } {
   try {
-    parseDupeCheckRequest(body);
+    parseDupeCheckRequest(TEST_PERSON_KEY_SECRET, body);
   } catch (e) {
     if (e instanceof ApiError) return { status: e.httpStatus, code: e.code, field: e.extra.field };
     throw e;
@@ -21,7 +22,7 @@ function refusal(body: unknown): { status: number; code: string; field?: unknown
 
 describe('parseDupeCheckRequest', () => {
   it('hashes raw values exactly as the submit path does, whatever their formatting', () => {
-    const { keys, offerId } = parseDupeCheckRequest({
+    const { keys, offerId } = parseDupeCheckRequest(TEST_PERSON_KEY_SECRET, {
       email: ' Ada.Love.lace+promo@GoogleMail.com ',
       phone: '+1 (512) 555-0100',
       last_name: 'LOVELACE',
@@ -40,24 +41,32 @@ describe('parseDupeCheckRequest', () => {
       zip: hashOf('zip', '75001'),
       dob: hashOf('dob', '1995-04-12'),
     };
-    expect(parseDupeCheckRequest({ hashed }).keys).toEqual([EMAIL, PHONE, NAME_ZIP_DOB]);
+    expect(parseDupeCheckRequest(TEST_PERSON_KEY_SECRET, { hashed }).keys).toEqual([EMAIL, PHONE, NAME_ZIP_DOB]);
   });
 
   it('lets a hashed key win over the same raw key, key by key', () => {
     const other = hashOf('email', 'someone.else@example.com')!;
-    const { keys } = parseDupeCheckRequest({ email: 'ada.lovelace@gmail.com', phone: '5125550100', hashed: { email: other } });
-    expect(keys).toEqual([{ type: 'email', hash: other }, PHONE]);
+    const { keys } = parseDupeCheckRequest(TEST_PERSON_KEY_SECRET, {
+      email: 'ada.lovelace@gmail.com',
+      phone: '5125550100',
+      hashed: { email: other },
+    });
+    expect(keys).toEqual([{ type: 'email', hash: keyedPersonKey(TEST_PERSON_KEY_SECRET, other) }, PHONE]);
   });
 
   it('mixes raw and hashed parts of the name key', () => {
-    const { keys } = parseDupeCheckRequest({ last_name: 'Lovelace', zip: '75001', hashed: { dob: hashOf('dob', '1995-04-12') } });
+    const { keys } = parseDupeCheckRequest(TEST_PERSON_KEY_SECRET, {
+      last_name: 'Lovelace',
+      zip: '75001',
+      hashed: { dob: hashOf('dob', '1995-04-12') },
+    });
     expect(keys).toEqual([NAME_ZIP_DOB]);
   });
 
   it('makes no name key without all three of last name, ZIP and date of birth', () => {
-    expect(parseDupeCheckRequest({ last_name: 'Lovelace', zip: '75001' }).keys).toEqual([]);
-    expect(parseDupeCheckRequest({ last_name: 'Lovelace', dob: '1995-04-12' }).keys).toEqual([]);
-    expect(parseDupeCheckRequest({ zip: '75001', dob: '1995-04-12' }).keys).toEqual([]);
+    expect(parseDupeCheckRequest(TEST_PERSON_KEY_SECRET, { last_name: 'Lovelace', zip: '75001' }).keys).toEqual([]);
+    expect(parseDupeCheckRequest(TEST_PERSON_KEY_SECRET, { last_name: 'Lovelace', dob: '1995-04-12' }).keys).toEqual([]);
+    expect(parseDupeCheckRequest(TEST_PERSON_KEY_SECRET, { zip: '75001', dob: '1995-04-12' }).keys).toEqual([]);
   });
 
   it('accepts fields that make no key (a ZIP, a first name, an address, birth_year, ip): usable, no key', () => {
@@ -68,18 +77,18 @@ describe('parseDupeCheckRequest', () => {
       { hashed: { birth_year: hashOf('birth_year', '1995') } },
       { hashed: { ip: hashOf('ip', '73.12.44.10') } },
     ]) {
-      expect(parseDupeCheckRequest(body).keys).toEqual([]);
+      expect(parseDupeCheckRequest(TEST_PERSON_KEY_SECRET, body).keys).toEqual([]);
     }
   });
 
   it('leaves out a raw value that cannot be normalized', () => {
-    expect(parseDupeCheckRequest({ email: 'not-an-email', phone: '512-555-0100' }).keys).toEqual([PHONE]);
+    expect(parseDupeCheckRequest(TEST_PERSON_KEY_SECRET, { email: 'not-an-email', phone: '512-555-0100' }).keys).toEqual([PHONE]);
   });
 
   it('lower-cases offer_id', () => {
-    expect(parseDupeCheckRequest({ email: 'a@b.co', offer_id: '7C0D7A4E-0000-4000-8000-00000000ABCD' }).offerId).toBe(
-      '7c0d7a4e-0000-4000-8000-00000000abcd',
-    );
+    expect(
+      parseDupeCheckRequest(TEST_PERSON_KEY_SECRET, { email: 'a@b.co', offer_id: '7C0D7A4E-0000-4000-8000-00000000ABCD' }).offerId,
+    ).toBe('7c0d7a4e-0000-4000-8000-00000000abcd');
   });
 
   it.each<[string, unknown, { status: number; code: string; field?: unknown }]>([
@@ -109,7 +118,7 @@ describe('parseDupeCheckRequest', () => {
   it('names the field in the reason', () => {
     const reason = (body: unknown) => {
       try {
-        parseDupeCheckRequest(body);
+        parseDupeCheckRequest(TEST_PERSON_KEY_SECRET, body);
       } catch (e) {
         return (e as ApiError).reason;
       }
@@ -128,6 +137,6 @@ describe('parseDupeCheckRequest', () => {
 
   it('builds keys with the domain rule (dedupeKeysFromHashes), so the name key is the hash of the three hashes', () => {
     const h = { last_name: hashOf('last_name', 'Lovelace')!, zip: hashOf('zip', '75001')!, dob: hashOf('dob', '1995-04-12')! };
-    expect(parseDupeCheckRequest({ hashed: h }).keys).toEqual(dedupeKeysFromHashes(h));
+    expect(parseDupeCheckRequest(TEST_PERSON_KEY_SECRET, { hashed: h }).keys).toEqual(dedupeKeysFromHashes(TEST_PERSON_KEY_SECRET, h));
   });
 });

@@ -1,4 +1,4 @@
-import { type DedupeKey, dedupeKeysFromHashes, HASHED_KEYS, type HashedKey, leadHashes } from '@lr/domain';
+import { type DedupeKey, dedupeKeysFromHashes, HASHED_KEYS, type HashedKey, leadHashes, type PersonKeySecret } from '@lr/domain';
 import { ApiError } from '../http/api-error';
 import { checkDto, requireObjectBody, throwIfProblems } from '../http/validation';
 import { DupeCheckRequestDto, HashedKeysDto } from './dupe-check-request.dto';
@@ -32,11 +32,12 @@ function text(v: unknown): string | undefined {
  * Raw values are normalized and hashed by leadHashes(), the very function the
  * submit path builds the dedupe index with, so both always hash a person alike
  * (a raw `dob` also yields `birth_year`). A `hashed.<key>` value, lower-cased,
- * wins over the same raw key. A raw value that cannot be normalized (an email
+ * wins over the same raw key. The keys are the stored person keys: the hashes
+ * keyed under the server secret (dedupeKeysFromHashes). A raw value that cannot be normalized (an email
  * without @, a nine-digit phone) is not usable and is left out. Unknown keys,
  * inside `hashed` or beside it, are ignored (the contract allows extra properties).
  */
-export function parseDupeCheckRequest(body: unknown): DupeCheckRequest {
+export function parseDupeCheckRequest(secret: PersonKeySecret, body: unknown): DupeCheckRequest {
   const { dto, problems } = checkDto(DupeCheckRequestDto, requireObjectBody(body));
   throwIfProblems(problems);
   const hashed = hashedValues(dto.hashed);
@@ -47,7 +48,7 @@ export function parseDupeCheckRequest(body: unknown): DupeCheckRequest {
   const hashes: Partial<Record<HashedKey, string>> = { ...raw, ...hashed };
   const usable = Object.keys(hashes).length > 0 || RAW_ONLY_FIELDS.some((f) => text(dto[f]) !== undefined);
   if (!usable) throw ApiError.malformed(REFUSAL.noUsableLeadField);
-  return { offerId: dto.offer_id?.toLowerCase(), keys: dedupeKeysFromHashes(hashes) };
+  return { offerId: dto.offer_id?.toLowerCase(), keys: dedupeKeysFromHashes(secret, hashes) };
 }
 
 /** The known keys of `hashed` (each already checked as a SHA-256 hex by the DTO), lower-cased. */

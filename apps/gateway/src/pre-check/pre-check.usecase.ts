@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@lr/config';
 import { DUPE_CHECK_NOT_AVAILABLE, OK, soldWithinWindow } from '@lr/domain';
 import { counter } from '@lr/observability';
 import { CatalogRepository, DedupeIndex } from '@lr/persistence';
@@ -38,12 +39,13 @@ export class PreCheck {
     private readonly catalog: CatalogRepository,
     private readonly dedupe: DedupeIndex,
     private readonly deps: Dependencies,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'personKeySecret'>,
   ) {}
 
   async run(principal: Principal, body: unknown, now = new Date()): Promise<DupeCheckAnswer | { error: string }> {
     const affiliate = await this.deps.call('postgres', () => this.catalog.affiliate(principal.affiliateId));
     if (!affiliate?.dupeCheck) return { error: DUPE_CHECK_NOT_AVAILABLE.error };
-    const { offerId, keys } = parseDupeCheckRequest(body);
+    const { offerId, keys } = parseDupeCheckRequest(this.config.personKeySecret, body);
     if (offerId !== undefined) {
       const owned = await this.deps.call('postgres', () => this.catalog.isOfferOfAffiliate(offerId, principal.affiliateId));
       if (!owned) throw ApiError.forbidden();

@@ -90,7 +90,7 @@ export function registerConsentCommands(program: Command, ctx: CliContext): void
           // A seal made here is not in the checks' logs: say it, so the day's head has a copy outside the database.
           if (run.kind === 'chained' && run.sealed)
             ctx.io.err(`consent chain sealed ${run.sealed.day}: ${run.sealed.count} records, head digest ${run.sealed.headDigest}`);
-          const { bundle, lines } = await buildBundle(ledger, q, new Date());
+          const { bundle, lines } = await buildBundle(ledger, q, ctx.personKeySecret(), new Date());
           const files = await writeBundle(out, bundle, lines);
           return { bundle, files };
         },

@@ -13,7 +13,7 @@ export function registerDbCommands(program: Command, ctx: CliContext): void {
       const url = ctx.databaseUrl();
       let applied: string[];
       try {
-        applied = await migrateDatabase(url);
+        applied = await migrateDatabase(url, ctx.personKeySecret());
       } catch (e) {
         throw new CliError(`migration failed on ${redactUrl(url)}: ${(e as Error).message}`);
       }

@@ -37,7 +37,7 @@ export function registerLeadCommands(program: Command, ctx: CliContext): void {
   readCommand(
     'explain',
     'why each offer of the search was or was not shown (the deciding rule and its facts, program by program), and the rule behind each submit; contact data masked',
-    explainLead,
+    (ds, id) => explainLead(ds, id, ctx.personKeySecret()),
     formatLeadExplanation,
   );
 }

@@ -26,8 +26,8 @@ function personOptions(cmd: Command): Command {
     .option('--hashed-phone <sha256>', 'the SHA-256 of the normalized phone');
 }
 
-function keysOf(opts: PersonArguments) {
-  const keys = optOutKeysOfArguments(opts);
+function keysOf(ctx: CliContext, opts: PersonArguments) {
+  const keys = optOutKeysOfArguments(ctx.personKeySecret(), opts);
   if ('error' in keys) throw new CliError(keys.error, EXIT.usage);
   return keys.keys;
 }
@@ -64,7 +64,7 @@ export function registerOptOutCommands(program: Command, ctx: CliContext): void 
     .option('--reference <text>', "the request's reference (a ticket); never contact data")
     .option('--json', 'print JSON')
     .action(async (opts: PersonOptions & { receivedAt?: Date; reference?: string }) => {
-      const keys = keysOf(opts);
+      const keys = keysOf(ctx, opts);
       const now = new Date();
       if (opts.receivedAt && opts.receivedAt.getTime() > now.getTime()) throw new CliError('--received-at is in the future', EXIT.usage);
       if (opts.reference !== undefined && opts.reference.length > 200)
@@ -104,7 +104,7 @@ export function registerOptOutCommands(program: Command, ctx: CliContext): void 
     .action(async (file: string, opts: { json?: boolean }) => {
       const progress = countProgress(ctx.io, { bar: 'opt-outs {bar} {value}/{total} lines', line: (d, t) => `opt-outs: ${d}/${t} lines` });
       const report = await withDatabase(ctx.databaseUrl(), (ds) =>
-        importOptOuts(file, new OptOuts(ds), new Date(), (d, t) => progress.update(d, t), ctx.relay()),
+        importOptOuts(file, new OptOuts(ds), new Date(), (d, t) => progress.update(d, t), ctx.relay(), ctx.personKeySecret()),
       )
         .catch((e: unknown) => {
           if (e instanceof ImportFileError) throw new CliError(`${file}: ${e.message}`);
@@ -188,7 +188,7 @@ export function registerOptOutCommands(program: Command, ctx: CliContext): void 
     .requiredOption('--reason <text>', 'why (kept in the audit)')
     .option('--json', 'print JSON')
     .action(async (opts: PersonOptions & { reason: string }) => {
-      const keys = keysOf(opts);
+      const keys = keysOf(ctx, opts);
       if (opts.reason.trim() === '' || opts.reason.length > 500) throw new CliError('--reason must be 1 to 500 characters', EXIT.usage);
       const lifted = await withDatabase(ctx.databaseUrl(), (ds) => new OptOuts(ds).lift(keys, 'operator', opts.reason));
       if (opts.json) ctx.io.out(JSON.stringify({ lifted }, null, 2));

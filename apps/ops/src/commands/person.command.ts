@@ -60,7 +60,7 @@ export function registerPersonCommands(program: Command, ctx: CliContext): void 
     .option('--json', 'print JSON')
     .action(async (opts: { [K in keyof PersonArguments]?: string[] } & { reference?: string; dryRun?: boolean; json?: boolean }) => {
       const named = personOf(opts);
-      const person = optOutKeysOfArguments(named);
+      const person = optOutKeysOfArguments(ctx.personKeySecret(), named);
       if ('error' in person) throw new CliError(person.error, EXIT.usage);
       const typed = { emails: named.email === undefined ? [] : [named.email], phones: named.phone === undefined ? [] : [named.phone] };
       const { url, keyPrefix } = ctx.redis();
@@ -92,6 +92,7 @@ export function registerPersonCommands(program: Command, ctx: CliContext): void 
               dryRun: opts.dryRun === true,
               now: new Date(),
               relay: ctx.relay(),
+              secret: ctx.personKeySecret(),
             },
           ),
         LONG_STATEMENTS,

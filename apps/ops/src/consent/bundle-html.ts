@@ -1,5 +1,23 @@
 import escapeHtml from 'escape-html';
-import { Bundle, BundleEvent, BUNDLE_FILES } from './bundle-model';
+import { CONSENT_RECORD_FORM_1 } from '@lr/domain';
+import { Bundle, BundleEvent, BUNDLE_FILES, BUNDLE_FORMAT_1 } from './bundle-model';
+
+/** Step 6 of a format-1 bundle: its records hold the plain sha256 of the normalized email and phone. */
+const PLAIN_HASHES_STEP = [
+  "6. A person's email and phone are in the records only as sha256 of their normalized form:",
+  "   printf '%s' 'jane.doe@example.com' | sha256sum   (email: trimmed, lower case; gmail.com: no dots, no +tag)",
+  "   printf '%s' '5551234567' | sha256sum             (phone: the 10 US digits)",
+];
+
+/** Step 6 of a format-2 bundle: the records hold person keys (the bundle's person_keys says it in full). */
+const PERSON_KEYS_STEP = [
+  "6. A person's email and phone are in the records only as person keys (person_keys in the events file):",
+  "   printf '%s' 'jane.doe@example.com' | sha256sum   (email: trimmed, lower case; gmail.com: no dots, no +tag)",
+  "   printf '%s' '5551234567' | sha256sum             (phone: the 10 US digits)",
+  "   printf '%s' <that sha256> | openssl dgst -sha256 -hmac <the service's secret>   gives email_key or phone_key.",
+  '   Steps 1 to 5 need no secret. The secret is not in this bundle: the service operator shows that last step.',
+  '   Records in form lead-router/consent-record/1 (chained before person keys) hold the sha256 itself (email_sha256, phone_sha256).',
+];
 
 /**
  * The bundle's human-readable page: one section per consent event with the
@@ -34,8 +52,11 @@ ${row('Campaign', `${e(c.campaign_name)} <code>${e(r.campaign_id)}</code>`)}
 ${row('Affiliate', `${e(c.affiliate_name)} <code>${e(r.affiliate_id)}</code>`)}
 ${row('Lead (svc_lead_id)', `<code>${e(r.lead_id)}</code> (${r.kind === 'result_submit' ? `result submit on search <code>${e(r.search_id)}</code>` : 'direct post'})`)}
 ${row('Contact as stored at export (not part of the proof)', c.contact ? e([c.contact.first_name, c.contact.last_name, c.contact.email, c.contact.phone].filter((x) => x).join(', ')) : '<span class="none">erased</span>')}
-${row('Email hash in the record', `<code>${e(r.email_sha256)}</code>`)}
-${row('Phone hash in the record', `<code>${e(r.phone_sha256)}</code>`)}
+${
+  r.form === CONSENT_RECORD_FORM_1
+    ? `${row('Email hash in the record', `<code>${e(r.email_sha256)}</code>`)}\n${row('Phone hash in the record', `<code>${e(r.phone_sha256)}</code>`)}`
+    : `${row('Email person key in the record', `<code>${e(r.email_key)}</code>`, 'email_key')}\n${row('Phone person key in the record', `<code>${e(r.phone_key)}</code>`, 'phone_key')}`
+}
 </table>
 <h3>Proof</h3>
 <table class="proof">
@@ -64,8 +85,8 @@ td { padding: .25em 0; word-break: break-all; } code { font-size: .85em; } .none
 </head>
 <body>
 <h1>Consent events of ${escapeHtml(b.asked.by)} ${escapeHtml(b.asked.value)}</h1>
-<p>Exported ${escapeHtml(b.exported_at)}: ${b.events.length} consent event${b.events.length === 1 ? '' : 's'} found through the normalized hashes of the person's email and phone. Each record below is proven by its record file, its digest and the chain up to the seal of its day: see <code>${BUNDLE_FILES.procedure}</code>. Names, program labels and contact data are shown as stored when exported and are not part of the proof.</p>
-${b.unchained_lead_ids.length > 0 ? `<p>Not yet chained when exported (not proven here): ${b.unchained_lead_ids.map((id) => `<code>${escapeHtml(id)}</code>`).join(', ')}</p>\n` : ''}${b.events.map(section).join('\n')}
+<p>Exported ${escapeHtml(b.exported_at)}: ${b.events.length} consent event${b.events.length === 1 ? '' : 's'} found through the ${b.format === BUNDLE_FORMAT_1 ? 'normalized hashes' : 'person keys'} of the person's email and phone. Each record below is proven by its record file, its digest and the chain up to the seal of its day: see <code>${BUNDLE_FILES.procedure}</code>. Names, program labels and contact data are shown as stored when exported and are not part of the proof.</p>
+${b.format === BUNDLE_FORMAT_1 ? '' : `<p class="person-keys">${escapeHtml(b.person_keys)}</p>\n`}${b.unchained_lead_ids.length > 0 ? `<p>Not yet chained when exported (not proven here): ${b.unchained_lead_ids.map((id) => `<code>${escapeHtml(id)}</code>`).join(', ')}</p>\n` : ''}${b.events.map(section).join('\n')}
 </body>
 </html>
 `;
@@ -102,9 +123,7 @@ export function renderProcedure(b: Bundle): string {
     "   each next line's digest is printf '%s%s' <digest of the line before> <its record hash> | sha256sum.",
     '5. Its seal: following the lines up to position seal.count reaches seal.head_digest. The seal of each',
     "   day is also written to the service's logs when it is made; compare seal.head_digest with that copy.",
-    "6. A person's email and phone are in the records only as sha256 of their normalized form:",
-    "   printf '%s' 'jane.doe@example.com' | sha256sum   (email: trimmed, lower case; gmail.com: no dots, no +tag)",
-    "   printf '%s' '5551234567' | sha256sum             (phone: the 10 US digits)",
+    ...(b.format === BUNDLE_FORMAT_1 ? PLAIN_HASHES_STEP : PERSON_KEYS_STEP),
     '',
     ...example,
     '',

@@ -1,21 +1,37 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { ConsentSeal, hashOf, recordText } from '@lr/domain';
-import { ChainLine, ConsentEvent, ConsentLedger } from '@lr/persistence';
+import { ConsentSeal, contactKeys, normalizeKey, PersonKeySecret, recordText } from '@lr/domain';
+import { ChainLine, ConsentEvent, ConsentLedger, ContactKeys } from '@lr/persistence';
 import { CliError } from '../cli-error';
 import { renderBundleHtml, renderProcedure } from './bundle-html';
-import { Bundle, BUNDLE_FILES, BUNDLE_FORMAT, BundleEvent, CANONICAL_FORM_TEXT, recordFile, sealJson } from './bundle-model';
+import {
+  Bundle,
+  BUNDLE_FILES,
+  BUNDLE_FORMAT,
+  BundleEvent,
+  CANONICAL_FORM_TEXT,
+  PERSON_KEYS_TEXT,
+  recordFile,
+  sealJson,
+} from './bundle-model';
 
 export type ExportQuery = { by: 'phone'; value: string } | { by: 'email'; value: string } | { by: 'lead'; value: string };
 
 /**
  * A dispute bundle of one person's consent events (docs/consent-ledger.md):
- * every chained event whose record holds the normalized hash of the email or
- * phone asked for (with --lead: the lead's own hashes), with its proof.
+ * every chained event whose ledger row holds the person key of the email or
+ * phone asked for (with --lead: the lead's own keys), with its proof. The
+ * keys are made with the server secret, which the bundle never holds: it
+ * verifies without it (PERSON_KEYS_TEXT).
  */
-export async function buildBundle(ledger: ConsentLedger, q: ExportQuery, now: Date): Promise<{ bundle: Bundle; lines: ChainLine[] }> {
-  const person = await personOf(ledger, q);
+export async function buildBundle(
+  ledger: ConsentLedger,
+  q: ExportQuery,
+  secret: PersonKeySecret,
+  now: Date,
+): Promise<{ bundle: Bundle; lines: ChainLine[] }> {
+  const person = await personOf(ledger, q, secret);
   const events = await ledger.personEvents({ ...person, leadId: q.by === 'lead' ? q.value : null });
   if (events.length === 0) throw new CliError(`no consent event in the ledger for that ${q.by}`);
   const chained = events.filter((e) => e.link && e.record).sort((a, b) => a.link!.position - b.link!.position);
@@ -32,7 +48,8 @@ export async function buildBundle(ledger: ConsentLedger, q: ExportQuery, now: Da
     format: BUNDLE_FORMAT,
     exported_at: now.toISOString(),
     asked: q,
-    person: { email_sha256: person.emailSha256, phone_sha256: person.phoneSha256 },
+    person: { email_key: person.emailKey, phone_key: person.phoneKey },
+    person_keys: PERSON_KEYS_TEXT,
     canonical_form: CANONICAL_FORM_TEXT,
     chain_file: BUNDLE_FILES.chain,
     events: chained.map((e) => eventOf(e, byPosition, sealOf(seals, e.link!.position))),
@@ -73,20 +90,19 @@ export function sumsText(files: ReadonlyMap<string, string>): string {
     .join('');
 }
 
-async function personOf(ledger: ConsentLedger, q: ExportQuery): Promise<{ emailSha256: string | null; phoneSha256: string | null }> {
+async function personOf(ledger: ConsentLedger, q: ExportQuery, secret: PersonKeySecret): Promise<ContactKeys> {
   if (q.by === 'lead') {
-    const hashes = await ledger.leadHashes(q.value);
-    if (!hashes)
+    const keys = await ledger.leadKeys(q.value);
+    if (!keys)
       throw new CliError(
         `lead ${q.value} has no consent event in the ledger (a test lead, a submit without a consent decision, or no such lead)`,
       );
-    return hashes;
+    return keys;
   }
-  // The same normalization and hash as the duplicate rule (docs/duplicates.md).
-  const hash = hashOf(q.by, q.value);
-  if (hash === undefined)
+  // The same normalization and key as the duplicate rule (docs/duplicates.md).
+  if (normalizeKey(q.by, q.value) === undefined)
     throw new CliError(`--${q.by}: cannot be normalized (${q.by === 'phone' ? 'a US number of 10 digits' : 'an address with one @'})`);
-  return q.by === 'email' ? { emailSha256: hash, phoneSha256: null } : { emailSha256: null, phoneSha256: hash };
+  return contactKeys(secret, { [q.by]: q.value });
 }
 
 /** The first seal that covers a position (seals are sorted by count). */

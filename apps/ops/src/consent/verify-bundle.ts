@@ -4,7 +4,7 @@ import { join, relative, sep } from 'node:path';
 import canonicalize from 'canonicalize';
 import { checkEventProof, ProofLine } from '@lr/domain';
 import { renderBundleHtml, renderProcedure } from './bundle-html';
-import { Bundle, BUNDLE_FILES, BUNDLE_FORMAT } from './bundle-model';
+import { Bundle, BUNDLE_FILES, BUNDLE_FORMAT, BUNDLE_FORMAT_1 } from './bundle-model';
 
 export interface BundleCheck {
   ok: boolean;
@@ -55,8 +55,8 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
   } catch (e) {
     return fail(`${BUNDLE_FILES.events} is not readable JSON: ${(e as Error).message}`);
   }
-  if (bundle.format !== BUNDLE_FORMAT || !Array.isArray(bundle.events))
-    return fail(`${BUNDLE_FILES.events} is not a ${BUNDLE_FORMAT} bundle`);
+  if ((bundle.format !== BUNDLE_FORMAT && bundle.format !== BUNDLE_FORMAT_1) || !Array.isArray(bundle.events))
+    return fail(`${BUNDLE_FILES.events} is not a ${BUNDLE_FORMAT} (or ${BUNDLE_FORMAT_1}) bundle`);
   if (`${JSON.stringify(bundle, null, 2)}\n` !== text(files, BUNDLE_FILES.events))
     return fail(`${BUNDLE_FILES.events} is not laid out as exported`);
 

@@ -17,6 +17,7 @@ import {
   world,
 } from '../../../../test/support/medium-world';
 import { explainLead } from './lead-explain';
+import { TEST_PERSON_KEY_SECRET } from '../../../../test/support/person-key';
 
 /**
  * Property: for generated catalogs and leads, the real search (StartSearch
@@ -107,7 +108,7 @@ describe('lead explain agrees with the search (property)', () => {
         const msg = searchRequest(w, who, { isTest: l.isTest });
         const answer = answerOf((await orchestrator(ds, redis).start.run(msg)).body);
         const stored = (await searchRow(ds, msg.searchId))!.offer_decisions;
-        const explained = (await explainLead(ds, msg.searchId))!;
+        const explained = (await explainLead(ds, msg.searchId, TEST_PERSON_KEY_SECRET))!;
 
         const shownInAnswer = new Set(answer.offers.map((r) => r.offer.id));
         expect(explained.search!.offers.map((o) => o.offer.id).sort()).toEqual(Object.values(w.ids.offers).sort());

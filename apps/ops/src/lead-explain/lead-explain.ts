@@ -6,6 +6,7 @@ import {
   judgeOffers,
   Lead,
   leadOptOutKeys,
+  PersonKeySecret,
   OfferVerdict,
   ownRankKeys,
   ProgramCheck,
@@ -98,9 +99,9 @@ export interface SubmitExplanation {
   facts: Fact[];
 }
 
-export async function explainLead(ds: DataSource, id: string): Promise<LeadExplanation | null> {
+export async function explainLead(ds: DataSource, id: string, secret: PersonKeySecret): Promise<LeadExplanation | null> {
   return new LeadExplainRepository(ds).read(id, async (rows, readFacts) => {
-    const plan = factPlan(rows);
+    const plan = factPlan(rows, secret);
     const facts = await readFacts(plan.query);
     const ctx = new Context(rows, facts, plan.personOf);
     const groupLead = rows.search?.lead ?? rows.submits.find((s) => s.id === rows.groupId)?.lead ?? {};
@@ -122,7 +123,7 @@ export async function explainLead(ds: DataSource, id: string): Promise<LeadExpla
  * slots, and each person's last sales before those times (the search's
  * person is `search`, a submit's its id).
  */
-function factPlan(rows: LeadExplainRows): { query: ExplainFactsQuery; personOf: Map<string, number> } {
+function factPlan(rows: LeadExplainRows, secret: PersonKeySecret): { query: ExplainFactsQuery; personOf: Map<string, number> } {
   const slots: CapSlot[] = [];
   const persons: ExplainFactsQuery['persons'][number][] = [];
   const personOf = new Map<string, number>();
@@ -133,10 +134,10 @@ function factPlan(rows: LeadExplainRows): { query: ExplainFactsQuery; personOf: 
     for (const o of offers) for (const t of times) slots.push(...capsAt(o.caps, t).map((c) => c.slot));
     personOf.set('search', persons.length);
     persons.push({
-      keys: s.person_keys ?? testMode(s.is_test).personKeys(s.lead),
+      keys: s.person_keys ?? testMode(s.is_test).personKeys(secret, s.lead),
       offerIds: offers.map((o) => o.offerId),
       before: times,
-      optOutKeys: leadOptOutKeys(s.lead),
+      optOutKeys: leadOptOutKeys(secret, s.lead),
     });
   }
   for (const sub of rows.submits) {
@@ -146,10 +147,10 @@ function factPlan(rows: LeadExplainRows): { query: ExplainFactsQuery; personOf: 
     slots.push(...capsAt(offer.caps, at).map((c) => c.slot));
     personOf.set(sub.id, persons.length);
     persons.push({
-      keys: testMode(sub.is_test).personKeys(sub.lead),
+      keys: testMode(sub.is_test).personKeys(secret, sub.lead),
       offerIds: [offer.offerId],
       before: [at],
-      optOutKeys: leadOptOutKeys(sub.lead),
+      optOutKeys: leadOptOutKeys(secret, sub.lead),
     });
   }
   return { query: { slots, persons }, personOf };

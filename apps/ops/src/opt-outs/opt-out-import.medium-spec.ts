@@ -7,6 +7,7 @@ import { OptOuts, SaleLedger } from '@lr/persistence';
 import { freshPerson, mediumDataSource } from '../../../../test/support/medium-world';
 import { ImportFileError, importOptOuts } from './opt-out-import';
 import { optOutRequestsOf } from '../../../../test/support/stored-rows';
+import { TEST_PERSON_KEY_SECRET } from '../../../../test/support/person-key';
 
 /** `ops optout import` on the real PostgreSQL: one request per line, a report line per line, the same file twice suppresses nothing new. */
 describe('optout import (medium)', () => {
@@ -45,7 +46,14 @@ describe('optout import (medium)', () => {
     );
     const progress: Array<[number, number]> = [];
     const optOuts = new OptOuts(ds);
-    const report = await importOptOuts(path, optOuts, new Date('2026-11-26T12:00:00Z'), (d, t) => progress.push([d, t]), 'import-test');
+    const report = await importOptOuts(
+      path,
+      optOuts,
+      new Date('2026-11-26T12:00:00Z'),
+      (d, t) => progress.push([d, t]),
+      'import-test',
+      TEST_PERSON_KEY_SECRET,
+    );
 
     expect(report).toEqual([
       { line: 2, outcome: 'recorded', suppressed: 1, notices: 0 },
@@ -60,10 +68,10 @@ describe('optout import (medium)', () => {
     // Suppressed as the searches and submits see it: the sale facts.
     const suppressed = async (keys: ReturnType<typeof optOutKeysOf>) =>
       (await new SaleLedger(ds).saleFacts({ groupId: null, slots: [], keys: [], offerIds: [], optOutKeys: keys })).suppressed;
-    expect(await suppressed(optOutKeysOf({ email: a.personal!.email }))).toBe(true);
-    expect(await suppressed(optOutKeysOf({ phone: `+1${b.personal!.phone}` }))).toBe(true);
-    expect(await suppressed(optOutKeysOf({ email: c.personal!.email }))).toBe(false);
-    const [request] = await optOutRequestsOf(ds, optOutKeysOf({ email: a.personal!.email })[0].hash);
+    expect(await suppressed(optOutKeysOf(TEST_PERSON_KEY_SECRET, { email: a.personal!.email }))).toBe(true);
+    expect(await suppressed(optOutKeysOf(TEST_PERSON_KEY_SECRET, { phone: `+1${b.personal!.phone}` }))).toBe(true);
+    expect(await suppressed(optOutKeysOf(TEST_PERSON_KEY_SECRET, { email: c.personal!.email }))).toBe(false);
+    const [request] = await optOutRequestsOf(ds, optOutKeysOf(TEST_PERSON_KEY_SECRET, { email: a.personal!.email })[0].hash);
     expect(request).toEqual({
       received_at: new Date('2026-11-20T10:00:00Z'),
       due_at: new Date('2026-12-04T10:00:00Z'),
@@ -71,7 +79,14 @@ describe('optout import (medium)', () => {
       source: 'operator',
     });
 
-    const again = await importOptOuts(path, optOuts, new Date('2026-11-26T12:00:00Z'), () => undefined, 'import-test');
+    const again = await importOptOuts(
+      path,
+      optOuts,
+      new Date('2026-11-26T12:00:00Z'),
+      () => undefined,
+      'import-test',
+      TEST_PERSON_KEY_SECRET,
+    );
     expect(again.filter((l) => l.outcome === 'recorded')).toEqual([
       { line: 2, outcome: 'recorded', suppressed: 0, notices: 0 },
       { line: 3, outcome: 'recorded', suppressed: 0, notices: 0 },
@@ -80,12 +95,26 @@ describe('optout import (medium)', () => {
 
   it('refuses a file whose header names a column it does not read, or whose quote is never closed, naming the line', async () => {
     await expect(
-      importOptOuts(await file('typo.csv', 'emial,phone\nx@example.com,\n'), new OptOuts(ds), new Date(), () => undefined, 'import-test'),
+      importOptOuts(
+        await file('typo.csv', 'emial,phone\nx@example.com,\n'),
+        new OptOuts(ds),
+        new Date(),
+        () => undefined,
+        'import-test',
+        TEST_PERSON_KEY_SECRET,
+      ),
     ).rejects.toThrow(
       new ImportFileError('line 1: unknown column "emial"; columns: email, phone, hashed_email, hashed_phone, received_at, reference'),
     );
     await expect(
-      importOptOuts(await file('open.csv', 'email\n"x@example.com\n'), new OptOuts(ds), new Date(), () => undefined, 'import-test'),
+      importOptOuts(
+        await file('open.csv', 'email\n"x@example.com\n'),
+        new OptOuts(ds),
+        new Date(),
+        () => undefined,
+        'import-test',
+        TEST_PERSON_KEY_SECRET,
+      ),
     ).rejects.toThrow('line 2: a quoted field is not closed');
   });
 });

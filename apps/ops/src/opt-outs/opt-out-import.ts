@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { optOutRecord } from '@lr/domain';
+import { optOutRecord, PersonKeySecret } from '@lr/domain';
 import type { OptOuts } from '@lr/persistence';
 import { CsvRecord, csvRecords } from '../csv/csv-records';
 import { parseIsoInstant } from '../iso-instant';
@@ -29,6 +29,7 @@ export async function importOptOuts(
   now: Date,
   onProgress: (done: number, total: number) => void,
   relay: string,
+  secret: PersonKeySecret,
 ): Promise<ImportLine[]> {
   let records: CsvRecord[];
   try {
@@ -45,7 +46,9 @@ export async function importOptOuts(
     if (r.fields.length !== columns.length)
       report.push({ line: r.line, outcome: 'error', error: `${r.fields.length} fields where the header has ${columns.length}` });
     else
-      report.push(await importLine(Object.fromEntries(columns.map((c, k) => [c, r.fields[k].trim()])), r.line, file, optOuts, now, relay));
+      report.push(
+        await importLine(Object.fromEntries(columns.map((c, k) => [c, r.fields[k].trim()])), r.line, file, optOuts, now, relay, secret),
+      );
     onProgress(i + 1, lines.length);
   }
   return report;
@@ -70,9 +73,11 @@ async function importLine(
   optOuts: OptOuts,
   now: Date,
   relay: string,
+  secret: PersonKeySecret,
 ): Promise<ImportLine> {
   const v = (k: string) => (r[k] === undefined || r[k] === '' ? undefined : r[k]);
   const keys = optOutKeysOfArguments(
+    secret,
     { email: v('email'), phone: v('phone'), hashedEmail: v('hashed_email'), hashedPhone: v('hashed_phone') },
     COLUMN_NAMES,
   );

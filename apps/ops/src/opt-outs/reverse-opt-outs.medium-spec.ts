@@ -12,6 +12,7 @@ import {
   SubmitWorld,
 } from '../../../../test/support/medium-world';
 import { suppressionAuditOf, suppressionHolderOf } from '../../../../test/support/stored-rows';
+import { TEST_PERSON_KEY_SECRET } from '../../../../test/support/person-key';
 import { reverseOptOuts } from './reverse-opt-outs';
 
 /**
@@ -51,7 +52,7 @@ describe('optout list and reverse (medium)', () => {
       affiliateId: world.affiliateId,
       apiKeyId,
       reference: null,
-      keys: optOutKeysOf({
+      keys: optOutKeysOf(TEST_PERSON_KEY_SECRET, {
         email: raw === 'phone' ? undefined : person.personal!.email,
         phone: raw === 'email' ? undefined : person.personal!.phone,
       }),
@@ -68,7 +69,7 @@ describe('optout list and reverse (medium)', () => {
     expect(outcome.answer).toMatchObject({ decision: { code: 'NOT_ELIGIBLE', reason: 'Not eligible' } });
     return false;
   }
-  const emailHash = (p: Lead) => optOutKeysOf({ email: p.personal!.email })[0].hash;
+  const emailHash = (p: Lead) => optOutKeysOf(TEST_PERSON_KEY_SECRET, { email: p.personal!.email })[0].hash;
   const reverse = (ids: string[], reason = 'ticket 7: a competitor, not the consumer') => reverseOptOuts(optOuts, { ids }, ACTOR, reason);
 
   it("an affiliate's opt-outs are listed by the API key that sent them, with the key and affiliate, within a time range", async () => {

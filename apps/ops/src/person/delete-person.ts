@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CONSENT_RECORD_FIELDS, contactValuesOf, holdsPerson, Lead, OptOutKey, optOutRecord } from '@lr/domain';
+import { CONSENT_RECORD_FIELDS, contactValuesOf, holdsPerson, Lead, OptOutKey, optOutRecord, PersonKeySecret } from '@lr/domain';
 import { KEPT_DAY, LEGACY_DAY, OptOuts, PartitionStore, PersonErasure } from '@lr/persistence';
 import { erasedLead, erasedSearch, EvidenceOutcome } from './erase-records';
 
@@ -29,6 +29,8 @@ export interface DeletePersonRequest {
   now: Date;
   /** Whose delivery service relays the request's notices (this system's AMQP_PREFIX). */
   relay: string;
+  /** The server secret the keys are made with: a lead's email and phone are keyed with it to compare. */
+  secret: PersonKeySecret;
 }
 
 /** The deletion request as recorded: an opt-out of source `deletion` (the person's hashed suppression, buyers' revocation notices). */
@@ -81,7 +83,7 @@ export async function deletePerson(deps: DeletePersonDeps, req: DeletePersonRequ
     do {
       const page = await deps.erasure.searchCandidates(day, keys, after);
       searchesScanned += page.rows.length;
-      for (const c of page.rows) if (c.byKeys || holdsPerson(personOf(c), keys)) found.push({ id: c.id, day });
+      for (const c of page.rows) if (c.byKeys || holdsPerson(req.secret, personOf(c), keys)) found.push({ id: c.id, day });
       after = page.last;
     } while (after !== null);
     deps.onProgress?.(i + 1, places);
@@ -110,7 +112,7 @@ export async function deletePerson(deps: DeletePersonDeps, req: DeletePersonRequ
     const done = await deps.erasure.eraseSearch(
       f.id,
       f.day,
-      (s) => (holdsPerson(s.lead, keys) ? erasedSearch(s, valuesWith(s.lead), req.now) : null),
+      (s) => (holdsPerson(req.secret, s.lead, keys) ? erasedSearch(s, valuesWith(s.lead), req.now) : null),
       req.dryRun,
     );
     if (!done) continue;
@@ -132,7 +134,7 @@ export async function deletePerson(deps: DeletePersonDeps, req: DeletePersonRequ
   do {
     const page = await deps.erasure.unledgeredLeads(after);
     leadsScanned += page.rows.length;
-    for (const c of page.rows) if (holdsPerson(personOf(c), keys)) leadIds.add(c.id);
+    for (const c of page.rows) if (holdsPerson(req.secret, personOf(c), keys)) leadIds.add(c.id);
     after = page.last;
   } while (after !== null);
   deps.onProgress?.(places, places);
@@ -144,7 +146,7 @@ export async function deletePerson(deps: DeletePersonDeps, req: DeletePersonRequ
     const done = await deps.erasure.eraseLead(
       id,
       (l) => {
-        if (!holdsPerson(l.lead, keys)) return null;
+        if (!holdsPerson(req.secret, l.lead, keys)) return null;
         const e = erasedLead(l, valuesWith(l.lead));
         outcome.evidence = e.evidence;
         return e.erased;

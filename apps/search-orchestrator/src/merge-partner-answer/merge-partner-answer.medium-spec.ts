@@ -445,7 +445,7 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     const w = await world(ds, MERGE);
     const s = await started(w);
     const repo = new HoldFirstMerge(ds);
-    const merge = new MergePartnerAnswer(orch.catalog, repo, orch.ledger, orch.state);
+    const merge = new MergePartnerAnswer(orch.catalog, repo, orch.ledger, orch.state, orch.config);
 
     await Promise.all([
       merge.run(partnerAnswer(w, s.searchId, 'p1', [partnerResult(w, 'pa'), partnerResult(w, 'pb')])),
@@ -510,7 +510,7 @@ describe('MergePartnerAnswer (medium: real PostgreSQL and Redis)', () => {
     const w = await world(ds, MERGE);
     const s = await started(w);
     const repo = new CountMerges(ds);
-    const merge = new MergePartnerAnswer(orch.catalog, repo, orch.ledger, orch.state);
+    const merge = new MergePartnerAnswer(orch.catalog, repo, orch.ledger, orch.state, orch.config);
 
     await merge.run(
       partnerAnswers(w, s.searchId, [

@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@lr/config';
 import type { PartnerAnswer, PartnerSearchAnsweredV2 } from '@lr/contracts';
 import {
   CampaignOffer,
@@ -81,6 +82,7 @@ export class MergePartnerAnswer {
     private readonly searches: SearchRepository,
     private readonly ledger: SaleLedger,
     private readonly state: SearchStatePublisher,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'personKeySecret'>,
   ) {}
 
   async run(msg: PartnerSearchAnsweredV2): Promise<void> {
@@ -239,9 +241,9 @@ export class MergePartnerAnswer {
     const person = await this.ledger.saleFacts({
       groupId: null,
       slots: [],
-      keys: testMode(false).personKeys(lead),
+      keys: testMode(false).personKeys(this.config.personKeySecret, lead),
       offerIds,
-      optOutKeys: leadOptOutKeys(lead),
+      optOutKeys: leadOptOutKeys(this.config.personKeySecret, lead),
     });
     return { ...search.facts, lastSales: person.lastSales, suppressed: person.suppressed };
   }

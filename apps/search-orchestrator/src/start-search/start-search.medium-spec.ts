@@ -27,6 +27,7 @@ import {
   world,
   type World,
 } from '../../../../test/support/medium-world';
+import { TEST_PERSON_KEY_SECRET } from '../../../../test/support/person-key';
 
 /**
  * StartSearch on the real PostgreSQL and Redis, no broker: what a search
@@ -127,7 +128,7 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
       true_exclusive_accepted: false,
       processing_done_at: null,
       result_order: resultIds,
-      person_keys: leadDedupeKeys(lead),
+      person_keys: leadDedupeKeys(TEST_PERSON_KEY_SECRET, lead),
     });
     expect(row.created_at.toISOString()).toBe(msg.requestedAt);
     expect(row.closes_at.getTime()).toBe(now.getTime() + orch.config.search.openSeconds * 1000);
@@ -395,7 +396,7 @@ describe('StartSearch (medium: real PostgreSQL and Redis)', () => {
         affiliateId: null,
         apiKeyId: null,
         reference: null,
-        keys: optOutKeysOf({ email: suppressed.personal!.email! }),
+        keys: optOutKeysOf(TEST_PERSON_KEY_SECRET, { email: suppressed.personal!.email! }),
         actor: 'operator',
         relay: `medium-${randomUUID().slice(0, 8)}`,
       }),

@@ -96,7 +96,7 @@ export class StartSearch {
       universalLeadCert: msg.universalLeadCert,
       createdAt: new Date(msg.requestedAt),
       closesAt,
-      personKeys: testMode(msg.isTest).personKeys(msg.lead as Lead),
+      personKeys: testMode(msg.isTest).personKeys(this.config.personKeySecret, msg.lead as Lead),
       decisions: plan.decisions,
       results,
       partnerCalls: plan.partnerCalls.map((c) => ({ partnerId: c.partner.id, offerIds: c.offers.map((o) => o.offerId) })),
@@ -144,7 +144,7 @@ export class StartSearch {
       this.saleFacts(lead, mode, candidates, now),
     );
     if (facts) return { verdicts, suppressed: facts.suppressed };
-    if (leadOptOutKeys(lead).length === 0) return { verdicts, suppressed: false };
+    if (leadOptOutKeys(this.config.personKeySecret, lead).length === 0) return { verdicts, suppressed: false };
     return { verdicts, suppressed: (await this.saleFacts(lead, mode, [], now)).suppressed };
   }
 
@@ -153,9 +153,9 @@ export class StartSearch {
     return this.ledger.saleFacts({
       groupId: null,
       slots: candidates.flatMap((o) => capsAt(o.caps, now).map((c) => c.slot)),
-      keys: candidates.length === 0 ? [] : mode.personKeys(lead),
+      keys: candidates.length === 0 ? [] : mode.personKeys(this.config.personKeySecret, lead),
       offerIds: candidates.map((o) => o.offerId),
-      optOutKeys: leadOptOutKeys(lead),
+      optOutKeys: leadOptOutKeys(this.config.personKeySecret, lead),
     });
   }
 

@@ -1,7 +1,8 @@
 import canonicalize from 'canonicalize';
 import type { Lead } from '../lead-input';
-import { hashOf } from '../normalize/dedupe-keys';
 import { sha256Hex } from '../normalize/normalize';
+import type { PersonKeySecret } from '../normalize/person-key';
+import { optOutKeysOf } from '../opt-outs/opt-outs';
 import type { TestMode } from '../test-mode/test-mode';
 import type { IpSource, LeadKind } from '../vocabulary/lead';
 
@@ -18,20 +19,43 @@ import type { IpSource, LeadKind } from '../vocabulary/lead';
  *                  characters (128 ASCII characters, nothing between, no newline)
  *   the first record's previous digest is GENESIS (64 zeros)
  *
- * Contact data enter a record only as the normalized hashes the duplicate rule
- * uses (libs/domain normalize), so erasing a person's contact data later never
- * changes a record.
+ * Contact data enter a record only as the person keys the duplicate rule
+ * uses (HMAC under the server secret of the normalized SHA-256: person-key.ts),
+ * so erasing a person's contact data later never changes a record, and
+ * checking the chain needs no secret. Records chained before person keys were
+ * keyed are in form 1 and hold the plain SHA-256 (email_sha256, phone_sha256):
+ * their bytes are sealed, so they stay as they were chained.
  */
 
 /** The previous digest of the chain's first record. */
 export const GENESIS = '0'.repeat(64);
 
-/** The canonical form's name and version: a record says which form it is in. */
-export const CONSENT_RECORD_FORM = 'lead-router/consent-record/1';
+/** The canonical form's name and version: a record says which form it is in. Records chained now are in form 2. */
+export const CONSENT_RECORD_FORM = 'lead-router/consent-record/2';
+/** The form of the records chained before person keys were keyed: the plain SHA-256 of the email and phone. */
+export const CONSENT_RECORD_FORM_1 = 'lead-router/consent-record/1';
 
 /** One consent event as the chain holds it (the keys are the canonical form's). */
-export interface ConsentRecord {
-  form: typeof CONSENT_RECORD_FORM;
+export type ConsentRecord = ConsentRecordFacts &
+  (
+    | {
+        form: typeof CONSENT_RECORD_FORM;
+        /** The person key of the email: HMAC-SHA-256(secret, sha256 of the normalized email), null when the lead had none. */
+        email_key: string | null;
+        /** The person key of the phone (its 10 US digits), null when the lead had none. */
+        phone_key: string | null;
+      }
+    | {
+        form: typeof CONSENT_RECORD_FORM_1;
+        /** sha256 of the normalized email (docs/duplicates.md), null when the lead had none. */
+        email_sha256: string | null;
+        /** sha256 of the normalized phone (its 10 US digits), null when the lead had none. */
+        phone_sha256: string | null;
+      }
+  );
+
+/** What every form of a record holds besides the person's keys. */
+export interface ConsentRecordFacts {
   /** Its place in the chain, from 1. */
   position: number;
   /** The submit's or direct post's svc_lead_id. */
@@ -56,10 +80,6 @@ export interface ConsentRecord {
   consented_at: string;
   form_cert_url: string | null;
   universal_lead_cert: string | null;
-  /** sha256 of the normalized email (docs/duplicates.md), null when the lead had none. */
-  email_sha256: string | null;
-  /** sha256 of the normalized phone (its 10 US digits), null when the lead had none. */
-  phone_sha256: string | null;
 }
 
 /** The record in its canonical form (RFC 8785): the exact text the record hash covers. */
@@ -81,8 +101,8 @@ export function chainDigest(previous: string, recordHashHex: string): string {
 /** What a consent event stores beside its evidence so that it can be chained. */
 export interface ConsentLedgerEntry {
   schoolId: string | null;
-  emailSha256: string | null;
-  phoneSha256: string | null;
+  emailKey: string | null;
+  phoneKey: string | null;
 }
 
 /**
@@ -90,16 +110,25 @@ export interface ConsentLedgerEntry {
  * chained: test leads are never delivered, so no buyer ever relies on their
  * consent (test-mode.ts, `chainsConsent`).
  */
-export function consentLedgerEntry(mode: TestMode, lead: Lead, schoolId: string | null): ConsentLedgerEntry | null {
+export function consentLedgerEntry(
+  mode: TestMode,
+  secret: PersonKeySecret,
+  lead: Lead,
+  schoolId: string | null,
+): ConsentLedgerEntry | null {
   if (!mode.chainsConsent) return null;
-  return { schoolId, ...personHashes({ email: lead.personal?.email, phone: lead.personal?.phone }) };
+  return { schoolId, ...contactKeys(secret, { email: lead.personal?.email, phone: lead.personal?.phone }) };
 }
 
-/** The normalized hashes of an email and a phone, as the duplicate rule builds them (undefined or not normalizable: null). */
-export function personHashes(p: { email?: string; phone?: string }): { emailSha256: string | null; phoneSha256: string | null } {
+/** The person keys of an email and a phone, as the duplicate rule builds them (undefined or not normalizable: null). */
+export function contactKeys(
+  secret: PersonKeySecret,
+  p: { email?: string; phone?: string },
+): { emailKey: string | null; phoneKey: string | null } {
+  const keys = optOutKeysOf(secret, p);
   return {
-    emailSha256: (p.email === undefined ? undefined : hashOf('email', p.email)) ?? null,
-    phoneSha256: (p.phone === undefined ? undefined : hashOf('phone', p.phone)) ?? null,
+    emailKey: keys.find((k) => k.type === 'email')?.hash ?? null,
+    phoneKey: keys.find((k) => k.type === 'phone')?.hash ?? null,
   };
 }
 

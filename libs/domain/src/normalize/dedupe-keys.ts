@@ -10,6 +10,7 @@ import {
   normalizeZip,
   sha256Hex,
 } from './normalize';
+import { keyedPersonKey, type PersonKeySecret } from './person-key';
 
 /** The keys a dupe-check caller may send hashed (affiliate-api.md, `hashed`). */
 export const HASHED_KEYS = ['email', 'phone', 'last_name', 'zip', 'dob', 'birth_year', 'grad_year', 'ip'] as const;
@@ -44,16 +45,19 @@ export interface DedupeKey {
 }
 
 /**
- * The person keys a duplicate decision looks up, from per-field hashes: email,
- * phone, and last name + ZIP + date of birth together (built from the three
- * hashes, so a caller who sends only hashes yields the same key). Order: email,
- * phone, name_zip_dob.
+ * The person keys a duplicate decision looks up, from per-field hashes (the
+ * contract's SHA-256): email, phone, and last name + ZIP + date of birth
+ * together (built from the three hashes, so a caller who sends only hashes
+ * yields the same key). Each is keyed under the server secret
+ * (keyedPersonKey): this is where the contract's hashes become the person
+ * keys that are stored and looked up. Order: email, phone, name_zip_dob.
  */
-export function dedupeKeysFromHashes(h: Partial<Record<HashedKey, string>>): DedupeKey[] {
+export function dedupeKeysFromHashes(secret: PersonKeySecret, h: Partial<Record<HashedKey, string>>): DedupeKey[] {
   const keys: DedupeKey[] = [];
-  if (h.email) keys.push({ type: 'email', hash: h.email });
-  if (h.phone) keys.push({ type: 'phone', hash: h.phone });
-  if (h.last_name && h.zip && h.dob) keys.push({ type: 'name_zip_dob', hash: sha256Hex(`${h.last_name}|${h.zip}|${h.dob}`) });
+  const key = (type: DedupeKeyType, sha256: string) => keys.push({ type, hash: keyedPersonKey(secret, sha256) });
+  if (h.email) key('email', h.email);
+  if (h.phone) key('phone', h.phone);
+  if (h.last_name && h.zip && h.dob) key('name_zip_dob', sha256Hex(`${h.last_name}|${h.zip}|${h.dob}`));
   return keys;
 }
 
@@ -78,11 +82,11 @@ export function leadHashes(lead: Lead): Partial<Record<HashedKey, string>> {
   return hashes;
 }
 
-/** The duplicate keys of a lead: dedupeKeysFromHashes(leadHashes(lead)), hashing only the fields the keys use. */
-export function leadDedupeKeys(lead: Lead): DedupeKey[] {
+/** The duplicate keys of a lead: dedupeKeysFromHashes(secret, leadHashes(lead)), hashing only the fields the keys use. */
+export function leadDedupeKeys(secret: PersonKeySecret, lead: Lead): DedupeKey[] {
   const hash = (key: HashedKey, value: string | undefined) => (value === undefined ? undefined : hashOf(key, value));
   const p = lead.personal;
-  return dedupeKeysFromHashes({
+  return dedupeKeysFromHashes(secret, {
     email: hash('email', p?.email),
     phone: hash('phone', p?.phone),
     last_name: hash('last_name', p?.last_name),

@@ -1,2 +1,3 @@
 export * from './normalize';
 export * from './dedupe-keys';
+export * from './person-key';

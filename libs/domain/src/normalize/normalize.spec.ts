@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import type { Lead } from '../lead-input';
 import { dedupeKeysFromHashes, HASHED_KEYS, hashOf, type HashedKey, leadDedupeKeys, leadHashes, normalizeKey } from './dedupe-keys';
-import { sha256Hex } from './normalize';
+import { foldLookalikes, normalizeEmail, normalizeLastName, sha256Hex } from './normalize';
+import { keyedPersonKey } from './person-key';
+import { TEST_PERSON_KEY_SECRET } from '../../../../test/support/person-key';
 
 // Expected hashes are literals, computed once outside the code under test with
 // `printf '%s' "<normalized>" | sha256sum`.
@@ -147,11 +149,17 @@ describe('normalization vectors (affiliate-api.md, "Normalization before hashing
 describe('dedupeKeysFromHashes', () => {
   it('builds email, phone and name_zip_dob in that order', () => {
     expect(
-      dedupeKeysFromHashes({ dob: SHA.dob19900704, zip: SHA.zip90210, last_name: SHA.garciamarquez, phone: SHA.phone, email: SHA.gmail }),
+      dedupeKeysFromHashes(TEST_PERSON_KEY_SECRET, {
+        dob: SHA.dob19900704,
+        zip: SHA.zip90210,
+        last_name: SHA.garciamarquez,
+        phone: SHA.phone,
+        email: SHA.gmail,
+      }),
     ).toEqual([
-      { type: 'email', hash: SHA.gmail },
-      { type: 'phone', hash: SHA.phone },
-      { type: 'name_zip_dob', hash: SHA.nameZipDob },
+      { type: 'email', hash: keyedPersonKey(TEST_PERSON_KEY_SECRET, SHA.gmail) },
+      { type: 'phone', hash: keyedPersonKey(TEST_PERSON_KEY_SECRET, SHA.phone) },
+      { type: 'name_zip_dob', hash: keyedPersonKey(TEST_PERSON_KEY_SECRET, SHA.nameZipDob) },
     ]);
   });
 
@@ -160,11 +168,11 @@ describe('dedupeKeysFromHashes', () => {
     ['without zip', { last_name: SHA.garciamarquez, dob: SHA.dob19900704 }],
     ['without last_name', { zip: SHA.zip90210, dob: SHA.dob19900704 }],
   ])('makes no name_zip_dob key %s', (_label, hashes) => {
-    expect(dedupeKeysFromHashes(hashes)).toEqual([]);
+    expect(dedupeKeysFromHashes(TEST_PERSON_KEY_SECRET, hashes)).toEqual([]);
   });
 
   it('answers no keys for no hashes', () => {
-    expect(dedupeKeysFromHashes({})).toEqual([]);
+    expect(dedupeKeysFromHashes(TEST_PERSON_KEY_SECRET, {})).toEqual([]);
   });
 });
 
@@ -200,12 +208,12 @@ describe('leadHashes / leadDedupeKeys', () => {
 
   it('gives the same person formatted differently identical keys', () => {
     const expected = [
-      { type: 'email', hash: SHA.gmail },
-      { type: 'phone', hash: SHA.phone },
-      { type: 'name_zip_dob', hash: SHA.nameZipDob },
+      { type: 'email', hash: keyedPersonKey(TEST_PERSON_KEY_SECRET, SHA.gmail) },
+      { type: 'phone', hash: keyedPersonKey(TEST_PERSON_KEY_SECRET, SHA.phone) },
+      { type: 'name_zip_dob', hash: keyedPersonKey(TEST_PERSON_KEY_SECRET, SHA.nameZipDob) },
     ];
-    expect(leadDedupeKeys(asTyped)).toEqual(expected);
-    expect(leadDedupeKeys(reformatted)).toEqual(expected);
+    expect(leadDedupeKeys(TEST_PERSON_KEY_SECRET, asTyped)).toEqual(expected);
+    expect(leadDedupeKeys(TEST_PERSON_KEY_SECRET, reformatted)).toEqual(expected);
     expect(leadHashes(reformatted)).toEqual(leadHashes(asTyped));
   });
 
@@ -215,12 +223,12 @@ describe('leadHashes / leadDedupeKeys', () => {
       address: { zip_code: '90210' },
     };
     expect(leadHashes(lead)).toEqual({ last_name: SHA.garciamarquez, zip: SHA.zip90210 });
-    expect(leadDedupeKeys(lead)).toEqual([]);
+    expect(leadDedupeKeys(TEST_PERSON_KEY_SECRET, lead)).toEqual([]);
   });
 
   it('answers nothing for an empty lead', () => {
     expect(leadHashes({})).toEqual({});
-    expect(leadDedupeKeys({})).toEqual([]);
+    expect(leadDedupeKeys(TEST_PERSON_KEY_SECRET, {})).toEqual([]);
   });
 
   it('makes the keys of every lead from exactly the hashes leadHashes gives (it hashes only what the keys use)', () => {
@@ -235,6 +243,45 @@ describe('leadHashes / leadDedupeKeys', () => {
       address: fc.record({ zip_code: maybe(['90210-1234', '75001']) }),
       education: fc.record({ high_school_graduation_year: maybe(['2008']) }),
     });
-    fc.assert(fc.property(lead, (l) => expect(leadDedupeKeys(l as Lead)).toEqual(dedupeKeysFromHashes(leadHashes(l as Lead)))));
+    fc.assert(
+      fc.property(lead, (l) =>
+        expect(leadDedupeKeys(TEST_PERSON_KEY_SECRET, l as Lead)).toEqual(
+          dedupeKeysFromHashes(TEST_PERSON_KEY_SECRET, leadHashes(l as Lead)),
+        ),
+      ),
+    );
+  });
+});
+
+describe('look-alike characters (docs/duplicates.md)', () => {
+  const keysOf = (email: string, lastName: string) =>
+    leadDedupeKeys(TEST_PERSON_KEY_SECRET, {
+      personal: { email, last_name: lastName, date_of_birth: '1990-07-04' },
+      address: { zip_code: '90210' },
+    });
+  const clean = keysOf('ada.lovelace@example.com', 'Lovelace');
+
+  it.each([
+    ['zero-width characters', 'ada\u200b.love\u200clace@exam\u200dple.com\ufeff', 'Love\u200blace\u00ad'],
+    ['full-width letters', 'ａｄａ．ｌｏｖｅｌａｃｅ＠ｅｘａｍｐｌｅ．ｃｏｍ', 'Ｌｏｖｅｌａｃｅ'],
+    ['Cyrillic look-alikes', 'аdа.lоvеlасе@ехаmрlе.соm', 'Lоvеlасе'],
+    ['Greek look-alikes', 'αdα.lονеlαce@exαmple.com', 'Lονelαce'],
+  ])('%s in a raw email and last name give the keys of the clean form', (_label, email, lastName) => {
+    expect(keysOf(email, lastName)).toEqual(clean);
+    expect(clean.map((k) => k.type)).toEqual(['email', 'name_zip_dob']);
+  });
+
+  it('folds before the contract normalization: gmail dots and +tag go after a zero-width space or a Cyrillic letter is gone', () => {
+    expect(normalizeEmail('Ada.Lоve+promo\u200b@GMail.com')).toBe('adalove@gmail.com');
+    expect(normalizeLastName('Gаrcía\u200b-Márquez')).toBe('garciamarquez');
+  });
+
+  it('leaves a name written in Cyrillic alone instead of turning it into Latin fragments', () => {
+    expect(foldLookalikes('Орлова')).toBe('Орлова');
+    expect(normalizeLastName('Орлова')).toBeUndefined();
+  });
+
+  it('changes no ASCII text, so what an affiliate hashes by the contract still matches', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary-ascii' }), (s) => expect(foldLookalikes(s)).toBe(s)));
   });
 });

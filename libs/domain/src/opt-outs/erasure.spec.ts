@@ -14,6 +14,7 @@ import {
 } from './erasure';
 import { optOutKeysFromHashes, optOutKeysOf } from './opt-outs';
 import { hashOf } from '../normalize/dedupe-keys';
+import { TEST_PERSON_KEY_SECRET } from '../../../../test/support/person-key';
 
 const lead: Lead = {
   personal: {
@@ -65,11 +66,27 @@ describe('the erasure of a lead document', () => {
   });
 
   it('recognises the person by the normalized hashes of email or phone, however they were written', () => {
-    expect(holdsPerson(lead, optOutKeysOf({ phone: '+1 (512) 555-0147' }))).toBe(true);
-    expect(holdsPerson(lead, optOutKeysOf({ email: 'adalovelace@googlemail.com' }))).toBe(true);
-    expect(holdsPerson(lead, optOutKeysFromHashes({ phone: hashOf('phone', '512-555-0147')!.toUpperCase() }))).toBe(true);
-    expect(holdsPerson(lead, optOutKeysOf({ phone: '5125550148', email: 'ada@example.com' }))).toBe(false);
-    expect(holdsPerson(eraseLeadDocument(lead), optOutKeysOf({ phone: '5125550147', email: lead.personal!.email }))).toBe(false);
+    expect(holdsPerson(TEST_PERSON_KEY_SECRET, lead, optOutKeysOf(TEST_PERSON_KEY_SECRET, { phone: '+1 (512) 555-0147' }))).toBe(true);
+    expect(holdsPerson(TEST_PERSON_KEY_SECRET, lead, optOutKeysOf(TEST_PERSON_KEY_SECRET, { email: 'adalovelace@googlemail.com' }))).toBe(
+      true,
+    );
+    expect(
+      holdsPerson(
+        TEST_PERSON_KEY_SECRET,
+        lead,
+        optOutKeysFromHashes(TEST_PERSON_KEY_SECRET, { phone: hashOf('phone', '512-555-0147')!.toUpperCase() }),
+      ),
+    ).toBe(true);
+    expect(
+      holdsPerson(TEST_PERSON_KEY_SECRET, lead, optOutKeysOf(TEST_PERSON_KEY_SECRET, { phone: '5125550148', email: 'ada@example.com' })),
+    ).toBe(false);
+    expect(
+      holdsPerson(
+        TEST_PERSON_KEY_SECRET,
+        eraseLeadDocument(lead),
+        optOutKeysOf(TEST_PERSON_KEY_SECRET, { phone: '5125550147', email: lead.personal!.email }),
+      ),
+    ).toBe(false);
   });
 });
 

@@ -1,5 +1,6 @@
 import canonicalize from 'canonicalize';
 import type { Lead } from '../lead-input';
+import type { PersonKeySecret } from '../normalize/person-key';
 import type { TestMode } from '../test-mode/test-mode';
 import type { IpSource } from '../vocabulary/lead';
 import { leadOptOutKeys, OptOutKey } from './opt-outs';
@@ -40,9 +41,9 @@ export function eraseLeadDocument(lead: Lead): Lead {
 }
 
 /** Whether a lead document is the person's: its email or phone normalizes and hashes to one of their keys (the duplicate keys' normalization). */
-export function holdsPerson(lead: Lead, keys: readonly OptOutKey[]): boolean {
+export function holdsPerson(secret: PersonKeySecret, lead: Lead, keys: readonly OptOutKey[]): boolean {
   const wanted = new Set(keys.map((k) => `${k.type}:${k.hash}`));
-  return leadOptOutKeys(lead).some((k) => wanted.has(`${k.type}:${k.hash}`));
+  return leadOptOutKeys(secret, lead).some((k) => wanted.has(`${k.type}:${k.hash}`));
 }
 
 /** What an erased IP address reads: the columns that hold one cannot be null. */

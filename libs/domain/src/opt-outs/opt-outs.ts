@@ -1,12 +1,14 @@
 import type { Lead } from '../lead-input';
-import { DedupeKey, HashedKey, hashOf } from '../normalize/dedupe-keys';
+import { DedupeKey, dedupeKeysFromHashes, HashedKey, hashOf } from '../normalize/dedupe-keys';
+import type { PersonKeySecret } from '../normalize/person-key';
 
 /**
  * Opt-outs (docs/opt-outs.md). A consumer who says "stop" is suppressed by
  * the hashes of their normalized email and phone, the very normalization and
  * hashing of the duplicate keys (affiliate-api.md, "Normalization before
- * hashing"), so a request by hashed phone suppresses a search that wrote the
- * phone another way. Name, ZIP and date of birth never suppress: too many
+ * hashing"), keyed under the server secret as the duplicate keys are, so a
+ * request by hashed phone suppresses a search that wrote the phone another
+ * way. Name, ZIP and date of birth never suppress: too many
  * people share them.
  */
 export const OPT_OUT_KEY_TYPES = ['email', 'phone'] as const;
@@ -24,18 +26,25 @@ export type OptOutSource = (typeof OPT_OUT_SOURCES)[number];
  * (a hashed key wins over the same raw key, as on the pre-check); a raw value
  * that cannot be normalized (an email without @, a nine-digit phone) gives none.
  */
-export function optOutKeysOf(raw: { email?: string; phone?: string }, hashed: Partial<Record<OptOutKeyType, string>> = {}): OptOutKey[] {
-  return optOutKeysFromHashes({ email: hashed.email ?? hashIf('email', raw.email), phone: hashed.phone ?? hashIf('phone', raw.phone) });
+export function optOutKeysOf(
+  secret: PersonKeySecret,
+  raw: { email?: string; phone?: string },
+  hashed: Partial<Record<OptOutKeyType, string>> = {},
+): OptOutKey[] {
+  return optOutKeysFromHashes(secret, {
+    email: hashed.email ?? hashIf('email', raw.email),
+    phone: hashed.phone ?? hashIf('phone', raw.phone),
+  });
 }
 
-/** The suppression keys of per-field hashes (lower-case SHA-256 hex of the normalized forms). */
-export function optOutKeysFromHashes(h: Partial<Record<OptOutKeyType, string>>): OptOutKey[] {
-  return OPT_OUT_KEY_TYPES.flatMap((type) => (h[type] ? [{ type, hash: h[type]!.toLowerCase() }] : []));
+/** The suppression keys of per-field hashes (SHA-256 hex of the normalized forms, any case): the duplicate keys of the email and phone. */
+export function optOutKeysFromHashes(secret: PersonKeySecret, h: Partial<Record<OptOutKeyType, string>>): OptOutKey[] {
+  return dedupeKeysFromHashes(secret, { email: h.email, phone: h.phone }) as OptOutKey[];
 }
 
 /** The keys a lead is checked against: its email and phone, in test mode too (a suppressed person's data is not processed at all). */
-export function leadOptOutKeys(lead: Lead): OptOutKey[] {
-  return optOutKeysOf({ email: lead.personal?.email, phone: lead.personal?.phone });
+export function leadOptOutKeys(secret: PersonKeySecret, lead: Lead): OptOutKey[] {
+  return optOutKeysOf(secret, { email: lead.personal?.email, phone: lead.personal?.phone });
 }
 
 function hashIf(key: HashedKey, value: string | undefined): string | undefined {

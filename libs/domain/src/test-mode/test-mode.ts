@@ -1,5 +1,6 @@
 import type { Lead } from '../lead-input';
 import { DedupeKey, leadDedupeKeys } from '../normalize/dedupe-keys';
+import type { PersonKeySecret } from '../normalize/person-key';
 import type { SearchMode } from '../ranking/ranking';
 
 /**
@@ -16,7 +17,7 @@ export interface TestMode {
   /** How a search's results are merged: a live search shows each school once, a test search every ranked offer. */
   readonly ranking: SearchMode;
   /** The person keys the duplicate check looks up: none in test mode (the check does not run). */
-  personKeys(lead: Lead): DedupeKey[];
+  personKeys(secret: PersonKeySecret, lead: Lead): DedupeKey[];
   /** Whether the person-level duplicate rule applies. */
   readonly checksPerson: boolean;
   /** A submit that passes every check is held, not sold: no sale, no cap use, no dedupe key, no buyer, payout 0. */
@@ -28,7 +29,7 @@ export interface TestMode {
 const LIVE: TestMode = {
   isTest: false,
   ranking: 'live',
-  personKeys: (lead) => leadDedupeKeys(lead),
+  personKeys: (secret, lead) => leadDedupeKeys(secret, lead),
   checksPerson: true,
   holdsInsteadOfSelling: false,
   chainsConsent: true,

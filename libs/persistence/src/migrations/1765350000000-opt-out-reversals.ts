@@ -22,8 +22,8 @@ export class OptOutReversals1765350000000 implements MigrationInterface {
       ADD COLUMN reversal_reason text CONSTRAINT ck_opt_outs_reversal_reason CHECK (char_length(reversal_reason) BETWEEN 1 AND 500),
       ADD CONSTRAINT ck_opt_outs_reversal CHECK ((reversed_at IS NULL) = (reversed_by IS NULL) AND (reversed_at IS NULL) = (reversal_reason IS NULL))`);
     await q.query('CREATE INDEX ix_opt_outs_api_key ON opt_outs (api_key_id, received_at) WHERE api_key_id IS NOT NULL');
-    await q.query('CREATE INDEX ix_opt_outs_email ON opt_outs (email_sha256) WHERE email_sha256 IS NOT NULL');
-    await q.query('CREATE INDEX ix_opt_outs_phone ON opt_outs (phone_sha256) WHERE phone_sha256 IS NOT NULL');
+    await q.query('CREATE INDEX ix_opt_outs_email ON opt_outs (email_key) WHERE email_key IS NOT NULL');
+    await q.query('CREATE INDEX ix_opt_outs_phone ON opt_outs (phone_key) WHERE phone_key IS NOT NULL');
     await q.query('ALTER TABLE revocation_notices ADD COLUMN cancelled_at timestamptz');
     await q.query('CREATE INDEX ix_revocation_notices_opt_out ON revocation_notices (opt_out_id)');
     await q.query('DROP INDEX ix_revocation_notices_unqueued');

@@ -15,9 +15,15 @@ import { PartnerSettings1765000000000 } from './1765000000000-partner-settings';
 import { OptOuts1765100000000 } from './1765100000000-opt-outs';
 import { Returns1765200000000 } from './1765200000000-returns';
 import { OptOutReversals1765350000000 } from './1765350000000-opt-out-reversals';
+import { keyedPersonKeysMigration } from './1765300000000-keyed-person-keys';
+import type { PersonKeySecret } from '@lr/domain';
+import type { MigrationInterface } from 'typeorm';
 
-/** Every migration, in order. Listed explicitly so bundlers and tsc builds find them without globs. */
-export const MIGRATIONS = [
+/**
+ * The migrations before the first that needs the person key secret, in order. Listed
+ * explicitly so bundlers and tsc builds find them without globs.
+ */
+export const MIGRATIONS: Array<new () => MigrationInterface> = [
   ProcessedMessages1763700000000,
   CoreSchema1763800000000,
   SearchFanOut1763900000000,
@@ -34,5 +40,12 @@ export const MIGRATIONS = [
   PartnerSettings1765000000000,
   OptOuts1765100000000,
   Returns1765200000000,
-  OptOutReversals1765350000000,
 ];
+
+/**
+ * Every migration, in order: MIGRATIONS, then the one that needs the person
+ * key secret (the configuration's: migrateDatabase), then those written after it.
+ */
+export function allMigrations(secret: PersonKeySecret): Array<new () => MigrationInterface> {
+  return [...MIGRATIONS, keyedPersonKeysMigration(secret), OptOutReversals1765350000000];
+}

@@ -33,7 +33,7 @@ export const CONSENT_INSERT = (leadParam: string, first: number, when: string) =
  */
 export const CONSENT_APPEND = (consent: string, first: number) => {
   const p = (n: number) => `$${first + n}`;
-  return `INSERT INTO consent_ledger (lead_id, school_id, email_sha256, phone_sha256)
+  return `INSERT INTO consent_ledger (lead_id, school_id, email_key, phone_key)
           SELECT c.lead_id, ${p(1)}::uuid, ${p(2)}::char(64), ${p(3)}::char(64) FROM ${consent} c WHERE ${p(0)}::boolean
           ON CONFLICT (lead_id) DO NOTHING
           RETURNING 1`;
@@ -42,7 +42,7 @@ export const CONSENT_APPEND = (consent: string, first: number) => {
 /** The 4 parameters of CONSENT_APPEND; null (a test lead): nothing is appended. */
 export function ledgerParams(e: ConsentLedgerEntry | null): Array<string | boolean | null> {
   if (!e) return [false, null, null, null];
-  return [true, e.schoolId, e.emailSha256, e.phoneSha256];
+  return [true, e.schoolId, e.emailKey, e.phoneKey];
 }
 
 /** The 7 parameters of CONSENT_INSERT, all null when there is no consent decision to keep. */

@@ -146,9 +146,9 @@ export interface RowTypes {
   consentLastSeal: {
     day: string | null;
   };
-  consentLeadHashes: {
-    email_sha256: string | null;
-    phone_sha256: string | null;
+  consentLeadKeys: {
+    email_key: string | null;
+    phone_key: string | null;
   };
   consentLink: Record<string, never>;
   consentPage: {
@@ -159,8 +159,11 @@ export interface RowTypes {
     prev_digest: string | null;
     digest: string | null;
     school_id: string | null;
-    email_sha256: string | null;
-    phone_sha256: string | null;
+    record_form: number;
+    form1_email_sha256: string | null;
+    form1_phone_sha256: string | null;
+    email_key: string | null;
+    phone_key: string | null;
     present: boolean | null;
     kind: 'result_submit' | 'direct_post' | null;
     search_id: string | null;
@@ -185,8 +188,11 @@ export interface RowTypes {
     prev_digest: string | null;
     digest: string | null;
     school_id: string | null;
-    email_sha256: string | null;
-    phone_sha256: string | null;
+    record_form: number;
+    form1_email_sha256: string | null;
+    form1_phone_sha256: string | null;
+    email_key: string | null;
+    phone_key: string | null;
     present: boolean | null;
     kind: 'result_submit' | 'direct_post' | null;
     search_id: string | null;
@@ -239,8 +245,11 @@ export interface RowTypes {
     prev_digest: string | null;
     digest: string | null;
     school_id: string | null;
-    email_sha256: string | null;
-    phone_sha256: string | null;
+    record_form: number;
+    form1_email_sha256: string | null;
+    form1_phone_sha256: string | null;
+    email_key: string | null;
+    phone_key: string | null;
     present: boolean | null;
     kind: 'result_submit' | 'direct_post' | null;
     search_id: string | null;

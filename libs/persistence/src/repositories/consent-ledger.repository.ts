@@ -1,4 +1,4 @@
-import { CONSENT_RECORD_FORM, ChainLink, ConsentRecord, ConsentSeal, StoredLink } from '@lr/domain';
+import { CONSENT_RECORD_FORM, CONSENT_RECORD_FORM_1, ChainLink, ConsentRecord, ConsentSeal, StoredLink } from '@lr/domain';
 import { DataSource } from 'typeorm';
 import { filled, inTransaction, poolOf, run, statement, type WithDocuments } from '../queries/sql';
 import type { RowTypes } from '../queries/row-types.generated';
@@ -11,11 +11,14 @@ import type { RowTypes } from '../queries/row-types.generated';
  * head once a day, and reads the chain back for `consent verify` and
  * `consent export`. The record a digest covers is rebuilt here from the rows
  * that hold it (the evidence, its lead, the ledger row) by one select list,
- * so the chainer, the verifier and the export read the same record.
+ * so the chainer, the verifier and the export read the same record. A row
+ * chained before person keys were keyed (`record_form` 1) is rebuilt in form
+ * 1, with the plain hashes it was chained with; every other row in form 2,
+ * with its person keys.
  */
 
 /** The record's columns: the ledger row (g), its evidence (c) and its lead (l), both left-joined (a missing one is named by `consent verify`). */
-const RECORD_COLUMNS = `g.seq, g.lead_id, g.position, g.record_hash, g.prev_digest, g.digest, g.school_id, g.email_sha256, g.phone_sha256,
+const RECORD_COLUMNS = `g.seq, g.lead_id, g.position, g.record_hash, g.prev_digest, g.digest, g.school_id, g.record_form, g.form1_email_sha256, g.form1_phone_sha256, g.email_key, g.phone_key,
        (c.lead_id IS NOT NULL AND l.id IS NOT NULL) AS present, l.kind, l.search_id, l.affiliate_id, l.campaign_id, l.offer_id, l.program_id, l.ip_source,
        c.tcpa_consent, c.tcpa_text, c.button_label, c.ip, c.consented_at, c.form_cert_url, c.universal_lead_cert`;
 const RECORD_FROM = `consent_ledger g LEFT JOIN consent_evidence c ON c.lead_id = g.lead_id LEFT JOIN leads l ON l.id = g.lead_id`;
@@ -87,11 +90,11 @@ const PAGE = statement(
 
 const DIGEST_AT = statement('consentDigestAt', `SELECT digest FROM consent_ledger WHERE position = $1`);
 
-const LEAD_HASHES = statement('consentLeadHashes', `SELECT email_sha256, phone_sha256 FROM consent_ledger WHERE lead_id = $1`);
+const LEAD_KEYS = statement('consentLeadKeys', `SELECT email_key, phone_key FROM consent_ledger WHERE lead_id = $1`);
 
 /**
- * A person's consent events (by the normalized hashes of their email or
- * phone, or one lead), with what the export shows beside the proven record:
+ * A person's consent events (by the person keys of their email or phone, or
+ * one lead; every row has its keys, form-1 records too), with what the export shows beside the proven record:
  * the catalog's names now and the lead's contact data as stored now (null
  * once erased).
  */
@@ -105,7 +108,7 @@ const PERSON_EVENTS = statement(
               (SELECT p.label FROM programs p WHERE p.offer_id = l.offer_id AND p.value = l.program_id) AS program_label,
               l.lead -> 'personal' AS personal
          FROM ${RECORD_FROM}
-        WHERE g.email_sha256 = $1::char(64) OR g.phone_sha256 = $2::char(64) OR g.lead_id = $3::uuid
+        WHERE g.email_key = $1::char(64) OR g.phone_key = $2::char(64) OR g.lead_id = $3::uuid
         ORDER BY g.seq`,
 );
 
@@ -133,6 +136,12 @@ export interface ConsentEvent {
   /** The record at its position (null when not chained yet or its evidence is gone). */
   record: ConsentRecord | null;
   context: ConsentEventContext;
+}
+
+/** The person keys of an email and a phone (libs/domain contactKeys); null: none. */
+export interface ContactKeys {
+  emailKey: string | null;
+  phoneKey: string | null;
 }
 
 /** A line of the chain: position, record hash, digest. */
@@ -246,15 +255,15 @@ export class ConsentLedger {
     return (await run(this.ds, SEALS)).map(sealOf);
   }
 
-  /** The normalized email and phone hashes a lead's consent event holds (null: the lead has no consent event). */
-  async leadHashes(leadId: string): Promise<{ emailSha256: string | null; phoneSha256: string | null } | null> {
-    const [r] = await run(this.ds, LEAD_HASHES, [leadId]);
-    return r ? { emailSha256: r.email_sha256, phoneSha256: r.phone_sha256 } : null;
+  /** The person keys of the email and phone a lead's consent event holds (null: the lead has no consent event). */
+  async leadKeys(leadId: string): Promise<ContactKeys | null> {
+    const [r] = await run(this.ds, LEAD_KEYS, [leadId]);
+    return r ? { emailKey: r.email_key, phoneKey: r.phone_key } : null;
   }
 
-  /** Every consent event with this email hash, this phone hash, or of this lead (any may be null), in append order. */
-  async personEvents(q: { emailSha256: string | null; phoneSha256: string | null; leadId: string | null }): Promise<ConsentEvent[]> {
-    const rows = (await run(this.ds, PERSON_EVENTS, [q.emailSha256, q.phoneSha256, q.leadId])) as Array<
+  /** Every consent event with this email key, this phone key, or of this lead (any may be null), in append order. */
+  async personEvents(q: ContactKeys & { leadId: string | null }): Promise<ConsentEvent[]> {
+    const rows = (await run(this.ds, PERSON_EVENTS, [q.emailKey, q.phoneKey, q.leadId])) as Array<
       WithDocuments<'consentPersonEvents', { personal: Record<string, string> | null }>
     >;
     return rows.map((r) => {
@@ -301,8 +310,7 @@ function sealOf(r: RowTypes['consentSeals']): ConsentSeal {
 
 /** The canonical record of a row at a position (libs/domain ConsentRecord): only a present one (its evidence and lead both there). */
 function recordOf(r: RecordColumns, position: number): ConsentRecord {
-  return {
-    form: CONSENT_RECORD_FORM,
+  const facts = {
     position,
     lead_id: r.lead_id,
     kind: filled(r.kind, 'kind'),
@@ -320,7 +328,8 @@ function recordOf(r: RecordColumns, position: number): ConsentRecord {
     consented_at: new Date(filled(r.consented_at, 'consented_at')).toISOString(),
     form_cert_url: r.form_cert_url,
     universal_lead_cert: r.universal_lead_cert,
-    email_sha256: r.email_sha256,
-    phone_sha256: r.phone_sha256,
   };
+  return r.record_form === 1
+    ? { form: CONSENT_RECORD_FORM_1, ...facts, email_sha256: r.form1_email_sha256, phone_sha256: r.form1_phone_sha256 }
+    : { form: CONSENT_RECORD_FORM, ...facts, email_key: r.email_key, phone_key: r.phone_key };
 }

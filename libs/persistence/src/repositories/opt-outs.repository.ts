@@ -45,7 +45,7 @@ const RECORD = statement(
   'recordOptOut',
   `
   WITH request AS (
-    INSERT INTO opt_outs (id, received_at, due_at, source, affiliate_id, api_key_id, reference, relay, email_sha256, phone_sha256)
+    INSERT INTO opt_outs (id, received_at, due_at, source, affiliate_id, api_key_id, reference, relay, email_key, phone_key)
     VALUES ($1, $2, $10, $3, $4, $5, $6, $11,
             (SELECT h FROM unnest($7::text[], $8::char(64)[]) AS k(t, h) WHERE t = 'email'),
             (SELECT h FROM unnest($7::text[], $8::char(64)[]) AS k(t, h) WHERE t = 'phone'))
@@ -187,14 +187,14 @@ const RECORD_LOCKS = statement(
 const REVERSAL_LOCKS = statement(
   'optOutReversalLocks',
   locksOn(`ARRAY(SELECT ${LOCK_NAME('k.t', 'k.h')} FROM opt_outs o
-                  CROSS JOIN LATERAL (VALUES ('email', o.email_sha256::text), ('phone', o.phone_sha256::text)) AS k(t, h)
+                  CROSS JOIN LATERAL (VALUES ('email', o.email_key::text), ('phone', o.phone_key::text)) AS k(t, h)
                  WHERE o.id = ANY($1::uuid[]) AND k.h IS NOT NULL)`),
 );
 
 /** The opt-outs' columns as `optout list` shows them, with their notices' state. */
 const OPT_OUT_ROWS = (where: string) =>
   `SELECT o.id, o.received_at, o.recorded_at, o.source, o.affiliate_id, o.api_key_id, o.reference,
-          o.email_sha256 IS NOT NULL AS email, o.phone_sha256 IS NOT NULL AS phone,
+          o.email_key IS NOT NULL AS email, o.phone_key IS NOT NULL AS phone,
           o.reversed_at, o.reversed_by, o.reversal_reason,
           (SELECT count(*) FROM suppressions sp WHERE sp.opt_out_id = o.id)::int AS keys_held,
           (SELECT count(*) FROM revocation_notices n WHERE n.opt_out_id = o.id AND n.acknowledged_at IS NOT NULL)::int AS notices_sent,
@@ -233,7 +233,7 @@ const HAND_OVER_SUPPRESSIONS = statement(
       FROM held h CROSS JOIN LATERAL (
         SELECT o.id FROM opt_outs o
          WHERE o.reversed_at IS NULL
-           AND ((h.key_type = 'email' AND o.email_sha256 = h.key_hash) OR (h.key_type = 'phone' AND o.phone_sha256 = h.key_hash))
+           AND ((h.key_type = 'email' AND o.email_key = h.key_hash) OR (h.key_type = 'phone' AND o.phone_key = h.key_hash))
            AND o.recorded_at > COALESCE((SELECT max(a.at) FROM suppression_audit a
                                           WHERE a.action = 'lift' AND a.key_type = h.key_type AND a.key_hash = h.key_hash), '-infinity')
          ORDER BY o.received_at, o.id LIMIT 1) o

@@ -43,12 +43,12 @@ const SEARCH_CANDIDATES = statement(
    LIMIT $4`,
 );
 
-/** Leads whose consent event holds one of the hashes ($1 emails, $2 phones), and the leads of searches $3. */
+/** Leads whose consent event holds one of the person keys ($1 emails, $2 phones), and the leads of searches $3. */
 const LEAD_CANDIDATES = statement(
   'leadCandidates',
   `
   SELECT g.lead_id AS id FROM consent_ledger g
-   WHERE g.email_sha256 = ANY($1::char(64)[]) OR g.phone_sha256 = ANY($2::char(64)[])
+   WHERE g.email_key = ANY($1::char(64)[]) OR g.phone_key = ANY($2::char(64)[])
   UNION
   SELECT l.id FROM leads l WHERE l.search_id = ANY($3::uuid[])`,
 );
@@ -131,12 +131,12 @@ const WRITE_LEAD = statement(
          (SELECT count(*) FROM returned)::int AS returns`,
 );
 
-/** An earlier deletion request that covers these hashes ($1 the email's, $2 the phone's; null: not asked). */
+/** An earlier deletion request that covers these person keys ($1 the email's, $2 the phone's; null: not asked). */
 const DELETION_REQUEST = statement(
   'deletionRequest',
   `
   SELECT id, received_at FROM opt_outs
-   WHERE source = 'deletion' AND ($1::char(64) IS NULL OR email_sha256 = $1) AND ($2::char(64) IS NULL OR phone_sha256 = $2)
+   WHERE source = 'deletion' AND ($1::char(64) IS NULL OR email_key = $1) AND ($2::char(64) IS NULL OR phone_key = $2)
    ORDER BY received_at
    LIMIT 1`,
 );

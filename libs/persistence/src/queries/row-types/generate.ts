@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { personKeySecret } from '@lr/domain';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { migrateDatabase } from '../../migrate';
@@ -204,7 +206,8 @@ export function allStatements(): ReadonlyMap<string, string> {
 
 /** Migrates the database at `url` (a scratch one) and answers the generated file's text for every declared statement. */
 export async function generateRowTypes(url: string): Promise<string> {
-  await migrateDatabase(url);
+  // A scratch database holds no person key to convert: any secret migrates it.
+  await migrateDatabase(url, personKeySecret(randomBytes(32).toString('hex')));
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
