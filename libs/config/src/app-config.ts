@@ -31,6 +31,16 @@ export interface AppConfig {
   app: AppName;
   env: 'development' | 'production' | 'test';
   httpPort: number;
+  /** Where /metrics and /health/* answer: the gateway's and the sandbox's MANAGEMENT_PORT, a worker's httpPort. */
+  managementPort: number;
+  /** The address every listener binds (HOST). */
+  host: string;
+  /** Fastify's trustProxy: false (the socket's peer is the client), a hop count, or the proxies' addresses and CIDRs. */
+  trustProxy: false | number | string[];
+  /** Limits on how a client holds a connection (docs/security.md, The front door). */
+  connections: { requestTimeoutMs: number; headersTimeoutMs: number; idleTimeoutMs: number; maxPerAddress: number };
+  /** The gateway's budget per client address for unauthenticated requests, and how long an unknown key is remembered. */
+  unauthenticated: { perMinute: number; burst: number; unknownKeyCacheMs: number };
   logLevel: string;
   database: { url: string };
   redis: { url: string; keyPrefix: string };
@@ -52,5 +62,9 @@ export interface AppConfig {
   /** How long one revocation notice's send may take (ms); its claim holds it a second longer. */
   revocationSendTimeoutMs: number;
 }
+
+/** The gateway's and the sandbox's management ports unless MANAGEMENT_PORT says otherwise (a worker's is its HTTP_PORT). */
+export const GATEWAY_DEFAULT_MANAGEMENT_PORT = 9000;
+export const SANDBOX_DEFAULT_MANAGEMENT_PORT = 4101;
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { APP_DEFAULT_PORTS, APP_DEFAULT_PREFETCH, AppConfig, AppName } from './app-config';
+import { APP_DEFAULT_PORTS, APP_DEFAULT_PREFETCH, AppConfig, AppName, GATEWAY_DEFAULT_MANAGEMENT_PORT, SANDBOX_DEFAULT_MANAGEMENT_PORT } from './app-config';
 import { EnvironmentVariables } from './env.schema';
 
 export class ConfigError extends Error {}
@@ -11,7 +11,7 @@ export class ConfigError extends Error {}
  * bad variable, so a misconfigured service stops at start-up, not mid-request.
  */
 export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const known = Object.keys(new EnvironmentVariables()).concat('HTTP_PORT', 'AMQP_PREFETCH');
+  const known = Object.keys(new EnvironmentVariables()).concat('HTTP_PORT', 'AMQP_PREFETCH', 'MANAGEMENT_PORT');
   const raw: Record<string, string> = {};
   for (const key of known) {
     const value = env[key];
@@ -19,17 +19,36 @@ export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): 
   }
   const parsed = plainToInstance(EnvironmentVariables, raw, { exposeDefaultValues: true });
   const errors = validateSync(parsed, { skipMissingProperties: false, forbidUnknownValues: false });
-  const optional = ['HTTP_PORT', 'AMQP_PREFETCH'];
+  const optional = ['HTTP_PORT', 'AMQP_PREFETCH', 'MANAGEMENT_PORT'];
   const bad = errors.filter((e) => !(optional.includes(e.property) && e.value === undefined));
   if (bad.length > 0) {
     const lines = bad.map((e) => `${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
+  if (parsed.HEADERS_TIMEOUT_MS > parsed.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(`Invalid configuration:\n  HEADERS_TIMEOUT_MS=${parsed.HEADERS_TIMEOUT_MS}: must not exceed REQUEST_TIMEOUT_MS`);
+  }
   const httpPort = app === 'gateway' ? parsed.PORT : app === 'sandbox' ? parsed.SANDBOX_PORT : (parsed.HTTP_PORT ?? APP_DEFAULT_PORTS[app]);
+  const managementPort =
+    app === 'gateway' ? (parsed.MANAGEMENT_PORT ?? GATEWAY_DEFAULT_MANAGEMENT_PORT) : app === 'sandbox' ? (parsed.MANAGEMENT_PORT ?? SANDBOX_DEFAULT_MANAGEMENT_PORT) : httpPort;
   return Object.freeze({
     app,
     env: parsed.NODE_ENV as AppConfig['env'],
     httpPort,
+    managementPort,
+    host: parsed.HOST,
+    trustProxy: trustProxyOf(parsed.TRUST_PROXY),
+    connections: {
+      requestTimeoutMs: parsed.REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: parsed.HEADERS_TIMEOUT_MS,
+      idleTimeoutMs: parsed.CONNECTION_IDLE_TIMEOUT_MS,
+      maxPerAddress: parsed.MAX_CONNECTIONS_PER_ADDRESS,
+    },
+    unauthenticated: {
+      perMinute: parsed.UNAUTHENTICATED_PER_MINUTE,
+      burst: parsed.UNAUTHENTICATED_BURST,
+      unknownKeyCacheMs: parsed.UNKNOWN_KEY_CACHE_MS,
+    },
     logLevel: parsed.LOG_LEVEL,
     database: { url: parsed.DATABASE_URL },
     redis: { url: parsed.REDIS_URL, keyPrefix: parsed.REDIS_KEY_PREFIX },
@@ -55,4 +74,12 @@ export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): 
     retention: { searchDays: parsed.RETENTION_SEARCH_DAYS, messageDays: parsed.RETENTION_MESSAGE_DAYS },
     revocationSendTimeoutMs: parsed.REVOCATION_SEND_TIMEOUT_MS,
   });
+}
+
+/** TRUST_PROXY as Fastify's trustProxy: never `true` (every X-Forwarded-For believed, so any caller picks its address). */
+function trustProxyOf(value: string): AppConfig['trustProxy'] {
+  const v = value.trim();
+  if (v === '') return false;
+  if (/^\d+$/.test(v)) return Number(v) === 0 ? false : Number(v);
+  return v.split(',').map((s) => s.trim());
 }
