@@ -93,7 +93,11 @@ export async function startHttpApp(
   adapter.getInstance().addHook('onClose', async () => management?.close());
   if (opts.configure) await opts.configure(app);
   if (opts.api ?? true) await app.listen({ port: config.httpPort, host: config.host });
-  else await app.init();
+  else {
+    await app.init();
+    // listen() writes the lines logged during start-up (bufferLogs); an app that does not listen writes them here.
+    app.flushLogs();
+  }
   const checks = app.get<ReadinessCheck[]>(READINESS_CHECKS, { strict: false });
   management = await startManagementServer(config, () => checks);
   installGracefulShutdown(app, config);
