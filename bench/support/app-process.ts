@@ -151,7 +151,15 @@ export async function startApp(app: AppName, env: Record<string, string>, probe:
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" first`);
   const portVar = app === 'gateway' ? 'PORT' : app === 'sandbox' ? 'SANDBOX_PORT' : 'HTTP_PORT';
   const managementPortVar = app === 'gateway' || app === 'sandbox' ? 'MANAGEMENT_PORT' : undefined;
-  const handle = await startProcess({ name: app, entry, env, portVar, managementPortVar, probePath: `/health/${probe}`, probeLabel: probe });
+  const handle = await startProcess({
+    name: app,
+    entry,
+    env,
+    portVar,
+    managementPortVar,
+    probePath: `/health/${probe}`,
+    probeLabel: probe,
+  });
   return Object.assign(handle, { app });
 }
 

@@ -28,7 +28,8 @@ describe('every app (e2e)', () => {
     expect(metrics.text).toContain(`app="${name}"`);
     if (name === 'gateway' || name === 'sandbox') {
       expect(app.managementUrl).not.toBe(app.url);
-      for (const path of ['/health/live', '/health/ready', '/metrics']) expect([path, (await call(app.url, 'GET', path)).status]).toEqual([path, 404]);
+      for (const path of ['/health/live', '/health/ready', '/metrics'])
+        expect([path, (await call(app.url, 'GET', path)).status]).toEqual([path, 404]);
     }
 
     const started = Date.now();

@@ -170,8 +170,16 @@ describe('gateway hardening (e2e)', () => {
   describe('correlation id', () => {
     it('is the gateway’s own UUID, never the caller’s X-Request-Id, which is logged beside it as client_request_id', async () => {
       const sent = `shared-id-${uniqueSuffix()}`;
-      const first = await call(gateway.url, 'POST', SEARCH, { key, body: searchBody(ids.campaignA, ids.affiliateA), headers: { 'X-Request-Id': sent } });
-      const second = await call(gateway.url, 'POST', SEARCH, { key, body: searchBody(ids.campaignA, ids.affiliateA), headers: { 'X-Request-Id': sent } });
+      const first = await call(gateway.url, 'POST', SEARCH, {
+        key,
+        body: searchBody(ids.campaignA, ids.affiliateA),
+        headers: { 'X-Request-Id': sent },
+      });
+      const second = await call(gateway.url, 'POST', SEARCH, {
+        key,
+        body: searchBody(ids.campaignA, ids.affiliateA),
+        headers: { 'X-Request-Id': sent },
+      });
       const [a, b] = [first.headers.get('x-request-id')!, second.headers.get('x-request-id')!];
       expect([first.status, second.status]).toEqual([200, 200]);
       expect([a, b]).toEqual([expect.stringMatching(UUID), expect.stringMatching(UUID)]);

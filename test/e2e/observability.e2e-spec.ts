@@ -346,7 +346,8 @@ describe('observability (e2e)', () => {
   describe('correlation id', () => {
     it('answers every request with an id of its own, never the caller’s, and logs the caller’s well-formed one beside it', () => {
       const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-      for (const name of ['search', 'partner', 'invalid', 'illFormedId', 'path']) expect(answers[name].headers.get('x-request-id')).toMatch(uuid);
+      for (const name of ['search', 'partner', 'invalid', 'illFormedId', 'path'])
+        expect(answers[name].headers.get('x-request-id')).toMatch(uuid);
       const access = (id: string) => lines('gateway').find((l) => String(l.msg).startsWith('request ') && l.correlation_id === id);
       expect(access(cid('search'))).toEqual(expect.objectContaining({ client_request_id: rid.search }));
       expect(access(cid('partner'))).toEqual(expect.objectContaining({ client_request_id: rid.partner }));
@@ -354,12 +355,16 @@ describe('observability (e2e)', () => {
       expect(access(answers.illFormedId.headers.get('x-request-id')!)).not.toHaveProperty('client_request_id');
       // No line of any app is filed under a caller's id.
       for (const app of ['gateway', 'search-orchestrator', 'checks', 'partner-adapter', 'delivery'] as AppName[]) {
-        expect(lines(app).filter((l) => [rid.search, rid.accept, rid.partner, rid.invalid].includes(l.correlation_id as string))).toEqual([]);
+        expect(lines(app).filter((l) => [rid.search, rid.accept, rid.partner, rid.invalid].includes(l.correlation_id as string))).toEqual(
+          [],
+        );
       }
     });
 
     it('follows a search through every message: gateway -> orchestrator -> partner-adapter -> orchestrator', () => {
-      expect(withId('gateway', cid('search'))).toContainEqual(expect.objectContaining({ msg: 'request completed', res: { statusCode: 200 } }));
+      expect(withId('gateway', cid('search'))).toContainEqual(
+        expect.objectContaining({ msg: 'request completed', res: { statusCode: 200 } }),
+      );
       // The orchestrator judges the offers itself with libs/domain's rules, at the start and on each partner's answer (docs/decisions.md).
       expect(handled('search-orchestrator', 'search.requested.v2', cid('search'))).toHaveLength(1);
       // One request for both partners; their answers in one message or two (as they ended), each partner merged once.
@@ -385,7 +390,9 @@ describe('observability (e2e)', () => {
         expect(handled('delivery', 'delivery.requested.v1', r)).toHaveLength(1);
       }
       expect(handled('partner-adapter', 'partner.submit.requested.v1', cid('partner'))).toHaveLength(1);
-      expect(withId('gateway', cid('dupe'))).toContainEqual(expect.objectContaining({ msg: 'request completed', res: { statusCode: 200 } }));
+      expect(withId('gateway', cid('dupe'))).toContainEqual(
+        expect.objectContaining({ msg: 'request completed', res: { statusCode: 200 } }),
+      );
     });
 
     it('writes one request-completed line per request except polls (counted and timed in metrics), and none for probes (on the management port)', () => {

@@ -59,7 +59,9 @@ export class Fleet {
   async allReady(): Promise<boolean> {
     const probes = [...this.apps.entries()].map(async ([app, h]) => {
       try {
-        const res = await fetch(`${h.managementUrl}/health/${app === 'sandbox' ? 'live' : 'ready'}`, { signal: AbortSignal.timeout(3_000) });
+        const res = await fetch(`${h.managementUrl}/health/${app === 'sandbox' ? 'live' : 'ready'}`, {
+          signal: AbortSignal.timeout(3_000),
+        });
         return res.ok;
       } catch {
         return false;

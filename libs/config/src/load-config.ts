@@ -1,7 +1,14 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { APP_DEFAULT_PORTS, APP_DEFAULT_PREFETCH, AppConfig, AppName, GATEWAY_DEFAULT_MANAGEMENT_PORT, SANDBOX_DEFAULT_MANAGEMENT_PORT } from './app-config';
+import {
+  APP_DEFAULT_PORTS,
+  APP_DEFAULT_PREFETCH,
+  AppConfig,
+  AppName,
+  GATEWAY_DEFAULT_MANAGEMENT_PORT,
+  SANDBOX_DEFAULT_MANAGEMENT_PORT,
+} from './app-config';
 import { EnvironmentVariables } from './env.schema';
 
 export class ConfigError extends Error {}
@@ -30,7 +37,11 @@ export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): 
   }
   const httpPort = app === 'gateway' ? parsed.PORT : app === 'sandbox' ? parsed.SANDBOX_PORT : (parsed.HTTP_PORT ?? APP_DEFAULT_PORTS[app]);
   const managementPort =
-    app === 'gateway' ? (parsed.MANAGEMENT_PORT ?? GATEWAY_DEFAULT_MANAGEMENT_PORT) : app === 'sandbox' ? (parsed.MANAGEMENT_PORT ?? SANDBOX_DEFAULT_MANAGEMENT_PORT) : httpPort;
+    app === 'gateway'
+      ? (parsed.MANAGEMENT_PORT ?? GATEWAY_DEFAULT_MANAGEMENT_PORT)
+      : app === 'sandbox'
+        ? (parsed.MANAGEMENT_PORT ?? SANDBOX_DEFAULT_MANAGEMENT_PORT)
+        : httpPort;
   return Object.freeze({
     app,
     env: parsed.NODE_ENV as AppConfig['env'],

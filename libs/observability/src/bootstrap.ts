@@ -88,9 +88,10 @@ export async function startHttpApp(
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));
   installAccessLog(adapter.getInstance(), app.get<AccessLogOptions>(ACCESS_LOG_OPTIONS));
-  let management: ManagementServer | undefined;
-  // app.close() (SIGTERM, or a test's) closes the management listener last, after the API and the consumers.
-  adapter.getInstance().addHook('onClose', async () => management?.close());
+  // app.close() (SIGTERM, or a test's) closes the management listener last, after the API and the consumers
+  // (the hook is added now: Fastify takes none once it listens; the listener starts once the app does).
+  const started: { management?: ManagementServer } = {};
+  adapter.getInstance().addHook('onClose', async () => started.management?.close());
   if (opts.configure) await opts.configure(app);
   if (opts.api ?? true) await app.listen({ port: config.httpPort, host: config.host });
   else {
@@ -99,7 +100,8 @@ export async function startHttpApp(
     app.flushLogs();
   }
   const checks = app.get<ReadinessCheck[]>(READINESS_CHECKS, { strict: false });
-  management = await startManagementServer(config, () => checks);
+  const management = await startManagementServer(config, () => checks);
+  started.management = management;
   installGracefulShutdown(app, config);
   return { app, management };
 }

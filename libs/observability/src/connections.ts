@@ -5,7 +5,10 @@ import { counter } from './metrics';
 /** How often Node looks for requests past their header or request deadline (its default, 30 s, let a slow body live 30 s too long). */
 export const CONNECTIONS_CHECKING_INTERVAL_MS = 1000;
 
-const refused = counter('http_connections_refused_total', 'Connections closed at once: their client address already held MAX_CONNECTIONS_PER_ADDRESS');
+const refused = counter(
+  'http_connections_refused_total',
+  'Connections closed at once: their client address already held MAX_CONNECTIONS_PER_ADDRESS',
+);
 
 /**
  * A client's hold on a listener, bounded (docs/security.md, The front door):

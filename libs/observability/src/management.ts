@@ -21,7 +21,8 @@ function send(res: ServerResponse, status: number, contentType: string, body: st
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 
-const json = (res: ServerResponse, status: number, body: unknown) => send(res, status, 'application/json; charset=utf-8', JSON.stringify(body));
+const json = (res: ServerResponse, status: number, body: unknown) =>
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify(body));
 
 /**
  * `/health/live` (the process runs), `/health/ready` (its own dependencies

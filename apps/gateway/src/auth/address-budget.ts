@@ -8,7 +8,10 @@ import { Dependencies, DependencyFailure } from '../http/dependencies';
 /** Addresses remembered as over their budget at once; past it the memory starts again (Redis still holds every budget). */
 const MAX_BLOCKED = 10_000;
 
-const refusals = counter('gateway_unauthenticated_rate_limited_total', 'Unauthenticated calls refused with 429 by their client address budget');
+const refusals = counter(
+  'gateway_unauthenticated_rate_limited_total',
+  'Unauthenticated calls refused with 429 by their client address budget',
+);
 
 /**
  * The budget of one client address for calls that present no usable key
