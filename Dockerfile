@@ -31,7 +31,8 @@ RUN npm run build \
 FROM ${NODE_IMAGE} AS runtime
 ARG APP=gateway
 ENV NODE_ENV=production \
-    APP=${APP}
+    APP=${APP} \
+    HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./package.json
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
@@ -39,13 +40,14 @@ COPY --from=build --chown=node:node /app/dist ./dist
 COPY --chown=node:node demo ./demo
 USER node
 
-# Gateway 3000 (PORT), workers 3001-3004 (HTTP_PORT: health and metrics), sandbox 4100 (SANDBOX_PORT).
-EXPOSE 3000 3001 3002 3003 3004 4100
+# Gateway 3000 (PORT: the public API) and 9000 (MANAGEMENT_PORT: health and metrics), workers 3001-3004
+# (HTTP_PORT: health and metrics), sandbox 4100 (SANDBOX_PORT) and 4101 (MANAGEMENT_PORT). Every port on HOST.
+EXPOSE 3000 3001 3002 3003 3004 4100 4101 9000
 
-# Liveness of whichever app runs, on its own port (the same defaults as libs/config).
+# Liveness of whichever app runs, on its management port (the same defaults as libs/config).
 # The ops CLI has no server: it is always "healthy".
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "const e=process.env,a=e.APP,d={gateway:e.PORT||3000,sandbox:e.SANDBOX_PORT||4100,'search-orchestrator':3001,'partner-adapter':3002,checks:3003,delivery:3004},p=a==='gateway'||a==='sandbox'?d[a]:e.HTTP_PORT||d[a];if(!p)process.exit(0);fetch('http://127.0.0.1:'+p+'/health/live',{signal:AbortSignal.timeout(2500)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "const e=process.env,a=e.APP,d={gateway:e.MANAGEMENT_PORT||9000,sandbox:e.MANAGEMENT_PORT||4101,'search-orchestrator':3001,'partner-adapter':3002,checks:3003,delivery:3004},p=a==='gateway'||a==='sandbox'?d[a]:e.HTTP_PORT||d[a];if(!p)process.exit(0);fetch('http://127.0.0.1:'+p+'/health/live',{signal:AbortSignal.timeout(2500)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 
 # `exec`: node replaces the shell as PID 1 and gets SIGTERM itself (graceful drain).
 CMD ["sh", "-c", "exec node dist/apps/$APP/src/main.js"]

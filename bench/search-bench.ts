@@ -260,7 +260,8 @@ async function main(): Promise<void> {
     );
 
     log(`search, system: ${SEARCH.rate}/s open loop, ${SEARCH.warmupMs / 1000} s warm-up + ${SEARCH.durationMs / 1000} s`);
-    const scrapeAll = () => Promise.all([scrape(orchestrator.url), scrape(checksApp.url), scrape(gateway.url)]);
+    const scrapeAll = () =>
+      Promise.all([scrape(orchestrator.managementUrl), scrape(checksApp.managementUrl), scrape(gateway.managementUrl)]);
     const before = await scrapeAll();
     const searchSystem = await searchLoad(gateway.url, '/api/v1/engine/search', auth, body('s'), SEARCH);
     const after = await scrapeAll();

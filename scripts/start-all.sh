@@ -21,9 +21,10 @@ for app in "${APPS[@]}"; do
   echo $! >"$RUN_DIR/pids/$app.pid"
 done
 
+# Where each app answers /health/ready: its management port (libs/config defaults; the API ports are 3000 and 4100).
 port_of() {
   case $1 in
-    gateway) echo "${PORT:-3000}" ;; sandbox) echo "${SANDBOX_PORT:-4100}" ;;
+    gateway) echo 9000 ;; sandbox) echo 4101 ;;
     search-orchestrator) echo 3001 ;; partner-adapter) echo 3002 ;; checks) echo 3003 ;; delivery) echo 3004 ;;
   esac
 }

@@ -37,6 +37,8 @@ export interface RunningProcess {
   name: string;
   port: number;
   url: string;
+  /** Where /health/* and /metrics answer: a port of their own for the gateway and the sandbox, a worker's one port otherwise. */
+  managementUrl: string;
   child: ChildProcess;
   output: () => string;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */
@@ -58,7 +60,9 @@ export interface ProcessSpec {
   env: Record<string, string>;
   /** The environment variable that carries the port to listen on. */
   portVar: string;
-  /** Answers 200 once the process is ready, e.g. `/health/ready`. */
+  /** The environment variable of a management port apart from `portVar`'s (MANAGEMENT_PORT); without it, the one port is both. */
+  managementPortVar?: string;
+  /** Answers 200 on the management port once the process is ready, e.g. `/health/ready`. */
   probePath: string;
   /** Said in the error when the probe never answers, e.g. `ready`. */
   probeLabel: string;
@@ -71,9 +75,15 @@ export interface ProcessSpec {
  */
 export async function startProcess(spec: ProcessSpec): Promise<RunningProcess> {
   const port = await freePort();
+  const managementPort = spec.managementPortVar ? await freePort() : port;
   const child = spawn(process.execPath, [spec.entry], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...spec.env, [spec.portVar]: String(port) },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...spec.env,
+      [spec.portVar]: String(port),
+      ...(spec.managementPortVar ? { [spec.managementPortVar]: String(managementPort) } : {}),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -88,10 +98,12 @@ export async function startProcess(spec: ProcessSpec): Promise<RunningProcess> {
   child.stderr!.on('data', collect);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
+  const managementUrl = `http://127.0.0.1:${managementPort}`;
   const handle: RunningProcess = {
     name: spec.name,
     port,
     url,
+    managementUrl,
     child,
     output: () => out,
     async stop(graceMs = 10_000) {
@@ -116,7 +128,7 @@ export async function startProcess(spec: ProcessSpec): Promise<RunningProcess> {
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${spec.name} exited with ${child.exitCode}:\n${out.slice(-4000)}`);
     try {
-      const res = await fetch(`${url}${spec.probePath}`);
+      const res = await fetch(`${managementUrl}${spec.probePath}`);
       if (res.ok) return handle;
     } catch {
       /* not listening yet */
@@ -130,13 +142,24 @@ export async function startProcess(spec: ProcessSpec): Promise<RunningProcess> {
 /**
  * Starts one built app (dist/apps/<app>/src/main.js: `npm test` builds first) as
  * a child process with the given environment, and waits until `/health/<probe>`
- * answers 200. Every app started here is stopped by stopAllApps().
+ * answers 200 on its management port (`managementUrl`: the gateway's and the
+ * sandbox's MANAGEMENT_PORT, a worker's HTTP_PORT). Every app started here is
+ * stopped by stopAllApps().
  */
 export async function startApp(app: AppName, env: Record<string, string>, probe: 'live' | 'ready' = 'ready'): Promise<RunningApp> {
   const entry = join(ROOT, 'dist', 'apps', app, 'src', 'main.js');
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" first`);
   const portVar = app === 'gateway' ? 'PORT' : app === 'sandbox' ? 'SANDBOX_PORT' : 'HTTP_PORT';
-  const handle = await startProcess({ name: app, entry, env, portVar, probePath: `/health/${probe}`, probeLabel: probe });
+  const managementPortVar = app === 'gateway' || app === 'sandbox' ? 'MANAGEMENT_PORT' : undefined;
+  const handle = await startProcess({
+    name: app,
+    entry,
+    env,
+    portVar,
+    managementPortVar,
+    probePath: `/health/${probe}`,
+    probeLabel: probe,
+  });
   return Object.assign(handle, { app });
 }
 

@@ -36,7 +36,7 @@ describe('dead letters: a stuck submit replayed with the operator CLI (e2e)', ()
 
   /** Submits checks has finished (acked), from its own /metrics. */
   async function checksAcks(): Promise<number> {
-    const text = await (await fetch(`${checks.url}/metrics`)).text();
+    const text = await (await fetch(`${checks.managementUrl}/metrics`)).text();
     const line = text
       .split('\n')
       .find(
@@ -135,7 +135,11 @@ describe('dead letters: a stuck submit replayed with the operator CLI (e2e)', ()
 
     // The worker's gauge shows the parked message (it reads every 15 s).
     const gauge = new RegExp(`^messaging_dlq_depth\\{[^}]*queue="${DLQ.replace(/\./g, '\\.')}"[^}]*\\} 1$`, 'm');
-    await waitFor(async () => gauge.test(await (await fetch(`${checks.url}/metrics`)).text()), 20_000, 'messaging_dlq_depth 1 on checks');
+    await waitFor(
+      async () => gauge.test(await (await fetch(`${checks.managementUrl}/metrics`)).text()),
+      20_000,
+      'messaging_dlq_depth 1 on checks',
+    );
 
     // The cause fixed. The real CLI process replays.
     await fixSales();

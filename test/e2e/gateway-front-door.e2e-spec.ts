@@ -57,7 +57,9 @@ describe('gateway front door (e2e)', () => {
         },
       );
       expect(res.status).toBe(200);
-      // The gateway's request id travels as the message's correlation id into the orchestrator's logs.
+      // The gateway's own request id (never the caller's X-Request-Id) travels as the message's correlation id into the orchestrator's logs.
+      const requestId = res.headers.get('x-request-id');
+      expect(requestId).not.toBe('req-e2e-search-0001');
       // The orchestrator logs after it has replied and acked, so its line may reach us a moment later.
       const handledLines = () =>
         orchestrator
@@ -72,7 +74,7 @@ describe('gateway front door (e2e)', () => {
         expect.objectContaining({
           type: 'search.requested.v2',
           message_id: res.body.svc_lead_id,
-          correlation_id: 'req-e2e-search-0001',
+          correlation_id: requestId,
           outcome: 'ack',
         }),
       );

@@ -27,7 +27,13 @@ import { campaign, catalogOffer, partnerOffer } from '../support/catalog-builder
  */
 describe('isolation between affiliates (e2e)', () => {
   const suffix = uniqueSuffix();
-  const env = testEnv(suffix, { SUBMIT_ANSWER_TIMEOUT_MS: '1500', API_KEY_CACHE_MS: '60000' });
+  // A roomy budget for calls without a usable key: revoked and expired keys are tried on every endpoint of two gateways.
+  const env = testEnv(suffix, {
+    SUBMIT_ANSWER_TIMEOUT_MS: '1500',
+    API_KEY_CACHE_MS: '60000',
+    UNAUTHENTICATED_PER_MINUTE: '600000',
+    UNAUTHENTICATED_BURST: '100000',
+  });
   const id = () => randomUUID();
   const ids = {
     affA: id(),

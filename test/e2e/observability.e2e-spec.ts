@@ -11,8 +11,9 @@ import { testEnv, uniqueSuffix } from '../support/test-env';
 
 /**
  * Observability end to end, with every app running at LOG_LEVEL=debug:
- * - one correlation id per HTTP request, chosen by the caller's X-Request-Id or
- *   X-Correlation-Id when well-formed, follows the work through every message
+ * - one correlation id per HTTP request, made by the gateway (the caller's
+ *   X-Request-Id or X-Correlation-Id is logged beside it as client_request_id,
+ *   never taken for it), follows the work through every message
  *   (search -> checks -> partner-adapter -> partner answer -> orchestrator;
  *   submit -> delivery -> checks -> partner submit) and is on the log lines of
  *   every app that handled it;
@@ -92,6 +93,8 @@ describe('observability (e2e)', () => {
   let key: string;
   let tightKey: string;
   const answers: Record<string, HttpAnswer> = {};
+  /** The correlation id the gateway gave a request: its answer's X-Request-Id. */
+  const cid = (answer: keyof typeof rid) => answers[answer].headers.get('x-request-id') ?? `no id answered to ${answer}`;
 
   const own = (offerId: string, schoolId: string, name: string, outcome: string) =>
     ownOffer(offerId, schoolId, name, `${apps.sandbox!.url}/schools/obs-${suffix}-${outcome}/leads?outcome=${outcome}`);
@@ -185,7 +188,7 @@ describe('observability (e2e)', () => {
     await runTraffic();
     // Scrape while every app runs, then stop them all (SIGTERM) to read their whole output.
     for (const [name, app] of Object.entries(apps) as Array<[AppName, RunningApp]>) {
-      const scraped = await scrape(app.url);
+      const scraped = await scrape(app.managementUrl);
       metrics[name] = scraped.samples;
       families[name] = scraped.families;
     }
@@ -320,7 +323,7 @@ describe('observability (e2e)', () => {
     // The partner-adapter and the orchestrator log after they answered: wait for the last lines of the flow.
     await eventually(
       () => {
-        const lines = logLines(apps['search-orchestrator']!.output()).filter((l) => l.correlation_id === rid.search);
+        const lines = logLines(apps['search-orchestrator']!.output()).filter((l) => l.correlation_id === cid('search'));
         const merged = lines.filter((l) => l.msg === 'partner answers merged');
         const partners = new Set(merged.flatMap((l) => l.partner_ids as string[]));
         // Both partners merged (in one message or two), and each merge's message handled.
@@ -341,28 +344,39 @@ describe('observability (e2e)', () => {
     handledMessages(lines(app), type).filter((l) => l.correlation_id === correlationId);
 
   describe('correlation id', () => {
-    it('answers every request with its id: the caller’s when well-formed (X-Request-Id or X-Correlation-Id), else a new one', () => {
-      expect(answers.search.headers.get('x-request-id')).toBe(rid.search);
-      expect(answers.partner.headers.get('x-request-id')).toBe(rid.partner);
-      expect(answers.invalid.headers.get('x-request-id')).toBe(rid.invalid);
-      expect(answers.illFormedId.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-      expect(answers.path.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    it('answers every request with an id of its own, never the caller’s, and logs the caller’s well-formed one beside it', () => {
+      const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+      for (const name of ['search', 'partner', 'invalid', 'illFormedId', 'path'])
+        expect(answers[name].headers.get('x-request-id')).toMatch(uuid);
+      const access = (id: string) => lines('gateway').find((l) => String(l.msg).startsWith('request ') && l.correlation_id === id);
+      expect(access(cid('search'))).toEqual(expect.objectContaining({ client_request_id: rid.search }));
+      expect(access(cid('partner'))).toEqual(expect.objectContaining({ client_request_id: rid.partner }));
+      expect(access(cid('invalid'))).toEqual(expect.objectContaining({ client_request_id: rid.invalid }));
+      expect(access(answers.illFormedId.headers.get('x-request-id')!)).not.toHaveProperty('client_request_id');
+      // No line of any app is filed under a caller's id.
+      for (const app of ['gateway', 'search-orchestrator', 'checks', 'partner-adapter', 'delivery'] as AppName[]) {
+        expect(lines(app).filter((l) => [rid.search, rid.accept, rid.partner, rid.invalid].includes(l.correlation_id as string))).toEqual(
+          [],
+        );
+      }
     });
 
     it('follows a search through every message: gateway -> orchestrator -> partner-adapter -> orchestrator', () => {
-      expect(withId('gateway', rid.search)).toContainEqual(expect.objectContaining({ msg: 'request completed', res: { statusCode: 200 } }));
+      expect(withId('gateway', cid('search'))).toContainEqual(
+        expect.objectContaining({ msg: 'request completed', res: { statusCode: 200 } }),
+      );
       // The orchestrator judges the offers itself with libs/domain's rules, at the start and on each partner's answer (docs/decisions.md).
-      expect(handled('search-orchestrator', 'search.requested.v2', rid.search)).toHaveLength(1);
+      expect(handled('search-orchestrator', 'search.requested.v2', cid('search'))).toHaveLength(1);
       // One request for both partners; their answers in one message or two (as they ended), each partner merged once.
-      expect(handled('partner-adapter', 'partner.search.requested.v2', rid.search)).toHaveLength(1);
-      const answered = handled('search-orchestrator', 'partner.search.answered.v2', rid.search);
+      expect(handled('partner-adapter', 'partner.search.requested.v2', cid('search'))).toHaveLength(1);
+      const answered = handled('search-orchestrator', 'partner.search.answered.v2', cid('search'));
       expect(answered.length).toBeGreaterThanOrEqual(1);
       expect(answered.length).toBeLessThanOrEqual(2);
-      const merged = withId('search-orchestrator', rid.search).filter((l) => l.msg === 'partner answers merged');
+      const merged = withId('search-orchestrator', cid('search')).filter((l) => l.msg === 'partner answers merged');
       expect(merged.flatMap((l) => l.partner_ids as string[]).sort()).toEqual([ids.partnerDown, ids.partnerOk].sort());
       // Lines a handler writes itself carry it too (partner-adapter: one per partner answer, debug or warn).
       expect(
-        withId('partner-adapter', rid.search)
+        withId('partner-adapter', cid('search'))
           .filter((l) => l.msg === 'partner search answered')
           .map((l) => l.partner)
           .sort(),
@@ -370,16 +384,18 @@ describe('observability (e2e)', () => {
     });
 
     it('follows each submit: gateway -> checks -> delivery (-> partner-adapter for a partner result)', () => {
-      for (const r of [rid.accept, rid.partner, rid.reject, rid.error]) {
+      for (const r of [cid('accept'), cid('partner'), cid('reject'), cid('error')]) {
         expect(withId('gateway', r)).toContainEqual(expect.objectContaining({ msg: 'request completed' }));
         expect(handled('checks', 'submit.requested.v2', r)).toHaveLength(1);
         expect(handled('delivery', 'delivery.requested.v1', r)).toHaveLength(1);
       }
-      expect(handled('partner-adapter', 'partner.submit.requested.v1', rid.partner)).toHaveLength(1);
-      expect(withId('gateway', rid.dupe)).toContainEqual(expect.objectContaining({ msg: 'request completed', res: { statusCode: 200 } }));
+      expect(handled('partner-adapter', 'partner.submit.requested.v1', cid('partner'))).toHaveLength(1);
+      expect(withId('gateway', cid('dupe'))).toContainEqual(
+        expect.objectContaining({ msg: 'request completed', res: { statusCode: 200 } }),
+      );
     });
 
-    it('writes one request-completed line per request except polls (counted and timed in metrics), and none for probes', () => {
+    it('writes one request-completed line per request except polls (counted and timed in metrics), and none for probes (on the management port)', () => {
       const access = lines('gateway').filter((l) => l.msg === 'request completed' || l.msg === 'request errored');
       const urls = access.map((l) => (l.req as { url: string }).url);
       expect(urls).toContain('/api/v1/engine/search');

@@ -267,7 +267,7 @@ describe('dependency outages (e2e)', () => {
     throw new Error(`${what}: not met within ${ms} ms`);
   }
 
-  const health = (app: RunningApp, probe: 'live' | 'ready') => call(app.url, 'GET', `/health/${probe}`);
+  const health = (app: RunningApp, probe: 'live' | 'ready') => call(app.managementUrl, 'GET', `/health/${probe}`);
 
   function expectAllRunning() {
     for (const app of [...Object.values(apps), sandbox]) {
@@ -325,7 +325,7 @@ describe('dependency outages (e2e)', () => {
         expect([unknown.status, unknown.body?.code]).toEqual([404, 'NOT_FOUND']);
 
         // Operators see it: the gateway's metrics say which dependency is down.
-        const metrics = await call(apps.gateway.url, 'GET', '/metrics');
+        const metrics = await call(apps.gateway.managementUrl, 'GET', '/metrics');
         expect(metrics.status).toBe(200);
         expect(metrics.text).toMatch(new RegExp(`gateway_dependency_up\\{[^}]*dependency="${dep}"[^}]*\\} 0`));
 
@@ -348,7 +348,7 @@ describe('dependency outages (e2e)', () => {
       for (const app of Object.values(apps))
         await eventually(`${app.name} ready again after ${dep}`, async () => (await health(app, 'ready')).status === 200);
       // The gateway is ready only once its own probes see the dependency again: ready means it serves.
-      expect((await call(apps.gateway.url, 'GET', '/metrics')).text).toMatch(
+      expect((await call(apps.gateway.managementUrl, 'GET', '/metrics')).text).toMatch(
         new RegExp(`gateway_dependency_up\\{[^}]*dependency="${dep}"[^}]*\\} 1`),
       );
       let again: Journey | undefined;

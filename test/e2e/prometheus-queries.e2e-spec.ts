@@ -162,7 +162,7 @@ describe('Prometheus queries of the dashboard and the alert rules (e2e)', () => 
     apps.gateway = await startApp('gateway', env);
 
     prometheus = await startPrometheus(
-      APPS.map((a) => `127.0.0.1:${apps[a]!.port}`),
+      APPS.map((a) => new URL(apps[a]!.managementUrl).host),
       [join(ROOT, RULES_FILE)],
     );
     await until('every app target to be up', async () => {

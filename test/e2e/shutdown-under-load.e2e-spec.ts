@@ -221,7 +221,7 @@ describe('graceful shutdown under load (e2e)', () => {
     const exit = terminate(gateway);
     await new Promise((r) => setTimeout(r, 100));
 
-    const ready = await call(gateway.url, 'GET', '/health/ready');
+    const ready = await call(gateway.managementUrl, 'GET', '/health/ready');
     expect([ready.status, ready.body.status]).toEqual([503, 'draining']);
     // Still serving while the load balancer takes it out of rotation.
     const during = await call(gateway.url, 'GET', `/api/v1/engine/leads/${randomUUID()}`, { key: apiKey.key });
@@ -229,7 +229,7 @@ describe('graceful shutdown under load (e2e)', () => {
 
     await new Promise((r) => setTimeout(r, DELAY_MS + 200));
     // Past the delay it takes nothing new: the listener is closed (or, on a kept-alive connection, a 503).
-    const after = await call(gateway.url, 'GET', '/health/live').then(
+    const after = await call(gateway.url, 'GET', `/api/v1/engine/leads/${randomUUID()}`, { key: apiKey.key }).then(
       (res) => res.status,
       (e: Error & { cause?: { code?: string } }) => e.cause?.code ?? e.message,
     );

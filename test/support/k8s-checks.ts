@@ -189,11 +189,12 @@ export function deploymentProblems(objects: K8sObject[], app: AppName): string[]
     else {
       if (get.path !== path) problems.push(`${app}: ${probe} asks ${get.path}, not ${path}`);
       const port = portOf(container, get.port);
-      if (config && port !== config.httpPort) problems.push(`${app}: ${probe} on port ${port}, but the app listens on ${config.httpPort}`);
+      if (config && port !== config.managementPort)
+        problems.push(`${app}: ${probe} on port ${port}, but the app answers probes on ${config.managementPort}`);
     }
   }
-  if (container.startupProbe?.httpGet && portOf(container, container.startupProbe.httpGet.port) !== config?.httpPort) {
-    problems.push(`${app}: startupProbe not on the app's port`);
+  if (container.startupProbe?.httpGet && portOf(container, container.startupProbe.httpGet.port) !== config?.managementPort) {
+    problems.push(`${app}: startupProbe not on the app's management port`);
   }
   problems.push(...resourceProblems(container), ...securityProblems(podSpec(d), container));
 
@@ -525,9 +526,9 @@ export function podMonitorProblems(apps: K8sObject[], monitoring: K8sObject[]): 
       if ((e.path ?? '/metrics') !== '/metrics')
         problems.push(`${d.metadata.name}: PodMonitor ${m.metadata.name} scrapes ${e.path}, not /metrics`);
       const port = portOf(container, e.port);
-      if (config && port !== config.httpPort)
+      if (config && port !== config.managementPort)
         problems.push(
-          `${d.metadata.name}: PodMonitor ${m.metadata.name} scrapes port ${port}, the app serves /metrics on ${config.httpPort}`,
+          `${d.metadata.name}: PodMonitor ${m.metadata.name} scrapes port ${port}, the app serves /metrics on ${config.managementPort}`,
         );
     }
     const job = m.spec.jobLabel ? labels[m.spec.jobLabel] : undefined;

@@ -44,9 +44,10 @@ function sourceOf(service: string, containerPath: string): string | undefined {
 }
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
-const listenPort = (service: string): string | undefined => {
+/** Where a service answers /metrics: its management port (MANAGEMENT_PORT; a worker's HTTP_PORT). */
+const managementPort = (service: string): string | undefined => {
   const env = services[service].environment ?? {};
-  return String(env.PORT ?? env.HTTP_PORT ?? env.SANDBOX_PORT ?? '');
+  return String(env.MANAGEMENT_PORT ?? env.HTTP_PORT ?? '');
 };
 
 describe('docker-compose.yml, profile observability', () => {
@@ -90,13 +91,13 @@ describe('docker-compose.yml, profile observability', () => {
       expect(loaded).toEqual([RULES_FILE]);
     });
 
-    it('scrapes every app service on the port it listens on, as job lead-router (the rules select it)', () => {
+    it('scrapes every app service on its management port, as job lead-router (the rules select it)', () => {
       const jobs = config.scrape_configs as Any[];
       expect(jobs.map((j) => j.job_name)).toEqual(['lead-router']);
       expect(jobs[0].metrics_path ?? '/metrics').toBe('/metrics');
       const targets = jobs[0].static_configs.flatMap((c: Any) => c.targets).sort();
-      expect(targets).toEqual(apps.map((a) => `${a}:${listenPort(a)}`).sort());
-      for (const a of apps) expect([a, listenPort(a)]).toEqual([a, expect.stringMatching(/^\d+$/)]);
+      expect(targets).toEqual(apps.map((a) => `${a}:${managementPort(a)}`).sort());
+      for (const a of apps) expect([a, managementPort(a)]).toEqual([a, expect.stringMatching(/^\d+$/)]);
     });
 
     it('is ready-checked, and publishes its port', () => {

@@ -293,7 +293,7 @@ describe('k8s/ manifests', () => {
       });
       expect(deploymentProblems(set, 'checks')).toEqual([
         'checks: no livenessProbe',
-        'checks: readinessProbe on port 3000, but the app listens on 3003',
+        'checks: readinessProbe on port 3000, but the app answers probes on 3003',
         'app: no readable memory limit',
         'app: root filesystem is writable',
         'checks: terminationGracePeriodSeconds 5 < preStop 0 s + SHUTDOWN_GRACE_MS 10000 ms + 2000 ms',
@@ -406,7 +406,7 @@ describe('k8s/ manifests', () => {
       const checks = find(portChanged, 'Deployment', 'checks') as Mutable;
       checks.spec.template.spec.containers[0].ports[0].name = 'web';
       expect(podMonitorProblems(portChanged, monitoringOf('production'))).toContain(
-        'checks: PodMonitor lead-router names no port of its container (http)',
+        'checks: PodMonitor lead-router names no port of its container (management)',
       );
     });
 

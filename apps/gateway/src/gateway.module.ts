@@ -4,11 +4,12 @@ import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { AppConfig, ConfigModule } from '@lr/config';
 import { AmqpConnection, MessagingModule, amqpReadiness } from '@lr/messaging';
-import { HealthModule, MetricsModule, ObservabilityLoggerModule } from '@lr/observability';
+import { HealthModule, ObservabilityLoggerModule } from '@lr/observability';
 import { SearchRepository } from '@lr/persistence';
 import { DatabaseModule, postgresReadiness, REDIS_CLIENT, RedisModule, RepositoriesModule } from '@lr/platform';
 import { redisReadiness, TokenBucket } from '@lr/redis';
 import { SearchStateReader } from '@lr/search-state';
+import { AddressBudget } from './auth/address-budget';
 import { ApiKeyCache } from './auth/api-key-cache';
 import { CatalogChanges } from './auth/catalog-changes';
 import { ApiKeyGuard, BuyerKeyGuard } from './auth/api-key.guard';
@@ -51,7 +52,6 @@ export class GatewayModule {
         RepositoriesModule,
         RedisModule,
         MessagingModule.forRoot(config),
-        MetricsModule,
         DependenciesModule,
         HealthModule.forRoot({
           inject: [DataSource, REDIS_CLIENT, AmqpConnection, Dependencies],
@@ -75,6 +75,7 @@ export class GatewayModule {
         ApiKeyGuard,
         BuyerKeyGuard,
         RateLimitGuard,
+        AddressBudget,
         {
           provide: SearchStateReader,
           inject: [REDIS_CLIENT, SearchRepository, Dependencies],

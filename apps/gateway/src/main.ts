@@ -2,9 +2,11 @@ import { loadConfig } from '@lr/config';
 import { startHttpApp } from '@lr/observability';
 import { DUPE_CHECK_BODY_LIMIT, DUPE_CHECK_PATH } from './pre-check/pre-check.handler';
 import { OPT_OUTS_BODY_LIMIT, OPT_OUTS_PATH } from './opt-outs/opt-outs.handler';
+import { authenticateBeforeBody } from './auth/front-door';
 import { GatewayModule } from './gateway.module';
 import { answerClientError, answerConnect, answerFrameworkError } from './http/client-errors';
 import { installJsonBodyParser } from './http/json-body';
+import { installSecurityHeaders } from './http/security-headers';
 import { gatewayOpenApiDocument } from './openapi/export-document';
 import { serveOpenApi } from './openapi/setup';
 import { registerPollResults } from './poll-results/poll-results.route';
@@ -17,7 +19,10 @@ const BODY_LIMITS: Record<string, number> = {
   [BUYER_RETURNS_PATH]: BUYER_RETURNS_BODY_LIMIT,
 };
 
-/** The only public HTTP surface: the affiliate API of ../shared/spec/affiliate-api.md, and the buyer API of docs/returns.md. */
+/**
+ * The only public HTTP surface: the affiliate API of ../shared/spec/affiliate-api.md, and the buyer API of docs/returns.md,
+ * on PORT; /metrics and /health/* answer on MANAGEMENT_PORT only (docs/security.md, The front door).
+ */
 async function main(): Promise<void> {
   const config = loadConfig('gateway');
   await startHttpApp(GatewayModule.forRoot(config), config, {
@@ -31,6 +36,9 @@ async function main(): Promise<void> {
     },
     configure: async (app) => {
       const fastify = app.getHttpAdapter().getInstance();
+      installSecurityHeaders(fastify);
+      // Every API route checks its key before its body is read: registered before any route is (the poll's next).
+      authenticateBeforeBody(app);
       installJsonBodyParser(fastify);
       fastify.server.on('connect', answerConnect);
       // The poll is a plain Fastify route, through the same key and rate-limit checks and error answers as Nest's routes (poll-results.route.ts).

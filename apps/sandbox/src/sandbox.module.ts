@@ -1,7 +1,7 @@
 import { Module, Type } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { AppConfig, ConfigModule } from '@lr/config';
-import { HealthModule, MetricsModule, ObservabilityLoggerModule } from '@lr/observability';
+import { HealthModule, ObservabilityLoggerModule } from '@lr/observability';
 import { ExchangeController } from './exchange/exchange.controller';
 import { PartnerSearch } from './partners/partner-search';
 import { PartnersController } from './partners/partners.controller';
@@ -24,7 +24,7 @@ import { DEFAULT_SANDBOX_OPTIONS, SANDBOX_OPTIONS, SandboxOptions } from './shar
  */
 export function sandboxModule(config: AppConfig, options: Partial<SandboxOptions> = {}): Type<unknown> {
   @Module({
-    imports: [ConfigModule.forRoot(config), ObservabilityLoggerModule.forRoot(config), HealthModule.forRoot(), MetricsModule],
+    imports: [ConfigModule.forRoot(config), ObservabilityLoggerModule.forRoot(config), HealthModule.forRoot()],
     controllers: [IndexController, SchoolsController, PartnersController, ExchangeController, ReceivedController, RevocationsController],
     providers: [
       { provide: SANDBOX_OPTIONS, useValue: { ...DEFAULT_SANDBOX_OPTIONS, ...options } },

@@ -59,7 +59,9 @@ export class Fleet {
   async allReady(): Promise<boolean> {
     const probes = [...this.apps.entries()].map(async ([app, h]) => {
       try {
-        const res = await fetch(`${h.url}/health/${app === 'sandbox' ? 'live' : 'ready'}`, { signal: AbortSignal.timeout(3_000) });
+        const res = await fetch(`${h.managementUrl}/health/${app === 'sandbox' ? 'live' : 'ready'}`, {
+          signal: AbortSignal.timeout(3_000),
+        });
         return res.ok;
       } catch {
         return false;
@@ -92,12 +94,12 @@ export class Fleet {
 
   /** The sandbox's own counters (replayed Idempotency-Keys). */
   async sandboxSamples(): Promise<Sample[]> {
-    return (await scrape(this.url('sandbox'))).samples;
+    return (await scrape(this.get('sandbox').managementUrl)).samples;
   }
 
   private async read(handle: RunningApp): Promise<void> {
     try {
-      this.latest.set(handle, (await scrape(handle.url, 3_000)).samples);
+      this.latest.set(handle, (await scrape(handle.managementUrl, 3_000)).samples);
     } catch {
       /* unreachable (a stalled or dying process): keep the last read */
     }

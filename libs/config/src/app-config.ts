@@ -33,6 +33,16 @@ export interface AppConfig {
   app: AppName;
   env: 'development' | 'production' | 'test';
   httpPort: number;
+  /** Where /metrics and /health/* answer: the gateway's and the sandbox's MANAGEMENT_PORT, a worker's httpPort. */
+  managementPort: number;
+  /** The address every listener binds (HOST). */
+  host: string;
+  /** Fastify's trustProxy: false (the socket's peer is the client), a hop count, or the proxies' addresses and CIDRs. */
+  trustProxy: false | number | string[];
+  /** Limits on how a client holds a connection (docs/security.md, The front door). */
+  connections: { requestTimeoutMs: number; headersTimeoutMs: number; idleTimeoutMs: number; maxPerAddress: number };
+  /** The gateway's budget per client address for unauthenticated requests, and how long an unknown key is remembered. */
+  unauthenticated: { perMinute: number; burst: number; unknownKeyCacheMs: number };
   logLevel: string;
   database: { url: string };
   redis: { url: string; keyPrefix: string };
@@ -56,5 +66,9 @@ export interface AppConfig {
   /** The server secret of the stored person keys (PERSON_KEY_SECRET or PERSON_KEY_SECRET_FILE; docs/security.md). */
   personKeySecret: PersonKeySecret;
 }
+
+/** The gateway's and the sandbox's management ports unless MANAGEMENT_PORT says otherwise (a worker's is its HTTP_PORT). */
+export const GATEWAY_DEFAULT_MANAGEMENT_PORT = 9000;
+export const SANDBOX_DEFAULT_MANAGEMENT_PORT = 4101;
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,5 +1,5 @@
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsIP, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 const toInt = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
@@ -67,6 +67,90 @@ export class EnvironmentVariables {
   @Min(0)
   @Max(65535)
   HTTP_PORT?: number;
+
+  /**
+   * Management port (GET /metrics, /health/live, /health/ready) of the gateway
+   * and the sandbox; never the public API port. A worker serves them on its
+   * HTTP_PORT, its only port. Default: gateway 9000, sandbox 4101.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  MANAGEMENT_PORT?: number;
+
+  /** The address every listener of the app binds (API and management ports): 0.0.0.0 in a container. */
+  @IsIP()
+  HOST = '127.0.0.1';
+
+  /**
+   * Which proxies the gateway believes about the client's address
+   * (X-Forwarded-For): empty trusts none and takes the socket's peer; a
+   * number trusts that many hops; otherwise comma-separated addresses or
+   * CIDR ranges of the proxies (docs/security.md, The front door).
+   */
+  @Matches(/^$|^\d{1,2}$|^[0-9A-Fa-f.:/]+(\s*,\s*[0-9A-Fa-f.:/]+)*$/, {
+    message: 'TRUST_PROXY must be empty, a hop count, or comma-separated proxy addresses/CIDRs',
+  })
+  TRUST_PROXY = '';
+
+  /** Longest time a client may take to send a whole request, headers and body (408 beyond it). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(600000)
+  REQUEST_TIMEOUT_MS = 10000;
+
+  /** Longest time a client may take to send a request's headers (408 beyond it); at most REQUEST_TIMEOUT_MS. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(600000)
+  HEADERS_TIMEOUT_MS = 5000;
+
+  /**
+   * A connection on which nothing moves this long either way is closed. Above
+   * the longest answer an app makes a caller wait for (the gateway's
+   * SUBMIT_ANSWER_TIMEOUT_MS and SEARCH_REPLY_TIMEOUT_MS, at most 60 s; a
+   * sandbox school held up to a buyer's 120 s deadline), or a slow answer
+   * loses its connection.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(600000)
+  CONNECTION_IDLE_TIMEOUT_MS = 130000;
+
+  /** Open connections one client address may hold on a listener; more are closed at once (0: no cap). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(100000)
+  MAX_CONNECTIONS_PER_ADDRESS = 256;
+
+  /**
+   * The gateway's budget per client address for requests that present no
+   * usable key (401): per minute and burst, in Redis like the per-key limits;
+   * beyond it such requests answer 429 RATE_LIMITED with Retry-After.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000000)
+  UNAUTHENTICATED_PER_MINUTE = 60;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000000)
+  UNAUTHENTICATED_BURST = 30;
+
+  /** How long the gateway remembers that a key hash is unknown (no PostgreSQL lookup meanwhile); 0 never. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600000)
+  UNKNOWN_KEY_CACHE_MS = 5000;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';

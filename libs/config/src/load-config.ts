@@ -4,7 +4,14 @@ import { readFileSync } from 'node:fs';
 import { PERSON_KEY_SECRET_MIN_LENGTH, personKeySecret, PersonKeySecret } from '../../domain/src/normalize/person-key';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { APP_DEFAULT_PORTS, APP_DEFAULT_PREFETCH, AppConfig, AppName } from './app-config';
+import {
+  APP_DEFAULT_PORTS,
+  APP_DEFAULT_PREFETCH,
+  AppConfig,
+  AppName,
+  GATEWAY_DEFAULT_MANAGEMENT_PORT,
+  SANDBOX_DEFAULT_MANAGEMENT_PORT,
+} from './app-config';
 import { DEVELOPMENT_PERSON_KEY_SECRET } from './development-secrets';
 import { EnvironmentVariables } from './env.schema';
 
@@ -15,7 +22,7 @@ export class ConfigError extends Error {}
  * bad variable, so a misconfigured service stops at start-up, not mid-request.
  */
 export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const optional = ['HTTP_PORT', 'AMQP_PREFETCH', 'PERSON_KEY_SECRET', 'PERSON_KEY_SECRET_FILE'];
+  const optional = ['HTTP_PORT', 'AMQP_PREFETCH', 'MANAGEMENT_PORT', 'PERSON_KEY_SECRET', 'PERSON_KEY_SECRET_FILE'];
   const known = Object.keys(new EnvironmentVariables()).concat(optional);
   const raw: Record<string, string> = {};
   for (const key of known) {
@@ -30,11 +37,34 @@ export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): 
     const lines = bad.map((e) => `${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
     throw new ConfigError(`Invalid configuration:\n  ${lines.concat(typeof secret === 'string' ? [secret] : []).join('\n  ')}`);
   }
+  if (parsed.HEADERS_TIMEOUT_MS > parsed.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(`Invalid configuration:\n  HEADERS_TIMEOUT_MS=${parsed.HEADERS_TIMEOUT_MS}: must not exceed REQUEST_TIMEOUT_MS`);
+  }
   const httpPort = app === 'gateway' ? parsed.PORT : app === 'sandbox' ? parsed.SANDBOX_PORT : (parsed.HTTP_PORT ?? APP_DEFAULT_PORTS[app]);
+  const managementPort =
+    app === 'gateway'
+      ? (parsed.MANAGEMENT_PORT ?? GATEWAY_DEFAULT_MANAGEMENT_PORT)
+      : app === 'sandbox'
+        ? (parsed.MANAGEMENT_PORT ?? SANDBOX_DEFAULT_MANAGEMENT_PORT)
+        : httpPort;
   return Object.freeze({
     app,
     env: parsed.NODE_ENV as AppConfig['env'],
     httpPort,
+    managementPort,
+    host: parsed.HOST,
+    trustProxy: trustProxyOf(parsed.TRUST_PROXY),
+    connections: {
+      requestTimeoutMs: parsed.REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: parsed.HEADERS_TIMEOUT_MS,
+      idleTimeoutMs: parsed.CONNECTION_IDLE_TIMEOUT_MS,
+      maxPerAddress: parsed.MAX_CONNECTIONS_PER_ADDRESS,
+    },
+    unauthenticated: {
+      perMinute: parsed.UNAUTHENTICATED_PER_MINUTE,
+      burst: parsed.UNAUTHENTICATED_BURST,
+      unknownKeyCacheMs: parsed.UNKNOWN_KEY_CACHE_MS,
+    },
     logLevel: parsed.LOG_LEVEL,
     database: { url: parsed.DATABASE_URL },
     redis: { url: parsed.REDIS_URL, keyPrefix: parsed.REDIS_KEY_PREFIX },
@@ -86,4 +116,12 @@ function personKeySecretOf(env: EnvironmentVariables, app: AppName): { secret: P
   if (text.length < PERSON_KEY_SECRET_MIN_LENGTH)
     return `${file !== undefined ? 'PERSON_KEY_SECRET_FILE' : 'PERSON_KEY_SECRET'}: at least ${PERSON_KEY_SECRET_MIN_LENGTH} characters (its value is not shown)`;
   return { secret: personKeySecret(text) };
+}
+
+/** TRUST_PROXY as Fastify's trustProxy: never `true` (every X-Forwarded-For believed, so any caller picks its address). */
+function trustProxyOf(value: string): AppConfig['trustProxy'] {
+  const v = value.trim();
+  if (v === '') return false;
+  if (/^\d+$/.test(v)) return Number(v) === 0 ? false : Number(v);
+  return v.split(',').map((s) => s.trim());
 }

@@ -5,9 +5,11 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { FastifyServerOptions } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from '@lr/config';
-import { correlationIdFor, withCorrelationId } from './correlation';
+import { newCorrelationId, withCorrelationId } from './correlation';
+import { CONNECTIONS_CHECKING_INTERVAL_MS, limitConnections } from './connections';
 import { ensureDefaultMetrics, histogram, HTTP_SECONDS_BUCKETS } from './metrics';
-import { shutdownState } from './health';
+import { READINESS_CHECKS, ReadinessCheck, shutdownState } from './health';
+import { ManagementServer, startManagementServer } from './management';
 import { ACCESS_LOG_OPTIONS, AccessLogOptions, installAccessLog } from './logger.module';
 
 export interface HttpAppOptions {
@@ -17,22 +19,39 @@ export interface HttpAppOptions {
   configure?: (app: NestFastifyApplication) => void | Promise<void>;
   /** Fastify options only the constructor takes (an app's router limits and its answers to requests that never reach a route). */
   fastify?: Pick<FastifyServerOptions, 'routerOptions' | 'clientErrorHandler' | 'frameworkErrors'>;
+  /**
+   * Whether the app serves an API on config.httpPort (default true). A worker
+   * serves none: its Nest app does not listen, and its one port is the
+   * management port.
+   */
+  api?: boolean;
+}
+
+/** A started app: the Nest app, and the management listener (/metrics, /health/*) beside it. */
+export interface StartedHttpApp {
+  app: NestFastifyApplication;
+  management: ManagementServer;
 }
 
 /**
  * Creates a Nest app on Fastify with structured logs, Prometheus metrics and
- * graceful shutdown, and listens on the app's port. Every app's main.ts calls this.
+ * graceful shutdown; listens on the app's API port (config.httpPort, unless
+ * `api` is false) and serves /metrics and /health/* on its management port
+ * (config.managementPort), both on config.host. Every app's main.ts calls this.
  */
 export async function startHttpApp(
   module: Type<unknown> | DynamicModule,
   config: AppConfig,
   opts: HttpAppOptions = {},
-): Promise<NestFastifyApplication> {
+): Promise<StartedHttpApp> {
   ensureDefaultMetrics(config.app);
   const adapter = new FastifyAdapter({
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
-    genReqId: (req: import('node:http').IncomingMessage) => correlationIdFor(req),
+    // The correlation id is always the server's own: a caller's X-Request-Id is only logged, as client_request_id (correlation.ts).
+    genReqId: newCorrelationId,
     requestIdHeader: false,
+    trustProxy: config.trustProxy,
+    http: { connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // No app uses Nest middleware (the access log is a Fastify hook: logger.module.ts), so Fastify's Express
@@ -40,6 +59,7 @@ export async function startHttpApp(
     skipMiddie: true,
     ...opts.fastify,
   });
+  limitConnections(adapter.getInstance().server, config.connections);
   // Every answer names its correlation id, and everything the request does runs under it (logs, published messages).
   adapter.getInstance().addHook('onRequest', (req, reply, done) => {
     void reply.header('X-Request-Id', req.id);
@@ -68,10 +88,22 @@ export async function startHttpApp(
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));
   installAccessLog(adapter.getInstance(), app.get<AccessLogOptions>(ACCESS_LOG_OPTIONS));
-  installGracefulShutdown(app, config);
+  // app.close() (SIGTERM, or a test's) closes the management listener last, after the API and the consumers
+  // (the hook is added now: Fastify takes none once it listens; the listener starts once the app does).
+  const started: { management?: ManagementServer } = {};
+  adapter.getInstance().addHook('onClose', async () => started.management?.close());
   if (opts.configure) await opts.configure(app);
-  await app.listen({ port: config.httpPort, host: '0.0.0.0' });
-  return app;
+  if (opts.api ?? true) await app.listen({ port: config.httpPort, host: config.host });
+  else {
+    await app.init();
+    // listen() writes the lines logged during start-up (bufferLogs); an app that does not listen writes them here.
+    app.flushLogs();
+  }
+  const checks = app.get<ReadinessCheck[]>(READINESS_CHECKS, { strict: false });
+  const management = await startManagementServer(config, () => checks);
+  started.management = management;
+  installGracefulShutdown(app, config);
+  return { app, management };
 }
 
 /**

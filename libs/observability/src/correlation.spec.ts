@@ -1,19 +1,25 @@
 import type { IncomingMessage } from 'node:http';
-import { correlationIdFor, correlationLogFields, currentCorrelationId, withCorrelationId } from './correlation';
+import { clientRequestIdOf, correlationLogFields, currentCorrelationId, newCorrelationId, withCorrelationId } from './correlation';
 
 const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('correlation id', () => {
-  it('keeps a well-formed X-Request-Id, else a well-formed X-Correlation-Id, else makes a UUID', () => {
-    expect(correlationIdFor(req({ 'x-request-id': 'req-12345678' }))).toBe('req-12345678');
-    expect(correlationIdFor(req({ 'x-correlation-id': 'trace:abc.def_01' }))).toBe('trace:abc.def_01');
-    expect(correlationIdFor(req({ 'x-request-id': 'req-12345678', 'x-correlation-id': 'corr-12345678' }))).toBe('req-12345678');
-    expect(correlationIdFor(req({ 'x-request-id': 'has spaces in it', 'x-correlation-id': 'corr-12345678' }))).toBe('corr-12345678');
+  it('is always a new UUID of our own', () => {
+    const ids = new Set([newCorrelationId(), newCorrelationId(), newCorrelationId()]);
+    expect(ids.size).toBe(3);
+    for (const id of ids) expect(id).toMatch(UUID);
+  });
+
+  it('keeps the caller’s well-formed X-Request-Id, else X-Correlation-Id, apart as its client request id', () => {
+    expect(clientRequestIdOf(req({ 'x-request-id': 'req-12345678' }))).toBe('req-12345678');
+    expect(clientRequestIdOf(req({ 'x-correlation-id': 'trace:abc.def_01' }))).toBe('trace:abc.def_01');
+    expect(clientRequestIdOf(req({ 'x-request-id': 'req-12345678', 'x-correlation-id': 'corr-12345678' }))).toBe('req-12345678');
+    expect(clientRequestIdOf(req({ 'x-request-id': 'has spaces in it', 'x-correlation-id': 'corr-12345678' }))).toBe('corr-12345678');
     for (const bad of ['short', 'ada@example.com', 'x'.repeat(129), 'quote"d-id-0001', '']) {
-      expect(correlationIdFor(req({ 'x-request-id': bad }))).toMatch(UUID);
+      expect(clientRequestIdOf(req({ 'x-request-id': bad }))).toBeUndefined();
     }
-    expect(correlationIdFor(req({}))).toMatch(UUID);
+    expect(clientRequestIdOf(req({}))).toBeUndefined();
   });
 
   it('is current inside withCorrelationId, across awaits and timers, and nests', async () => {

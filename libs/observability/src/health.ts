@@ -1,4 +1,4 @@
-import { Controller, DynamicModule, Get, HttpStatus, Inject, InjectionToken, Module, Optional, Res } from '@nestjs/common';
+import { DynamicModule, InjectionToken, Module } from '@nestjs/common';
 
 /** A readiness probe of one dependency: resolves when usable, rejects (or times out) when not. */
 export interface ReadinessCheck {
@@ -10,11 +10,6 @@ export const READINESS_CHECKS = Symbol('READINESS_CHECKS');
 
 /** While the process drains on SIGTERM, readiness answers 503 so the load balancer stops sending work. */
 export const shutdownState = { draining: false };
-
-interface ReplyLike {
-  status(code: number): ReplyLike;
-  send(body: unknown): unknown;
-}
 
 function withTimeout(p: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -45,34 +40,21 @@ export function runReadinessChecks(
   );
 }
 
-@Controller('health')
-export class HealthController {
-  constructor(@Optional() @Inject(READINESS_CHECKS) private readonly checks: ReadinessCheck[] = []) {}
-
-  @Get('live')
-  live() {
-    return { status: 'ok' };
-  }
-
-  @Get('ready')
-  async ready(@Res() reply: ReplyLike) {
-    const results = await runReadinessChecks(this.checks ?? []);
-    const details = Object.fromEntries(results);
-    const ok = !shutdownState.draining && results.every(([, r]) => r.status === 'up');
-    reply
-      .status(ok ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE)
-      .send({ status: ok ? 'ok' : shutdownState.draining ? 'draining' : 'down', checks: details });
-  }
-}
-
-/** `/health/live` (the process runs) and `/health/ready` (its own dependencies answer). */
+/**
+ * The app's readiness checks (READINESS_CHECKS), which `/health/ready` on the
+ * management port runs (management.ts) and a worker's consumer pauses on.
+ */
 @Module({})
 export class HealthModule {
   static forRoot(checks?: { inject: InjectionToken[]; useFactory: (...deps: never[]) => ReadinessCheck[] }): DynamicModule {
     return {
       module: HealthModule,
-      controllers: [HealthController],
-      providers: checks ? [{ provide: READINESS_CHECKS, inject: checks.inject, useFactory: checks.useFactory }] : [],
+      providers: [
+        checks
+          ? { provide: READINESS_CHECKS, inject: checks.inject, useFactory: checks.useFactory }
+          : { provide: READINESS_CHECKS, useValue: [] },
+      ],
+      exports: [READINESS_CHECKS],
     };
   }
 }

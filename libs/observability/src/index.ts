@@ -5,3 +5,5 @@ export * from './metrics';
 export * from './health';
 export * from './bootstrap';
 export * from './periodic-reading';
+export * from './management';
+export * from './connections';

@@ -3,7 +3,7 @@ import type { RouteInfo } from '@nestjs/common/interfaces';
 import type { FastifyInstance } from 'fastify';
 import { LoggerModule, PinoLogger } from 'nestjs-pino';
 import { AppConfig } from '@lr/config';
-import { CORRELATION_ID_FIELD, correlationLogFields } from './correlation';
+import { CLIENT_REQUEST_ID_FIELD, CORRELATION_ID_FIELD, clientRequestIdOf, correlationLogFields } from './correlation';
 import { PINO_REDACT_PATHS, errorForLog, logSafeUrl, scrubContactData } from './redact';
 
 /** The routes an app writes no request-completed line for (ObservabilityLoggerModule.forRoot's `unlogged`). */
@@ -65,16 +65,24 @@ export class ObservabilityLoggerModule {
 /**
  * One line per answered request, as pino-http wrote it: `request completed`
  * (info), or `request errored` (error) for a 5xx; with the request (id,
- * method, path without query), the status, the time taken and the
- * correlation id. Probes and scrapes, and the `unlogged` routes, get none.
+ * method, path without query), the status, the time taken, the
+ * correlation id and the caller’s own request id (client_request_id, when it
+ * sent a well-formed X-Request-Id). The `unlogged` routes get none; probes and
+ * scrapes are answered on the management port, which logs nothing.
  */
 export function installAccessLog(fastify: FastifyInstance, opts: AccessLogOptions): void {
   const unlogged = new Set((opts.unlogged ?? []).map((r) => `${RequestMethod[r.method]} /${r.path.replace(/^\/+/, '')}`));
   fastify.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url;
-    if (!(route !== undefined && unlogged.has(`${request.method} ${route}`)) && !/^\/(health|metrics)(\/|$|\?)/.test(request.originalUrl)) {
+    if (!(route !== undefined && unlogged.has(`${request.method} ${route}`))) {
       // The request and the response as pino-http passed them (their serializers keep the id, method, path and status).
-      const line = { req: request, res: reply.raw, responseTime: Math.round(reply.elapsedTime), [CORRELATION_ID_FIELD]: request.id };
+      const line = {
+        req: request,
+        res: reply.raw,
+        responseTime: Math.round(reply.elapsedTime),
+        [CORRELATION_ID_FIELD]: request.id,
+        [CLIENT_REQUEST_ID_FIELD]: clientRequestIdOf(request.raw),
+      };
       if (reply.statusCode >= 500) PinoLogger.root.error(line, 'request errored');
       else PinoLogger.root.info(line, 'request completed');
     }

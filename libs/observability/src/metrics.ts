@@ -1,4 +1,3 @@
-import { Controller, Get, Header, Injectable, Module } from '@nestjs/common';
 import { Counter, Histogram, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** How often the event-loop lag histogram samples (nodejs_eventloop_lag_*). */
@@ -52,24 +51,3 @@ export function histogram(name: string, help: string, labelNames: string[] = [],
 export function gauge(name: string, help: string, labelNames: string[] = []): Gauge<string> {
   return once(name, () => new Gauge({ name, help, labelNames, registers: [metricsRegistry] }));
 }
-
-@Injectable()
-export class MetricsService {
-  text(): Promise<string> {
-    return metricsRegistry.metrics();
-  }
-}
-
-@Controller('metrics')
-export class MetricsController {
-  constructor(private readonly metrics: MetricsService) {}
-
-  @Get()
-  @Header('Content-Type', metricsRegistry.contentType)
-  get(): Promise<string> {
-    return this.metrics.text();
-  }
-}
-
-@Module({ controllers: [MetricsController], providers: [MetricsService], exports: [MetricsService] })
-export class MetricsModule {}

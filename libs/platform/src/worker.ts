@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { AppConfig, AppName, ConfigModule, loadConfig } from '@lr/config';
 import { AmqpConnection, AmqpTransport, ConsumerName, MessagingModule, amqpReadiness, startAmqpConsumer } from '@lr/messaging';
-import { HealthModule, MetricsModule, ObservabilityLoggerModule, READINESS_CHECKS, ReadinessCheck, startHttpApp } from '@lr/observability';
+import { HealthModule, ObservabilityLoggerModule, READINESS_CHECKS, ReadinessCheck, startHttpApp } from '@lr/observability';
 import { redisReadiness } from '@lr/redis';
 import { DatabaseModule, postgresReadiness } from './database.module';
 import { RepositoriesModule } from './repositories.module';
@@ -32,7 +32,6 @@ export class WorkerModule {
         RepositoriesModule,
         ...(useRedis ? [RedisModule] : []),
         MessagingModule.forRoot(config, { consumer: spec.app }),
-        MetricsModule,
         HealthModule.forRoot({
           inject: [DataSource, AmqpConnection, ...(useRedis ? [REDIS_CLIENT] : [])],
           useFactory: (ds: DataSource, amqp: AmqpConnection, redis?: Redis): ReadinessCheck[] => [
@@ -49,14 +48,14 @@ export class WorkerModule {
 }
 
 /**
- * main() of a worker: validated config, the health/metrics HTTP port, then the
+ * main() of a worker: validated config, the management port (HTTP_PORT: health and metrics; a worker serves no API), then the
  * queue consumer, which pauses while one of the worker's dependencies (its
  * readiness checks) is down. Exits non-zero with a JSON line if start-up fails.
  */
 export function runWorker(spec: WorkerSpec): void {
   const start = async () => {
     const config = loadConfig(spec.app);
-    const app = await startHttpApp(WorkerModule.forRoot(config, spec), config);
+    const { app } = await startHttpApp(WorkerModule.forRoot(config, spec), config, { api: false });
     app.get(AmqpTransport).pauseWhileDown(app.get<ReadinessCheck[]>(READINESS_CHECKS));
     await startAmqpConsumer(app);
   };

@@ -27,8 +27,8 @@ describe('sandbox app', () => {
     });
 
     it('is live and ready without dependencies, and lists its routes at /', async () => {
-      expect((await call(`${sandbox.url}/health/live`)).status).toBe(200);
-      const ready = await call(`${sandbox.url}/health/ready`);
+      expect((await call(`${sandbox.managementUrl}/health/live`)).status).toBe(200);
+      const ready = await call(`${sandbox.managementUrl}/health/ready`);
       expect(ready.status).toBe(200);
       expect(ready.body.status).toBe('ok');
       const index = await call(`${sandbox.url}/`);
@@ -72,12 +72,12 @@ describe('sandbox app', () => {
       await held;
       await sleep(100);
       expect(await metric('sandbox_pending_requests')).toBe(0);
-      const text = (await fetch(`${sandbox.url}/metrics`).then((r) => r.text())) as string;
+      const text = (await fetch(`${sandbox.managementUrl}/metrics`).then((r) => r.text())) as string;
       expect(text).toMatch(/sandbox_requests_total\{[^}]*endpoint="school_lead"[^}]*outcome="timeout"[^}]*\} [1-9]/);
     });
 
     async function metric(name: string): Promise<number> {
-      const text = await fetch(`${sandbox.url}/metrics`).then((r) => r.text());
+      const text = await fetch(`${sandbox.managementUrl}/metrics`).then((r) => r.text());
       const line = text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
       return Number(line?.split(' ').pop());
     }

@@ -12,9 +12,15 @@ const MAX_KEYS = 10_000;
  * the rest of the poll. Revocation still takes effect at once: `keys revoke`
  * announces the key id on a Redis channel and every gateway drops it
  * (CatalogChanges; nothing is served from the cache while that subscription
- * is down). Only keys that exist are cached (an unknown key is never
- * remembered, so guessing cannot fill the cache). Expiry is checked on every
- * call from the cached `expiresAt`.
+ * is down). Expiry is checked on every call from the cached `expiresAt`.
+ *
+ * A key hash PostgreSQL does not know is remembered apart, as unknown, for
+ * UNKNOWN_KEY_CACHE_MS (5 s): a flood of one made-up key costs one lookup,
+ * not one per call (a flood of different ones is the address budget's:
+ * AddressBudget). Both maps are bounded (MAX_KEYS; full, they start again),
+ * so guessing cannot grow them. A key issued after its hash was found unknown
+ * is refused for at most that long; `keys issue` never hands out a key anyone
+ * presented before, so this is a guess that came true, not a customer.
  *
  * While PostgreSQL is unavailable a key already held is used beyond its cache
  * time (up to SERVE_FROM_MEMORY_MAX_MS), so polls, which Redis answers, keep
@@ -25,6 +31,7 @@ const MAX_KEYS = 10_000;
 @Injectable()
 export class ApiKeyCache {
   private readonly byHash = new Map<string, { record: ApiKeyRecord; at: number }>();
+  private readonly unknownAt = new Map<string, number>();
 
   constructor(
     private readonly keys: ApiKeyRepository,
@@ -35,9 +42,20 @@ export class ApiKeyCache {
     changes.onChange((keyId) => this.drop(keyId));
   }
 
+  /** Whether `find` would answer this hash from memory with a key that exists (no lookup). */
+  holds(keyHash: string, now = Date.now()): boolean {
+    const hit = this.byHash.get(keyHash);
+    return hit !== undefined && this.changes.listening && now - hit.at < this.config.apiKeyCacheMs;
+  }
+
   async find(keyHash: string, now = Date.now()): Promise<ApiKeyRecord | null> {
     const hit = this.byHash.get(keyHash);
     if (hit && this.changes.listening && now - hit.at < this.config.apiKeyCacheMs) return hit.record;
+    const unknownSince = this.unknownAt.get(keyHash);
+    if (unknownSince !== undefined) {
+      if (now - unknownSince < this.config.unauthenticated.unknownKeyCacheMs) return null;
+      this.unknownAt.delete(keyHash);
+    }
     const generation = this.changes.generation;
     // While PostgreSQL is unavailable, a key read before is used as read (see the class comment).
     const held = () => {
@@ -47,6 +65,10 @@ export class ApiKeyCache {
     const read = await orFromMemory('api_key', () => this.deps.call('postgres', () => this.keys.findByHash(keyHash)), held, now);
     const record = read.value;
     if (read.fromMemory) return record;
+    if (!record && this.config.unauthenticated.unknownKeyCacheMs > 0) {
+      if (this.unknownAt.size >= MAX_KEYS) this.unknownAt.clear();
+      this.unknownAt.set(keyHash, now);
+    }
     if (record && this.changes.listening && this.config.apiKeyCacheMs > 0 && generation === this.changes.generation) {
       if (this.byHash.size >= MAX_KEYS) this.byHash.clear();
       this.byHash.set(keyHash, { record, at: now });
@@ -58,7 +80,10 @@ export class ApiKeyCache {
 
   /** Drops one key (by id), or every key for "*". */
   private drop(keyId: string): void {
-    if (keyId === '*') return this.byHash.clear();
+    if (keyId === '*') {
+      this.unknownAt.clear();
+      return this.byHash.clear();
+    }
     for (const [hash, entry] of this.byHash) if (entry.record.id === keyId) this.byHash.delete(hash);
   }
 }

@@ -30,6 +30,9 @@ export function presentedKeys(rawHeaders: string[]): { keys: string[]; sent: boo
   return { keys: [...keys], sent };
 }
 
+/** Longer than any key `keys issue` makes: refused unhashed. */
+const MAX_KEY_LENGTH = 256;
+
 /**
  * Authentication (contract: Authentication). Keys are stored only as SHA-256
  * hashes; an unknown, revoked or expired key is AUTH_INVALID, and so are two
@@ -43,7 +46,7 @@ async function authenticate(req: FastifyRequest, keys: ApiKeyCache): Promise<Api
   // Two different keys: which one is meant is a guess, and guessing is how a request passes as someone else.
   if (presented.length > 1) throw ApiError.of(REFUSAL.severalKeys);
   const raw = presented[0];
-  if (raw.length > 256) throw ApiError.authInvalid();
+  if (raw.length > MAX_KEY_LENGTH) throw ApiError.authInvalid();
   const key = await keys.find(hashApiKey(raw));
   if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) throw ApiError.authInvalid();
   return key;
@@ -63,17 +66,32 @@ abstract class KeyGuard implements CanActivate {
     return true;
   }
 
-  /** Authenticates the request's key and admits it (sets the request's caller), or throws the ApiError to answer. */
+  /**
+   * Authenticates the request's key and admits it (sets the request's caller), or throws the ApiError to answer.
+   * Once per request: the front door (front-door.ts) runs it before the body is read, and the guard again finds it done.
+   */
   async check(req: FastifyRequest): Promise<void> {
+    if (this.admitted(req)) return;
     this.admit(req, await authenticate(req, this.keys));
   }
 
+  /** Whether the request presents one key this gateway holds in memory, so checking it costs no lookup. */
+  holdsKey(req: FastifyRequest): boolean {
+    const { keys } = presentedKeys(req.raw.rawHeaders);
+    return keys.length === 1 && keys[0].length <= MAX_KEY_LENGTH && this.keys.holds(hashApiKey(keys[0]));
+  }
+
+  protected abstract admitted(req: FastifyRequest): boolean;
   protected abstract admit(req: FastifyRequest, key: ApiKeyRecord): void;
 }
 
 /** The affiliate API's guard: an affiliate's key, its account active. A school's key is not permitted here (403). */
 @Injectable()
 export class ApiKeyGuard extends KeyGuard {
+  protected admitted(req: FastifyRequest): boolean {
+    return req.principal !== undefined;
+  }
+
   protected admit(req: FastifyRequest, key: ApiKeyRecord): void {
     if (key.affiliateId === null) throw ApiError.forbidden(REFUSAL.keyNotPermitted);
     if (key.affiliateStatus !== 'active') throw ApiError.forbidden(REFUSAL.affiliatePaused);
@@ -84,6 +102,10 @@ export class ApiKeyGuard extends KeyGuard {
 /** The buyer API's guard (docs/returns.md): a school's key. An affiliate's key is not permitted here (403). */
 @Injectable()
 export class BuyerKeyGuard extends KeyGuard {
+  protected admitted(req: FastifyRequest): boolean {
+    return req.buyer !== undefined;
+  }
+
   protected admit(req: FastifyRequest, key: ApiKeyRecord): void {
     if (key.schoolId === null) throw ApiError.forbidden(REFUSAL.keyNotPermitted);
     req.buyer = { keyId: key.id, schoolId: key.schoolId, limits: key.limits ?? {} };

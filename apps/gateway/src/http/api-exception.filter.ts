@@ -4,6 +4,7 @@ import { ApiEnvelope } from '@lr/contracts';
 import { counter } from '@lr/observability';
 import { ApiError } from './api-error';
 import { DependencyFailure } from './dependencies';
+import { API_ANSWER_HEADERS } from './security-headers';
 import { REFUSAL } from '@lr/domain';
 
 /** The contract's routes (and the buyer API's) and their one method: any other method answers 405 (not 404). */
@@ -31,11 +32,13 @@ export function errorBody(error: ApiError, requestId: string): ApiEnvelope {
 }
 
 /**
- * Sends an error answer: the envelope, the error's headers and the request id
- * (set on every answer by startHttpApp's hook; again here for the answers that
- * bypass the hooks, such as a URL the router cannot decode).
+ * Sends an error answer: the envelope, the error's headers, the request id and
+ * the API answers' nosniff and no-store (set on every answer by the app's
+ * hooks; again here for the answers that bypass the hooks, such as a URL the
+ * router cannot decode).
  */
 export function sendError(reply: FastifyReply, error: ApiError, requestId: string): void {
+  void reply.headers(API_ANSWER_HEADERS);
   for (const [k, v] of Object.entries(error.headers)) void reply.header(k, v);
   void reply.header('X-Request-Id', requestId);
   void reply.status(error.httpStatus).send(errorBody(error, requestId));

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error';
 import { allowedMethods, errorBody, sendError } from './api-exception.filter';
+import { API_ANSWER_HEADERS } from './security-headers';
 import { REFUSAL } from '@lr/domain';
 
 /**
@@ -21,6 +22,11 @@ import { REFUSAL } from '@lr/domain';
  */
 export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // Its request was answered already (refused before its body was read), and the body is what came too slowly: just close.
+  if (answeredBeforeBody.has(socket)) {
+    socket.destroy(err);
+    return;
+  }
   const error =
     err.code === 'HPE_HEADER_OVERFLOW'
       ? ApiError.malformed(REFUSAL.headersTooLarge)
@@ -29,6 +35,21 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
         : ApiError.malformed(REFUSAL.malformedHttp);
   writeOnSocket(socket, error);
   socket.destroy(err);
+}
+
+const answeredBeforeBody = new WeakSet<Duplex>();
+
+/**
+ * Notes that `req` is answered before its body has been read (the front door's
+ * refusals). Node still reads the rest of the body, to keep the connection,
+ * under the request timeout; if that runs out, the connection is closed without
+ * the 408 answerClientError would write: the request already has its answer.
+ */
+export function answeredBeforeItsBody(req: IncomingMessage): void {
+  if (req.complete) return;
+  const socket = req.socket;
+  answeredBeforeBody.add(socket);
+  req.once('end', () => answeredBeforeBody.delete(socket));
 }
 
 /**
@@ -50,7 +71,7 @@ function writeOnSocket(socket: Duplex, error: ApiError): void {
   if (!socket.writable) return;
   const requestId = randomUUID();
   const body = JSON.stringify(errorBody(error, requestId));
-  const headers = Object.entries(error.headers)
+  const headers = Object.entries({ ...API_ANSWER_HEADERS, ...error.headers })
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('');
   socket.write(
