@@ -39,7 +39,7 @@ import {
 import { OFFER_DECISIONS } from '../../libs/persistence/src/queries/shown-results';
 import { CampaignCatalog } from '../../libs/platform/src';
 import { type SearchAnswer, searchStateKey, SearchStatePublisher } from '../../libs/search-state/src';
-import { AppConfig, AppName, loadConfig } from '../../libs/config/src';
+import { AppConfig, AppName, keyStoreUrl, loadConfig } from '../../libs/config/src';
 import { applyCatalog } from '../../apps/ops/src/catalog/apply-catalog';
 import { DecideSubmit } from '../../apps/checks/src/decide-submit/decide-submit.usecase';
 import { MergePartnerAnswer } from '../../apps/search-orchestrator/src/merge-partner-answer/merge-partner-answer.usecase';
@@ -71,6 +71,13 @@ export { MEDIUM_DATABASE_URL, MEDIUM_REDIS_URL };
 export async function mediumDataSource(poolSize = 4): Promise<DataSource> {
   // As the services' DatabaseModule connects: prepared statements planned once, generically.
   const ds = createDataSource({ url: MEDIUM_DATABASE_URL, poolSize, timeoutMs: 10_000, genericPlans: true });
+  await ds.initialize();
+  return ds;
+}
+
+/** The medium tier's key store (its own database, `<medium db>_keys`), as the services connect to it. */
+export async function mediumKeyStore(poolSize = 2): Promise<DataSource> {
+  const ds = createDataSource({ url: keyStoreUrl(MEDIUM_DATABASE_URL, undefined), poolSize, timeoutMs: 10_000, genericPlans: true });
   await ds.initialize();
   return ds;
 }

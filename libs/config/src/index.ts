@@ -1,3 +1,4 @@
 export * from './app-config';
 export * from './load-config';
 export * from './config.module';
+export * from './master-keys';

@@ -3,6 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { APP_DEFAULT_PORTS, APP_DEFAULT_PREFETCH, AppConfig, AppName } from './app-config';
 import { EnvironmentVariables } from './env.schema';
+import { keyStoreUrl, parseMasterKeys } from './master-keys';
 
 export class ConfigError extends Error {}
 
@@ -11,7 +12,7 @@ export class ConfigError extends Error {}
  * bad variable, so a misconfigured service stops at start-up, not mid-request.
  */
 export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const known = Object.keys(new EnvironmentVariables()).concat('HTTP_PORT', 'AMQP_PREFETCH');
+  const known = Object.keys(new EnvironmentVariables()).concat('HTTP_PORT', 'AMQP_PREFETCH', 'KEYSTORE_DATABASE_URL', 'DATA_MASTER_KEYS', 'DATA_MASTER_KEYS_FILE', 'DATA_MASTER_KEY_ID');
   const raw: Record<string, string> = {};
   for (const key of known) {
     const value = env[key];
@@ -21,8 +22,18 @@ export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): 
   const errors = validateSync(parsed, { skipMissingProperties: false, forbidUnknownValues: false });
   const optional = ['HTTP_PORT', 'AMQP_PREFETCH'];
   const bad = errors.filter((e) => !(optional.includes(e.property) && e.value === undefined));
-  if (bad.length > 0) {
-    const lines = bad.map((e) => `${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+  const masterKeys = parseMasterKeys(
+    { keys: parsed.DATA_MASTER_KEYS, file: parsed.DATA_MASTER_KEYS_FILE, currentId: parsed.DATA_MASTER_KEY_ID },
+    parsed.NODE_ENV === 'production',
+  );
+  if (bad.length > 0 || 'error' in masterKeys) {
+    // A key's value is never echoed: only the variable and what is wrong with it.
+    const lines = bad.map((e) =>
+      e.property.startsWith('DATA_MASTER_KEYS')
+        ? `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`
+        : `${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`,
+    );
+    if ('error' in masterKeys) lines.push(masterKeys.error);
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const httpPort = app === 'gateway' ? parsed.PORT : app === 'sandbox' ? parsed.SANDBOX_PORT : (parsed.HTTP_PORT ?? APP_DEFAULT_PORTS[app]);
@@ -32,6 +43,7 @@ export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): 
     httpPort,
     logLevel: parsed.LOG_LEVEL,
     database: { url: parsed.DATABASE_URL },
+    keyStore: { url: keyStoreUrl(parsed.DATABASE_URL, parsed.KEYSTORE_DATABASE_URL), masterKeys },
     redis: { url: parsed.REDIS_URL, keyPrefix: parsed.REDIS_KEY_PREFIX },
     amqp: {
       url: parsed.AMQP_URL,

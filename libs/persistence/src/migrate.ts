@@ -1,10 +1,22 @@
+import { keyStoreUrl } from '../../config/src/master-keys';
+import type { DataSourceOptions } from 'typeorm';
 import { createDataSource } from './data-source';
 import { ensureDatabase } from './ensure-database';
+import { KEYSTORE_MIGRATIONS } from './keystore-migrations';
+import { MIGRATIONS } from './migrations';
 
-/** Creates the database if missing and applies every pending migration. Returns the names applied. */
-export async function migrateDatabase(url: string): Promise<string[]> {
+/**
+ * Creates the database and its key store (docs/security.md: a database of
+ * their own, `<db>_keys` unless named) if missing, and applies every pending
+ * migration of each. Returns the names applied.
+ */
+export async function migrateDatabase(url: string, keyStore: string = keyStoreUrl(url, undefined)): Promise<string[]> {
+  return [...(await migrate(url, MIGRATIONS)), ...(await migrate(keyStore, KEYSTORE_MIGRATIONS))];
+}
+
+async function migrate(url: string, migrations: DataSourceOptions['migrations']): Promise<string[]> {
   await ensureDatabase(url);
-  const ds = createDataSource({ url, poolSize: 2, timeoutMs: 10000, applicationName: 'lead-router-migrate' });
+  const ds = createDataSource({ url, poolSize: 2, timeoutMs: 10000, applicationName: 'lead-router-migrate', migrations });
   await ds.initialize();
   try {
     // Several processes may start together: a transaction-level advisory lock serialises them.
