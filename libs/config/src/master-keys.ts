@@ -9,8 +9,8 @@ export interface MasterKeys {
 }
 
 /**
- * The development key used when no master key is configured outside
- * production. It is published here, so it protects nothing: it only lets a
+ * The development key used when no master key is configured (production
+ * will refuse that: load-config.ts). It is published here, so it protects nothing: it only lets a
  * developer run the system without a secret.
  */
 const DEVELOPMENT_KEYS = 'dev:ZGV2ZWxvcG1lbnQta2V5LXByb3RlY3RzLW5vdGhpbmc=';
@@ -39,7 +39,8 @@ export function parseMasterKeys(
     const at = pair.indexOf(':');
     const id = pair.slice(0, at);
     const key = Buffer.from(pair.slice(at + 1), 'base64');
-    if (at < 1 || !/^[A-Za-z0-9_.-]{1,64}$/.test(id)) return { error: `${from}: each entry must be id:base64 (id of letters, digits, _ . -)` };
+    if (at < 1 || !/^[A-Za-z0-9_.-]{1,64}$/.test(id))
+      return { error: `${from}: each entry must be id:base64 (id of letters, digits, _ . -)` };
     if (key.length !== 32) return { error: `${from}: the key of ${id} must be 32 bytes in base64` };
     if (keys.has(id)) return { error: `${from}: ${id} is listed twice` };
     keys.set(id, key);

@@ -24,3 +24,4 @@ export * from './ids/lead-ids';
 export * from './retention';
 export * from './opt-outs';
 export * from './returns';
+export * from './contact/lead-contact';

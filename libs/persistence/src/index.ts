@@ -6,4 +6,4 @@ export * from './repositories';
 export { MIGRATIONS } from './migrations';
 export * from './partitions/partition-days';
 export * from './keys';
-export { KEYSTORE_MIGRATIONS } from './keystore-migrations';
+export { KEYSTORE_MIGRATIONS } from './migrations/keystore';

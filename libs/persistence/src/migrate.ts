@@ -2,7 +2,7 @@ import { keyStoreUrl } from '../../config/src/master-keys';
 import type { DataSourceOptions } from 'typeorm';
 import { createDataSource } from './data-source';
 import { ensureDatabase } from './ensure-database';
-import { KEYSTORE_MIGRATIONS } from './keystore-migrations';
+import { KEYSTORE_MIGRATIONS } from './migrations/keystore';
 import { MIGRATIONS } from './migrations';
 
 /**

@@ -84,7 +84,15 @@ describe('ContactSealer (AES-256-GCM data keys in the key store)', () => {
     const before = sealer(masterKeys([[oldId, oldKey]], oldId));
     const sealed = await Promise.all([randomUUID(), randomUUID()].map((id) => before.seal(id, contact)));
 
-    const rotating = new ConfigKeyWrapper(masterKeys([[newId, newKey], [oldId, oldKey]], newId));
+    const rotating = new ConfigKeyWrapper(
+      masterKeys(
+        [
+          [newId, newKey],
+          [oldId, oldKey],
+        ],
+        newId,
+      ),
+    );
     expect(await rewrapDataKeys(keys, rotating, 1)).toBeGreaterThanOrEqual(2);
     expect(await rewrapDataKeys(keys, rotating)).toBe(0);
     expect((await keys.byMasterKey()).find((k) => k.keyId === oldId)).toBeUndefined();

@@ -15,7 +15,12 @@ export async function rewrapDataKeys(keys: DataKeys, wrapper: KeyWrapper, batch 
     const page = await keys.toRewrap(wrapper.keyId, after, batch);
     if (page.length === 0) return done;
     const moved = await Promise.all(
-      page.map(async (k) => ({ id: k.id, keyId: wrapper.keyId, was: k.keyId, wrapped: await wrapper.wrap(await wrapper.unwrap(k.wrapped, k.keyId)) })),
+      page.map(async (k) => ({
+        id: k.id,
+        keyId: wrapper.keyId,
+        was: k.keyId,
+        wrapped: await wrapper.wrap(await wrapper.unwrap(k.wrapped, k.keyId)),
+      })),
     );
     await keys.rewrap(wrapper.keyId, moved);
     done += moved.length;

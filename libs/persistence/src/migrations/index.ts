@@ -14,6 +14,7 @@ import { ConsentLedger1764900000000 } from './1764900000000-consent-ledger';
 import { PartnerSettings1765000000000 } from './1765000000000-partner-settings';
 import { OptOuts1765100000000 } from './1765100000000-opt-outs';
 import { Returns1765200000000 } from './1765200000000-returns';
+import { SealedContact1765300000000 } from './1765300000000-sealed-contact';
 
 /** Every migration, in order. Listed explicitly so bundlers and tsc builds find them without globs. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   PartnerSettings1765000000000,
   OptOuts1765100000000,
   Returns1765200000000,
+  SealedContact1765300000000,
 ];

@@ -33,7 +33,10 @@ const REWRAP_KEY = keyStoreStatement(
     WHERE d.id = k.id AND d.key_id = k.was`,
 );
 
-const KEYS_BY_MASTER = keyStoreStatement('dataKeysByMaster', `SELECT key_id, count(*)::int AS keys FROM data_keys GROUP BY key_id ORDER BY key_id`);
+const KEYS_BY_MASTER = keyStoreStatement(
+  'dataKeysByMaster',
+  `SELECT key_id, count(*)::int AS keys FROM data_keys GROUP BY key_id ORDER BY key_id`,
+);
 
 /**
  * The key store (docs/security.md, Encryption at rest): the wrapped data
