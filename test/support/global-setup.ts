@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import Redis from 'ioredis';
+import { keyStoreUrl } from '../../libs/config/src/master-keys';
 import { migrateDatabase } from '../../libs/persistence/src/migrate';
 import { dropDatabase } from './test-database';
 import { TEST_AMQP_VHOST, TEST_DATABASE_URL, TEST_REDIS_URL } from './test-env';
@@ -20,6 +21,7 @@ export default async function globalSetup(): Promise<void> {
     throw new Error('Refusing to reset state whose name does not say test');
   }
   await dropDatabase(TEST_DATABASE_URL);
+  await dropDatabase(keyStoreUrl(TEST_DATABASE_URL, undefined));
   await migrateDatabase(TEST_DATABASE_URL, TEST_PERSON_KEY_SECRET);
   const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();

@@ -1,4 +1,5 @@
 import Redis from 'ioredis';
+import { keyStoreUrl } from '../../libs/config/src/master-keys';
 import { migrateDatabase } from '../../libs/persistence/src/migrate';
 import { MEDIUM_DATABASE_URL, MEDIUM_REDIS_URL } from './medium-env';
 import { dropDatabase } from './test-database';
@@ -14,6 +15,7 @@ export default async function mediumSetup(): Promise<void> {
   if (!/medium/.test(dbName) || !/\/([1-9]|1[0-5])$/.test(MEDIUM_REDIS_URL))
     throw new Error('Refusing to reset state whose name does not say medium');
   await dropDatabase(MEDIUM_DATABASE_URL, 'medium');
+  await dropDatabase(keyStoreUrl(MEDIUM_DATABASE_URL, undefined), 'medium');
   await migrateDatabase(MEDIUM_DATABASE_URL, TEST_PERSON_KEY_SECRET);
   const redis = new Redis(MEDIUM_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();

@@ -2,7 +2,7 @@ import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Redis from 'ioredis';
-import type { DataSource } from 'typeorm';
+import { DataSource as TypeOrmDataSource, type DataSource } from 'typeorm';
 import type {
   DeliveryRequestedV1,
   PartnerAnswer,
@@ -29,7 +29,11 @@ import {
 } from '../../libs/domain/src';
 import {
   CatalogRepository,
+  ConfigKeyWrapper,
+  ContactSealer,
   createDataSource,
+  DataKeys,
+  dataSourceOptions,
   hashApiKey,
   LeadRepository,
   newResult,
@@ -39,7 +43,7 @@ import {
 import { OFFER_DECISIONS } from '../../libs/persistence/src/queries/shown-results';
 import { CampaignCatalog } from '../../libs/platform/src';
 import { type SearchAnswer, searchStateKey, SearchStatePublisher } from '../../libs/search-state/src';
-import { AppConfig, AppName, loadConfig } from '../../libs/config/src';
+import { AppConfig, AppName, keyStoreUrl, loadConfig } from '../../libs/config/src';
 import { applyCatalog } from '../../apps/ops/src/catalog/apply-catalog';
 import { DecideSubmit } from '../../apps/checks/src/decide-submit/decide-submit.usecase';
 import { MergePartnerAnswer } from '../../apps/search-orchestrator/src/merge-partner-answer/merge-partner-answer.usecase';
@@ -74,6 +78,67 @@ export async function mediumDataSource(poolSize = 4): Promise<DataSource> {
   const ds = createDataSource({ url: MEDIUM_DATABASE_URL, poolSize, timeoutMs: 10_000, genericPlans: true });
   await ds.initialize();
   return ds;
+}
+
+/** The medium tier's key store (its own database, `<medium db>_keys`), as the services connect to it. */
+export async function mediumKeyStore(poolSize = 2): Promise<DataSource> {
+  const ds = createDataSource({ url: keyStoreUrl(MEDIUM_DATABASE_URL, undefined), poolSize, timeoutMs: 10_000, genericPlans: true });
+  await ds.initialize();
+  return ds;
+}
+
+/**
+ * A contact sealer on the key store beside `databaseUrl` (the medium one by
+ * default), under the configuration's master keys, as the services build it.
+ * Its connection opens on first use and lets the process exit when idle, so a
+ * test file need not close it.
+ */
+export function keyStoreSealer(databaseUrl: string = MEDIUM_DATABASE_URL): ContactSealer {
+  return new ContactSealer(
+    new LazyDataKeys(keyStoreUrl(databaseUrl, undefined)),
+    new ConfigKeyWrapper(mediumConfig('ops').keyStore.masterKeys),
+  );
+}
+
+/** DataKeys whose DataSource connects on first use (test helper: keyStoreSealer). */
+class LazyDataKeys extends DataKeys {
+  private ready?: Promise<DataKeys>;
+
+  constructor(private readonly url: string) {
+    super(undefined as never);
+  }
+
+  private keys(): Promise<DataKeys> {
+    this.ready ??= (async () => {
+      const options = dataSourceOptions({ url: this.url, poolSize: 1, timeoutMs: 10_000 });
+      const ds = new TypeOrmDataSource({
+        ...options,
+        extra: { ...(options.extra as object), allowExitOnIdle: true, idleTimeoutMillis: 500 },
+      } as typeof options);
+      await ds.initialize();
+      return new DataKeys(ds);
+    })();
+    return this.ready;
+  }
+
+  override async insert(...a: Parameters<DataKeys['insert']>) {
+    return (await this.keys()).insert(...a);
+  }
+  override async read(...a: Parameters<DataKeys['read']>) {
+    return (await this.keys()).read(...a);
+  }
+  override async destroy(...a: Parameters<DataKeys['destroy']>) {
+    return (await this.keys()).destroy(...a);
+  }
+  override async toRewrap(...a: Parameters<DataKeys['toRewrap']>) {
+    return (await this.keys()).toRewrap(...a);
+  }
+  override async rewrap(...a: Parameters<DataKeys['rewrap']>) {
+    return (await this.keys()).rewrap(...a);
+  }
+  override async byMasterKey() {
+    return (await this.keys()).byMasterKey();
+  }
 }
 
 /** A Redis client of the medium tier under a key prefix of this test file. */
@@ -256,6 +321,7 @@ export async function storeSearch(
     createdAt: at,
     closesAt: new Date(at.getTime() + 30_000),
     personKeys: testMode(isTest).personKeys(TEST_PERSON_KEY_SECRET, lead),
+    contact: null,
     decisions: Object.fromEntries([...results.values()].map((r) => [r.offerId, { shown: true, result_id: r.resultId }])),
     results: [...results.values()].map((r) => newResult(r)),
     partnerCalls: [],

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { CliError, EXIT } from './cli-error';
 import { registerCatalogCommands } from './commands/catalog.command';
 import { registerConsentCommands } from './commands/consent.command';
+import { registerDataKeysCommands } from './commands/data-keys.command';
 import { registerDbCommands } from './commands/db.command';
 import { registerDeliveriesCommands } from './commands/deliveries.command';
 import { registerDlqCommands } from './commands/dlq.command';
@@ -33,6 +34,7 @@ const COMMAND_GROUPS = [
   registerReturnsCommands,
   registerStatementCommands,
   registerPersonCommands,
+  registerDataKeysCommands,
 ];
 
 export function buildProgram(ctx: CliContext): Command {

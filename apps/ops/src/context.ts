@@ -1,4 +1,4 @@
-import { AppConfig, ConfigError, loadConfig } from '@lr/config';
+import { AppConfig, ConfigError, loadConfig, MasterKeys } from '@lr/config';
 import type { PersonKeySecret } from '@lr/domain';
 import { Topology, topologyFor } from '@lr/messaging';
 import { CliError, EXIT } from './cli-error';
@@ -15,6 +15,16 @@ export class CliContext {
 
   databaseUrl(): string {
     return this.appConfig().database.url;
+  }
+
+  /** The key store's database (KEYSTORE_DATABASE_URL, or DATABASE_URL's with `_keys`). */
+  keyStoreUrl(): string {
+    return this.appConfig().keyStore.url;
+  }
+
+  /** The master keys that wrap the data keys (DATA_MASTER_KEYS, DATA_MASTER_KEY_ID). */
+  masterKeys(): MasterKeys {
+    return this.appConfig().keyStore.masterKeys;
   }
 
   redis(): { url: string; keyPrefix: string } {

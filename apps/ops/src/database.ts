@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
-import { createDataSource } from '@lr/persistence';
+import { ConfigKeyWrapper, ContactSealer, createDataSource, DataKeys } from '@lr/persistence';
 import { CliError } from './cli-error';
+import type { CliContext } from './context';
 
 /** The URL without its password, for messages. */
 export function redactUrl(url: string, variable = 'DATABASE_URL'): string {
@@ -45,4 +46,12 @@ function explainDatabaseError(e: unknown): unknown {
     return new CliError(`the database is not migrated (${(e as Error).message}); run: npm run ops -- db migrate`);
   }
   return e;
+}
+
+/** The key store's contact sealer for one command (docs/security.md): its own database, the configured master keys. */
+export function withSealer<T>(ctx: CliContext, fn: (sealer: ContactSealer, keys: DataKeys) => Promise<T>): Promise<T> {
+  return withDatabase(ctx.keyStoreUrl(), (ds) => {
+    const keys = new DataKeys(ds);
+    return fn(new ContactSealer(keys, new ConfigKeyWrapper(ctx.masterKeys())), keys);
+  });
 }

@@ -1,5 +1,6 @@
 import type { PersonKeySecret } from '@lr/domain';
 
+import type { MasterKeys } from './master-keys';
 export type AppName = 'gateway' | 'search-orchestrator' | 'partner-adapter' | 'checks' | 'delivery' | 'sandbox' | 'ops';
 
 /** The HTTP port each app listens on (gateway: API; workers: health and metrics). */
@@ -45,6 +46,8 @@ export interface AppConfig {
   unauthenticated: { perMinute: number; burst: number; unknownKeyCacheMs: number };
   logLevel: string;
   database: { url: string };
+  /** The key store (docs/security.md, Encryption at rest): its own database, and the master keys that wrap its data keys. */
+  keyStore: { url: string; masterKeys: MasterKeys };
   redis: { url: string; keyPrefix: string };
   amqp: { url: string; prefix: string; prefetch: number; maxAttempts: number; retryDelaysMs: number[] };
   sandbox: { port: number };

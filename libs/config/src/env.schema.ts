@@ -16,6 +16,35 @@ export class EnvironmentVariables {
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/leadrouter';
 
+  /**
+   * The key store's database (docs/security.md, Encryption at rest): the
+   * wrapped data keys, kept apart from the main database so that a dump of
+   * the main database never holds them. Default: DATABASE_URL's database
+   * name with `_keys` appended, on the same server.
+   */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'KEYSTORE_DATABASE_URL must be a postgres:// URL' })
+  KEYSTORE_DATABASE_URL?: string;
+
+  /**
+   * The master keys that wrap the data keys: `id:base64` pairs (each key 32
+   * bytes), comma-separated; or DATA_MASTER_KEYS_FILE, a file holding the same.
+   * Required in production; development and tests fall back to a fixed
+   * development key that protects nothing.
+   */
+  @IsOptional()
+  @IsString()
+  DATA_MASTER_KEYS?: string;
+
+  @IsOptional()
+  @IsString()
+  DATA_MASTER_KEYS_FILE?: string;
+
+  /** The id (in DATA_MASTER_KEYS) of the master key new data keys are wrapped under; default: the first listed. */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'DATA_MASTER_KEY_ID must be 1-64 letters, digits, _ . or -' })
+  DATA_MASTER_KEY_ID?: string;
+
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// URL' })
   REDIS_URL = 'redis://127.0.0.1:6379';
 

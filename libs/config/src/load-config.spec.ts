@@ -70,3 +70,30 @@ describe('loadConfig', () => {
     rmSync(dir, { recursive: true });
   });
 });
+
+describe('master keys (DATA_MASTER_KEYS, DATA_MASTER_KEY_ID, KEYSTORE_DATABASE_URL)', () => {
+  const k1 = Buffer.alloc(32, 1).toString('base64');
+  const k2 = Buffer.alloc(32, 2).toString('base64');
+
+  it('reads id:key pairs, the current id (default the first), and the key store beside the database', () => {
+    const c = loadConfig('delivery', {
+      DATA_MASTER_KEYS: `a:${k1},b:${k2}`,
+      DATA_MASTER_KEY_ID: 'b',
+      DATABASE_URL: 'postgres://u@h:5432/lr',
+    });
+    expect(c.keyStore.masterKeys.currentId).toBe('b');
+    expect([...c.keyStore.masterKeys.keys.keys()]).toEqual(['a', 'b']);
+    expect(c.keyStore.url).toBe('postgres://u@h:5432/lr_keys');
+    expect(loadConfig('delivery', { DATA_MASTER_KEYS: `a:${k1},b:${k2}` }).keyStore.masterKeys.currentId).toBe('a');
+    expect(loadConfig('delivery', { KEYSTORE_DATABASE_URL: 'postgres://k@h/keys' }).keyStore.url).toBe('postgres://k@h/keys');
+  });
+
+  it('refuses a bad master key naming the variable, never the key', () => {
+    expect(() => loadConfig('delivery', { DATA_MASTER_KEYS: 'a:c2hvcnQ=' })).toThrow(/the key of a must be 32 bytes/);
+    expect(() => loadConfig('delivery', { DATA_MASTER_KEYS: `a:${k1}`, DATA_MASTER_KEY_ID: 'b' })).toThrow(
+      /DATA_MASTER_KEY_ID: b is not listed/,
+    );
+    expect(() => loadConfig('delivery', { DATA_MASTER_KEYS: `a:${k1}`, DATA_MASTER_KEY_ID: 'b' })).not.toThrow(new RegExp(k1.slice(0, 10)));
+    expect(() => loadConfig('delivery', { DATA_MASTER_KEYS_FILE: '/nonexistent/keys' })).toThrow(/DATA_MASTER_KEYS_FILE: cannot read/);
+  });
+});

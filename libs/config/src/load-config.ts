@@ -14,15 +14,34 @@ import {
 } from './app-config';
 import { DEVELOPMENT_PERSON_KEY_SECRET } from './development-secrets';
 import { EnvironmentVariables } from './env.schema';
+import { keyStoreUrl, parseMasterKeys } from './master-keys';
 
 export class ConfigError extends Error {}
+
+/**
+ * Whether production refuses to start without DATA_MASTER_KEYS. Off while no
+ * service seals contact data yet (docs/security.md, Where it is applied now):
+ * the deployments (k8s secrets, docker-compose) get the variable with the
+ * step that starts sealing, and this turns on then.
+ */
+const REQUIRE_MASTER_KEYS_IN_PRODUCTION = false;
 
 /**
  * Reads and validates the environment once. Throws a ConfigError naming every
  * bad variable, so a misconfigured service stops at start-up, not mid-request.
  */
 export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const optional = ['HTTP_PORT', 'AMQP_PREFETCH', 'MANAGEMENT_PORT', 'PERSON_KEY_SECRET', 'PERSON_KEY_SECRET_FILE'];
+  const optional = [
+    'HTTP_PORT',
+    'AMQP_PREFETCH',
+    'MANAGEMENT_PORT',
+    'PERSON_KEY_SECRET',
+    'PERSON_KEY_SECRET_FILE',
+    'KEYSTORE_DATABASE_URL',
+    'DATA_MASTER_KEYS',
+    'DATA_MASTER_KEYS_FILE',
+    'DATA_MASTER_KEY_ID',
+  ];
   const known = Object.keys(new EnvironmentVariables()).concat(optional);
   const raw: Record<string, string> = {};
   for (const key of known) {
@@ -33,9 +52,20 @@ export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): 
   const errors = validateSync(parsed, { skipMissingProperties: false, forbidUnknownValues: false });
   const bad = errors.filter((e) => !(optional.includes(e.property) && e.value === undefined));
   const secret = personKeySecretOf(parsed, app);
-  if (bad.length > 0 || typeof secret === 'string') {
-    const lines = bad.map((e) => `${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
-    throw new ConfigError(`Invalid configuration:\n  ${lines.concat(typeof secret === 'string' ? [secret] : []).join('\n  ')}`);
+  const masterKeys = parseMasterKeys(
+    { keys: parsed.DATA_MASTER_KEYS, file: parsed.DATA_MASTER_KEYS_FILE, currentId: parsed.DATA_MASTER_KEY_ID },
+    REQUIRE_MASTER_KEYS_IN_PRODUCTION && parsed.NODE_ENV === 'production',
+  );
+  if (bad.length > 0 || typeof secret === 'string' || 'error' in masterKeys) {
+    // A secret's or a key's value is never echoed: only the variable and what is wrong with it.
+    const lines = bad.map((e) =>
+      e.property.startsWith('DATA_MASTER_KEYS')
+        ? `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`
+        : `${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`,
+    );
+    if (typeof secret === 'string') lines.push(secret);
+    if ('error' in masterKeys) lines.push(masterKeys.error);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   if (parsed.HEADERS_TIMEOUT_MS > parsed.REQUEST_TIMEOUT_MS) {
     throw new ConfigError(`Invalid configuration:\n  HEADERS_TIMEOUT_MS=${parsed.HEADERS_TIMEOUT_MS}: must not exceed REQUEST_TIMEOUT_MS`);
@@ -67,6 +97,7 @@ export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): 
     },
     logLevel: parsed.LOG_LEVEL,
     database: { url: parsed.DATABASE_URL },
+    keyStore: { url: keyStoreUrl(parsed.DATABASE_URL, parsed.KEYSTORE_DATABASE_URL), masterKeys },
     redis: { url: parsed.REDIS_URL, keyPrefix: parsed.REDIS_KEY_PREFIX },
     amqp: {
       url: parsed.AMQP_URL,

@@ -25,3 +25,4 @@ export * from './retention';
 export * from './opt-outs';
 export * from './returns';
 export * from './partners';
+export * from './contact/lead-contact';

@@ -13,7 +13,15 @@ export const LEAD_GROUPS = {
   background: ['military_affiliation', 'us_citizen'],
 } as const;
 export type LeadGroup = keyof typeof LEAD_GROUPS;
-export type Lead = { [G in LeadGroup]?: Partial<Record<(typeof LEAD_GROUPS)[G][number], string>> };
+export type Lead = { [G in LeadGroup]?: Partial<Record<(typeof LEAD_GROUPS)[G][number], string>> } & {
+  /**
+   * A stored lead's readable age (whole years, on the day it was stored):
+   * its date of birth is sealed with the rest of its contact data
+   * (contact/lead-contact.ts), and the age rules read this instead. Never
+   * sent by a caller, never sent to a buyer.
+   */
+  age?: string;
+};
 
 /** Flat keys accepted in place of the nested form: each field's own name plus common aliases. */
 export const FLAT_LEAD_KEYS: Record<string, string> = Object.fromEntries([

@@ -23,6 +23,8 @@ export interface DataSourceSettings {
    * the operator's reads (ranges, reports).
    */
   genericPlans?: boolean;
+  /** The migrations of the database (default: the main database's; the key store has its own). */
+  migrations?: DataSourceOptions['migrations'];
 }
 
 export function dataSourceOptions(s: DataSourceSettings): DataSourceOptions {
@@ -32,7 +34,7 @@ export function dataSourceOptions(s: DataSourceSettings): DataSourceOptions {
     url: s.url,
     // No entities: the migrations describe the schema, and each statement's rows are typed from PostgreSQL's description of it.
     entities: [],
-    migrations: MIGRATIONS,
+    migrations: s.migrations ?? MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     migrationsTransactionMode: 'each',
     synchronize: false,

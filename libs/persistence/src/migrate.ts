@@ -1,21 +1,29 @@
 import type { PersonKeySecret } from '@lr/domain';
-import { DataSource } from 'typeorm';
-import { dataSourceOptions } from './data-source';
+import { keyStoreUrl } from '../../config/src/master-keys';
+import type { DataSourceOptions } from 'typeorm';
+import { createDataSource } from './data-source';
 import { ensureDatabase } from './ensure-database';
+import { KEYSTORE_MIGRATIONS } from './migrations/keystore';
 import { allMigrations } from './migrations';
 
 /**
- * Creates the database if missing and applies every pending migration.
- * Returns the names applied. `secret` is the configuration's person key
- * secret (PERSON_KEY_SECRET): the migration that keys the stored person keys
- * uses it.
+ * Creates the database and its key store (docs/security.md: a database of
+ * their own, `<db>_keys` unless named) if missing, and applies every pending
+ * migration of each. Returns the names applied. `secret` is the
+ * configuration's person key secret (PERSON_KEY_SECRET): the migration that
+ * keys the stored person keys uses it.
  */
-export async function migrateDatabase(url: string, secret: PersonKeySecret): Promise<string[]> {
+export async function migrateDatabase(
+  url: string,
+  secret: PersonKeySecret,
+  keyStore: string = keyStoreUrl(url, undefined),
+): Promise<string[]> {
+  return [...(await migrate(url, allMigrations(secret))), ...(await migrate(keyStore, KEYSTORE_MIGRATIONS))];
+}
+
+async function migrate(url: string, migrations: DataSourceOptions['migrations']): Promise<string[]> {
   await ensureDatabase(url);
-  const ds = new DataSource({
-    ...dataSourceOptions({ url, poolSize: 2, timeoutMs: 10000, applicationName: 'lead-router-migrate' }),
-    migrations: allMigrations(secret),
-  });
+  const ds = createDataSource({ url, poolSize: 2, timeoutMs: 10000, applicationName: 'lead-router-migrate', migrations });
   await ds.initialize();
   try {
     // Several processes may start together: a transaction-level advisory lock serialises them.

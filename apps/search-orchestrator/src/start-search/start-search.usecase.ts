@@ -97,6 +97,7 @@ export class StartSearch {
       createdAt: new Date(msg.requestedAt),
       closesAt,
       personKeys: testMode(msg.isTest).personKeys(this.config.personKeySecret, msg.lead as Lead),
+      contact: null,
       decisions: plan.decisions,
       results,
       partnerCalls: plan.partnerCalls.map((c) => ({ partnerId: c.partner.id, offerIds: c.offers.map((o) => o.offerId) })),

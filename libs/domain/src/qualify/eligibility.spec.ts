@@ -33,7 +33,7 @@ const FULL_RULES: Required<EligibilityRules> = {
 
 /** The lead with one field replaced (or removed when `value` is undefined). */
 function withField<G extends keyof Lead>(group: G, field: keyof NonNullable<Lead[G]>, value: string | undefined): Lead {
-  const g: Record<string, string | undefined> = { ...LEAD[group] };
+  const g: Record<string, string | undefined> = { ...(LEAD[group] as Record<string, string | undefined>) };
   if (value === undefined) delete g[field as string];
   else g[field as string] = value;
   return { ...LEAD, [group]: g };

@@ -61,8 +61,14 @@ function inList(list: readonly string[], value: string | number | undefined): bo
   return items.has(value as string) || items.has(String(value).toLowerCase());
 }
 
-/** Age on `today` from a `YYYY-MM-DD` date of birth; undefined when there is none or it is not such a date. */
+/**
+ * Age on `today` from a `YYYY-MM-DD` date of birth; a stored lead whose date
+ * of birth is sealed gives its readable age instead (contact/lead-contact.ts);
+ * undefined when there is neither.
+ */
 function leadAge(lead: Lead, today: Date): number | undefined {
+  if (lead.personal?.date_of_birth === undefined && lead.age !== undefined)
+    return /^\d{1,3}$/.test(lead.age) ? Number(lead.age) : undefined;
   const dob = lead.personal?.date_of_birth ?? '';
   const t = today.getTime();
   // The same lead is judged against every offer of a campaign at one time: its age is worked out once.

@@ -7,3 +7,4 @@
 export * from './answers';
 export * from './lead';
 export * from './offers';
+export * from './sealed-contact';

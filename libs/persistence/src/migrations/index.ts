@@ -16,6 +16,7 @@ import { OptOuts1765100000000 } from './1765100000000-opt-outs';
 import { Returns1765200000000 } from './1765200000000-returns';
 import { OptOutReversals1765350000000 } from './1765350000000-opt-out-reversals';
 import { keyedPersonKeysMigration } from './1765300000000-keyed-person-keys';
+import { SealedContact1765320000000 } from './1765320000000-sealed-contact';
 import type { PersonKeySecret } from '@lr/domain';
 import type { MigrationInterface } from 'typeorm';
 
@@ -47,5 +48,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
  * key secret (the configuration's: migrateDatabase), then those written after it.
  */
 export function allMigrations(secret: PersonKeySecret): Array<new () => MigrationInterface> {
-  return [...MIGRATIONS, keyedPersonKeysMigration(secret), OptOutReversals1765350000000];
+  return [...MIGRATIONS, keyedPersonKeysMigration(secret), SealedContact1765320000000, OptOutReversals1765350000000];
 }

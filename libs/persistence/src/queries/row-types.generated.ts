@@ -270,9 +270,21 @@ export interface RowTypes {
     first: string | null;
     last: string | null;
   };
+  dataKeysByMaster: {
+    key_id: string;
+    keys: number | null;
+  };
+  dataKeysToRewrap: {
+    id: string;
+    key_id: string;
+    wrapped: Buffer;
+  };
   deletionRequest: {
     id: string;
     received_at: Date;
+  };
+  destroyDataKeys: {
+    id: string;
   };
   explainCapUsage: {
     usage: unknown;
@@ -427,6 +439,7 @@ export interface RowTypes {
     body: string;
     tcpa_text: string | null;
   };
+  insertDataKeys: Record<string, never>;
   insertKey: Record<string, never>;
   keepSubmitted: {
     searches: number | null;
@@ -680,6 +693,11 @@ export interface RowTypes {
   pruneIdempotencyKeys: {
     '?column?': number | null;
   };
+  readDataKeys: {
+    id: string;
+    key_id: string;
+    wrapped: Buffer;
+  };
   recordOptOut: {
     recorded: number | null;
     suppressed: number | null;
@@ -722,6 +740,7 @@ export interface RowTypes {
     revoked_at: Date | null;
     newly: boolean | null;
   };
+  rewrapDataKeys: Record<string, never>;
   saleFacts: {
     live_sales: unknown;
     cap_usage: unknown;

@@ -47,10 +47,17 @@ export function filled<T>(value: T | null, column: string): T {
 
 /** Every declared statement's text by its name: what the row types are generated from. */
 const declared = new Map<string, string>();
+/** The names of the statements that run on the key store's database (keyStoreStatement). */
+const onKeyStore = new Set<string>();
 
 /** The statements declared so far (each module declares its own when it is loaded). */
 export function declaredStatements(): ReadonlyMap<string, string> {
   return declared;
+}
+
+/** Whether statement `id` runs on the key store's database (its row type is described there). */
+export function runsOnKeyStore(id: string): boolean {
+  return onKeyStore.has(id);
 }
 
 function declare(id: string, text: string): void {
@@ -66,6 +73,12 @@ function preparedName(text: string): string {
 export function statement<N extends string>(id: N, text: string): Statement<N> {
   declare(id, text);
   return { id, name: preparedName(text), text };
+}
+
+/** A statement of the key store's database (docs/security.md): declared and prepared as `statement`, described on that database. */
+export function keyStoreStatement<N extends string>(id: N, text: string): Statement<N> {
+  onKeyStore.add(id);
+  return statement(id, text);
 }
 
 /**

@@ -20,3 +20,4 @@ export * from './lead-returns.repository';
 export * from './account-statement.repository';
 export * from './person-erasure.repository';
 export * from './synthetic-history.repository';
+export * from './data-keys.repository';

@@ -94,6 +94,7 @@ describe('SearchRepository storage (medium)', () => {
         createdAt: new Date(),
         closesAt: new Date(Date.now() + 45_000),
         personKeys: [],
+        contact: null,
         decisions: {},
         results: [...results.values()].map((c) => newResult({ ...c, resultId: newLeadId() })),
         partnerCalls: [],

@@ -1,5 +1,5 @@
 import type { SearchMeta } from '@lr/contracts';
-import { CapSlot, cents, DedupeKey, Lead, RankCandidate, SaleFacts } from '@lr/domain';
+import { CapSlot, cents, DedupeKey, Lead, RankCandidate, SaleFacts, SealedContact } from '@lr/domain';
 import { DataSource } from 'typeorm';
 import type { Queryable } from '../queries/queryable';
 import type { RowTypes } from '../queries/row-types.generated';
@@ -39,6 +39,8 @@ export interface NewSearch {
   closesAt: Date;
   /** The person's duplicate keys (none for a test search): partner answers re-check against them. */
   personKeys: readonly DedupeKey[];
+  /** The contact data sealed (libs/domain splitContact): `lead`, `tracking` and `consumerIp` hold the readable part. Null: none kept. */
+  contact: SealedContact | null;
   decisions: Record<string, OfferDecision>;
   results: readonly NewResult[];
   partnerCalls: ReadonlyArray<{ partnerId: string; offerIds: string[] }>;
@@ -234,8 +236,9 @@ const STORE_SEARCH = statementPerDay(
   (on) => `WITH search AS (
          INSERT INTO searches (id, part_day, affiliate_id, campaign_id, api_key_id, is_test, lead, tracking, consumer_ip, ip_source,
                                tcpa_consent, form_cert_url, universal_lead_cert, created_at, closes_at, processing_done_at,
-                               state_version, offer_decisions, result_order, result_templates, result_expires, result_partner, person_keys)
-         VALUES ($1, lr_id_day($1), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1, $16, $17::uuid[], $19::uuid[], $20::timestamptz[], $21::jsonb, $18)
+                               state_version, offer_decisions, result_order, result_templates, result_expires, result_partner, person_keys, contact)
+         VALUES ($1, lr_id_day($1), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1, $16, $17::uuid[], $19::uuid[], $20::timestamptz[], $21::jsonb, $18,
+                 $24::jsonb)
          ON CONFLICT DO NOTHING
          RETURNING id
        ), templates AS (
@@ -417,6 +420,7 @@ export class SearchRepository {
       results.partner,
       templatesJson(this.unknownTemplates(s.id, s.results)),
       JSON.stringify(s.partnerCalls.map((c) => ({ partner_id: c.partnerId, offer_ids: c.offerIds }))),
+      s.contact === null ? null : JSON.stringify(s.contact),
     ]);
     await this.settleTemplates(s.id, s.results, rows[0]?.missing ?? 0);
     return rows[0]?.stored === 1;

@@ -4,7 +4,8 @@ import { personKeySecret } from '@lr/domain';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { migrateDatabase } from '../../migrate';
-import { declaredStatements } from '../sql';
+import { keyStoreUrl } from '@lr/config';
+import { declaredStatements, runsOnKeyStore } from '../sql';
 import { DescribedColumn, describeStatement } from './describe';
 
 /**
@@ -167,14 +168,14 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 /** A property name as Prettier writes it. */
 const key = (name: string) => (IDENTIFIER.test(name) ? name : `'${name.replace(/[\\']/g, '\\$&')}'`);
 
-/** The generated file's text for these statements (name -> text), described on `client`'s database. */
-export async function rowTypesSource(client: Client, statements: ReadonlyMap<string, string>): Promise<string> {
+/** The generated file's text for these statements (name -> text), each described on its client's database (the key store's or the main one). */
+export async function rowTypesSource(clientOf: (name: string) => Client, statements: ReadonlyMap<string, string>): Promise<string> {
   const lines: string[] = [];
   for (const name of [...statements.keys()].sort()) {
     const text = statements.get(name) as string;
     let columns: Array<{ name: string; type: string }>;
     try {
-      columns = await rowTypeOf(client, text);
+      columns = await rowTypeOf(clientOf(name), text);
     } catch (e) {
       throw new Error(`statement ${name} cannot be described: ${(e as Error).message}`, { cause: e });
     }
@@ -206,14 +207,21 @@ export function allStatements(): ReadonlyMap<string, string> {
 
 /** Migrates the database at `url` (a scratch one) and answers the generated file's text for every declared statement. */
 export async function generateRowTypes(url: string): Promise<string> {
+  const keyStore = keyStoreUrl(url, undefined);
   // A scratch database holds no person key to convert: any secret migrates it.
-  await migrateDatabase(url, personKeySecret(randomBytes(32).toString('hex')));
-  const client = new Client({ connectionString: url });
-  await client.connect();
+  await migrateDatabase(url, personKeySecret(randomBytes(32).toString('hex')), keyStore);
+  const main = new Client({ connectionString: url });
+  const keys = new Client({ connectionString: keyStore });
+  await main.connect();
   try {
-    return await rowTypesSource(client, allStatements());
+    await keys.connect();
+    try {
+      return await rowTypesSource((name) => (runsOnKeyStore(name) ? keys : main), allStatements());
+    } finally {
+      await keys.end();
+    }
   } finally {
-    await client.end();
+    await main.end();
   }
 }
 

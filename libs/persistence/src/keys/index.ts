@@ -1,0 +1,4 @@
+export * from './cipher';
+export * from './key-wrapper';
+export * from './contact-sealer';
+export * from './rewrap';
