@@ -121,6 +121,8 @@ export class AmqpTransport extends Server<Record<string, TransportListener>> imp
       this._status$.next('disconnected');
     });
     await declareTopology(channel, this.connection.topology);
+    // The gauges' first reading is skipped while the broker is not yet reached (a slow start-up): read them now it is.
+    for (const depth of this.depths) void depth.refresh();
     // Per-consumer limit (global=false): quorum queues do not support a channel-wide one.
     await channel.prefetch(this.config.amqp.prefetch, false);
     if (this.gate.paused) return;
