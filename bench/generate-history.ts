@@ -184,7 +184,7 @@ export async function generateHistory(databaseUrl: string, o: HistoryOptions, lo
   if (!Number.isInteger(submitEvery) || submitEvery < 1) throw new Error(`submitEvery must be a positive integer, got ${submitEvery}`);
   if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`jobs must be a positive integer, got ${jobs}`);
   const started = performance.now();
-  const history = await SyntheticHistory.open(databaseUrl);
+  const history = await SyntheticHistory.open(databaseUrl, BENCH_KEY_SECRET);
   try {
     const before = await history.databaseBytes();
 
@@ -238,7 +238,7 @@ export async function generateHistory(databaseUrl: string, o: HistoryOptions, lo
     let failed = false;
     // `jobs` connections take the batches in turn (PostgreSQL runs each statement on one core).
     const worker = async () => {
-      const db = await SyntheticHistory.open(databaseUrl);
+      const db = await SyntheticHistory.open(databaseUrl, BENCH_KEY_SECRET);
       try {
         while (!failed && next < o.searches) {
           const lo = next;

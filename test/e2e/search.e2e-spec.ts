@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { capPeriodStart, capScope, hashOf, sha256Hex } from '../../libs/domain/src';
+import { capPeriodStart, capScope, hashOf, keyedPersonKey, sha256Hex } from '../../libs/domain/src';
+import { TEST_PERSON_KEY_SECRET } from '../support/person-key';
 import { campaign, ownOffer, partnerOffer, searchBody } from '../support/catalog-builder';
 import { call, HttpAnswer } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
@@ -222,6 +223,8 @@ describe('search and polling (e2e)', () => {
     ]);
     const emailHash = hashOf('email', `  ${email.toUpperCase()} `)!;
     expect(emailHash).toBe(sha256Hex(email));
+    // What the dedupe index stores: the person key of the contract's hash (docs/security.md, Person keys).
+    const emailKey = keyedPersonKey(TEST_PERSON_KEY_SECRET, emailHash);
     for (const [offerId, schoolId, daysAgo] of [
       [ids.ownDup, ids.schoolDup, 1],
       [ids.ownOldDup, ids.schoolOld, 5],
@@ -235,7 +238,7 @@ describe('search and polling (e2e)', () => {
       await db.query(
         `INSERT INTO dedupe_keys (lead_id, key_type, key_hash, offer_id, school_id, affiliate_id, accepted_at)
          VALUES ($1, 'email', $2, $3, $4, $5, now() - make_interval(days => $6))`,
-        [leadId, emailHash, offerId, schoolId, ids.affA, daysAgo],
+        [leadId, emailKey, offerId, schoolId, ids.affA, daysAgo],
       );
     }
   }

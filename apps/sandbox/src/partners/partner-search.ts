@@ -1,3 +1,4 @@
+import { clientRequestIdOf } from '@lr/observability';
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PendingRequests } from '../shared/pending-requests';
@@ -57,7 +58,7 @@ export class PartnerSearch {
     const search = protocol.read(req.body);
     this.received.record(protocol.kind, partner, {
       received_at: new Date().toISOString(),
-      request_id: String(req.id),
+      request_id: clientRequestIdOf(req.raw) ?? String(req.id),
       outcome,
       delay_ms: params.delayMs,
       headers: recordedHeaders(req),

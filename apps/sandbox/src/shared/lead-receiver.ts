@@ -1,3 +1,4 @@
+import { clientRequestIdOf } from '@lr/observability';
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IdempotencyStore, KeyClaim } from './idempotency-store';
@@ -56,7 +57,7 @@ export class LeadReceiver {
     try {
       this.received.record(lead.kind, lead.name, {
         received_at: new Date().toISOString(),
-        request_id: String(req.id),
+        request_id: clientRequestIdOf(req.raw) ?? String(req.id),
         outcome: lead.outcome,
         delay_ms: lead.params.delayMs,
         headers: recordedHeaders(req),

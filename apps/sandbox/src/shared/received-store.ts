@@ -5,7 +5,7 @@ import { SANDBOX_OPTIONS, SandboxOptions } from './sandbox-options';
 /** One request the sandbox received, as `GET …/received` shows it. */
 export interface Receipt {
   received_at: string;
-  /** Fastify's request id (the caller's X-Request-Id when it sent a sane one). */
+  /** The caller's X-Request-Id when it sent a well-formed one (what a school's or partner's system would log), else the sandbox's own request id. */
   request_id: string;
   /** What the sandbox was told to do with it (URL outcome, or X-Sandbox-Outcome). */
   outcome: string;

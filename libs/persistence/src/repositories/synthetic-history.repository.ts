@@ -1,4 +1,4 @@
-import type { Lead } from '@lr/domain';
+import type { Lead, PersonKeySecret } from '@lr/domain';
 import { Client } from 'pg';
 import { createDayPartitions } from '../queries/day-partitions';
 import { filled, run, statement } from '../queries/sql';
@@ -15,6 +15,9 @@ import { filled, run, statement } from '../queries/sql';
 
 /** sha256 hex of a SQL text expression, as libs/domain hashes (UTF-8 bytes, lower-case hex). */
 const h = (expr: string) => `encode(sha256(convert_to(${expr}, 'UTF8')), 'hex')`;
+/** The person key of a sha256 hex expression, as libs/domain keyedPersonKey makes it, under the secret `open` set for the session. */
+const keyed = (expr: string) => `encode(hmac(${expr}, current_setting('${SECRET_SETTING}'), 'sha256'), 'hex')`;
+const SECRET_SETTING = 'lead_router.person_key_secret';
 
 /** A UUIDv7 of the time in the SQL expression `at` (ms precision), its other bits random (from a v4: its variant bits are v7's too). */
 const uuidV7 = (
@@ -116,7 +119,7 @@ const BATCH = statement(
            ARRAY(SELECT gen_random_uuid() FROM generate_series(1, $8::int) WHERE p.n IS NOT NULL) AS rids,
            jsonb_set(jsonb_set(jsonb_set($13::jsonb, '{personal,email}', to_jsonb(p.email)), '{personal,phone}', to_jsonb(p.phone)),
                      '{personal,last_name}', to_jsonb(p.last_name)) AS lead,
-           ${h('p.email')} AS h_email, ${h('p.phone')} AS h_phone, ${h(`${h('lower(p.last_name)')} || '|' || $11 || '|' || $12`)} AS h_person,
+           ${keyed(h('p.email'))} AS h_email, ${keyed(h('p.phone'))} AS h_phone, ${keyed(h(`${h('lower(p.last_name)')} || '|' || $11 || '|' || $12`))} AS h_person,
            c.pos, c.offer_id, c.school_id, c.offer_type, c.price, c.payout, c.program_id, c.answers, c.tcpa_text,
            CASE WHEN c.pos IS NOT NULL THEN ${uuidV7(`p.at + interval '2 seconds'`)} END AS lead_id,
            p.at + interval '2 seconds' AS lead_at
@@ -272,11 +275,13 @@ export class SyntheticHistory {
   private constructor(private readonly pg: Client) {}
 
   /** A connection for the bulk load: its commits need not wait for the disk, its CTEs fit in memory, timestamps print in UTC, no JIT (one plan per batch). */
-  static async open(databaseUrl: string): Promise<SyntheticHistory> {
+  static async open(databaseUrl: string, secret: PersonKeySecret): Promise<SyntheticHistory> {
     const pg = new Client({ connectionString: databaseUrl, application_name: 'lead-router-history' });
     await pg.connect();
     try {
       await pg.query(`SET synchronous_commit = off; SET work_mem = '256MB'; SET TimeZone = 'UTC'; SET jit = off`);
+      // The person key secret for the session's generated keys (a setting, so no statement text carries it).
+      await pg.query(`SELECT set_config('${SECRET_SETTING}', $1, false)`, [secret]);
     } catch (e) {
       await pg.end();
       throw e;
