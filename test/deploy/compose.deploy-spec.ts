@@ -136,7 +136,8 @@ describe('docker compose (deploy)', () => {
     const final = await demoClient.finalStatus(submitted.body.svc_lead_id, 30_000);
     expect(final.status).toBe(200);
     expect(final.body.code).toBe('ACCEPTED');
-  });
+    // A key issued by a one-off ops container, a search that waits for the partner's 2 s, a submit and its status.
+  }, 60_000);
 
   it(
     'installs the packed client into a fresh project, type-checks its example and runs it against the stack',
