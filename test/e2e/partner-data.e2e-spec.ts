@@ -69,7 +69,8 @@ describe('what partners receive and send (e2e)', () => {
     name: `Data partner ${key}`,
     adapter: 'sandbox',
     base_url: `${sandbox.url}/partners/${net(key)}?${query}`,
-    timeout_ms: 5000,
+    // The sandbox answers at once; the roomy timeout is for a loaded machine, where a call can take seconds (the search stays open 45 s).
+    timeout_ms: 20_000,
     ...extra,
   });
   const offerOf = (key: keyof typeof MARKUPS | 'plain' | 'contact' | 'keyed') => {

@@ -11,7 +11,7 @@ type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 
 /** Every column of these leads' revocation notices, oldest first. */
 export async function revocationNoticesOf(db: Queryable, leadIds: readonly string[]): Promise<Row[]> {
-  return (await db.query('SELECT * FROM revocation_notices WHERE lead_id = ANY($1::uuid[]) ORDER BY created_at', [leadIds])) as Row[];
+  return (await db.query('SELECT * FROM revocation_notices WHERE lead_id = ANY($1::uuid[]) ORDER BY created_at, id', [leadIds])) as Row[];
 }
 
 /** A sending claim that lapsed, as a killed sender leaves it. */
