@@ -72,3 +72,23 @@ export async function leadReturnsOf(
     payout_reversal: string | null;
   }>;
 }
+
+/** Every column of a lead (undefined when there is none: a spec asserts on it). */
+export async function storedLeadOf(db: Queryable, leadId: string): Promise<Row> {
+  return ((await db.query('SELECT * FROM leads WHERE id = $1', [leadId])) as Row[])[0];
+}
+
+/** Every column of a lead's sales (one at most is live). */
+export async function salesOfLead(db: Queryable, leadId: string): Promise<Row[]> {
+  return (await db.query('SELECT * FROM sales WHERE lead_id = $1', [leadId])) as Row[];
+}
+
+/** Every column of a lead's delivery attempts. */
+export async function deliveryAttemptsOf(db: Queryable, leadId: string): Promise<Row[]> {
+  return (await db.query('SELECT * FROM delivery_attempts WHERE lead_id = $1', [leadId])) as Row[];
+}
+
+/** A pending lead received `hours` ago (what the pending-lead sweep looks for). */
+export async function agePendingLead(db: Queryable, leadId: string, hours: number): Promise<void> {
+  await db.query(`UPDATE leads SET created_at = now() - make_interval(hours => $2) WHERE id = $1 AND status = 'pending'`, [leadId, hours]);
+}

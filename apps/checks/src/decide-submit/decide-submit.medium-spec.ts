@@ -15,6 +15,7 @@ import {
 } from '../../../../test/support/medium-world';
 import type { DecideSubmit, SubmitOutcome } from './decide-submit.usecase';
 import { TEST_PERSON_KEY_SECRET } from '../../../../test/support/person-key';
+import { salesOfLead, storedLeadOf } from '../../../../test/support/stored-rows';
 
 /**
  * checks' DecideSubmit against the real PostgreSQL (medium tier, no broker):
@@ -53,8 +54,7 @@ function refused(outcome: SubmitOutcome): SubmitRefusal {
 }
 
 async function leadRow(leadId: string) {
-  const rows: Array<Record<string, unknown>> = await ds.query('SELECT * FROM leads WHERE id = $1', [leadId]);
-  return rows[0];
+  return storedLeadOf(ds, leadId);
 }
 
 async function leadCount(where: { searchId?: string; leadId?: string }): Promise<number> {
@@ -65,8 +65,8 @@ async function leadCount(where: { searchId?: string; leadId?: string }): Promise
   return rows[0].n;
 }
 
-async function salesOfLead(leadId: string) {
-  return ds.query('SELECT * FROM sales WHERE lead_id = $1', [leadId]);
+async function salesOf(leadId: string) {
+  return salesOfLead(ds, leadId);
 }
 
 async function liveSalesOfGroup(groupId: string): Promise<Array<{ offer_id: string; lead_id: string; status: string }>> {
@@ -105,7 +105,7 @@ async function searchRow(searchId: string) {
 
 /** Nothing of a sale exists for the lead: no sale row, no dedupe key. */
 async function expectNothingReserved(leadId: string): Promise<void> {
-  expect(await salesOfLead(leadId)).toEqual([]);
+  expect(await salesOf(leadId)).toEqual([]);
   expect(await dedupeKeysOf(leadId)).toEqual([]);
 }
 
@@ -188,7 +188,7 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
         decided_by: null,
       });
 
-      const [sale] = await salesOfLead(msg.leadId);
+      const [sale] = await salesOf(msg.leadId);
       expect(sale).toMatchObject({
         status: 'reserved',
         payout: '20.00',
@@ -561,7 +561,7 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
 
       expect(again).toEqual(first);
       expect(await leadCount({ searchId: search.searchId })).toBe(1);
-      expect(await salesOfLead(msg.leadId)).toHaveLength(1);
+      expect(await salesOf(msg.leadId)).toHaveLength(1);
       expect(await capUsed(offerScope(offerId))).toBe(1);
     });
   });
@@ -683,7 +683,7 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
       expect(delivered(a).leadId).toBe(msg.leadId);
       expect(delivered(b).leadId).toBe(msg.leadId);
       expect(await leadCount({ searchId: search.searchId })).toBe(1);
-      expect(await salesOfLead(msg.leadId)).toHaveLength(1);
+      expect(await salesOf(msg.leadId)).toHaveLength(1);
       expect(await capUsed(offerScope(offerId))).toBe(1);
     });
 

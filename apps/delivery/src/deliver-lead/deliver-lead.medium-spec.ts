@@ -4,6 +4,7 @@ import { SubmitAnswerV1, SubmitDecision } from '@lr/contracts';
 import { LeadRepository, SaleLedger, SearchRepository, UnresolvedDeliveries } from '@lr/persistence';
 import { searchStateKey, SearchStatePublisher } from '@lr/search-state';
 import { fakeSchool, mediumDataSource, mediumRedis, reservedLead, submitWorld, SubmitWorld } from '../../../../test/support/medium-world';
+import { deliveryAttemptsOf, salesOfLead, storedLeadOf } from '../../../../test/support/stored-rows';
 import { BuyerCalls } from './buyer-calls';
 import { DeliverLead } from './deliver-lead.usecase';
 
@@ -62,18 +63,15 @@ function decisionOf(answer: SubmitAnswerV1): SubmitDecision {
 }
 
 async function leadRow(leadId: string) {
-  const rows: Array<Record<string, unknown>> = await ds.query('SELECT * FROM leads WHERE id = $1', [leadId]);
-  return rows[0];
+  return storedLeadOf(ds, leadId);
 }
 
 async function saleOf(leadId: string) {
-  const rows: Array<Record<string, unknown>> = await ds.query('SELECT * FROM sales WHERE lead_id = $1', [leadId]);
-  return rows[0];
+  return (await salesOfLead(ds, leadId))[0];
 }
 
 async function attemptOf(leadId: string) {
-  const rows: Array<Record<string, unknown>> = await ds.query('SELECT * FROM delivery_attempts WHERE lead_id = $1', [leadId]);
-  return rows;
+  return deliveryAttemptsOf(ds, leadId);
 }
 
 async function capUsed(offerId: string): Promise<number> {

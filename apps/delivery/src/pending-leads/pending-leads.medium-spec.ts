@@ -5,6 +5,7 @@ import { metricsRegistry } from '@lr/observability';
 import { LeadRepository, PENDING_LEADS, SaleLedger, SearchRepository } from '@lr/persistence';
 import { SearchStatePublisher } from '@lr/search-state';
 import { fakeSchool, mediumDataSource, mediumRedis, reservedLead, submitWorld } from '../../../../test/support/medium-world';
+import { agePendingLead } from '../../../../test/support/stored-rows';
 import { BuyerCalls } from '../deliver-lead/buyer-calls';
 import { DeliverLead } from '../deliver-lead/deliver-lead.usecase';
 import { PendingLeadsGauge } from './pending-leads.gauge';
@@ -46,7 +47,7 @@ describe('PendingLeadsGauge (medium: real PostgreSQL)', () => {
   it('counts a reserved lead until its buyer’s answer is booked, and reports the oldest one’s age', async () => {
     const world = await submitWorld(ds, [{ delivery: { adapter: 'sandbox', url: school.url('/accept'), timeout_ms: 1000 } }]);
     const { deliver } = await reservedLead(world);
-    await ds.query(`UPDATE leads SET created_at = now() - interval '2 hours' WHERE id = $1 AND status = 'pending'`, [deliver.leadId]);
+    await agePendingLead(ds, deliver.leadId, 2);
     const gauge = new PendingLeadsGauge(new LeadRepository(ds));
 
     const waiting = await gauge.refresh();
