@@ -94,11 +94,19 @@ export async function mediumKeyStore(poolSize = 2): Promise<DataSource> {
  * test file need not close it.
  */
 export function keyStoreSealer(databaseUrl: string = MEDIUM_DATABASE_URL): ContactSealer {
-  return new ContactSealer(
-    new LazyDataKeys(keyStoreUrl(databaseUrl, undefined)),
-    new ConfigKeyWrapper(mediumConfig('ops').keyStore.masterKeys),
-  );
+  let sealer = sealers.get(databaseUrl);
+  if (!sealer) {
+    sealer = new ContactSealer(
+      new LazyDataKeys(keyStoreUrl(databaseUrl, undefined)),
+      new ConfigKeyWrapper(mediumConfig('ops').keyStore.masterKeys),
+    );
+    sealers.set(databaseUrl, sealer);
+  }
+  return sealer;
 }
+
+/** One sealer (and one key-store connection) per database in a test file. */
+const sealers = new Map<string, ContactSealer>();
 
 /** DataKeys whose DataSource connects on first use (test helper: keyStoreSealer). */
 class LazyDataKeys extends DataKeys {
@@ -368,7 +376,7 @@ export function resultSubmit(
 /** checks' use case on the medium state, built by hand with its real dependencies. */
 export function decideSubmit(ds: DataSource): DecideSubmit {
   const config = mediumConfig('checks');
-  return new DecideSubmit(new CampaignCatalog(ds, config), new LeadRepository(ds), new SaleLedger(ds), config);
+  return new DecideSubmit(new CampaignCatalog(ds, config), new LeadRepository(ds), new SaleLedger(ds), keyStoreSealer(), config);
 }
 
 /**

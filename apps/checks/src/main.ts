@@ -11,6 +11,7 @@ import { DecideSubmit } from './decide-submit/decide-submit.usecase';
  */
 runWorker({
   app: 'checks',
+  keyStore: true,
   controllers: [DecideSubmitHandler],
   providers: [CampaignCatalog, DecideSubmit, ConsentChainer],
 });

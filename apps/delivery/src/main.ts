@@ -21,6 +21,7 @@ import { SendRevocation } from './revocations/send-revocation.usecase';
 runWorker({
   app: 'delivery',
   redis: true,
+  keyStore: true,
   controllers: [DeliverLeadHandler, SendRevocationHandler],
   providers: [
     DeliverLead,

@@ -6,7 +6,7 @@ import { AppConfig, ConfigModule } from '@lr/config';
 import { AmqpConnection, MessagingModule, amqpReadiness } from '@lr/messaging';
 import { HealthModule, ObservabilityLoggerModule } from '@lr/observability';
 import { SearchRepository } from '@lr/persistence';
-import { DatabaseModule, postgresReadiness, REDIS_CLIENT, RedisModule, RepositoriesModule } from '@lr/platform';
+import { DatabaseModule, KeyStoreModule, postgresReadiness, REDIS_CLIENT, RedisModule, RepositoriesModule } from '@lr/platform';
 import { redisReadiness, TokenBucket } from '@lr/redis';
 import { SearchStateReader } from '@lr/search-state';
 import { AddressBudget } from './auth/address-budget';
@@ -50,6 +50,7 @@ export class GatewayModule {
         }),
         DatabaseModule,
         RepositoriesModule,
+        KeyStoreModule,
         RedisModule,
         MessagingModule.forRoot(config),
         DependenciesModule,

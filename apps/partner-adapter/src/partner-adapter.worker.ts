@@ -10,6 +10,7 @@ import { SubmitToPartner } from './submit-to-partner/submit-to-partner.usecase';
 /** The worker's handlers and providers, apart from main.ts so that the integration tests start the same worker. */
 export const PARTNER_ADAPTER_WORKER: WorkerSpec = {
   app: 'partner-adapter',
+  keyStore: true,
   controllers: [SearchPartnerHandler, SubmitToPartnerHandler],
   providers: [PartnerAdapterRegistry, PartnerCircuitBreakers, PartnerCalls, SearchPartner, SubmitToPartner],
 };

@@ -1,4 +1,4 @@
-import type { IpSource, LeadPayload, PartnerOfferResult, PartnerRef, PartnerSearchLead } from '@lr/domain';
+import type { IpSource, LeadPayload, PartnerOfferResult, PartnerRef, PartnerSearchLead, SealedContact, SearchDerived } from '@lr/domain';
 
 // The messages are written in the domain's vocabulary (libs/domain vocabulary/); its words are named here too, for the code that reads the messages.
 export type { LeadPayload, OfferRefusal, PartnerOfferResult, PartnerRef, PartnerSearchLead } from '@lr/domain';
@@ -64,9 +64,11 @@ export interface SearchRequestedV1 {
   campaignId: string;
   apiKeyId: string;
   isTest: boolean;
+  /** The readable part of the lead (state, ZIP, education, background, age: libs/domain splitContact); whole in an older gateway's message (no `contact`). */
   lead: LeadPayload;
+  /** The tracking without `ip_address` (sealed). */
   tracking: Record<string, string>;
-  /** The consumer IP recorded for the search, and whether it is the consumer's or the caller's server address. */
+  /** The consumer IP recorded for the search ('' beside a sealed contact: it is sealed), and whether it is the consumer's or the caller's server address. */
   consumerIp: string;
   ipSource: IpSource;
   tcpaConsent: boolean | null;
@@ -75,6 +77,10 @@ export interface SearchRequestedV1 {
   requestedAt: string;
   /** The gateway stops waiting at this time and answers 503: a request handled later is dropped, not stored. */
   replyBy: string;
+  /** The search's contact data, sealed by the gateway under a data key of the search's own (docs/security.md): stored as it is, never opened here. */
+  contact?: SealedContact | null;
+  /** What the rules and partners need of the contact data, derived by the gateway before sealing it. */
+  derived?: SearchDerived;
 }
 
 /**
@@ -88,6 +94,12 @@ export interface PartnerCallRequest {
   offers: Array<{ offerId: string; externalId: string }>;
   lead: PartnerSearchLead;
   tracking: Record<string, string>;
+  /**
+   * Only for a partner configured to receive contact data at search
+   * (`search_fields`): the search's sealed contact data, which partner-adapter
+   * opens to add those fields at the moment of the call.
+   */
+  contact?: SealedContact;
 }
 
 export interface PartnerSearchRequestedV2 {

@@ -1,4 +1,4 @@
-import type { ApiCode, ConsentDocument, IpSource, LeadKind, LeadPayload, OfferType, PartnerRef, SubmitDecision } from '@lr/domain';
+import type { ApiCode, ConsentDocument, IpSource, LeadKind, LeadPayload, OfferType, PartnerRef, SealedContact, SubmitDecision } from '@lr/domain';
 
 // The domain's words (libs/domain vocabulary/), named here too for the code that reads the messages.
 export type { ConsentDocument, SubmitDecision } from '@lr/domain';
@@ -37,6 +37,13 @@ export interface SubmitRequestedV1 {
   universalLeadCert: string | null;
   isTest: boolean;
   requestedAt: string;
+  /**
+   * The contact fields of `lead` and the consumer IP, sealed by the gateway
+   * under a data key of the lead's own (docs/security.md); `lead`, `tracking`
+   * and `consumerIp` then hold the readable part. Null or absent: nothing
+   * sealed (no contact field sent, or an older gateway's whole lead).
+   */
+  contact?: SealedContact | null;
 }
 
 /** A submit refused before anything is stored, with the contract's HTTP error (e.g. 403 for a change to a submitted lead). */
@@ -93,6 +100,8 @@ export interface DeliveryRequestedV1 {
   answers: Record<string, string>;
   consent: ConsentDocument;
   submittedAt: string;
+  /** The lead's sealed contact data (its stored `leads.contact`): delivery opens it to call a school, partner-adapter for a partner. Null: the lead is whole. */
+  contact?: SealedContact | null;
 }
 
 /** delivery -> partner-adapter (request/reply): post one chosen partner result. */
@@ -110,6 +119,8 @@ export interface PartnerSubmitRequestedV1 {
   consumerIp: string;
   consent: ConsentDocument;
   submittedAt: string;
+  /** The lead's sealed contact data, opened by partner-adapter at the moment of the call. Null: the lead is whole. */
+  contact?: SealedContact | null;
   /**
    * Delivery stops waiting at this time and decides without the partner: a
    * request handled later is not sent (it would sell a lead nobody records).

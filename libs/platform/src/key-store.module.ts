@@ -18,8 +18,9 @@ class KeyStoreCloser implements OnApplicationShutdown {
 /**
  * The contact sealer (libs/persistence ContactSealer, docs/security.md): the
  * key store's connection and the configured master keys (ConfigKeyWrapper).
- * Connected lazily: a pool that cannot connect fails the statement that
- * needed it, as the main database's does.
+ * At start-up it waits for the key store as the main database's DataSource
+ * waits for PostgreSQL; later, a pool that cannot connect fails the statement
+ * that needed it (503 at the gateway, a retried message in a worker).
  */
 @Global()
 @Module({
@@ -34,12 +35,21 @@ class KeyStoreCloser implements OnApplicationShutdown {
             timeoutMs: config.dependencyTimeoutMs,
             applicationName: `${config.app}-keys`,
             poolSize: 4,
+            // Workers queue for a connection as long as for the main database's (database.module.ts).
+            poolWaitMs: config.app === 'gateway' ? undefined : Math.max(config.dependencyTimeoutMs, 15_000),
             genericPlans: true,
             migrations: KEYSTORE_MIGRATIONS,
           }),
         );
-        await ds.initialize();
-        return ds;
+        // At start-up it keeps trying until the key store answers, as the main database's DataSource does.
+        for (;;) {
+          try {
+            await ds.initialize();
+            return ds;
+          } catch {
+            await new Promise((r) => setTimeout(r, 1000));
+          }
+        }
       },
     },
     KeyStoreCloser,

@@ -6,6 +6,7 @@ import { AmqpConnection, AmqpTransport, ConsumerName, MessagingModule, amqpReadi
 import { HealthModule, ObservabilityLoggerModule, READINESS_CHECKS, ReadinessCheck, startHttpApp } from '@lr/observability';
 import { redisReadiness } from '@lr/redis';
 import { DatabaseModule, postgresReadiness } from './database.module';
+import { KeyStoreModule } from './key-store.module';
 import { RepositoriesModule } from './repositories.module';
 import { REDIS_CLIENT, RedisModule } from './redis.module';
 
@@ -16,6 +17,8 @@ export interface WorkerSpec {
   providers?: Provider[];
   /** Whether the worker uses Redis (adds the client and its readiness check). */
   redis?: boolean;
+  /** Whether the worker opens or seals contact data (adds the key store and its ContactSealer: docs/security.md). */
+  keyStore?: boolean;
 }
 
 /** The module of a worker: config, JSON logs, PostgreSQL, (Redis), RabbitMQ consumer, health and metrics. */
@@ -31,6 +34,7 @@ export class WorkerModule {
         DatabaseModule,
         RepositoriesModule,
         ...(useRedis ? [RedisModule] : []),
+        ...(spec.keyStore ? [KeyStoreModule] : []),
         MessagingModule.forRoot(config, { consumer: spec.app }),
         HealthModule.forRoot({
           inject: [DataSource, AmqpConnection, ...(useRedis ? [REDIS_CLIENT] : [])],

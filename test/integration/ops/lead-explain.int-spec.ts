@@ -24,6 +24,7 @@ import {
 import { TEST_DATABASE_URL, TEST_REDIS_URL, testConfig, uniqueSuffix } from '../../support/test-env';
 import { ops } from './ops-test-support';
 import { TEST_PERSON_KEY_SECRET } from '../../support/person-key';
+import { keyStoreSealer } from '../../support/medium-world';
 
 /**
  * `ops lead explain` on searches and a submit made by the real use cases
@@ -111,6 +112,7 @@ describe('ops lead explain', () => {
       new CampaignCatalog(ds, testConfig('checks', randomBytes(4).toString('hex'), { CATALOG_CACHE_MS: '0' })),
       new LeadRepository(ds),
       ledger,
+      keyStoreSealer(TEST_DATABASE_URL),
       { personKeySecret: TEST_PERSON_KEY_SECRET },
     );
     const outcome = await checks.run(submit);

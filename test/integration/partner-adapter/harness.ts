@@ -13,7 +13,8 @@ import { BreakerSettings, PartnerCircuitBreakers } from '../../../apps/partner-a
 import { PartnerCalls } from '../../../apps/partner-adapter/src/calls/partner-calls';
 import { PARTNER_ADAPTER_WORKER } from '../../../apps/partner-adapter/src/partner-adapter.worker';
 import { SearchPartner } from '../../../apps/partner-adapter/src/search-partner/search-partner.usecase';
-import { TEST_AMQP_URL, testConfig, uniqueSuffix } from '../../support/test-env';
+import { TEST_AMQP_URL, TEST_DATABASE_URL, testConfig, uniqueSuffix } from '../../support/test-env';
+import { keyStoreSealer } from '../../support/medium-world';
 import { deleteTopology, waitFor } from '../messaging/support';
 
 // Timeouts, errors and open circuits are what these tests provoke; PARTNER_TEST_LOGS=1 shows their log lines.
@@ -262,13 +263,13 @@ export function usePartnerSearch(breaker: Partial<BreakerSettings> = {}): {
     const answer = async ({ partner, offers, lead, tracking, ...search }: OnePartnerSearch) => {
       const published: PartnerSearchAnsweredV2[] = [];
       const capture = { publish: async (_type: string, payload: PartnerSearchAnsweredV2) => void published.push(payload) };
-      await new SearchPartner(calls, capture as unknown as AmqpConnection, broker.config).answerAllAndPublish(
+      await new SearchPartner(calls, capture as unknown as AmqpConnection, broker.config, keyStoreSealer(TEST_DATABASE_URL)).answerAllAndPublish(
         { ...search, partners: [{ partner, offers, lead, tracking }] },
         'corr-answer',
       );
       return { searchId: search.searchId, ...published[0].answers[0] };
     };
-    holder.ctx = { service: new SearchPartner(calls, amqp, broker.config), answer, breakers, registry };
+    holder.ctx = { service: new SearchPartner(calls, amqp, broker.config, keyStoreSealer(TEST_DATABASE_URL)), answer, breakers, registry };
   });
   afterEach(() => holder.ctx.breakers.onModuleDestroy());
   return holder;

@@ -12,6 +12,7 @@ import { PartnerCalls } from '../../../apps/partner-adapter/src/calls/partner-ca
 import { SubmitToPartner } from '../../../apps/partner-adapter/src/submit-to-partner/submit-to-partner.usecase';
 import { TEST_DATABASE_URL } from '../../support/test-env';
 import { received, sandboxPartner, useSandbox } from './harness';
+import { keyStoreSealer } from '../../support/medium-world';
 
 /** What every submit also carries besides the result, the lead and the answers. */
 const BUYER_FIELDS = {
@@ -102,7 +103,7 @@ describe('partner submit handler: at most once per request', () => {
   beforeAll(async () => {
     ds = createDataSource({ url: TEST_DATABASE_URL, poolSize: 2 });
     await ds.initialize();
-    service = new SubmitToPartner(new PartnerCalls(new PartnerAdapterRegistry(), breakers), new ProcessedMessages(ds));
+    service = new SubmitToPartner(new PartnerCalls(new PartnerAdapterRegistry(), breakers), new ProcessedMessages(ds), keyStoreSealer(TEST_DATABASE_URL));
   });
 
   afterAll(async () => {

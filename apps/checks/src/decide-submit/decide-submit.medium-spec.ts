@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Client as PgClient } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { DeliveryRequestedV1, SubmitDecision, SubmitRefusal, SubmitRequestedV1 } from '@lr/contracts';
-import { leadDedupeKeys } from '@lr/domain';
+import { leadDedupeKeys, splitContact } from '@lr/domain';
 import {
   applyChanged,
   decideSubmit,
   freshPerson,
+  keyStoreSealer,
   mediumDataSource,
   resultSubmit,
   storeSearch,
@@ -138,7 +139,17 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
 
       const deliver = delivered(await checks.run(msg));
 
-      expect(deliver).toEqual({
+      // The lead travels sealed: its readable part in the message, its contact data under the lead's own data key.
+      const { contact: sealed, ...sent } = deliver;
+      expect(JSON.stringify(deliver)).not.toContain(lead.personal!.email!);
+      const sealedRow = splitContact(
+        { lead, tracking: search.tracking, consumerIp: search.consumerIp, ipSource: 'consumer' },
+        new Date(msg.requestedAt),
+      ).readable;
+      const opened = await keyStoreSealer().openRecord({ ...sealedRow, lead: sent.lead }, sealed);
+      expect(opened).toMatchObject({ lead, consumerIp: search.consumerIp, tracking: search.tracking });
+      expect(sealed).toMatchObject({ of: msg.leadId });
+      expect(sent).toEqual({
         leadId: msg.leadId,
         kind: 'result_submit',
         affiliateId: world.affiliateId,
@@ -154,9 +165,9 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
           offerName: 'Medium Offer 1',
           delivery: { adapter: 'sandbox', url: 'http://127.0.0.1:9/never', timeout_ms: 300 },
         },
-        lead,
-        tracking: search.tracking,
-        consumerIp: search.consumerIp,
+        lead: sealedRow.lead,
+        tracking: sealedRow.tracking,
+        consumerIp: '',
         programId: 'gen',
         answers: { hs_grad_year: '2013' },
         consent: {
@@ -164,7 +175,7 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
           tcpaText: shownStatement,
           buttonLabel: 'Request info',
           consentedAt: msg.requestedAt,
-          ip: search.consumerIp,
+          ip: '',
           formCertUrl: 'https://certs.example/search-cert',
           universalLeadCert: null,
         },
@@ -182,7 +193,9 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
         offer_id: offerId,
         program_id: 'gen',
         answers: { hs_grad_year: '2013' },
-        lead,
+        lead: sealedRow.lead,
+        contact: sealed,
+        consumer_ip: '',
         is_test: false,
         decided_at: null,
         decided_by: null,

@@ -19,13 +19,15 @@ import {
   preCheckSubmit,
   REFUSAL,
   sameLead,
+  SealedContact,
   statementShown,
+  StoredContact,
   SUBMIT,
   TestMode,
   testMode,
 } from '@lr/domain';
 import { counter } from '@lr/observability';
-import { LeadRepository, NewLead, ReservationPlan, SaleLedger, StoredLead, decisionOf } from '@lr/persistence';
+import { ContactSealer, LeadRepository, NewLead, ReservationPlan, SaleLedger, StoredLead, UnreadableError, decisionOf } from '@lr/persistence';
 import { CampaignCatalog } from '@lr/platform';
 
 const decided = counter('checks_submit_refusals_total', 'Submits the checks decided themselves (refused, or a test lead held), by code', [
@@ -54,10 +56,28 @@ export class DecideSubmit {
     private readonly catalog: CampaignCatalog,
     private readonly leads: LeadRepository,
     private readonly ledger: SaleLedger,
+    private readonly sealer: ContactSealer,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'personKeySecret'>,
   ) {}
 
+  /**
+   * The contact data is opened here, where the rules need it (the duplicate,
+   * eligibility and "data of a submitted lead" checks), and sealed again under
+   * the lead's own data key when it is stored (docs/security.md, Encryption
+   * at rest). A submit whose contact data, or whose search's, can no longer
+   * be read (the person was deleted since: a message replayed from a
+   * dead-letter queue) is refused as not found, and nothing is stored.
+   */
   async run(msg: SubmitRequestedV1, now = new Date()): Promise<SubmitOutcome> {
+    try {
+      return await this.decide(msg, now);
+    } catch (e) {
+      if (e instanceof UnreadableError) return refused(msg.kind === 'result_submit' ? REFUSAL.resultNotFound : REFUSAL.leadNotFound);
+      throw e;
+    }
+  }
+
+  private async decide(msg: SubmitRequestedV1, now: Date): Promise<SubmitOutcome> {
     const ctx = await this.leads.submitContext({
       leadId: msg.leadId,
       affiliateId: msg.affiliateId,
@@ -67,24 +87,34 @@ export class DecideSubmit {
     });
     if (ctx.stored) return ctx.stored.status === 'pending' ? this.resume(msg, ctx.stored) : decision(ctx.stored);
     const offers = await this.catalog.offersOf(msg.campaignId);
+    const sent = await this.sealer.openRecord(
+      { lead: (msg.lead ?? {}) as Lead, tracking: msg.tracking ?? {}, consumerIp: msg.consumerIp ?? '', ipSource: msg.ipSource ?? 'consumer' },
+      msg.contact,
+    );
 
     let sale: SubmitToSell;
     if (msg.kind === 'result_submit') {
       // The gateway found the result; gone since (it cannot be, but the answer must not be a 500).
       if (!ctx.picked) return refused(REFUSAL.resultNotFound);
       const picked = ctx.picked;
-      const lead = mergeLead(picked.searchLead, msg.lead as Lead | null);
+      const search = await this.sealer.openRecord(
+        { lead: picked.searchLead, tracking: picked.tracking, consumerIp: picked.consumerIp, ipSource: picked.ipSource },
+        picked.contact,
+      );
+      const changes = msg.lead === null ? null : sent.lead;
+      const lead = mergeLead(search.lead, changes);
       sale = {
         msg,
         offer: offers.find((o) => o.offerId === picked.offerId),
         offerId: picked.offerId,
         groupId: msg.searchId!,
         lead,
-        groupLead: picked.searchLead,
+        changes,
+        groupLead: search.lead,
         submitted: picked.submitted,
         mode: testMode(msg.isTest, picked.isTest),
-        tracking: picked.tracking,
-        consumerIp: picked.consumerIp,
+        tracking: search.tracking,
+        consumerIp: search.consumerIp,
         ipSource: picked.ipSource,
         picked: { shown: { programs: picked.entry.programs, formFields: picked.entry.form_fields }, expiresAt: picked.expiresAt },
         shownStatement: statementShown(picked.entry, null),
@@ -96,17 +126,19 @@ export class DecideSubmit {
       const offer = offers.find((o) => o.offerId === msg.offerId);
       // The gateway found the offer on the campaign; it left it since.
       if (!offer) return refused(REFUSAL.offerNotFound);
+      const origin = ctx.origin ? await this.openLead(ctx.origin.lead, ctx.origin.contact) : null;
       sale = {
         msg,
         offer,
         offerId: offer.offerId,
         groupId: ctx.origin?.leadGroupId ?? msg.leadId,
-        lead: msg.lead as Lead,
-        groupLead: ctx.origin?.lead ?? null,
+        lead: sent.lead,
+        changes: sent.lead,
+        groupLead: origin,
         submitted: ctx.origin !== null,
         mode: testMode(msg.isTest, ctx.origin?.isTest),
-        tracking: msg.tracking ?? {},
-        consumerIp: msg.consumerIp!,
+        tracking: sent.tracking,
+        consumerIp: sent.consumerIp,
         ipSource: msg.ipSource ?? 'consumer',
         picked: null,
         shownStatement: statementShown(null, offer.tcpaText),
@@ -143,7 +175,7 @@ export class DecideSubmit {
 
     const caps = capsAt(offer.caps, now);
     const payout = bookedPayout(offer.payouts, programId);
-    let sold: Lead = sale.lead;
+    let sold: NewLead | null = null;
     let suppressed = false;
     const lockedKeys = sale.mode.personKeys(this.config.personKeySecret, sale.lead);
     const result = await this.ledger.reserve(
@@ -156,21 +188,22 @@ export class DecideSubmit {
         caps,
         searchId: msg.searchId,
       },
-      (facts): ReservationPlan => {
+      async (facts): Promise<ReservationPlan> => {
         // What the group holds now decides: another submit of the lead may have changed its data since it was read.
-        const lead = msg.kind === 'result_submit' && facts.groupLead ? mergeLead(facts.groupLead, msg.lead as Lead | null) : sale.lead;
-        if (facts.submitted && facts.groupLead && !sameLead(facts.groupLead, lead)) return { kind: 'forbidden' };
+        const groupLead = facts.groupLead ? await this.openLead(facts.groupLead, facts.groupContact) : null;
+        const lead = msg.kind === 'result_submit' && groupLead ? mergeLead(groupLead, sale.changes) : sale.lead;
+        if (facts.submitted && groupLead && !sameLead(groupLead, lead)) return { kind: 'forbidden' };
         const keys = sameLead(lead, sale.lead) ? lockedKeys : sale.mode.personKeys(this.config.personKeySecret, lead);
         const locked = new Set(lockedKeys.map((k) => `${k.type}:${k.hash}`));
         if (keys.some((k) => !locked.has(`${k.type}:${k.hash}`))) return { kind: 'lock-keys', keys };
         const refusal = saleDecision(facts);
         suppressed = facts.suppressed;
         if (refusal) return { kind: 'refuse', decision: refusal };
-        sold = lead;
+        sold = await this.sealedLead(sale, lead, programId, answers);
         return {
           kind: 'sell',
           sale: {
-            lead: newLead(sale, lead, programId, answers),
+            lead: sold,
             consent: this.consent(sale),
             consentLedger: this.consentLedger(sale, lead),
             offerId: offer.offerId,
@@ -180,7 +213,8 @@ export class DecideSubmit {
             price: offer.price,
             caps,
             keys,
-            search: msg.kind === 'result_submit' ? { id: msg.searchId!, lead, keys } : null,
+            search:
+              msg.kind === 'result_submit' ? { id: msg.searchId!, ...(await this.searchLead(sale, facts.groupLead, groupLead, lead)), keys } : null,
           },
         };
       },
@@ -194,15 +228,7 @@ export class DecideSubmit {
         return result.lead.status === 'pending' ? this.resume(msg, result.lead) : decision(result.lead);
       case 'reserved':
         return {
-          deliver: deliveryRequest(
-            sale,
-            offer,
-            sold,
-            programId,
-            answers,
-            payout === null ? null : decimalText(payout),
-            this.consent(sale)!,
-          ),
+          deliver: deliveryRequest(sale, offer, sold!, programId, answers, payout === null ? null : decimalText(payout), this.consent(sale)!),
         };
     }
   }
@@ -221,11 +247,43 @@ export class DecideSubmit {
     answers: Record<string, string>,
     suppressed = false,
   ): Promise<SubmitOutcome> {
-    const lead = newLead(sale, sale.lead, programId ?? sale.msg.programId, answers);
-    const kept = suppressed ? { ...lead, ...eraseStoredContact(lead, contactValuesOf([lead.lead])) } : lead;
+    const whole = newLead(sale, sale.lead, programId ?? sale.msg.programId, answers, null);
+    const kept = suppressed
+      ? { ...whole, ...eraseStoredContact(whole, contactValuesOf([whole.lead])) }
+      : await this.sealedLead(sale, sale.lead, programId ?? sale.msg.programId, answers);
     const stored = await this.leads.storeDecided(kept, d, this.consent(sale), this.consentLedger(sale, sale.lead));
     decided.inc({ code: stored.code ?? d.code });
     return decision(stored);
+  }
+
+  /** The lead's row: its readable part, and its contact data sealed under the lead's own data key. */
+  private async sealedLead(sale: SubmitToSell, lead: Lead, programId: string | null, answers: Record<string, string>): Promise<NewLead> {
+    const record: StoredContact = { lead, tracking: sale.tracking, consumerIp: sale.consumerIp, ipSource: sale.ipSource };
+    const { readable, contact } = await this.sealer.sealRecord(sale.msg.leadId, record, new Date(sale.msg.requestedAt));
+    return { ...newLead(sale, readable.lead, programId, answers, contact), tracking: readable.tracking, consumerIp: readable.consumerIp };
+  }
+
+  /**
+   * What a result submit writes to its search's lead: nothing new when the
+   * submit changed none of its data (the stored readable part, the sealed
+   * part kept), else the merged lead sealed again under a new key of the
+   * search's.
+   */
+  private async searchLead(
+    sale: SubmitToSell,
+    stored: Lead | null,
+    opened: Lead | null,
+    lead: Lead,
+  ): Promise<{ lead: Lead; contact: SealedContact | null }> {
+    if (stored && opened && sameLead(opened, lead)) return { lead: stored, contact: null };
+    const record: StoredContact = { lead, tracking: sale.tracking, consumerIp: sale.consumerIp, ipSource: sale.ipSource };
+    const { readable, contact } = await this.sealer.sealRecord(sale.msg.searchId!, record, new Date(sale.msg.requestedAt));
+    return { lead: readable.lead, contact };
+  }
+
+  /** A stored lead document opened (its readable part with its sealed part). */
+  private async openLead(lead: Lead, contact: SealedContact | null): Promise<Lead> {
+    return (await this.sealer.openRecord({ lead, tracking: {}, consumerIp: '', ipSource: 'consumer' }, contact)).lead;
   }
 
   /** The consent evidence of the submit (none when it sent no consent decision). */
@@ -275,6 +333,7 @@ export class DecideSubmit {
       offerId: offer.offerId,
       groupId: stored.leadGroupId,
       lead: reserved.lead,
+      changes: null,
       groupLead: null,
       submitted: true,
       mode: testMode(stored.isTest),
@@ -292,7 +351,7 @@ export class DecideSubmit {
       deliver: deliveryRequest(
         { ...sale, msg: { ...msg, requestedAt: reserved.createdAt.toISOString() } },
         offer,
-        reserved.lead,
+        reserved,
         reserved.programId,
         reserved.answers,
         payout,
@@ -308,7 +367,10 @@ interface SubmitToSell {
   offer: CampaignOffer | undefined;
   offerId: string;
   groupId: string;
+  /** The lead to sell, whole (opened). */
   lead: Lead;
+  /** The fields the submit sent (a result submit's over its search's; a direct post's whole lead), opened. */
+  changes: Lead | null;
   groupLead: Lead | null;
   submitted: boolean;
   mode: TestMode;
@@ -321,7 +383,13 @@ interface SubmitToSell {
   searchCerts: { formCertUrl: string | null; universalLeadCert: string | null } | null;
 }
 
-function newLead(s: SubmitToSell, lead: Lead, programId: string | null, answers: Record<string, string>): NewLead {
+function newLead(
+  s: SubmitToSell,
+  lead: Lead,
+  programId: string | null,
+  answers: Record<string, string>,
+  contact: SealedContact | null,
+): NewLead {
   const m = s.msg;
   return {
     id: m.leadId,
@@ -337,6 +405,7 @@ function newLead(s: SubmitToSell, lead: Lead, programId: string | null, answers:
     lead,
     tracking: s.tracking,
     consumerIp: s.consumerIp,
+    contact,
     ipSource: s.ipSource,
     isTest: s.mode.isTest,
     createdAt: m.requestedAt,
@@ -345,10 +414,15 @@ function newLead(s: SubmitToSell, lead: Lead, programId: string | null, answers:
   };
 }
 
+/**
+ * What delivery is sent: the lead's row as stored (its readable part and its
+ * sealed contact data, which delivery or partner-adapter opens for the call;
+ * the consent's IP is in the sealed part too).
+ */
 function deliveryRequest(
   s: SubmitToSell,
   offer: CampaignOffer,
-  lead: Lead,
+  row: Pick<NewLead, 'lead' | 'tracking' | 'consumerIp' | 'contact'>,
   programId: string | null,
   answers: Record<string, string>,
   payout: string | null,
@@ -375,9 +449,10 @@ function deliveryRequest(
     offerType: offer.offerType,
     payout,
     buyer,
-    lead,
-    tracking: s.tracking,
-    consumerIp: s.consumerIp,
+    lead: row.lead,
+    tracking: row.tracking,
+    consumerIp: row.consumerIp,
+    contact: row.contact,
     programId,
     answers,
     consent: {
@@ -385,7 +460,7 @@ function deliveryRequest(
       tcpaText: consent.statement,
       buttonLabel: consent.buttonLabel,
       consentedAt: consent.at,
-      ip: consent.ip,
+      ip: row.contact ? '' : consent.ip,
       formCertUrl: consent.formCertUrl,
       universalLeadCert: consent.universalLeadCert,
     },

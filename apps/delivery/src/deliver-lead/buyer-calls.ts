@@ -3,6 +3,7 @@ import { DeliveryRequestedV1, MESSAGE_TYPES, PartnerSubmitAnswerV1, PartnerSubmi
 import type { BuyerOutcome, DeliverySettings } from '@lr/domain';
 import { AmqpConnection, RequestTimeoutError } from '@lr/messaging';
 import { counter, histogram } from '@lr/observability';
+import { ContactSealer, UnreadableError } from '@lr/persistence';
 import { DEFAULT_SCHOOL_TIMEOUT_MS, SchoolAdapters, deliverWithDeadline } from '../schools/school-adapters';
 import { SchoolHttpError, SchoolProtocolError, SchoolTimeoutError } from '../schools/school-errors';
 
@@ -48,7 +49,10 @@ export class BuyerCalls {
   private readonly log = new Logger(BuyerCalls.name);
   private readonly schools = new SchoolAdapters();
 
-  constructor(private readonly amqp: AmqpConnection) {}
+  constructor(
+    private readonly amqp: AmqpConnection,
+    private readonly sealer: ContactSealer,
+  ) {}
 
   async send(msg: DeliveryRequestedV1): Promise<BuyerAnswer> {
     const started = Date.now();
@@ -67,6 +71,14 @@ export class BuyerCalls {
   private async toSchool(msg: DeliveryRequestedV1, buyer: Extract<DeliveryRequestedV1['buyer'], { kind: 'school' }>): Promise<BuyerAnswer> {
     const settings = buyer.delivery as unknown as DeliverySettings;
     if (!settings.adapter) return { outcome: 'error', httpStatus: null, latencyMs: 0, detail: 'offer has no delivery settings' };
+    // The one place a school's lead is opened, at the moment of the call (docs/security.md, Encryption at rest).
+    let whole;
+    try {
+      whole = await this.sealer.openRecord({ lead: msg.lead, tracking: msg.tracking, consumerIp: msg.consumerIp, ipSource: 'consumer' }, msg.contact);
+    } catch (e) {
+      if (e instanceof UnreadableError) return erased();
+      throw e;
+    }
     try {
       const outcome = await deliverWithDeadline(
         this.schools,
@@ -74,12 +86,12 @@ export class BuyerCalls {
           leadId: msg.leadId,
           offer: { id: msg.offerId, name: buyer.offerName, schoolName: buyer.schoolName },
           settings,
-          lead: msg.lead,
-          tracking: msg.tracking,
-          consumerIp: msg.consumerIp,
+          lead: whole.lead,
+          tracking: whole.tracking,
+          consumerIp: whole.consumerIp,
           programId: msg.programId,
           answers: msg.answers,
-          consent: msg.consent,
+          consent: { ...msg.consent, ip: msg.consent.ip || whole.consumerIp },
           submittedAt: msg.submittedAt,
         },
         buyerDeadlineMs(buyer),
@@ -126,6 +138,7 @@ export class BuyerCalls {
       consumerIp: msg.consumerIp,
       consent: msg.consent,
       submittedAt: msg.submittedAt,
+      contact: msg.contact ?? null,
       notAfter: new Date(Date.now() + timeoutMs - PARTNER_REPLY_MARGIN_MS / 2).toISOString(),
     };
     try {
@@ -160,4 +173,14 @@ export class BuyerCalls {
       throw e;
     }
   }
+}
+
+/**
+ * A lead whose contact data can no longer be read (its data key was destroyed
+ * by a person's deletion before its buyer was called, e.g. a message replayed
+ * from a dead-letter queue): not sent; decided as a failed call, so its sale
+ * is released.
+ */
+function erased(): BuyerAnswer {
+  return { outcome: 'error', httpStatus: null, latencyMs: 0, detail: 'contact data erased (a deletion): not sent' };
 }

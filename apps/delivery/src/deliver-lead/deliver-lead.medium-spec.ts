@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { SubmitAnswerV1, SubmitDecision } from '@lr/contracts';
 import { LeadRepository, SaleLedger, SearchRepository, UnresolvedDeliveries } from '@lr/persistence';
 import { searchStateKey, SearchStatePublisher } from '@lr/search-state';
-import { fakeSchool, mediumDataSource, mediumRedis, reservedLead, submitWorld, SubmitWorld } from '../../../../test/support/medium-world';
+import { fakeSchool, keyStoreSealer, mediumDataSource, mediumRedis, reservedLead, submitWorld, SubmitWorld } from '../../../../test/support/medium-world';
 import { deliveryAttemptsOf, salesOfLead, storedLeadOf } from '../../../../test/support/stored-rows';
 import { BuyerCalls } from './buyer-calls';
 import { DeliverLead } from './deliver-lead.usecase';
@@ -31,7 +31,7 @@ beforeAll(async () => {
   delivery = new DeliverLead(
     new SaleLedger(ds),
     new LeadRepository(ds),
-    new BuyerCalls(undefined as never),
+    new BuyerCalls(undefined as never, keyStoreSealer()),
     new SearchStatePublisher(redis, new SearchRepository(ds)),
   );
 });
@@ -153,7 +153,9 @@ describe('DeliverLead (medium: real PostgreSQL and Redis, a school on 127.0.0.1)
     expect(school.callsFor(deliver.leadId)).toBe(1);
     const sent = school.received.find((r) => r.idempotencyKey === deliver.leadId)!;
     expect(sent.path).toBe('/accept');
-    expect(sent.body).toMatchObject({ lead_id: deliver.leadId, lead: { personal: { email: deliver.lead.personal!.email } } });
+    // The message carried the lead sealed; the school receives it whole, opened at the call.
+    expect(deliver.lead.personal?.email).toBeUndefined();
+    expect(sent.body).toMatchObject({ lead_id: deliver.leadId, lead: { personal: { email: search.lead.personal!.email } } });
   });
 
   it('the school rejecting: BUYER_REJECTED `Rejected - Client`, the sale released, its cap slot given back, its dedupe keys dropped', async () => {

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { metricsRegistry } from '@lr/observability';
 import { LeadRepository, PENDING_LEADS, SaleLedger, SearchRepository } from '@lr/persistence';
 import { SearchStatePublisher } from '@lr/search-state';
-import { fakeSchool, mediumDataSource, mediumRedis, reservedLead, submitWorld } from '../../../../test/support/medium-world';
+import { fakeSchool, keyStoreSealer, mediumDataSource, mediumRedis, reservedLead, submitWorld } from '../../../../test/support/medium-world';
 import { agePendingLead } from '../../../../test/support/stored-rows';
 import { BuyerCalls } from '../deliver-lead/buyer-calls';
 import { DeliverLead } from '../deliver-lead/deliver-lead.usecase';
@@ -60,7 +60,7 @@ describe('PendingLeadsGauge (medium: real PostgreSQL)', () => {
     const delivery = new DeliverLead(
       new SaleLedger(ds),
       new LeadRepository(ds),
-      new BuyerCalls(undefined as never),
+      new BuyerCalls(undefined as never, keyStoreSealer()),
       new SearchStatePublisher(redis, new SearchRepository(ds)),
     );
     const answer = await delivery.run(deliver);

@@ -8,6 +8,7 @@ import {
   decideSubmit,
   fakeSchool,
   freshPerson,
+  keyStoreSealer,
   mediumDataSource,
   mediumRedis,
   resultSubmit,
@@ -48,7 +49,7 @@ beforeAll(async () => {
   delivery = new DeliverLead(
     new SaleLedger(ds),
     new LeadRepository(ds),
-    new BuyerCalls(undefined as never),
+    new BuyerCalls(undefined as never, keyStoreSealer()),
     new SearchStatePublisher(redis, new SearchRepository(ds)),
   );
   optOuts = new OptOuts(ds);

@@ -2,7 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { MESSAGE_TYPES, SearchRequestedV1 } from '@lr/contracts';
 import { AmqpConnection, RawReply, RemoteHandlerError, RequestTimeoutError } from '@lr/messaging';
+import { deriveSearch, Lead, testMode } from '@lr/domain';
 import { counter } from '@lr/observability';
+import { ContactSealer } from '@lr/persistence';
 import { searchAnswerBody, SearchStateReader } from '@lr/search-state';
 import { assertActiveCampaign, assertAffiliate } from '../auth/campaign-access';
 import { CampaignOwners } from '../auth/campaign-owners';
@@ -33,6 +35,7 @@ export class StartSearch {
     private readonly deps: Dependencies,
     private readonly idempotent: IdempotentRequests,
     private readonly searches: SearchStateReader,
+    private readonly sealer: ContactSealer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -69,23 +72,33 @@ export class StartSearch {
   private async start(principal: Principal, request: SearchRequest, correlationId: string, searchId: string): Promise<Buffer> {
     const timeoutMs = this.config.search.replyTimeoutMs;
     const now = Date.now();
+    const today = new Date(now);
+    this.deps.assertUp(...DEPENDENCY_NAMES);
+    // The contact data is sealed here, under the search's own data key, and never opened by the orchestrator:
+    // what its rules and the partners need of it is derived first (docs/security.md, Encryption at rest).
+    const lead = request.lead as Lead;
+    const derived = deriveSearch(this.config.personKeySecret, lead, testMode(request.isTest), today);
+    const { readable, contact } = await this.deps.call('postgres', () =>
+      this.sealer.sealRecord(searchId, { lead, tracking: request.tracking.values, consumerIp: request.tracking.ip!, ipSource: 'consumer' }, today),
+    );
     const message: SearchRequestedV1 = {
       searchId,
       affiliateId: principal.affiliateId,
       campaignId: request.campaignId,
       apiKeyId: principal.keyId,
       isTest: request.isTest,
-      lead: request.lead,
-      tracking: request.tracking.values,
-      consumerIp: request.tracking.ip!,
+      lead: readable.lead,
+      tracking: readable.tracking,
+      consumerIp: readable.consumerIp,
       ipSource: 'consumer',
+      contact,
+      derived,
       tcpaConsent: request.tcpaConsent,
       formCertUrl: request.formCertUrl,
       universalLeadCert: request.universalLeadCert,
       requestedAt: new Date(now).toISOString(),
       replyBy: new Date(now + timeoutMs).toISOString(),
     };
-    this.deps.assertUp(...DEPENDENCY_NAMES);
     let answer: RawReply;
     const down = this.deps.onDown(DEPENDENCY_NAMES);
     try {

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { MESSAGE_TYPES, SubmitAnswerV1, SubmitRequestedV1 } from '@lr/contracts';
-import { pendingDecision, REFUSAL, submitAnswer, SubmitAnswerBody } from '@lr/domain';
+import { holdsContact, Lead, pendingDecision, REFUSAL, SealedContact, StoredContact, submitAnswer, SubmitAnswerBody } from '@lr/domain';
 import { AmqpConnection, BrokerUnavailableError, RemoteHandlerError, ReplyLostError, RequestTimeoutError } from '@lr/messaging';
 import { counter } from '@lr/observability';
-import { CatalogRepository, LeadRepository, SearchRepository } from '@lr/persistence';
+import { CatalogRepository, ContactSealer, LeadRepository, SearchRepository } from '@lr/persistence';
 import type { ShownResultRef } from '@lr/search-state';
 import type { Principal } from '../auth/principal';
 import { ApiError } from '../http/api-error';
@@ -48,6 +48,7 @@ export class SubmitLead {
     private readonly pendingLeads: PendingLeads,
     private readonly idempotent: IdempotentRequests,
     private readonly leadStatus: LeadStatus,
+    private readonly sealer: ContactSealer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -128,6 +129,7 @@ export class SubmitLead {
       if (!result || result.affiliateId !== principal.affiliateId) throw ApiError.of(REFUSAL.resultNotFound);
       if (result.campaignId !== campaignId) throw ApiError.forbidden(REFUSAL.resultCampaignMismatch);
       offerId = result.offerId;
+      const fields = request.lead ? await this.seal(leadId, request.lead as Lead, {}, '') : null;
       message = {
         ...common,
         kind: 'result_submit',
@@ -135,10 +137,11 @@ export class SubmitLead {
         searchId: request.searchId,
         offerId: null,
         originLeadId: null,
-        lead: request.lead ?? null,
+        lead: fields?.lead ?? null,
         tracking: null,
         consumerIp: null,
         ipSource: null,
+        contact: fields?.contact ?? null,
       };
     } else {
       const offer = await this.deps.call('postgres', () => this.catalog.offerForDirectPost(request.offerId, campaignId));
@@ -148,6 +151,7 @@ export class SubmitLead {
       offerId = offer.id;
       const originLeadId = dto.svc_lead_id?.toLowerCase() ?? null;
       if (originLeadId) await this.assertOrigin(originLeadId, principal);
+      const sealed = await this.seal(leadId, request.lead as Lead, request.tracking.values, request.tracking.ip!);
       message = {
         ...common,
         kind: 'direct_post',
@@ -155,10 +159,11 @@ export class SubmitLead {
         searchId: null,
         offerId: offer.id,
         originLeadId,
-        lead: request.lead,
-        tracking: request.tracking.values,
-        consumerIp: request.tracking.ip!,
+        lead: sealed.lead,
+        tracking: sealed.tracking,
+        consumerIp: sealed.consumerIp,
         ipSource: 'consumer',
+        contact: sealed.contact,
       };
     }
 
@@ -176,6 +181,25 @@ export class SubmitLead {
     }
     submits.inc({ code: answer.decision.code });
     return submitAnswer(answer.decision);
+  }
+
+  /**
+   * The submit's contact data sealed under the lead's own data key (from the
+   * sealer's pool: no round trip), so that no message and no row holds it in
+   * clear (docs/security.md, Encryption at rest); checks opens it to decide.
+   * Fields without contact data (a result submit's answers to the form) are
+   * sent as they are.
+   */
+  private async seal(
+    leadId: string,
+    lead: Lead,
+    tracking: Record<string, string>,
+    consumerIp: string,
+  ): Promise<{ lead: Lead; tracking: Record<string, string>; consumerIp: string; contact: SealedContact | null }> {
+    const record: StoredContact = { lead, tracking, consumerIp, ipSource: 'consumer' };
+    if (!holdsContact(record)) return { lead, tracking, consumerIp, contact: null };
+    const { readable, contact } = await this.deps.call('postgres', () => this.sealer.sealRecord(leadId, record, new Date()));
+    return { lead: readable.lead, tracking: readable.tracking, consumerIp: readable.consumerIp, contact };
   }
 
   /** The result a submit names, with its search's affiliate: from Redis as read with the rate limit, else PostgreSQL. */

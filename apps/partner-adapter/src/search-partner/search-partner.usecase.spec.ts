@@ -102,7 +102,7 @@ describe('SearchPartner', () => {
     const adapter: PartnerAdapter = { search, submit: jest.fn() };
     breakers = new PartnerCircuitBreakers();
     const calls = new PartnerCalls(new PartnerAdapterRegistry({ fake: adapter }), breakers);
-    service = new SearchPartner(calls, { publish } as unknown as AmqpConnection, configWith(0));
+    service = new SearchPartner(calls, { publish } as unknown as AmqpConnection, configWith(0), undefined as never);
   });
   afterEach(() => breakers.onModuleDestroy());
 
@@ -329,7 +329,7 @@ describe('SearchPartner', () => {
       const GATHER_MS = 60;
       beforeEach(() => {
         const calls = new PartnerCalls(new PartnerAdapterRegistry({ fake: { search, submit: jest.fn() } }), breakers);
-        service = new SearchPartner(calls, { publish } as unknown as AmqpConnection, configWith(GATHER_MS));
+        service = new SearchPartner(calls, { publish } as unknown as AmqpConnection, configWith(GATHER_MS), undefined as never);
       });
 
       it('an answer waits for the partners still called, and goes with those that end within the window', async () => {

@@ -3,7 +3,9 @@ import { APP_CONFIG, AppConfig } from '@lr/config';
 import { MESSAGE_TYPES } from '@lr/contracts';
 import type { PartnerAnswer, PartnerCallOutcome, PartnerCallRequest, PartnerOfferResult, PartnerRef } from '@lr/contracts';
 import type { PartnerSearchAnsweredV2, PartnerSearchRequestedV2 } from '@lr/contracts';
+import { searchFieldsOf, withContactAtSearch, type PartnerSearchView } from '@lr/domain';
 import { AmqpConnection, PermanentError } from '@lr/messaging';
+import { ContactSealer } from '@lr/persistence';
 import { describeCallFailure } from '../calls/call-failure';
 import { callDeadlines } from '../calls/deadline';
 import { PartnerCalls } from '../calls/partner-calls';
@@ -42,6 +44,7 @@ export class SearchPartner {
     private readonly calls: PartnerCalls,
     private readonly amqp: AmqpConnection,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly sealer: ContactSealer,
   ) {}
 
   /**
@@ -89,13 +92,27 @@ export class SearchPartner {
     };
   }
 
-  private async search(search: SearchOf, { partner, offers, lead, tracking }: PartnerCallRequest, deadlineMs: number): Promise<Ended> {
+  /**
+   * The partner's own view of the search, as the orchestrator made it; a
+   * partner configured for contact data at search gets those fields added
+   * here, from the search's sealed part opened at the moment of the call. A
+   * request without a view (an older orchestrator's) sends nothing of the lead.
+   */
+  private async viewOf(call: PartnerCallRequest): Promise<PartnerSearchView> {
+    const view = { lead: call.lead ?? {}, tracking: call.tracking ?? {} };
+    if (!call.contact) return view;
+    const whole = await this.sealer.openRecord({ lead: {}, tracking: {}, consumerIp: '', ipSource: 'consumer' }, call.contact);
+    return withContactAtSearch(view, whole, searchFieldsOf(call.partner.settings), new Date());
+  }
+
+  private async search(search: SearchOf, call: PartnerCallRequest, deadlineMs: number): Promise<Ended> {
+    const { partner, offers } = call;
     if (deadlineMs <= 0)
       return { outcome: 'expired', results: [], detail: `the search closed at ${search.closesAt}, before the partner was asked` };
     if (offers.length === 0) return { outcome: 'answered', results: [] };
     try {
-      // The partner's own view of the search, as the orchestrator made it; a request without one (an older orchestrator's) sends nothing of the lead.
-      const request = { searchId: search.searchId, offers, lead: lead ?? {}, tracking: tracking ?? {}, isTest: search.isTest };
+      const view = await this.viewOf(call);
+      const request = { searchId: search.searchId, offers, lead: view.lead, tracking: view.tracking, isTest: search.isTest };
       const results = await this.calls.run(partner, deadlineMs, (adapter, signal) => adapter.search(partner, request, signal));
       return { outcome: 'answered', results };
     } catch (e) {

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { MessageMeta, PartnerSubmitAnswerV1, PartnerSubmitRequestedV1 } from '@lr/contracts';
-import { ProcessedMessages } from '@lr/persistence';
+import { ContactSealer, ProcessedMessages, UnreadableError } from '@lr/persistence';
 import { describeCallFailure } from '../calls/call-failure';
 import { PartnerCalls } from '../calls/partner-calls';
 import { partnerMetrics } from '../partner-metrics';
@@ -22,6 +22,7 @@ export class SubmitToPartner {
   constructor(
     private readonly calls: PartnerCalls,
     private readonly processed: ProcessedMessages,
+    private readonly sealer: ContactSealer,
   ) {}
 
   async submit(req: PartnerSubmitRequestedV1, meta: Pick<MessageMeta, 'messageId' | 'type'>): Promise<PartnerSubmitAnswerV1> {
@@ -49,6 +50,14 @@ export class SubmitToPartner {
       if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
       return { leadId: req.leadId, outcome: 'interrupted', detail: 'handled before and may have reached the partner; not sent again' };
     }
+    // The lead is opened here, at the moment of the call (docs/security.md, Encryption at rest).
+    let whole;
+    try {
+      whole = await this.sealer.openRecord({ lead: req.lead, tracking: req.tracking, consumerIp: req.consumerIp, ipSource: 'consumer' }, req.contact);
+    } catch (e) {
+      if (!(e instanceof UnreadableError)) throw e;
+      return { leadId: req.leadId, outcome: 'error', detail: 'contact data erased (a deletion): not sent' };
+    }
     try {
       const outcome = await this.calls.run(req.partner, Math.min(req.partner.timeoutMs, remainingMs), (adapter, signal) =>
         adapter.submit(
@@ -56,14 +65,14 @@ export class SubmitToPartner {
           {
             searchId: req.searchId,
             partnerResultId: req.partnerResultId,
-            lead: req.lead,
+            lead: whole.lead,
             programId: req.programId,
             answers: req.answers,
             idempotencyKey: req.leadId,
             externalId: req.externalId,
-            tracking: req.tracking,
-            consumerIp: req.consumerIp,
-            consent: req.consent,
+            tracking: whole.tracking,
+            consumerIp: whole.consumerIp,
+            consent: { ...req.consent, ip: req.consent.ip || whole.consumerIp },
             submittedAt: req.submittedAt,
           },
           signal,

@@ -4,6 +4,7 @@ import { PartnerSearchRequestedV2, SearchMeta, SearchRequestedV1 } from '@lr/con
 import {
   CampaignOffer,
   capsAt,
+  contactFieldsAtSearch,
   contactValuesOf,
   eraseStoredContact,
   judgeOffers,
@@ -11,10 +12,11 @@ import {
   leadOptOutKeys,
   OfferVerdict,
   partnerSearchView,
+  PersonKeySecret,
   SaleFacts,
+  SearchDerived,
   searchFieldsOf,
   StoredContact,
-  TestMode,
   testMode,
 } from '@lr/domain';
 import { counter, histogram } from '@lr/observability';
@@ -76,6 +78,7 @@ export class StartSearch {
       { lead: msg.lead as Lead, tracking: msg.tracking, consumerIp: msg.consumerIp, ipSource: msg.ipSource },
       suppressed,
     );
+    const keys = personFacts(msg, this.config.personKeySecret);
     const plan = planSearch(offers, verdicts, testMode(msg.isTest), now);
     const results = plan.shown.map((c): NewResult => newResult(c));
     stage('plan');
@@ -96,8 +99,9 @@ export class StartSearch {
       universalLeadCert: msg.universalLeadCert,
       createdAt: new Date(msg.requestedAt),
       closesAt,
-      personKeys: testMode(msg.isTest).personKeys(this.config.personKeySecret, msg.lead as Lead),
-      contact: null,
+      personKeys: keys.personKeys,
+      // The contact data as the gateway sealed it, never opened here; none kept for a suppressed person.
+      contact: suppressed ? null : (msg.contact ?? null),
       decisions: plan.decisions,
       results,
       partnerCalls: plan.partnerCalls.map((c) => ({ partnerId: c.partner.id, offerIds: c.offers.map((o) => o.offerId) })),
@@ -141,22 +145,23 @@ export class StartSearch {
   ): Promise<{ verdicts: OfferVerdict[]; suppressed: boolean }> {
     const lead = msg.lead as Lead;
     const mode = testMode(msg.isTest);
+    const keys = personFacts(msg, this.config.personKeySecret);
     const { verdicts, facts } = await judgeOffers(offers, lead, { kind: 'catalog' }, now, mode).read((candidates) =>
-      this.saleFacts(lead, mode, candidates, now),
+      this.saleFacts(keys, candidates, now),
     );
     if (facts) return { verdicts, suppressed: facts.suppressed };
-    if (leadOptOutKeys(this.config.personKeySecret, lead).length === 0) return { verdicts, suppressed: false };
-    return { verdicts, suppressed: (await this.saleFacts(lead, mode, [], now)).suppressed };
+    if (keys.optOutKeys.length === 0) return { verdicts, suppressed: false };
+    return { verdicts, suppressed: (await this.saleFacts(keys, [], now)).suppressed };
   }
 
   /** The sale facts of the candidates, and the person's suppression, in one statement (the person's sales only when an offer is judged). */
-  private saleFacts(lead: Lead, mode: TestMode, candidates: readonly CampaignOffer[], now: Date): Promise<SaleFacts> {
+  private saleFacts(keys: PersonFacts, candidates: readonly CampaignOffer[], now: Date): Promise<SaleFacts> {
     return this.ledger.saleFacts({
       groupId: null,
       slots: candidates.flatMap((o) => capsAt(o.caps, now).map((c) => c.slot)),
-      keys: candidates.length === 0 ? [] : mode.personKeys(this.config.personKeySecret, lead),
+      keys: candidates.length === 0 ? [] : keys.personKeys,
       offerIds: candidates.map((o) => o.offerId),
-      optOutKeys: leadOptOutKeys(this.config.personKeySecret, lead),
+      optOutKeys: keys.optOutKeys,
     });
   }
 
@@ -202,18 +207,29 @@ export class StartSearch {
     if (calls.length === 0) return null;
     for (const call of calls) partnersAsked.inc({ partner: call.partner.name });
     const today = new Date(msg.requestedAt);
+    const search = { lead: msg.lead, tracking: msg.tracking, derived: msg.derived?.partner };
     return {
       searchId: msg.searchId,
       campaignId: msg.campaignId,
-      partners: calls.map((c) => ({
-        partner: c.partner,
-        offers: c.offers,
-        ...partnerSearchView(msg, searchFieldsOf(c.partner.settings), today),
-      })),
+      partners: calls.map((c) => {
+        const fields = searchFieldsOf(c.partner.settings);
+        // A partner configured for contact data at search gets the sealed part too, which partner-adapter opens for the call.
+        const contact = msg.contact && contactFieldsAtSearch(fields).length > 0 ? { contact: msg.contact } : {};
+        return { partner: c.partner, offers: c.offers, ...partnerSearchView(search, fields, today), ...contact };
+      }),
       isTest: msg.isTest,
       closesAt: this.closesAt(msg).toISOString(),
     };
   }
+}
+
+/** The person's keys of a search: as the gateway derived them before sealing its contact data, or from an older gateway's whole lead. */
+type PersonFacts = Pick<SearchDerived, 'personKeys' | 'optOutKeys'>;
+
+function personFacts(msg: SearchRequestedV1, secret: PersonKeySecret): PersonFacts {
+  if (msg.derived) return msg.derived;
+  const lead = msg.lead as Lead;
+  return { personKeys: testMode(msg.isTest).personKeys(secret, lead), optOutKeys: leadOptOutKeys(secret, lead) };
 }
 
 /** The contact columns a search stores: as sent, or without contact data for a suppressed person (libs/domain eraseStoredContact). */

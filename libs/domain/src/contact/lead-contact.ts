@@ -1,5 +1,10 @@
 import { ageOn, type Lead } from '../lead-input';
+import type { DedupeKey } from '../normalize/dedupe-keys';
+import type { PersonKeySecret } from '../normalize/person-key';
 import type { StoredContact } from '../opt-outs/erasure';
+import { leadOptOutKeys, type OptOutKey } from '../opt-outs/opt-outs';
+import { partnerDerivedValues, type PartnerDerivedValues } from '../partners/search-view';
+import type { TestMode } from '../test-mode/test-mode';
 
 /**
  * What of a search or a lead is contact data, sealed at rest and in messages
@@ -41,6 +46,13 @@ export function splitContact(c: StoredContact, today: Date): { readable: StoredC
   };
 }
 
+/** Whether a record holds any contact data to seal (a result submit's fields may hold none: they are sent as they are). */
+export function holdsContact(c: StoredContact): boolean {
+  if (c.consumerIp !== '' || c.tracking.ip_address !== undefined) return true;
+  const lead = c.lead as Record<string, Record<string, string> | undefined>;
+  return Object.entries(CONTACT_LEAD_FIELDS).some(([group, fields]) => fields.some((f: string) => lead[group]?.[f] !== undefined));
+}
+
 /** The record's contact columns as they were sent: the readable part with its sealed part opened (null: unreadable, e.g. deleted). */
 export function joinContact(readable: StoredContact, contact: ContactPart | null): StoredContact {
   if (!contact) return readable;
@@ -61,4 +73,21 @@ function readableAge(lead: Lead, today: Date): string | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(lead.personal?.date_of_birth ?? '');
   if (!m) return lead.age;
   return String(ageOn(new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))), today));
+}
+
+/**
+ * What a search's rules and partners need of its contact data, derived by the
+ * gateway before it seals it, so that the search-orchestrator never opens it:
+ * the person keys of the duplicate check, the keys its suppression is looked
+ * up by, and what partners are sent in their place (age band, birth year,
+ * the contract's hashed email and phone).
+ */
+export interface SearchDerived {
+  personKeys: DedupeKey[];
+  optOutKeys: OptOutKey[];
+  partner: PartnerDerivedValues;
+}
+
+export function deriveSearch(secret: PersonKeySecret, lead: Lead, mode: TestMode, today: Date): SearchDerived {
+  return { personKeys: mode.personKeys(secret, lead), optOutKeys: leadOptOutKeys(secret, lead), partner: partnerDerivedValues(lead, today) };
 }

@@ -53,11 +53,20 @@ const AGE_BANDS: ReadonlyArray<{ from: number; band: string }> = [
   { from: 0, band: 'under-18' },
 ];
 
-/** A search's lead and tracking, as the gateway took them. */
+/**
+ * A search's lead and tracking: as the gateway took them, or their readable
+ * part with the values the gateway derived from the contact data before it
+ * sealed it (`derived`: partnerDerivedValues), which then stand in for the
+ * lead's own.
+ */
 export interface PartnerSearchInput {
   lead: LeadPayload;
   tracking: Record<string, string>;
+  derived?: PartnerDerivedValues;
 }
+
+/** What the domain derives from a lead for partners: the age band, the birth year, the hashed email and phone (by path). */
+export type PartnerDerivedValues = Partial<Record<'personal.age_band' | 'personal.birth_year' | 'hashed.email' | 'hashed.phone', string>>;
 
 /** The lead as one partner sees it at search: the lead's groups narrowed to its fields, and `hashed` (SHA-256 hex of the contract's normalized forms). */
 export interface PartnerSearchLead extends LeadPayload {
@@ -90,7 +99,7 @@ export function contactFieldsAtSearch(fields: readonly SearchField[]): SearchFie
 export function partnerSearchView(search: PartnerSearchInput, fields: readonly SearchField[], today: Date): PartnerSearchView {
   const wanted = new Set<string>(fields);
   const source = search.lead as Record<string, Record<string, string> | undefined>;
-  const derived = derivedValues(search.lead, today);
+  const derived: Record<string, string | undefined> = search.derived ?? partnerDerivedValues(search.lead, today);
   const lead: Record<string, Record<string, string>> = {};
   for (const field of fields) {
     if (!field.startsWith('lead.')) continue;
@@ -106,8 +115,25 @@ export function partnerSearchView(search: PartnerSearchInput, fields: readonly S
   return { lead: lead as PartnerSearchLead, tracking };
 }
 
+/**
+ * A partner's view completed with the contact fields it is configured for
+ * (partner-adapter, at the moment of the call: the orchestrator made `view`
+ * from the readable part, without them), from the search opened (`whole`).
+ */
+export function withContactAtSearch(
+  view: PartnerSearchView,
+  whole: PartnerSearchInput,
+  fields: readonly SearchField[],
+  today: Date,
+): PartnerSearchView {
+  const extra = partnerSearchView(whole, contactFieldsAtSearch(fields), today);
+  const lead: Record<string, Record<string, string>> = { ...(view.lead as Record<string, Record<string, string>>) };
+  for (const [group, values] of Object.entries(extra.lead as Record<string, Record<string, string>>)) lead[group] = { ...lead[group], ...values };
+  return { lead: lead as PartnerSearchLead, tracking: { ...view.tracking, ...extra.tracking } };
+}
+
 /** The values the domain derives from the lead: age band and birth year from the date of birth, hashed email and phone. */
-function derivedValues(lead: LeadPayload, today: Date): Record<string, string | undefined> {
+export function partnerDerivedValues(lead: LeadPayload, today: Date): PartnerDerivedValues {
   const dob = /^(\d{4})-(\d{2})-(\d{2})$/.exec(lead.personal?.date_of_birth ?? '');
   const age = dob ? ageOn(new Date(Date.UTC(Number(dob[1]), Number(dob[2]) - 1, Number(dob[3]))), today) : undefined;
   const email = lead.personal?.email;

@@ -2,7 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { parseMasterKeys, type MasterKeys } from '@lr/config';
 import type { SealedContact } from '@lr/domain';
-import { mediumKeyStore } from '../../../../test/support/medium-world';
+import { MEDIUM_DATABASE_URL } from '../../../../test/support/medium-env';
+import { createDataSource } from '../data-source';
+import { ensureDatabase } from '../ensure-database';
+import { KEYSTORE_MIGRATIONS } from '../migrations/keystore';
 import { DataKeys } from '../repositories/data-keys.repository';
 import { UnreadableError } from './cipher';
 import { ContactSealer } from './contact-sealer';
@@ -27,8 +30,14 @@ describe('ContactSealer (AES-256-GCM data keys in the key store)', () => {
   const oldId = `old-${randomUUID().slice(0, 8)}`;
   const newId = `new-${randomUUID().slice(0, 8)}`;
 
+  // A key store of this file's own: the rotation re-wraps every key of its store, which the services' keys
+  // (the other medium files', under the configured master key) must not see.
   beforeAll(async () => {
-    ds = await mediumKeyStore();
+    const url = MEDIUM_DATABASE_URL.replace(/\/([^/?]+)(\?.*)?$/, '/$1_rotation_keys$2');
+    await ensureDatabase(url);
+    ds = createDataSource({ url, poolSize: 2, timeoutMs: 10_000, migrations: KEYSTORE_MIGRATIONS });
+    await ds.initialize();
+    await ds.runMigrations({ transaction: 'each' });
     keys = new DataKeys(ds);
   });
   afterAll(() => ds.destroy());

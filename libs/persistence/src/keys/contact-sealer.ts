@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SealedContact } from '@lr/domain';
+import { type ContactPart, joinContact, type SealedContact, splitContact, type StoredContact } from '@lr/domain';
 import type { DataKeys } from '../repositories/data-keys.repository';
 import { decrypt, encrypt, newDataKey, UnreadableError } from './cipher';
 import type { KeyWrapper } from './key-wrapper';
@@ -63,6 +63,28 @@ export class ContactSealer {
         throw e;
       }
     });
+  }
+
+  /**
+   * A record's contact columns split into what stays readable and what is
+   * sealed (libs/domain splitContact), the sealed part under a data key of
+   * record `of`'s own.
+   */
+  async sealRecord(of: string, record: StoredContact, today: Date): Promise<{ readable: StoredContact; contact: SealedContact }> {
+    const { readable, contact } = splitContact(record, today);
+    return { readable, contact: await this.seal(of, contact) };
+  }
+
+  /**
+   * A record's contact columns as they were sent: its readable part joined
+   * with its sealed part opened (libs/domain joinContact); a record with
+   * nothing sealed (null: stored whole before sealing, or erased) as it is.
+   * Throws UnreadableError when the sealed part cannot be read (its data key
+   * was destroyed: a deletion).
+   */
+  async openRecord(readable: StoredContact, contact: SealedContact | null | undefined): Promise<StoredContact> {
+    if (!contact) return readable;
+    return joinContact(readable, await this.open<ContactPart>(contact));
   }
 
   /** Destroys the data keys of these sealed values (crypto-shredding); answers how many existed. */

@@ -524,6 +524,7 @@ export interface RowTypes {
     suppressed: boolean | null;
     own: unknown;
     group_lead: unknown;
+    group_contact: unknown;
     submitted: boolean | null;
   };
   markNoticesQueued: Record<string, never>;
@@ -710,6 +711,7 @@ export interface RowTypes {
   };
   reservedLead: {
     lead: unknown;
+    contact: unknown;
     tracking: unknown;
     consumer_ip: string;
     program_id: string | null;

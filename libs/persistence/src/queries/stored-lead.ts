@@ -1,6 +1,6 @@
 import { API_CODES, type ApiCode, type OutcomeStatus } from '@lr/contracts';
 import type { RowTypes } from './row-types.generated';
-import { cents, Cents, Decision, decimalText, Lead } from '@lr/domain';
+import { cents, Cents, Decision, decimalText, Lead, SealedContact } from '@lr/domain';
 
 /** A submit or direct post as its row is first written (the contract's `svc_lead_id` is `id`). */
 export interface NewLead {
@@ -14,10 +14,16 @@ export interface NewLead {
   apiKeyId: string;
   programId: string | null;
   answers: Record<string, string>;
-  /** The lead as delivered (a result submit: the search's with the submit's fields over it). */
+  /**
+   * The lead as delivered (a result submit: the search's with the submit's
+   * fields over it): its readable part when `contact` holds the sealed part
+   * (libs/domain splitContact; `tracking` and `consumerIp` readable too).
+   */
   lead: Lead;
   tracking: Record<string, string>;
   consumerIp: string;
+  /** The contact data sealed under the lead's own data key; null: none kept (a suppressed person's). */
+  contact: SealedContact | null;
   ipSource: 'consumer' | 'caller_server';
   isTest: boolean;
   createdAt: string;
@@ -90,19 +96,21 @@ export function storedLeadOf(r: StoredLeadColumns): StoredLead {
 
 /**
  * A data-modifying CTE body that writes lead `$first` (parameters from
- * leadParams: 24 in all), when `when` holds. A decided lead gets decided_at
+ * leadParams: 24 in all; its sealed contact, contactParam, is the statement's
+ * parameter `contact`), when `when` holds. A decided lead gets decided_at
  * now. A row that exists already keeps what it has, except a pending one
  * without a sale (stored pending by the previous release, before its checks
  * ran), which takes this decision.
  */
-export const LEAD_INSERT = (first: number, when: string) => {
+export const LEAD_INSERT = (first: number, when: string, contact: string) => {
   const p = (n: number) => `$${first + n}`;
   return `INSERT INTO leads (id, search_id, result_id, kind, affiliate_id, campaign_id, offer_id, api_key_id, program_id, answers, lead, tracking,
                              consumer_ip, ip_source, is_test, created_at, lead_group_id, origin_lead_id,
-                             status, code, reason, field, decided_by, payout, decided_at)
+                             status, code, reason, field, decided_by, payout, decided_at, contact)
           SELECT ${p(0)}::uuid, ${p(1)}::uuid, ${p(2)}::uuid, ${p(3)}, ${p(4)}::uuid, ${p(5)}::uuid, ${p(6)}::uuid, ${p(7)}::uuid, ${p(8)},
                  ${p(9)}::jsonb, ${p(10)}::jsonb, ${p(11)}::jsonb, ${p(12)}, ${p(13)}, ${p(14)}::boolean, ${p(15)}::timestamptz, ${p(16)}::uuid, ${p(17)}::uuid,
-                 ${p(18)}, ${p(19)}, ${p(20)}, ${p(21)}, ${p(22)}, ${p(23)}::numeric, CASE WHEN ${p(18)} = 'pending' THEN NULL ELSE now() END
+                 ${p(18)}, ${p(19)}, ${p(20)}, ${p(21)}, ${p(22)}, ${p(23)}::numeric, CASE WHEN ${p(18)} = 'pending' THEN NULL ELSE now() END,
+                 ${contact}::jsonb
            WHERE ${when}
           ON CONFLICT (id) DO UPDATE
             SET status = EXCLUDED.status, code = EXCLUDED.code, reason = EXCLUDED.reason, field = EXCLUDED.field,
@@ -111,6 +119,11 @@ export const LEAD_INSERT = (first: number, when: string) => {
             WHERE leads.status = 'pending' AND NOT EXISTS (SELECT 1 FROM sales s WHERE s.lead_id = leads.id)
           RETURNING *`;
 };
+
+/** LEAD_INSERT's `contact` parameter. */
+export function contactParam(l: NewLead): string | null {
+  return l.contact === null ? null : JSON.stringify(l.contact);
+}
 
 /** The parameters of LEAD_INSERT: the lead, then its decision (the pending one for a sale just reserved). */
 export function leadParams(l: NewLead, d: Decision, payout: Cents | null): unknown[] {

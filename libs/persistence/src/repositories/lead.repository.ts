@@ -1,11 +1,11 @@
 import type { ResultEntry, SubmitDecision } from '@lr/contracts';
-import { amount, cents, Cents, ConsentEvidence, ConsentLedgerEntry, Decision, Lead, storedDecision, ZERO } from '@lr/domain';
+import { amount, cents, Cents, ConsentEvidence, ConsentLedgerEntry, Decision, Lead, SealedContact, storedDecision, ZERO } from '@lr/domain';
 import type { Queryable } from '../queries/queryable';
 import { run, statement, type WithDocuments } from '../queries/sql';
 import { searchDays } from '../partitions/partition-days';
 import { CONSENT_APPEND, CONSENT_INSERT, consentParams, ledgerParams } from '../queries/consent-evidence';
 import { SHOWN } from '../queries/shown-results';
-import { LEAD_INSERT, leadParams, NewLead, STORED_LEAD_COLUMNS, StoredLead, StoredLeadColumns, storedLeadOf } from '../queries/stored-lead';
+import { contactParam, LEAD_INSERT, leadParams, NewLead, STORED_LEAD_COLUMNS, StoredLead, StoredLeadColumns, storedLeadOf } from '../queries/stored-lead';
 
 /** A stored lead as the submit answer's decision (the submit reply and the lead-status read). */
 export function decisionOf(l: StoredLead): SubmitDecision {
@@ -35,9 +35,11 @@ export interface SubmitContext {
     entry: ResultEntry;
     expiresAt: Date | null;
     partnerResultId: string | null;
+    /** The search's readable part when `contact` holds its sealed part (libs/domain joinContact), else the whole. */
     searchLead: Lead;
     tracking: Record<string, string>;
     consumerIp: string;
+    contact: SealedContact | null;
     ipSource: 'consumer' | 'caller_server';
     isTest: boolean;
     /** The search's lead was submitted (a sale reserved): its data may no longer change. */
@@ -46,12 +48,14 @@ export interface SubmitContext {
     universalLeadCert: string | null;
   } | null;
   /** Direct post retry: the post it names. Null when unknown (or not the caller's direct post). */
-  origin: { leadGroupId: string; lead: Lead; isTest: boolean } | null;
+  origin: { leadGroupId: string; lead: Lead; contact: SealedContact | null; isTest: boolean } | null;
 }
 
 /** A reserved lead as delivery needs it again (a redelivered submit after its sale was reserved). */
 export interface ReservedLead {
+  /** The readable part when `contact` holds the sealed part, else the whole. */
   lead: Lead;
+  contact: SealedContact | null;
   tracking: Record<string, string>;
   consumerIp: string;
   programId: string | null;
@@ -85,17 +89,17 @@ const SUBMIT_CONTEXT = statement(
   `SELECT (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $1) x) AS stored,
               (SELECT row_to_json(x) FROM (
                  SELECT t.offer_id, lr_result_entry(u.id, t.body, u.expires_at)::json AS entry, u.expires_at, s.result_partner -> u.id::text AS partner_data,
-                        s.lead, s.tracking, s.consumer_ip, s.ip_source, s.is_test,
+                        s.lead, s.tracking, s.consumer_ip, s.contact, s.ip_source, s.is_test,
                         s.submitted_at IS NOT NULL AS submitted, s.form_cert_url, s.universal_lead_cert
                    FROM searches s CROSS JOIN LATERAL ${SHOWN('s')}
                   WHERE s.id = $4 AND ${searchDays('s', '$4')} AND u.id = $3 AND s.affiliate_id = $2) x) AS picked,
               (SELECT row_to_json(x) FROM (
-                 SELECT lead_group_id, lead, is_test FROM leads WHERE id = $5 AND affiliate_id = $2 AND kind = 'direct_post') x) AS origin`,
+                 SELECT lead_group_id, lead, contact, is_test FROM leads WHERE id = $5 AND affiliate_id = $2 AND kind = 'direct_post') x) AS origin`,
 );
 
 const STORE_DECIDED = statement(
   'storeDecided',
-  `WITH written AS (${LEAD_INSERT(1, 'true')}),
+  `WITH written AS (${LEAD_INSERT(1, 'true', '$36')}),
             consent AS (${CONSENT_INSERT('$1::uuid', 25, 'EXISTS (SELECT 1 FROM written)')}),
             chained AS (${CONSENT_APPEND('consent', 32)})
        SELECT row_to_json(x) AS lead FROM (
@@ -106,7 +110,7 @@ const STORE_DECIDED = statement(
 
 const RESERVED_LEAD = statement(
   'reservedLead',
-  `SELECT l.lead, l.tracking, l.consumer_ip, l.program_id, l.answers, l.created_at, sa.payout, r.partner_data, r.entry->'offer'->>'tcpa_text' AS shown_statement,
+  `SELECT l.lead, l.contact, l.tracking, l.consumer_ip, l.program_id, l.answers, l.created_at, sa.payout, r.partner_data, r.entry->'offer'->>'tcpa_text' AS shown_statement,
               (SELECT row_to_json(c) FROM consent_evidence c WHERE c.lead_id = l.id) AS consent
          FROM leads l JOIN sales sa ON sa.lead_id = l.id AND sa.status = 'reserved'
          LEFT JOIN LATERAL (
@@ -134,18 +138,20 @@ interface SubmitContextDocuments {
     lead: Lead;
     tracking: Record<string, string>;
     consumer_ip: string;
+    contact: SealedContact | null;
     ip_source: 'consumer' | 'caller_server';
     is_test: boolean;
     submitted: boolean;
     form_cert_url: string | null;
     universal_lead_cert: string | null;
   } | null;
-  origin: { lead_group_id: string; lead: Lead; is_test: boolean } | null;
+  origin: { lead_group_id: string; lead: Lead; contact: SealedContact | null; is_test: boolean } | null;
 }
 
 /** The JSON documents RESERVED_LEAD builds or reads (its json columns). */
 interface ReservedLeadDocuments {
   lead: Lead;
+  contact: SealedContact | null;
   tracking: Record<string, string>;
   answers: Record<string, string>;
   partner_data: { partnerResultId?: string } | null;
@@ -214,6 +220,7 @@ export class LeadRepository {
             searchLead: p.lead,
             tracking: p.tracking,
             consumerIp: p.consumer_ip,
+            contact: p.contact,
             ipSource: p.ip_source,
             isTest: p.is_test,
             submitted: p.submitted,
@@ -221,7 +228,9 @@ export class LeadRepository {
             universalLeadCert: p.universal_lead_cert,
           }
         : null,
-      origin: r.origin ? { leadGroupId: r.origin.lead_group_id, lead: r.origin.lead, isTest: r.origin.is_test } : null,
+      origin: r.origin
+        ? { leadGroupId: r.origin.lead_group_id, lead: r.origin.lead, contact: r.origin.contact, isTest: r.origin.is_test }
+        : null,
     };
   }
 
@@ -243,6 +252,7 @@ export class LeadRepository {
       ...leadParams(lead, decision, ZERO),
       ...consentParams(consent),
       ...ledgerParams(ledger),
+      contactParam(lead), // $36
     ])) as Array<WithDocuments<'storeDecided', { lead: StoredLeadColumns }>>;
     if (rows[0]) return storedLeadOf(rows[0].lead);
     const twin = await this.find(lead.id);
@@ -263,6 +273,7 @@ export class LeadRepository {
     if (!r) return null;
     return {
       lead: r.lead,
+      contact: r.contact,
       tracking: r.tracking,
       consumerIp: r.consumer_ip,
       programId: r.program_id,

@@ -13,6 +13,7 @@ import {
   LiveSale,
   OptOutKey,
   SaleFacts,
+  SealedContact,
   SUBMIT,
 } from '@lr/domain';
 import { DataSource } from 'typeorm';
@@ -24,7 +25,7 @@ import { CONSENT_APPEND, CONSENT_INSERT, consentParams, ledgerParams } from '../
 import { KEYS_FROM_PARAMS, keyParams, LAST_SALES_TO_PERSON } from '../queries/dedupe-keys';
 import { CAP_USAGE, factsOf, LIVE_SALES, SaleFactsDocuments, slotParams } from '../queries/sale-facts';
 import { SEARCH_META_COLUMNS, SearchMetaColumns, searchMetaOf } from '../queries/search-meta';
-import { LEAD_INSERT, leadParams, NewLead, STORED_LEAD_COLUMNS, StoredLead, StoredLeadColumns, storedLeadOf } from '../queries/stored-lead';
+import { contactParam, LEAD_INSERT, leadParams, NewLead, STORED_LEAD_COLUMNS, StoredLead, StoredLeadColumns, storedLeadOf } from '../queries/stored-lead';
 import { SUPPRESSED } from '../queries/suppressions';
 import { locksOn } from '../queries/advisory-locks';
 
@@ -63,6 +64,8 @@ const LOCKED_FACTS = statement(
   `SELECT ${saleFactsSelect(['$10', '$11'])},
           (SELECT row_to_json(x) FROM (SELECT ${STORED_LEAD_COLUMNS} FROM leads l WHERE l.id = $8) x) AS own,
           COALESCE((SELECT s.lead FROM searches s WHERE s.id = $9 AND ${searchDays('s', '$9')}), (SELECT g.lead FROM leads g WHERE g.id = $1 AND $9::uuid IS NULL)) AS group_lead,
+          CASE WHEN $9::uuid IS NULL THEN (SELECT g.contact FROM leads g WHERE g.id = $1)
+               ELSE (SELECT s.contact FROM searches s WHERE s.id = $9 AND ${searchDays('s', '$9')}) END AS group_contact,
           COALESCE((SELECT s.submitted_at IS NOT NULL FROM searches s WHERE s.id = $9 AND ${searchDays('s', '$9')}), EXISTS (SELECT 1 FROM leads g WHERE g.id = $1 AND $9::uuid IS NULL)) AS submitted`,
 );
 
@@ -88,7 +91,7 @@ const WRITE_SALE = statement(
                 COALESCE((SELECT json_agg(json_build_object('scope', scope, 'period', period, 'period_start', period_start)) FROM taken), '[]')
           WHERE (SELECT count(*) FROM taken) = cardinality($32::text[])
          RETURNING lead_id
-       ), lead AS (${LEAD_INSERT(1, 'EXISTS (SELECT 1 FROM sale)')}
+       ), lead AS (${LEAD_INSERT(1, 'EXISTS (SELECT 1 FROM sale)', '$50')}
        ), consent AS (${CONSENT_INSERT('$1::uuid', 25, 'EXISTS (SELECT 1 FROM sale)')}
        ), chained AS (${CONSENT_APPEND('consent', 45)}
        ), person AS (
@@ -99,10 +102,11 @@ const WRITE_SALE = statement(
          ON CONFLICT DO NOTHING
          RETURNING 1
        ), search AS (
-         UPDATE searches s SET lead = $41::jsonb, person_keys = $42::jsonb, submitted_at = COALESCE(submitted_at, now())
+         UPDATE searches s SET lead = $41::jsonb, person_keys = $42::jsonb, submitted_at = COALESCE(submitted_at, now()),
+                               contact = COALESCE($49::jsonb, s.contact)
           WHERE s.id = $43::uuid AND ${searchDays('s', '$43::uuid')} AND EXISTS (SELECT 1 FROM sale)
             -- a search's later sales mostly change nothing: no new row version then
-            AND (submitted_at IS NULL OR lead IS DISTINCT FROM $41::jsonb OR person_keys IS DISTINCT FROM $42::jsonb)
+            AND (submitted_at IS NULL OR lead IS DISTINCT FROM $41::jsonb OR person_keys IS DISTINCT FROM $42::jsonb OR $49::jsonb IS NOT NULL)
          RETURNING 1
        )
        -- Not sold means a cap filled meanwhile: the statement fails (CAP_FILLED), so the transaction is rolled back and no
@@ -223,14 +227,18 @@ export interface SaleToReserve {
   caps: readonly CapAt[];
   /** The person's keys, written to the dedupe index with the sale. */
   keys: readonly DedupeKey[];
-  /** A result submit fixes its search's lead (and its keys) from now on. */
-  search: { id: string; lead: Lead; keys: readonly DedupeKey[] } | null;
+  /**
+   * A result submit fixes its search's lead (and its keys) from now on: its
+   * readable part, and its sealed part when it changed (null: the search's is kept).
+   */
+  search: { id: string; lead: Lead; contact: SealedContact | null; keys: readonly DedupeKey[] } | null;
 }
 
 /** What the reservation read under its locks. */
 export interface LockedFacts extends SaleFacts {
-  /** The group's lead as stored now, and whether it was already submitted (its data may no longer change). */
+  /** The group's lead as stored now (its readable part beside `groupContact`), and whether it was already submitted (its data may no longer change). */
   groupLead: Lead | null;
+  groupContact: SealedContact | null;
   submitted: boolean;
   /** This submit's own row: a twin of the message got here first. */
   own: StoredLead | null;
@@ -296,7 +304,7 @@ export class SaleLedger {
    *    evidence (with its consent ledger append), the dedupe keys, the search's lead; a cap taken meanwhile
    *    rolls it all back as CAP_REACHED.
    */
-  async reserve(q: ReservationQuery, plan: (facts: LockedFacts) => ReservationPlan): Promise<ReservationResult> {
+  async reserve(q: ReservationQuery, plan: (facts: LockedFacts) => ReservationPlan | Promise<ReservationPlan>): Promise<ReservationResult> {
     try {
       return await inTransaction(poolOf(this.ds), async (tx) => {
         let keys = [...q.keys];
@@ -309,7 +317,7 @@ export class SaleLedger {
         );
         for (;;) {
           if (facts.own) return { kind: 'stored', lead: facts.own } as const;
-          const next = plan(facts);
+          const next = await plan(facts);
           if (next.kind === 'lock-keys') {
             const known = new Set(keys.map((k) => `${k.type}:${k.hash}`));
             const more = next.keys.filter((k) => !known.has(`${k.type}:${k.hash}`));
@@ -414,8 +422,17 @@ function lockedFactsParams(q: ReservationQuery, keys: readonly DedupeKey[]): unk
 }
 
 function lockedFactsOf(rows: ReadonlyArray<RowTypes['lockedFacts']>): LockedFacts {
-  const r = rows[0] as WithDocuments<'lockedFacts', SaleFactsDocuments & { own: StoredLeadColumns | null; group_lead: Lead | null }>;
-  return { ...factsOf(r), own: r.own ? storedLeadOf(r.own) : null, groupLead: r.group_lead, submitted: r.submitted === true };
+  const r = rows[0] as WithDocuments<
+    'lockedFacts',
+    SaleFactsDocuments & { own: StoredLeadColumns | null; group_lead: Lead | null; group_contact: SealedContact | null }
+  >;
+  return {
+    ...factsOf(r),
+    own: r.own ? storedLeadOf(r.own) : null,
+    groupLead: r.group_lead,
+    groupContact: r.group_contact,
+    submitted: r.submitted === true,
+  };
 }
 
 /** A claim's answer: claimed now, or when the attempt claimed before started. */
@@ -444,5 +461,7 @@ function writeSaleParams(s: SaleToReserve): unknown[] {
     s.search?.id ?? null,
     s.payout === null ? null : decimalText(s.payout), // $44
     ...ledgerParams(s.consentLedger), // $45-$48
+    s.search?.contact ? JSON.stringify(s.search.contact) : null, // $49
+    contactParam(s.lead), // $50
   ];
 }
