@@ -4,6 +4,7 @@ import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey, runOps } from '../support/ops';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
+import { openedRow } from '../support/opened-rows';
 
 /**
  * The gateway's front door, black-box over HTTP against the built gateway and
@@ -92,10 +93,9 @@ describe('gateway front door (e2e)', () => {
           offers: [expect.objectContaining({ offer: expect.objectContaining({ id: ids.offer }) })],
         }),
       );
-      const row = await db.query(
-        'SELECT affiliate_id, campaign_id, consumer_ip, is_test, form_cert_url, lead, tracking FROM searches WHERE id = $1',
-        [res.body.svc_lead_id],
-      );
+      // Stored with its contact data sealed: opened, it is the lead as sent.
+      const row = { rows: [await openedRow(db, 'searches', res.body.svc_lead_id)] };
+      expect(row.rows[0]!.stored_lead.personal).toBeUndefined();
       expect(row.rows[0]).toEqual(
         expect.objectContaining({
           affiliate_id: ids.affiliateA,
@@ -105,8 +105,8 @@ describe('gateway front door (e2e)', () => {
           form_cert_url: 'https://cert.example/1',
         }),
       );
-      expect(row.rows[0].lead.personal.phone).toBe('5125550100');
-      expect(row.rows[0].tracking.subid).toBe('e2e');
+      expect(row.rows[0]!.lead.personal.phone).toBe('5125550100');
+      expect(row.rows[0]!.tracking.subid).toBe('e2e');
 
       const poll = await call(gateway.url, 'GET', `/api/v1/engine/results/${res.body.svc_lead_id}`, { key: keyA });
       expect(poll.status).toBe(200);
@@ -246,8 +246,8 @@ describe('gateway front door (e2e)', () => {
       });
       const res = await search(keyA, body);
       expect(res.status).toBe(200);
-      const row = await db.query('SELECT lead FROM searches WHERE id = $1', [res.body.svc_lead_id]);
-      expect(row.rows[0].lead).toEqual({
+      const row = await openedRow(db, 'searches', res.body.svc_lead_id);
+      expect(row!.lead).toEqual({
         personal: { email: 'flat@example.com', phone: '5125550199' },
         address: { zip_code: '75001-1234', state: 'TX' },
         education: { education_level: 'associate' },

@@ -7,6 +7,7 @@ import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
 import { answerOf, AnswerLike, DISTINCT_PRICES, expectErrorEnvelope, expectNoPrice, rawRequest, StoredState } from '../support/hostile';
+import { openedRow } from '../support/opened-rows';
 import {
   Body,
   Break,
@@ -1195,7 +1196,7 @@ describe('hostile input (e2e, property-based)', () => {
         expect([res.status, res.body?.code, res.text.slice(0, 300)]).toEqual([200, 'OK', expect.any(String)]);
         expectNoPrice(res.text);
         searches += 1;
-        const [row] = (await db.query('SELECT lead, tracking FROM searches WHERE id = $1', [res.body.svc_lead_id])).rows;
+        const row = (await openedRow(db, 'searches', res.body.svc_lead_id))!;
         expect(row.lead.personal).toEqual(expect.objectContaining({ first_name: first.trim(), last_name: last.trim() }));
         expect(row.lead.address).toEqual(expect.objectContaining({ city: city.trim(), address_line_1: street.trim() }));
         expect(row.tracking.subid).toBe(subid.trim());

@@ -201,13 +201,15 @@ describe('what partners receive and send (e2e)', () => {
     expect(got[0].lead).toEqual(lead);
     const submits = carried.filter((m) => m.type === MESSAGE_TYPES.PartnerSubmitRequested && m.body.includes(plain.searchId));
     expect(submits).toHaveLength(1);
-    for (const value of contactValues(lead).slice(0, 6)) expect(submits[0].body).toContain(value);
+    // The message carried the lead sealed (opened by partner-adapter at the call): none of its contact data in clear.
+    for (const value of contactValues(lead).slice(0, 6)) expect(submits[0].body).not.toContain(value);
+    expect(JSON.parse(submits[0].body).contact).toMatchObject({ of: res.body.svc_lead_id });
     for (const key of ['tcpa', 'program', 'question', 'schoolName'] as const) {
       expect((await receipts(`partners/${net(key)}`)).leads).toEqual([]);
     }
   });
 
-  it('a partner configured for contact data gets what its search_fields name, the message carries it for that partner, and catalog apply says so', async () => {
+  it('a partner configured for contact data gets what its search_fields name, the message carries it sealed for that partner, and catalog apply says so', async () => {
     const other = person();
     const search = await client.searchDone(ids.contactCampaign, other);
     const [asked] = await searchedBy(`partners/${net('contact')}`, search.searchId);
@@ -216,7 +218,9 @@ describe('what partners receive and send (e2e)', () => {
     expect(JSON.stringify(asked)).not.toContain(other.personal.phone);
     expect(JSON.stringify(asked)).not.toContain(other.address.address_line_1);
     const [request] = requestsOf(search.searchId);
-    expect(JSON.parse(request).partners[0].lead.personal.email).toBe(other.personal.email);
+    // The message carries that partner the search's sealed contact data, opened by partner-adapter at the call.
+    expect(request).not.toContain(other.personal.email);
+    expect(JSON.parse(request).partners[0].contact).toMatchObject({ of: search.searchId });
 
     expect(applied.stdout).toContain(
       `partner "Data partner contact" (${ids.contact.partner}) receives contact data at search: ${CONTACT_FIELDS.join(', ')}`,

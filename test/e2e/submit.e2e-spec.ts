@@ -7,6 +7,7 @@ import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-proces
 import { applyCatalog, issueKey } from '../support/ops';
 import { person, receivedBySchool, SubmitClient } from '../support/submit-flow';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
+import { openedRow } from '../support/opened-rows';
 
 /**
  * Submits and direct posts end to end, over HTTP against the running gateway,
@@ -356,7 +357,7 @@ describe('submit and delivery (e2e)', () => {
         lead: { personal: { first_name: 'Augusta' } },
       });
       expect(res.body.code).toBe('ACCEPTED');
-      const [row] = (await db.query(`SELECT lead FROM leads WHERE id = $1`, [res.body.svc_lead_id])).rows;
+      const row = (await openedRow(db, 'leads', res.body.svc_lead_id))!;
       expect(row.lead.personal).toEqual(expect.objectContaining({ first_name: 'Augusta', email: lead.personal.email }));
     });
   });

@@ -31,6 +31,7 @@ import {
   CatalogRepository,
   ConfigKeyWrapper,
   ContactSealer,
+  SEALER_DEFAULTS,
   createDataSource,
   DataKeys,
   dataSourceOptions,
@@ -91,9 +92,16 @@ export async function mediumKeyStore(poolSize = 2): Promise<DataSource> {
  * A contact sealer on the key store beside `databaseUrl` (the medium one by
  * default), under the configuration's master keys, as the services build it.
  * Its connection opens on first use and lets the process exit when idle, so a
- * test file need not close it.
+ * test file need not close it. One per database, unless `cached: false` (a
+ * sealer that keeps no opened key: what a destroyed key leaves readable).
  */
-export function keyStoreSealer(databaseUrl: string = MEDIUM_DATABASE_URL): ContactSealer {
+export function keyStoreSealer(databaseUrl: string = MEDIUM_DATABASE_URL, { cached = true } = {}): ContactSealer {
+  if (!cached)
+    return new ContactSealer(
+      new LazyDataKeys(keyStoreUrl(databaseUrl, undefined)),
+      new ConfigKeyWrapper(mediumConfig('ops').keyStore.masterKeys),
+      { ...SEALER_DEFAULTS, cacheTtlMs: 0 },
+    );
   let sealer = sealers.get(databaseUrl);
   if (!sealer) {
     sealer = new ContactSealer(

@@ -1,0 +1,222 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import * as amqplib from 'amqplib';
+import { Client } from 'pg';
+import { loadConfig } from '../../libs/config/src';
+import { MESSAGE_TYPES } from '../../libs/contracts/src';
+import type { SealedContact } from '../../libs/domain/src';
+import { outgoingProperties } from '../../libs/messaging/src/envelope';
+import { topologyFor } from '../../libs/messaging/src/topology';
+import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
+import { campaign, ownOffer, partnerOffer } from '../support/catalog-builder';
+import { keyStoreSealer } from '../support/medium-world';
+import { issueKey, runOps, writeCatalogFile } from '../support/ops';
+import { person, SubmitClient } from '../support/submit-flow';
+import { TEST_AMQP_URL, TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
+
+/**
+ * Contact data at rest and in messages, behind the whole stack: a canary
+ * email, phone and last name go through a search, a submit to an own school
+ * and a submit to a partner. Afterwards no PostgreSQL column (of the main
+ * database or the key store) and no message body that crossed the broker
+ * (a queue bound to every message type, and every dead-letter queue) holds
+ * them in clear, while the school and the partner received them whole.
+ * After the person's deletion, no sealed copy the broker carried opens any
+ * more, and a submit message of theirs handed to checks again sells nothing.
+ */
+describe('contact data sealed at rest and in messages (e2e)', () => {
+  const suffix = uniqueSuffix();
+  const env = testEnv(suffix);
+  const id = (): string => randomUUID();
+  const ids = { aff: id(), campaign: id(), school: id(), offer: id(), partner: id(), partnerOffer: id(), partnerSchool: id() };
+  const schoolPath = `sealed${suffix}`;
+  const canary = person();
+  canary.personal.email = `canary.${suffix}@example.org`;
+  canary.personal.phone = `512${randomInt(2000000, 9999999)}`;
+  const canaryValues = () => [canary.personal.email, canary.personal.phone, canary.personal.last_name, '1 Main St'];
+
+  let sandbox: RunningApp;
+  let client: SubmitClient;
+  let db: Client;
+  let keys: Client;
+  let broker: amqplib.ChannelModel;
+  let channel: amqplib.Channel;
+  let deadLetterQueues: string[] = [];
+  /** Every message published to the commands and events exchanges while the tests run. */
+  const carried: Array<{ type: string; body: string }> = [];
+  let schoolLeadId = '';
+  let partnerLeadId = '';
+
+  beforeAll(async () => {
+    sandbox = await startApp('sandbox', env, 'live');
+    const catalog = {
+      affiliates: [{ id: ids.aff, name: 'Sealed contact affiliate', status: 'active' }],
+      schools: [
+        { id: ids.school, name: 'Sealed school' },
+        { id: ids.partnerSchool, name: 'Sealed partner school' },
+      ],
+      partners: [
+        {
+          id: ids.partner,
+          name: 'Sealed partner',
+          adapter: 'sandbox',
+          base_url: `${sandbox.url}/partners/${schoolPath}p?match=all&outcome=accept`,
+          timeout_ms: 20_000,
+        },
+      ],
+      offers: [
+        ownOffer(ids.offer, ids.school, 'Sealed offer', {
+          adapter: 'sandbox',
+          url: `${sandbox.url}/schools/${schoolPath}/leads?outcome=accept`,
+          timeout_ms: 6000,
+        }),
+        partnerOffer(ids.partnerOffer, ids.partnerSchool, 'Sealed partner offer', ids.partner, 'sealed-001', { result_ttl_seconds: 600 }),
+      ],
+      campaigns: [
+        campaign(ids.campaign, ids.aff, 'Sealed campaign', [
+          { offer_id: ids.offer, payout: 10 },
+          { offer_id: ids.partnerOffer, payout: 10 },
+        ]),
+      ],
+    };
+    const applied = runOps(['catalog', 'apply', writeCatalogFile(catalog)], env);
+    if (applied.code !== 0) throw new Error(`catalog apply failed: ${applied.stderr}`);
+    const key = issueKey(ids.aff, env).key;
+    db = new Client({ connectionString: TEST_DATABASE_URL });
+    await db.connect();
+    keys = new Client({ connectionString: loadConfig('gateway', env).keyStore.url });
+    await keys.connect();
+    await Promise.all([
+      startApp('partner-adapter', env),
+      startApp('checks', env),
+      startApp('search-orchestrator', env),
+      startApp('delivery', env),
+    ]);
+    client = new SubmitClient((await startApp('gateway', env)).url, key, ids.aff);
+
+    const topology = topologyFor(loadConfig('gateway', env));
+    broker = await amqplib.connect(TEST_AMQP_URL);
+    channel = await broker.createChannel();
+    const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
+    for (const type of Object.values(MESSAGE_TYPES)) await channel.bindQueue(queue, topology.exchanges.commands, type);
+    await channel.bindQueue(queue, topology.exchanges.events, '#');
+    await channel.consume(queue, (m) => m && carried.push({ type: m.fields.routingKey, body: m.content.toString('utf8') }), {
+      noAck: true,
+    });
+    deadLetterQueues = topology.declarations.queues.map((q) => q.name).filter((name) => name.endsWith('.dlq'));
+
+    // The canary's search, then a submit to the own school and one to the partner.
+    const { searchId, results } = await client.searchDone(ids.campaign, canary);
+    const own = results.get(ids.offer);
+    const viaPartner = results.get(ids.partnerOffer);
+    if (!own || !viaPartner) throw new Error(`the canary's search lacks a result: ${[...results.keys()].join(', ')}`);
+    const toSchool = await client.submit(ids.campaign, searchId, own.svc_result_id, { program_id: 'gen' });
+    const toPartner = await client.submit(ids.campaign, searchId, viaPartner.svc_result_id);
+    schoolLeadId = toSchool.body.svc_lead_id;
+    partnerLeadId = toPartner.body.svc_lead_id;
+    expect((await client.finalStatus(schoolLeadId)).body).toMatchObject({ status: 'accepted' });
+    expect((await client.finalStatus(partnerLeadId)).body).toMatchObject({ status: 'accepted' });
+  });
+
+  afterAll(async () => {
+    await broker?.close().catch(() => undefined);
+    await stopAppsAndTopology(env);
+    await db?.end();
+    await keys?.end();
+  });
+
+  /** The rows of every table of a database whose text holds one of the values, as `table: count`. */
+  async function rowsHolding(c: Client, values: readonly string[]): Promise<string[]> {
+    const tables = await c.query<{ name: string }>(
+      `SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`,
+    );
+    const found: string[] = [];
+    for (const { name } of tables.rows) {
+      const { rows } = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${name} t WHERE t::text ILIKE ANY ($1::text[])`, [
+        values.map((v) => `%${v}%`),
+      ]);
+      if (rows[0].n > 0) found.push(`${name}: ${rows[0].n}`);
+    }
+    return found;
+  }
+
+  it('the school and the partner chosen received the whole lead', async () => {
+    const school = (await (await fetch(`${sandbox.url}/schools/${schoolPath}/received?limit=100`)).json()) as {
+      leads: Array<{ headers: Record<string, string>; body: unknown }>;
+    };
+    const delivered = school.leads.find((l) => l.headers['idempotency-key'] === schoolLeadId);
+    expect(JSON.stringify(delivered?.body)).toContain(canary.personal.email);
+    expect(JSON.stringify(delivered?.body)).toContain(canary.personal.phone);
+    const partner = JSON.stringify(await (await fetch(`${sandbox.url}/partners/${schoolPath}p/received`)).json());
+    expect(partner).toContain(partnerLeadId);
+    expect(partner).toContain(canary.personal.email);
+  });
+
+  it('no PostgreSQL column holds the canary in clear: neither the main database nor the key store', async () => {
+    expect(await rowsHolding(db, [ids.offer])).not.toEqual([]); // the scan finds what is there
+    expect(await rowsHolding(db, canaryValues())).toEqual([]);
+    expect(await rowsHolding(keys, canaryValues())).toEqual([]);
+    const { rows } = await db.query(`SELECT contact FROM leads WHERE id = ANY($1::uuid[])`, [[schoolLeadId, partnerLeadId]]);
+    expect(rows.map((r) => (r.contact as SealedContact).of).sort()).toEqual([schoolLeadId, partnerLeadId].sort());
+  });
+
+  it('no message body that crossed the broker holds the canary in clear, nor does any dead-letter queue', async () => {
+    const types = new Set(carried.map((m) => m.type));
+    for (const type of [MESSAGE_TYPES.SearchRequested, MESSAGE_TYPES.SubmitRequested, MESSAGE_TYPES.DeliveryRequested]) expect(types).toContain(type);
+    expect(types).toContain(MESSAGE_TYPES.PartnerSubmitRequested);
+    for (const m of carried) for (const value of canaryValues()) expect({ type: m.type, holds: m.body.includes(value) }).toEqual({ type: m.type, holds: false });
+    expect(deadLetterQueues.length).toBeGreaterThan(0);
+    for (const dlq of deadLetterQueues) {
+      for (let m = await channel.get(dlq, { noAck: false }); m; m = await channel.get(dlq, { noAck: false })) {
+        for (const value of canaryValues()) expect(m.content.toString('utf8')).not.toContain(value);
+        channel.nack(m, false, true);
+        break;
+      }
+    }
+  });
+
+  it('after the person is deleted, no sealed copy the broker carried opens, and a submit of theirs handed to checks again sells nothing', async () => {
+    const sealedCopies = carried.flatMap((m) => sealedIn(JSON.parse(m.body)));
+    expect(sealedCopies.length).toBeGreaterThanOrEqual(4);
+    const sealer = keyStoreSealer(TEST_DATABASE_URL);
+    expect((await sealer.tryOpenAll(sealedCopies)).every((x) => x !== null)).toBe(true);
+
+    const deleted = runOps(['person', 'delete', '--email', canary.personal.email, '--reference', `e2e-${suffix}`], env);
+    expect(deleted.code).toBe(0);
+    // Opened again by a sealer that keeps no opened key: every copy is now unreadable.
+    expect(await keyStoreSealer(TEST_DATABASE_URL, { cached: false }).tryOpenAll(sealedCopies)).toEqual(sealedCopies.map(() => null));
+
+    // A submit message of the person replayed (as an operator would from a dead-letter queue), under a new lead id.
+    const submit = carried.find((m) => m.type === MESSAGE_TYPES.SubmitRequested && JSON.parse(m.body).resultId)!;
+    const replayed = { ...JSON.parse(submit.body), leadId: randomUUID() };
+    const topology = topologyFor(loadConfig('gateway', env));
+    const messageId = randomUUID();
+    channel.publish(
+      topology.exchanges.commands,
+      MESSAGE_TYPES.SubmitRequested,
+      Buffer.from(JSON.stringify(replayed)),
+      outgoingProperties('e2e', MESSAGE_TYPES.SubmitRequested, messageId, {}),
+    );
+    // Handled when the message is acknowledged: its queue is empty again (or the lead is stored, refused).
+    const until = Date.now() + 15_000;
+    for (;;) {
+      const { rows } = await db.query(`SELECT status FROM leads WHERE id = $1`, [replayed.leadId]);
+      const { messageCount } = await channel.checkQueue(topology.consumers.find((c) => c.consumer === 'checks')!.queue);
+      if (rows.length > 0 || (messageCount === 0 && Date.now() > until - 12_000) || Date.now() > until) {
+        expect(rows.map((r) => r.status).filter((s) => s === 'accepted' || s === 'pending')).toEqual([]);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const school = JSON.stringify(await (await fetch(`${sandbox.url}/schools/${schoolPath}/received?limit=100`)).json());
+    expect(school).not.toContain(replayed.leadId);
+    expect(await rowsHolding(db, canaryValues())).toEqual([]);
+  });
+});
+
+/** The sealed contact documents anywhere in a message body. */
+function sealedIn(value: unknown): SealedContact[] {
+  if (!value || typeof value !== 'object') return [];
+  const v = value as Record<string, unknown>;
+  if (typeof v.of === 'string' && typeof v.key === 'string' && typeof v.iv === 'string' && typeof v.data === 'string') return [v as unknown as SealedContact];
+  return Object.values(v).flatMap(sealedIn);
+}
