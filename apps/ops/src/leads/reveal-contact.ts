@@ -1,10 +1,6 @@
-import { type ContactPart, joinContact, type Lead, type SealedContact, type StoredContact } from '@lr/domain';
+import { type ContactPart, joinContact, type Lead, type StoredContact } from '@lr/domain';
 import type { ContactReveal, LeadStoryRows, SealedContacts } from '@lr/persistence';
-
-/** What opens sealed contact documents (ContactSealer.tryOpenAll): null for one whose data key was destroyed. */
-export interface ContactOpener {
-  tryOpenAll<T>(sealed: readonly SealedContact[]): Promise<Array<T | null>>;
-}
+import type { ContactOpener } from '../contact-opener';
 
 /**
  * The contact data of one search or lead, unmasked, for `ops lead show
