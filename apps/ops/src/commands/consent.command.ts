@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { ConsentLedger } from '@lr/persistence';
+import { ConsentLedger, SealedContacts } from '@lr/persistence';
 import { chainConsentLedger } from '@lr/jobs';
 import { checkWindow, instantArgument, uuidArgument } from '../cli-arguments';
 import { CliError, EXIT } from '../cli-error';
 import { CliContext } from '../context';
-import { withDatabase } from '../database';
-import { buildBundle, ExportQuery, writeBundle } from '../consent/export-bundle';
+import { withDatabase, withSealer } from '../database';
+import { buildBundle, ExportQuery, sealedPersonalOf, writeBundle } from '../consent/export-bundle';
 import { bundleLines, verifyBundle } from '../consent/verify-bundle';
 import { verifyChain, verifyJson, verifyLines } from '../consent/verify-chain';
 import { verifyProgress } from '../consent/verify-progress';
@@ -90,7 +90,9 @@ export function registerConsentCommands(program: Command, ctx: CliContext): void
           // A seal made here is not in the checks' logs: say it, so the day's head has a copy outside the database.
           if (run.kind === 'chained' && run.sealed)
             ctx.io.err(`consent chain sealed ${run.sealed.day}: ${run.sealed.count} records, head digest ${run.sealed.headDigest}`);
-          const { bundle, lines } = await buildBundle(ledger, q, ctx.personKeySecret(), new Date());
+          const { bundle, lines } = await withSealer(ctx, (sealer) =>
+            buildBundle(ledger, q, ctx.personKeySecret(), new Date(), sealedPersonalOf(new SealedContacts(ds), sealer)),
+          );
           const files = await writeBundle(out, bundle, lines);
           return { bundle, files };
         },

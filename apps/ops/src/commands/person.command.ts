@@ -1,11 +1,11 @@
 import { Command } from 'commander';
-import { OptOuts, PartitionStore, PersonErasure } from '@lr/persistence';
+import { OptOuts, PartitionStore, PersonErasure, SealedContacts } from '@lr/persistence';
 import { withShortLivedRedis } from '@lr/redis';
 import { SearchStateStore } from '@lr/search-state';
 import { referenceArgument } from '../cli-arguments';
 import { CliError, EXIT } from '../cli-error';
 import { CliContext } from '../context';
-import { withDatabase } from '../database';
+import { withDatabase, withSealer } from '../database';
 import { optOutKeysOfArguments, PersonArguments } from '../opt-outs/opt-out-keys';
 import { deletePerson, SearchStates } from '../person/delete-person';
 import { deletionJson, deletionLines } from '../person/delete-person.format';
@@ -42,8 +42,9 @@ function personOf(opts: { [K in keyof PersonArguments]?: string[] }): PersonArgu
 /**
  * `person delete` (docs/deletion.md, docs/runbooks/deletion-request.md): a
  * consumer's deletion request. Erases the person's contact data from their
- * searches, leads, stored delivery details and Redis, keeps what holds none
- * and the consent record, and suppresses them with a hashed entry. Prints
+ * searches, leads, stored delivery details and Redis, destroys the data keys
+ * of their sealed records (crypto-shredding), keeps what holds none and the
+ * consent record, and suppresses them with a hashed entry. Prints
  * counts and ids only, never contact data.
  */
 export function registerPersonCommands(program: Command, ctx: CliContext): void {
@@ -77,23 +78,27 @@ export function registerPersonCommands(program: Command, ctx: CliContext): void 
       const report = await withDatabase(
         ctx.databaseUrl(),
         (ds) =>
-          deletePerson(
-            {
-              erasure: new PersonErasure(ds),
-              partitions: new PartitionStore(ds),
-              optOuts: new OptOuts(ds),
-              states,
-              onProgress: (d, t) => progress.update(d, t),
-            },
-            {
-              keys: person.keys,
-              typed,
-              reference: opts.reference ?? null,
-              dryRun: opts.dryRun === true,
-              now: new Date(),
-              relay: ctx.relay(),
-              secret: ctx.personKeySecret(),
-            },
+          withSealer(ctx, (sealer) =>
+            deletePerson(
+              {
+                erasure: new PersonErasure(ds),
+                sealed: new SealedContacts(ds),
+                keys: sealer,
+                partitions: new PartitionStore(ds),
+                optOuts: new OptOuts(ds),
+                states,
+                onProgress: (d, t) => progress.update(d, t),
+              },
+              {
+                keys: person.keys,
+                typed,
+                reference: opts.reference ?? null,
+                dryRun: opts.dryRun === true,
+                now: new Date(),
+                relay: ctx.relay(),
+                secret: ctx.personKeySecret(),
+              },
+            ),
           ),
         LONG_STATEMENTS,
       ).finally(() => progress.stop());

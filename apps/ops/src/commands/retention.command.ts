@@ -1,8 +1,8 @@
 import { Command } from 'commander';
-import { PartitionStore } from '@lr/persistence';
+import { PartitionStore, SealedContacts } from '@lr/persistence';
 import { CliError } from '../cli-error';
 import { CliContext } from '../context';
-import { withDatabase } from '../database';
+import { withDatabase, withSealer } from '../database';
 import { retentionJson, retentionLines } from '../retention/retention-format';
 import { retentionProgress } from '../retention/retention-progress';
 import { RetentionInterruptedError, RetentionReport, runRetention } from '../retention/retention-run';
@@ -34,7 +34,16 @@ export function registerRetentionCommands(program: Command, ctx: CliContext): vo
         async (ds) => {
           const store = new PartitionStore(ds);
           const progress = retentionProgress(ctx.io);
-          const run = () => runRetention(store, { now: new Date(), settings, dryRun, onStep: (s) => progress.step(s) });
+          const run = () =>
+            withSealer(ctx, (sealer) =>
+              runRetention(store, {
+                now: new Date(),
+                settings,
+                dryRun,
+                dataKeys: { sealed: new SealedContacts(ds), keys: sealer },
+                onStep: (s) => progress.step(s),
+              }),
+            );
           let report: RetentionReport | 'busy';
           try {
             // A dry run changes nothing, so it needs no lock (and runs beside a scheduled run).

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { ConsentSeal, contactKeys, normalizeKey, PersonKeySecret, recordText } from '@lr/domain';
-import { ChainLine, ConsentEvent, ConsentLedger, ContactKeys } from '@lr/persistence';
+import { ConsentSeal, ContactPart, contactKeys, normalizeKey, PersonKeySecret, recordText } from '@lr/domain';
+import { ChainLine, ConsentEvent, ConsentLedger, ContactKeys, SealedContacts } from '@lr/persistence';
 import { CliError } from '../cli-error';
+import type { ContactOpener } from '../contact-opener';
 import { renderBundleHtml, renderProcedure } from './bundle-html';
 import {
   Bundle,
@@ -19,6 +20,25 @@ import {
 export type ExportQuery = { by: 'phone'; value: string } | { by: 'email'; value: string } | { by: 'lead'; value: string };
 
 /**
+ * The contact data of leads stored sealed (docs/security.md, Encryption at
+ * rest), by lead id: the `personal` group as sent, opened; null when it
+ * cannot be opened any more (its data key destroyed by a deletion). A lead
+ * stored before sealing is absent: its `lead` column holds its contact data.
+ */
+export type SealedPersonal = (leadIds: readonly string[]) => Promise<ReadonlyMap<string, Record<string, string> | null>>;
+
+/** SealedPersonal over the stored sealed documents and the key store. */
+export function sealedPersonalOf(contacts: SealedContacts, opener: ContactOpener): SealedPersonal {
+  return async (leadIds) => {
+    const sealed = await contacts.ofLeads(leadIds);
+    const opened = await opener.tryOpenAll<ContactPart>(sealed.map((s) => s.contact));
+    return new Map(
+      sealed.map((s, i) => [s.id, opened[i] ? ((opened[i].lead.personal as Record<string, string> | undefined) ?? {}) : null]),
+    );
+  };
+}
+
+/**
  * A dispute bundle of one person's consent events (docs/consent-ledger.md):
  * every chained event whose ledger row holds the person key of the email or
  * phone asked for (with --lead: the lead's own keys), with its proof. The
@@ -30,11 +50,14 @@ export async function buildBundle(
   q: ExportQuery,
   secret: PersonKeySecret,
   now: Date,
+  sealedPersonal?: SealedPersonal,
 ): Promise<{ bundle: Bundle; lines: ChainLine[] }> {
   const person = await personOf(ledger, q, secret);
   const events = await ledger.personEvents({ ...person, leadId: q.by === 'lead' ? q.value : null });
   if (events.length === 0) throw new CliError(`no consent event in the ledger for that ${q.by}`);
-  const chained = events.filter((e) => e.link && e.record).sort((a, b) => a.link!.position - b.link!.position);
+  const chained = (await withOpenedContact(events, sealedPersonal))
+    .filter((e) => e.link && e.record)
+    .sort((a, b) => a.link!.position - b.link!.position);
   const seals = await ledger.seals();
   const head = (await ledger.summary()).head;
   const ranges = chained.map((e) => {
@@ -103,6 +126,18 @@ async function personOf(ledger: ConsentLedger, q: ExportQuery, secret: PersonKey
   if (normalizeKey(q.by, q.value) === undefined)
     throw new CliError(`--${q.by}: cannot be normalized (${q.by === 'phone' ? 'a US number of 10 digits' : 'an address with one @'})`);
   return contactKeys(secret, { [q.by]: q.value });
+}
+
+/**
+ * The events with the contact data of sealed leads opened in their context
+ * (the `lead` column of a sealed lead holds none): an unreadable one shows as
+ * erased (null), as a lead erased before sealing does. The consent evidence
+ * itself is the ledger's and is kept either way.
+ */
+async function withOpenedContact(events: ConsentEvent[], sealedPersonal: SealedPersonal | undefined): Promise<ConsentEvent[]> {
+  if (!sealedPersonal) return events;
+  const opened = await sealedPersonal([...new Set(events.map((e) => e.leadId))]);
+  return events.map((e) => (opened.has(e.leadId) ? { ...e, context: { ...e.context, personal: opened.get(e.leadId) ?? null } } : e));
 }
 
 /** The first seal that covers a position (seals are sorted by count). */

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import {
   LeadStoryRepository,
+  LeadStoryRows,
   StoryAttemptRow,
   StoryConsentRow,
   StoryOfferCheckRow,
@@ -196,7 +197,11 @@ export interface AttemptPart {
  */
 export async function loadLeadStory(ds: DataSource, id: string): Promise<LeadStory | null> {
   const rows = await new LeadStoryRepository(ds).read(id);
-  if (!rows) return null;
+  return rows ? leadStoryOf(id, rows) : null;
+}
+
+/** The story of the rows read for `id`, contact data masked. */
+export function leadStoryOf(id: string, rows: LeadStoryRows): LeadStory {
   const { groupId, search: searchRow, submits: submitRows } = rows;
   const groupLead = searchRow ? searchRow.lead : submitRows.find((r) => r.id === groupId)?.lead;
   const story: LeadStory = {

@@ -5,6 +5,9 @@ import type { DeletionReport } from './delete-person';
 /** What a deletion keeps by design (docs/deletion.md): no contact data, needed for money, reports and the law. */
 const KEPT = 'sales, payouts, cap usage, counts, dedupe keys (hashes), offer decisions, the consent ledger';
 
+/** What a destroyed data key reaches (docs/deletion.md). */
+const SHREDDED = 'data keys destroyed: sealed contact data unreadable in rows, queued messages and backups';
+
 /** `person delete --json`: the same facts as the text, stable snake_case keys; ids and counts only, never contact data. */
 export function deletionJson(r: DeletionReport): unknown {
   return {
@@ -25,6 +28,7 @@ export function deletionJson(r: DeletionReport): unknown {
       revocation_receipts: r.leads.receiptsMasked,
       return_notes: r.leads.returnNotesMasked,
       consent_evidence_ips: r.consentEvidence.ipErased,
+      crypto_shredded: { searches: r.cryptoShredded.searches, leads: r.cryptoShredded.leads },
       redis_keys: r.redisKeys,
     },
     kept: { consent_evidence: r.consentEvidence.kept, consent_evidence_fields: r.consentEvidence.keptFields },
@@ -48,6 +52,8 @@ export function deletionLines(r: DeletionReport): string[] {
     ['revocation receipts', formatCount(r.leads.receiptsMasked), 'contact values masked'],
     ['return notes', formatCount(r.leads.returnNotesMasked), "the school's words, contact values masked"],
     ['consent evidence IPs', formatCount(ev.ipErased), "test leads' (not chained)"],
+    ['searches crypto-shredded', formatCount(r.cryptoShredded.searches), SHREDDED],
+    ['leads crypto-shredded', formatCount(r.cryptoShredded.leads), SHREDDED],
     [
       'redis keys',
       r.redisKeys === null ? '-' : formatCount(r.redisKeys),
@@ -92,6 +98,8 @@ function nothingErased(r: DeletionReport): boolean {
       r.leads.deliveryAttemptsMasked +
       r.leads.receiptsMasked +
       r.leads.returnNotesMasked +
+      r.cryptoShredded.searches +
+      r.cryptoShredded.leads +
       (r.redisKeys ?? 0) ===
     0
   );

@@ -1,6 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { CONSENT_RECORD_FIELDS, contactValuesOf, holdsPerson, Lead, OptOutKey, optOutRecord, PersonKeySecret } from '@lr/domain';
-import { KEPT_DAY, LEGACY_DAY, OptOuts, PartitionStore, PersonErasure } from '@lr/persistence';
+import {
+  CONSENT_RECORD_FIELDS,
+  type ContactPart,
+  contactValuesOf,
+  holdsPerson,
+  joinContact,
+  Lead,
+  OptOutKey,
+  optOutRecord,
+  PersonKeySecret,
+  type SealedContact,
+  type StoredContact,
+} from '@lr/domain';
+import { KEPT_DAY, LEGACY_DAY, OptOuts, PartitionStore, PersonErasure, SealedContacts, type SealedRecord } from '@lr/persistence';
+import type { ContactOpener } from '../contact-opener';
 import { erasedLead, erasedSearch, EvidenceOutcome } from './erase-records';
 
 /** The search states of Redis (the hot copies polls read), by search id. */
@@ -9,8 +22,17 @@ export interface SearchStates {
   forget(searchIds: readonly string[], dryRun: boolean): Promise<number>;
 }
 
+/** The key store's side of a deletion: opens sealed contact data, and destroys data keys (ContactSealer). */
+export interface DataKeyShredder extends ContactOpener {
+  /** Destroys these data keys; answers how many existed. */
+  destroy(keyIds: readonly string[]): Promise<number>;
+}
+
 export interface DeletePersonDeps {
   erasure: PersonErasure;
+  /** The sealed contact documents of searches and leads (docs/security.md, Encryption at rest). */
+  sealed: SealedContacts;
+  keys: DataKeyShredder;
   partitions: PartitionStore;
   optOuts: OptOuts;
   states: SearchStates;
@@ -52,6 +74,12 @@ export interface DeletionReport {
   searches: { erased: number; live: number; test: number; ids: string[]; partnerCallsMasked: number };
   leads: { erased: number; ids: string[]; deliveryAttemptsMasked: number; receiptsMasked: number; returnNotesMasked: number };
   consentEvidence: { kept: number; keptFields: readonly string[]; ipErased: number };
+  /**
+   * Records whose sealed contact data was made unreadable by destroying its
+   * data key (crypto-shredding): every copy, in rows, queued messages and
+   * backups of the main database. A dry run counts those it would shred.
+   */
+  cryptoShredded: { searches: number; leads: number };
   /** Null when Redis could not be reached (`redisError` says why). */
   redisKeys: number | null;
   redisError: string | null;
@@ -86,6 +114,18 @@ export async function deletePerson(deps: DeletePersonDeps, req: DeletePersonRequ
       for (const c of page.rows) if (c.byKeys || holdsPerson(req.secret, personOf(c), keys)) found.push({ id: c.id, day });
       after = page.last;
     } while (after !== null);
+    // Sealed searches without person keys (test searches): only their opened contact says whose they are.
+    after = null;
+    do {
+      const page = await deps.sealed.keylessSearches(day, after, OPEN_PAGE);
+      searchesScanned += page.rows.length;
+      const opened = await deps.keys.tryOpenAll<ContactPart>(page.rows.map((r) => r.contact));
+      page.rows.forEach((r, j) => {
+        const part = opened[j];
+        if (part && holdsPerson(req.secret, part.lead, keys)) found.push({ id: r.id, day });
+      });
+      after = page.last;
+    } while (after !== null);
     deps.onProgress?.(i + 1, places);
   }
 
@@ -108,14 +148,24 @@ export async function deletePerson(deps: DeletePersonDeps, req: DeletePersonRequ
     return contactValuesOf(seen, req.typed);
   };
   const searches: DeletionReport['searches'] = { erased: 0, live: 0, test: 0, ids: [], partnerCallsMasked: 0 };
+  const sealedSearches = await openSealed(deps, await sealedSearchesOf(deps.sealed, found));
+  const shredSearches: string[] = [];
   for (const f of found) {
+    const sealed = sealedSearches.get(f.id);
     const done = await deps.erasure.eraseSearch(
       f.id,
       f.day,
-      (s) => (holdsPerson(req.secret, s.lead, keys) ? erasedSearch(s, valuesWith(s.lead), req.now) : null),
+      (s) => {
+        const whole = wholeContact(s, sealed);
+        if (!whole || !holdsPerson(req.secret, whole.lead, keys)) return null;
+        const e = erasedSearch({ ...s, ...whole }, valuesWith(whole.lead), req.now);
+        // A sealed record's IP stays sealed (an affiliate server's, which the erasure keeps, is not written out in the clear).
+        return sealed ? { ...e, consumerIp: s.consumerIp } : e;
+      },
       req.dryRun,
     );
     if (!done) continue;
+    if (sealed?.part) shredSearches.push(sealed.contact.key);
     searches.erased++;
     searches.test += Number(done.record.isTest);
     searches.live = searches.erased - searches.test;
@@ -137,23 +187,42 @@ export async function deletePerson(deps: DeletePersonDeps, req: DeletePersonRequ
     for (const c of page.rows) if (holdsPerson(req.secret, personOf(c), keys)) leadIds.add(c.id);
     after = page.last;
   } while (after !== null);
+  // A sealed lead's `lead` column holds no email or phone: found by its live dedupe keys, and the unledgered ones by opening them.
+  const hashes = (type: string) => keys.filter((k) => k.type === type).map((k) => k.hash);
+  for (const id of await deps.sealed.leadsByDedupeKeys(hashes('email'), hashes('phone'))) leadIds.add(id);
+  after = null;
+  do {
+    const page = await deps.sealed.unledgeredLeads(after, OPEN_PAGE);
+    leadsScanned += page.rows.length;
+    const opened = await deps.keys.tryOpenAll<ContactPart>(page.rows.map((r) => r.contact));
+    page.rows.forEach((r, j) => {
+      const part = opened[j];
+      if (part && holdsPerson(req.secret, part.lead, keys)) leadIds.add(r.id);
+    });
+    after = page.last;
+  } while (after !== null);
   deps.onProgress?.(places, places);
 
   const leads: DeletionReport['leads'] = { erased: 0, ids: [], deliveryAttemptsMasked: 0, receiptsMasked: 0, returnNotesMasked: 0 };
   const consentEvidence: DeletionReport['consentEvidence'] = { kept: 0, keptFields: CONSENT_RECORD_FIELDS, ipErased: 0 };
+  const sealedLeads = await openSealed(deps, await sealedLeadsOf(deps.sealed, [...leadIds]));
+  const shredLeads: string[] = [];
   for (const id of [...leadIds].sort()) {
     const outcome: { evidence: EvidenceOutcome } = { evidence: 'none' };
+    const sealed = sealedLeads.get(id);
     const done = await deps.erasure.eraseLead(
       id,
       (l) => {
-        if (!holdsPerson(req.secret, l.lead, keys)) return null;
-        const e = erasedLead(l, valuesWith(l.lead));
+        const whole = wholeContact(l, sealed);
+        if (!whole || !holdsPerson(req.secret, whole.lead, keys)) return null;
+        const e = erasedLead({ ...l, ...whole }, valuesWith(whole.lead));
         outcome.evidence = e.evidence;
-        return e.erased;
+        return sealed ? { ...e.erased, consumerIp: l.consumerIp } : e.erased;
       },
       req.dryRun,
     );
     if (!done) continue;
+    if (sealed?.part) shredLeads.push(sealed.contact.key);
     leads.erased++;
     leads.ids.push(id);
     leads.deliveryAttemptsMasked += done.erased.attempts.length;
@@ -163,6 +232,12 @@ export async function deletePerson(deps: DeletePersonDeps, req: DeletePersonRequ
     if (outcome.evidence === 'ip-erased') consentEvidence.ipErased++;
   }
 
+  // Last, once the rows are erased: a run cut before this finds the records again and opens them to erase them again.
+  const cryptoShredded = {
+    searches: req.dryRun ? shredSearches.length : await destroyKeys(deps.keys, shredSearches),
+    leads: req.dryRun ? shredLeads.length : await destroyKeys(deps.keys, shredLeads),
+  };
+
   return {
     dryRun: req.dryRun,
     keyTypes: keys.map((k) => k.type),
@@ -170,11 +245,66 @@ export async function deletePerson(deps: DeletePersonDeps, req: DeletePersonRequ
     searches,
     leads,
     consentEvidence,
+    cryptoShredded,
     redisKeys,
     redisError,
     scanned: { searchPartitions: days.length, searches: searchesScanned, leads: leadsScanned },
     tookMs: Date.now() - started,
   };
+}
+
+/** Sealed records opened per statement, and data keys destroyed per statement. */
+const OPEN_PAGE = 500;
+
+/** A record's sealed document, opened (null part: its data key is gone). */
+interface OpenedSealed {
+  contact: SealedContact;
+  part: ContactPart | null;
+}
+
+async function sealedSearchesOf(sealed: SealedContacts, found: ReadonlyArray<{ id: string; day: string }>): Promise<SealedRecord[]> {
+  const byDay = new Map<string, string[]>();
+  for (const f of found) byDay.set(f.day, [...(byDay.get(f.day) ?? []), f.id]);
+  const out: SealedRecord[] = [];
+  for (const [day, ids] of byDay) for (const batch of chunks(ids, OPEN_PAGE)) out.push(...(await sealed.ofSearches(day, batch)));
+  return out;
+}
+
+async function sealedLeadsOf(sealed: SealedContacts, ids: readonly string[]): Promise<SealedRecord[]> {
+  const out: SealedRecord[] = [];
+  for (const batch of chunks(ids, OPEN_PAGE)) out.push(...(await sealed.ofLeads(batch)));
+  return out;
+}
+
+async function openSealed(deps: DeletePersonDeps, records: readonly SealedRecord[]): Promise<Map<string, OpenedSealed>> {
+  const out = new Map<string, OpenedSealed>();
+  for (const batch of chunks(records, OPEN_PAGE)) {
+    const parts = await deps.keys.tryOpenAll<ContactPart>(batch.map((r) => r.contact));
+    batch.forEach((r, i) => out.set(r.id, { contact: r.contact, part: parts[i] }));
+  }
+  return out;
+}
+
+/**
+ * A record's contact columns whole: a record stored before sealing as it is,
+ * a sealed one with its sealed part opened; null when that part cannot be
+ * opened any more (an earlier deletion destroyed its key).
+ */
+function wholeContact(stored: StoredContact, sealed: OpenedSealed | undefined): StoredContact | null {
+  if (!sealed) return stored;
+  return sealed.part ? joinContact(stored, sealed.part) : null;
+}
+
+async function destroyKeys(keys: DataKeyShredder, ids: readonly string[]): Promise<number> {
+  let destroyed = 0;
+  for (const batch of chunks(ids, OPEN_PAGE)) destroyed += await keys.destroy(batch);
+  return destroyed;
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }
 
 /**

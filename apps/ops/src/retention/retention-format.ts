@@ -35,6 +35,7 @@ export function retentionJson(report: RetentionReport): unknown {
       family: d.family,
       day: d.day,
       kept: d.kept && { searches: d.kept.searches, partner_calls: d.kept.calls, templates: d.kept.templates },
+      data_keys_destroyed: d.dataKeys,
       partitions: d.partitions.map((p) => ({ table: p.table, name: p.name, rows: p.rows, bytes: p.bytes, ms: p.ms })),
     })),
     totals: { days: t.days, partitions: t.partitions, rows: t.rows, bytes: t.bytes, kept_searches: t.keptSearches },
@@ -65,6 +66,8 @@ export function retentionLines(report: RetentionReport): string[] {
     lines.push(
       `${d.day}: ${formatCount(d.kept.searches)} search${d.kept.searches === 1 ? '' : 'es'} a lead names ${would ? 'would move' : 'moved'} to the kept partition${moved}`,
     );
+    if (d.dataKeys !== null)
+      lines.push(`${d.day}: ${formatCount(d.dataKeys)} data key${d.dataKeys === 1 ? '' : 's'} of the dropped searches destroyed`);
   }
   lines.push('');
   const rows = report.days.flatMap((d) =>

@@ -8,7 +8,17 @@ import {
   PartitionedTable,
   PartitionInfo,
   PartitionStore,
+  SealedContacts,
 } from '@lr/persistence';
+
+/** The data keys of a dropped day's sealed searches: read from the day, destroyed in the key store (ContactSealer). */
+export interface SearchDataKeys {
+  sealed: SealedContacts;
+  keys: { destroy(keyIds: readonly string[]): Promise<number> };
+}
+
+/** Data keys read and destroyed per statement. */
+const KEY_BATCH = 1000;
 
 /** One partition the run dropped (or would drop): its rows, counted exactly just before, its size and how long the drop took. */
 export interface DroppedPartition {
@@ -34,6 +44,12 @@ export interface RetentionDayReport {
   day: string;
   /** Searches only; null for handled messages. */
   kept: KeptSearches | null;
+  /**
+   * Searches only: the data keys of the day's sealed searches destroyed before
+   * its partitions were dropped (the searches kept for a lead keep theirs);
+   * null for handled messages and in a dry run.
+   */
+  dataKeys: number | null;
   partitions: DroppedPartition[];
 }
 
@@ -71,7 +87,8 @@ export class RetentionInterruptedError extends Error {
  * `ops retention run` (docs/runbooks/retention.md): creates the partitions
  * ahead, then for each day past its window, oldest first, moves the searches
  * a lead names into the kept partition and drops that day's partitions of
- * searches, partner calls and templates; drops the handled-message days past
+ * searches, partner calls and templates (destroying the data keys of its
+ * sealed searches first); drops the handled-message days past
  * theirs; empties the legacy partitions once their newest row is past the
  * window. What goes is decided by libs/domain (expiredPartitions). A dry run
  * counts the same and changes nothing, not even the kept partition.
@@ -79,7 +96,7 @@ export class RetentionInterruptedError extends Error {
  */
 export async function runRetention(
   store: PartitionStore,
-  opts: { now: Date; settings: RetentionSettings; dryRun: boolean; onStep?: (step: RetentionStep) => void },
+  opts: { now: Date; settings: RetentionSettings; dryRun: boolean; dataKeys: SearchDataKeys; onStep?: (step: RetentionStep) => void },
 ): Promise<RetentionReport> {
   const today = dayOf(opts.now);
   const report: RetentionReport = {
@@ -102,12 +119,15 @@ export async function runRetention(
     for (const expired of plan) {
       const [from, to] = bounds(expired);
       at = `${expired.family} ${expired.day}`;
-      const dayReport: RetentionDayReport = { family: expired.family, day: expired.day, kept: null, partitions: [] };
+      const dayReport: RetentionDayReport = { family: expired.family, day: expired.day, kept: null, dataKeys: null, partitions: [] };
       report.days.push(dayReport);
-      if (expired.family === 'searches')
+      if (expired.family === 'searches') {
         dayReport.kept = opts.dryRun
           ? { searches: await store.submittedCount(from, to), calls: null, templates: null }
           : await store.keepSubmitted(from, to);
+        // After the kept searches moved out, before the drop: a run cut between the two destroys the rest next time.
+        if (!opts.dryRun) dayReport.dataKeys = await destroySearchKeys(opts.dataKeys, from, to);
+      }
       const tables = expired.partitions.map((p) => byName.get(p.name)!.table);
       const rows = await store.rowsOf(from, to, tables);
       for (const p of expired.partitions) {
@@ -134,6 +154,22 @@ export async function runRetention(
     throw new RetentionInterruptedError(report, at, e);
   }
   return report;
+}
+
+/**
+ * Destroys the data keys of the sealed searches left in [from, to), in
+ * batches, so that the key store does not keep the keys of dropped searches;
+ * answers how many existed. Leads keep theirs.
+ */
+async function destroySearchKeys(d: SearchDataKeys, from: string, to: string): Promise<number> {
+  let destroyed = 0;
+  let after: string | null = null;
+  do {
+    const page = await d.sealed.searchDataKeys(from, to, after, KEY_BATCH);
+    destroyed += await d.keys.destroy(page.keys);
+    after = page.last;
+  } while (after !== null);
+  return destroyed;
 }
 
 /** The part_day range of a day partition, or of the legacy partition. */

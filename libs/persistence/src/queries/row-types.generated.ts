@@ -270,6 +270,13 @@ export interface RowTypes {
     first: string | null;
     last: string | null;
   };
+  contactReveals: {
+    id: string;
+    lead_id: string;
+    operator: string;
+    reason: string | null;
+    revealed_at: Date;
+  };
   dataKeysByMaster: {
     key_id: string;
     keys: number | null;
@@ -439,6 +446,10 @@ export interface RowTypes {
     body: string;
     tcpa_text: string | null;
   };
+  insertContactReveal: {
+    id: string;
+    revealed_at: Date;
+  };
   insertDataKeys: Record<string, never>;
   insertKey: Record<string, never>;
   keepSubmitted: {
@@ -454,6 +465,10 @@ export interface RowTypes {
     expires_at: Date | null;
     revoked_at: Date | null;
     limits: unknown;
+  };
+  keylessSealedSearches: {
+    id: string;
+    contact: unknown;
   };
   keysOfOwner: {
     id: string;
@@ -504,6 +519,9 @@ export interface RowTypes {
     attempts: unknown;
     receipt: unknown;
     returnNote: string | null;
+  };
+  leadsByDedupeKeys: {
+    lead_id: string;
   };
   legacyMessagesNewest: {
     newest: Date | null;
@@ -755,6 +773,17 @@ export interface RowTypes {
   schoolIds: {
     id: string;
   };
+  sealedLeadContacts: {
+    id: string;
+    contact: unknown;
+  };
+  sealedSearchContact: {
+    contact: unknown;
+  };
+  sealedSearchContacts: {
+    id: string;
+    contact: unknown;
+  };
   searchAnswer: {
     id: string;
     state_version: number;
@@ -780,6 +809,10 @@ export interface RowTypes {
   };
   searchCount: {
     n: string | null;
+  };
+  searchDataKeysOfDays: {
+    id: string;
+    key: string | null;
   };
   searchExists: {
     '?column?': number | null;
@@ -1042,6 +1075,10 @@ export interface RowTypes {
     id: string;
     email: string | null;
     phone: string | null;
+  };
+  unledgeredSealedLeads: {
+    id: string;
+    contact: unknown;
   };
   unqueuedNotices: {
     id: string;

@@ -21,3 +21,4 @@ export * from './account-statement.repository';
 export * from './person-erasure.repository';
 export * from './synthetic-history.repository';
 export * from './data-keys.repository';
+export * from './sealed-contacts.repository';
