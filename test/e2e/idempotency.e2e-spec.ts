@@ -6,6 +6,8 @@ import { applyCatalog, issueKey } from '../support/ops';
 import { person, receivedBySchool, SubmitClient } from '../support/submit-flow';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
 import { campaign, catalogOffer } from '../support/catalog-builder';
+import { leadDedupeKeys } from '../../libs/domain/src';
+import { TEST_PERSON_KEY_SECRET } from '../support/person-key';
 
 /**
  * Idempotency keys (docs/idempotency.md) against the running services: a
@@ -61,7 +63,11 @@ describe('Idempotency-Key on search and leads (e2e)', () => {
   });
   const count = async (sql: string, values: unknown[]) => Number((await db.query<{ n: string }>(sql, values)).rows[0].n);
   const leadsOfSearch = (searchId: string) => count('SELECT count(*) AS n FROM leads WHERE search_id = $1', [searchId]);
-  const searchesOf = (email: string) => count(`SELECT count(*) AS n FROM searches WHERE lead->'personal'->>'email' = $1`, [email]);
+  // A search's email is sealed: its stored person key finds it.
+  const searchesOf = (email: string) =>
+    count(`SELECT count(*) AS n FROM searches WHERE person_keys @> $1::jsonb`, [
+      JSON.stringify(leadDedupeKeys(TEST_PERSON_KEY_SECRET, { personal: { email } }).filter((k) => k.type === 'email')),
+    ]);
   const received = async (name: string, leadId: string) => (await receivedBySchool(sandbox.url, school(name))).get(leadId) ?? 0;
 
   beforeAll(async () => {

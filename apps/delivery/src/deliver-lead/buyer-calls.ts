@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DeliveryRequestedV1, MESSAGE_TYPES, PartnerSubmitAnswerV1, PartnerSubmitRequestedV1 } from '@lr/contracts';
-import type { BuyerOutcome, DeliverySettings } from '@lr/domain';
+import { contactValuesOf, maskContactText, type BuyerOutcome, type DeliverySettings, type StoredContact } from '@lr/domain';
 import { AmqpConnection, RequestTimeoutError } from '@lr/messaging';
 import { counter, histogram } from '@lr/observability';
 import { ContactSealer, UnreadableError } from '@lr/persistence';
@@ -72,13 +72,24 @@ export class BuyerCalls {
     const settings = buyer.delivery as unknown as DeliverySettings;
     if (!settings.adapter) return { outcome: 'error', httpStatus: null, latencyMs: 0, detail: 'offer has no delivery settings' };
     // The one place a school's lead is opened, at the moment of the call (docs/security.md, Encryption at rest).
-    let whole;
+    let whole: StoredContact;
     try {
       whole = await this.sealer.openRecord({ lead: msg.lead, tracking: msg.tracking, consumerIp: msg.consumerIp, ipSource: 'consumer' }, msg.contact);
     } catch (e) {
       if (e instanceof UnreadableError) return erased();
       throw e;
     }
+    // The school's words are kept for operators (delivery_attempts.detail): never with the person's contact data in them.
+    const answer = await this.callSchool(msg, buyer, settings, whole);
+    return answer.detail ? { ...answer, detail: maskContactText(answer.detail, contactValuesOf([whole.lead])) } : answer;
+  }
+
+  private async callSchool(
+    msg: DeliveryRequestedV1,
+    buyer: Extract<DeliveryRequestedV1['buyer'], { kind: 'school' }>,
+    settings: DeliverySettings,
+    whole: StoredContact,
+  ): Promise<BuyerAnswer> {
     try {
       const outcome = await deliverWithDeadline(
         this.schools,

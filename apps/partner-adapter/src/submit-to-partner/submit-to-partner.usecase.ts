@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { MessageMeta, PartnerSubmitAnswerV1, PartnerSubmitRequestedV1 } from '@lr/contracts';
+import { contactValuesOf, maskContactText, type StoredContact } from '@lr/domain';
 import { ContactSealer, ProcessedMessages, UnreadableError } from '@lr/persistence';
 import { describeCallFailure } from '../calls/call-failure';
 import { PartnerCalls } from '../calls/partner-calls';
@@ -81,10 +82,11 @@ export class SubmitToPartner {
       switch (outcome.kind) {
         case 'accepted':
           return { leadId: req.leadId, outcome: 'accepted', partnerLeadId: outcome.partnerLeadId };
+        // The partner's words are kept for operators: never with the person's contact data in them.
         case 'duplicate':
-          return { leadId: req.leadId, outcome: 'duplicate', detail: outcome.partnerReason || null };
+          return { leadId: req.leadId, outcome: 'duplicate', detail: maskedReason(outcome.partnerReason || null, whole) };
         case 'rejected':
-          return { leadId: req.leadId, outcome: 'rejected', detail: outcome.partnerReason?.slice(0, 500) ?? null };
+          return { leadId: req.leadId, outcome: 'rejected', detail: maskedReason(outcome.partnerReason?.slice(0, 500) ?? null, whole) };
       }
     } catch (e) {
       const failure = describeCallFailure(e);
@@ -93,4 +95,9 @@ export class SubmitToPartner {
       return { leadId: req.leadId, outcome: failure.outcome === 'timeout' ? 'timeout' : 'error', detail: failure.detail };
     }
   }
+}
+
+/** A partner's reason with the person's contact values masked (libs/domain maskContactText). */
+function maskedReason(reason: string | null, whole: StoredContact): string | null {
+  return reason === null ? null : maskContactText(reason, contactValuesOf([whole.lead]));
 }
