@@ -118,6 +118,17 @@ describe('ops lead show and report on a real lead (e2e)', () => {
     expect(output).not.toMatch(new RegExp(`\\b${p.first_name}\\b`, 'i'));
   };
 
+  it('lead show --reveal opens the contact data for an operator who asks, and each reveal is audited', () => {
+    const run = runOps(['lead', 'show', acceptedId, '--reveal', '--reason', 'e2e identity check', '--by', 'ops-e2e'], env);
+    expect(run.code).toBe(0);
+    for (const value of [lead.personal.email, lead.personal.phone, lead.personal.last_name]) expect(run.stdout).toContain(value);
+    expect(run.stdout).toContain('73.12.44.10');
+    const audit = runOps(['lead', 'reveals', acceptedId], env);
+    expect(audit.code).toBe(0);
+    expect(audit.stdout).toContain('ops-e2e');
+    expect(audit.stdout).toContain('e2e identity check');
+  });
+
   it('lead show <submit id> tells the story: search, results, delivery attempts and decisions, masked', () => {
     const run = runOps(['lead', 'show', acceptedId], env);
     expect(run.stderr).toBe('');
@@ -126,8 +137,10 @@ describe('ops lead show and report on a real lead (e2e)', () => {
     const out = run.stdout;
     expect(out).toMatch(new RegExp(`^Lead ${acceptedId}: a result submit in lead group ${searchId}$`, 'm'));
     expect(out).toMatch(new RegExp(`^  campaign +Ops E2E \\(${ids.camp}\\)$`, 'm'));
-    expect(out).toMatch(/^ {2}tracking +ip_address=73\.12\.44\.10, subid=e2e$/m);
-    expect(out).toMatch(/^ {2}personal\.email +a\*\*\*@e\*\*\*\.com$/m);
+    // The consumer IP and the contact fields are sealed: the story shows the readable part and says so.
+    expect(out).toMatch(/^ {2}tracking +subid=e2e$/m);
+    expect(out).toMatch(/^Lead \(contact data sealed: --reveal opens it, audited\)$/m);
+    expect(out).toMatch(/^ {2}address\.state +TX$/m);
     expect(out).toMatch(/^Results shown \(3\)$/m);
     expect(out).toMatch(new RegExp(`^  Ops partner \\(${ids.partner}\\) +answered `, 'm'));
 

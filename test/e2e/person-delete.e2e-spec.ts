@@ -9,6 +9,8 @@ import { applyCatalog, issueKey, runOps } from '../support/ops';
 import { person, SubmitClient } from '../support/submit-flow';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, testEnv, uniqueSuffix } from '../support/test-env';
 import { campaign, catalogOffer, partnerOffer } from '../support/catalog-builder';
+import { keyStoreSealer } from '../support/medium-world';
+import { openedRow } from '../support/opened-rows';
 
 /**
  * A consumer's deletion request end to end: a person searches live and in
@@ -44,6 +46,7 @@ describe('person delete (e2e)', () => {
   let redis: Redis;
   let runs: Array<{ code: number; stdout: string; stderr: string }>;
   let quoting: Server;
+  let sealedRecords: ReadonlyArray<readonly ['searches' | 'leads', string]> = [];
 
   /**
    * A school system (not ours) that refuses every lead quoting the person back,
@@ -133,8 +136,16 @@ describe('person delete (e2e)', () => {
     const test = await client.searchDone(ids.camp, lead, { svc_is_test_lead: true });
     const held = await client.submit(ids.camp, test.searchId, test.results.get(ids.oAcc).svc_result_id, { program_id: 'gen' });
     expect(held.body).toMatchObject({ code: 'TEST_LEAD_HELD' });
-    // Stored where a deletion must reach: searches, leads, the buyer's words.
-    expect(Object.keys(await tablesHolding(db, canaries))).toEqual(expect.arrayContaining(['leads', 'delivery_attempts']));
+    // Stored sealed (docs/security.md): no table holds the person in clear, not even the buyer's words (masked when
+    // stored); their searches and leads open to the person's data until the deletion destroys their keys.
+    expect(await tablesHolding(db, canaries)).toEqual({});
+    sealedRecords = [
+      ...[live.searchId, test.searchId].map((id) => ['searches', id] as const),
+      ...[accepted, refused, held].map((r) => ['leads', r.body.svc_lead_id as string] as const),
+    ];
+    for (const [table, id] of sealedRecords) expect((await openedRow(db, table, id))!.lead.personal.email).toBe(p.email);
+    const attempt = await db.query(`SELECT detail FROM delivery_attempts WHERE lead_id = $1`, [refused.body.svc_lead_id]);
+    expect(attempt.rows[0].detail).toContain('[erased]');
 
     const phone = `+1 (${p.phone.slice(0, 3)}) ${p.phone.slice(3, 6)}.${p.phone.slice(6)}`;
     runs = [
@@ -158,7 +169,12 @@ describe('person delete (e2e)', () => {
     });
     expect(byPhone).toMatchObject({
       request: { recorded_now: true, suppressed: 1, notices: 1 },
-      erased: { searches: { count: 2, live: 1, test: 1 }, leads: { count: 3 }, delivery_attempt_details: 1 },
+      erased: {
+        searches: { count: 2, live: 1, test: 1 },
+        leads: { count: 3 },
+        delivery_attempt_details: 0,
+        crypto_shredded: { searches: 2, leads: 3 },
+      },
       kept: { consent_evidence: 2 },
     });
     expect(byPhone.erased.redis_keys).toBeGreaterThanOrEqual(1);
@@ -169,6 +185,15 @@ describe('person delete (e2e)', () => {
   it("leaves the person's email, phone and name in no table or partition of the database", async () => {
     expect(await tableCount(db)).toBeGreaterThan(40);
     expect(await tablesHolding(db, canaries)).toEqual({});
+  });
+
+  it('leaves their searches and leads unreadable: the data keys that sealed them are destroyed', async () => {
+    expect(sealedRecords).toHaveLength(5);
+    const cold = keyStoreSealer(TEST_DATABASE_URL, { cached: false });
+    for (const [table, id] of sealedRecords) {
+      const { rows } = await db.query(`SELECT contact FROM ${table} WHERE id = $1`, [id]);
+      expect(await cold.tryOpenAll([rows[0].contact])).toEqual([null]);
+    }
   });
 
   it('leaves them in no Redis key of this run', async () => {

@@ -110,7 +110,15 @@ describe('contact data sealed at rest and in messages (e2e)', () => {
     const viaPartner = results.get(ids.partnerOffer);
     if (!own || !viaPartner) throw new Error(`the canary's search lacks a result: ${[...results.keys()].join(', ')}`);
     const toSchool = await client.submit(ids.campaign, searchId, own.svc_result_id, { program_id: 'gen' });
-    const toPartner = await client.submit(ids.campaign, searchId, viaPartner.svc_result_id);
+    const answers = Object.fromEntries(
+      (viaPartner.form_fields as Array<{ name: string; required: boolean; options?: Array<{ value: string }> }>)
+        .filter((f) => f.required)
+        .map((f) => [f.name, f.options ? f.options[0].value : 'yes']),
+    );
+    const toPartner = await client.submit(ids.campaign, searchId, viaPartner.svc_result_id, {
+      ...(viaPartner.programs?.[0] ? { program_id: viaPartner.programs[0].value } : {}),
+      ...answers,
+    });
     schoolLeadId = toSchool.body.svc_lead_id;
     partnerLeadId = toPartner.body.svc_lead_id;
     expect((await client.finalStatus(schoolLeadId)).body).toMatchObject({ status: 'accepted' });
@@ -157,6 +165,15 @@ describe('contact data sealed at rest and in messages (e2e)', () => {
     expect(await rowsHolding(keys, canaryValues())).toEqual([]);
     const { rows } = await db.query(`SELECT contact FROM leads WHERE id = ANY($1::uuid[])`, [[schoolLeadId, partnerLeadId]]);
     expect(rows.map((r) => (r.contact as SealedContact).of).sort()).toEqual([schoolLeadId, partnerLeadId].sort());
+  });
+
+  it('an operator who asks sees the contact data (lead show --reveal, audited)', () => {
+    const shown = runOps(['lead', 'show', schoolLeadId, '--reveal', '--reason', 'canary check', '--by', 'e2e'], env);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(canary.personal.email);
+    expect(shown.stdout).toContain(canary.personal.phone);
+    const masked = runOps(['lead', 'show', schoolLeadId], env);
+    for (const value of canaryValues()) expect(masked.stdout).not.toContain(value);
   });
 
   it('no message body that crossed the broker holds the canary in clear, nor does any dead-letter queue', async () => {

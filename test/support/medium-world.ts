@@ -113,6 +113,11 @@ export function keyStoreSealer(databaseUrl: string = MEDIUM_DATABASE_URL, { cach
   return sealer;
 }
 
+/** The sealer on the key store beside the database `ds` is connected to (the medium one, or the integration tier's). */
+export function sealerBeside(ds: DataSource): ContactSealer {
+  return keyStoreSealer((ds.options as { url?: string }).url ?? MEDIUM_DATABASE_URL);
+}
+
 /** One sealer (and one key-store connection) per database in a test file. */
 const sealers = new Map<string, ContactSealer>();
 
@@ -384,7 +389,7 @@ export function resultSubmit(
 /** checks' use case on the medium state, built by hand with its real dependencies. */
 export function decideSubmit(ds: DataSource): DecideSubmit {
   const config = mediumConfig('checks');
-  return new DecideSubmit(new CampaignCatalog(ds, config), new LeadRepository(ds), new SaleLedger(ds), keyStoreSealer(), config);
+  return new DecideSubmit(new CampaignCatalog(ds, config), new LeadRepository(ds), new SaleLedger(ds), sealerBeside(ds), config);
 }
 
 /**

@@ -2,8 +2,9 @@ import type { StoredContact } from '../../libs/domain/src';
 import { keyStoreSealer } from './medium-world';
 import { TEST_DATABASE_URL } from './test-env';
 
+/** A pg Client (rows in `rows`) or a TypeORM DataSource (rows as the answer). */
 interface Queryable {
-  query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+  query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] } | unknown[]>;
 }
 
 type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a stored row, read as it is; each test asserts on the columns it names.
@@ -20,7 +21,8 @@ const STATEMENTS = {
  * Null when there is no such row.
  */
 export async function openedRow(db: Queryable, table: keyof typeof STATEMENTS, id: string, databaseUrl = TEST_DATABASE_URL): Promise<Row | null> {
-  const [row] = (await db.query(STATEMENTS[table], [id])).rows as Row[];
+  const answer = await db.query(STATEMENTS[table], [id]);
+  const [row] = (Array.isArray(answer) ? answer : answer.rows) as Row[];
   if (!row) return null;
   const whole: StoredContact = await keyStoreSealer(databaseUrl).openRecord(
     { lead: row.lead, tracking: row.tracking, consumerIp: row.consumer_ip, ipSource: row.ip_source },

@@ -17,6 +17,8 @@ export async function dropDatabase(url: string, mark = 'test'): Promise<void> {
   await client.connect();
   try {
     await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    // Its key store (KEYSTORE_DATABASE_URL's default, beside it) goes with it.
+    await client.query(`DROP DATABASE IF EXISTS "${name}_keys" WITH (FORCE)`);
   } finally {
     await client.end();
   }

@@ -51,7 +51,8 @@ export function formatLeadStory(story: LeadStory): string[] {
   } else if (first) {
     out.push(`Direct post group ${story.lead_group_id} (no search): first post at ${first.created_at}`);
   }
-  out.push('', 'Lead (contact data masked)', ...formatLead(story.lead, '  '));
+  const heading = story.lead_sealed ? 'Lead (contact data sealed: --reveal opens it, audited)' : 'Lead (contact data masked)';
+  out.push('', heading, ...formatLead(story.lead, '  '));
 
   if (s) {
     out.push('', `Results shown (${story.results.length})`);

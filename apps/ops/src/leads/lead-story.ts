@@ -28,6 +28,8 @@ export interface LeadStory {
   lead_group_id: string;
   /** The lead as last stored for the group (the search's, or the first post's), masked. */
   lead: MaskedLead;
+  /** Its contact data is sealed (docs/security.md): `lead` holds the readable part; `lead show --reveal` opens it. */
+  lead_sealed: boolean;
   search: SearchPart | null;
   partner_calls: PartnerCallPart[];
   results: ResultPart[];
@@ -208,6 +210,7 @@ export function leadStoryOf(id: string, rows: LeadStoryRows): LeadStory {
     asked: { id, is: rows.is },
     lead_group_id: groupId,
     lead: {},
+    lead_sealed: (searchRow ? searchRow.sealed : submitRows.find((r) => r.id === groupId)?.sealed) === true,
     search: searchRow ? searchPart(searchRow) : null,
     partner_calls: rows.partnerCalls.map(partnerCallPart),
     results: rows.results.map(resultPart),

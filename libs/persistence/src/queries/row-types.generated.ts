@@ -1013,6 +1013,7 @@ export interface RowTypes {
     key_prefix: string | null;
     is_test: boolean;
     lead: unknown;
+    sealed: boolean | null;
     tracking: unknown;
     consumer_ip: string;
     ip_source: 'consumer' | 'caller_server';
@@ -1043,6 +1044,7 @@ export interface RowTypes {
     program_id: string | null;
     answers: unknown;
     lead: unknown;
+    sealed: boolean | null;
     tracking: unknown;
     consumer_ip: string;
     ip_source: 'consumer' | 'caller_server';

@@ -107,7 +107,7 @@ export interface LeadStoryRows {
 const SEARCH = statement(
   'storySearch',
   `SELECT s.id, s.affiliate_id, a.name AS affiliate_name, s.campaign_id, c.name AS campaign_name, s.api_key_id, k.key_prefix,
-          s.is_test, s.lead, s.tracking, s.consumer_ip, s.ip_source, s.tcpa_consent, s.form_cert_url, s.universal_lead_cert,
+          s.is_test, s.lead, s.contact IS NOT NULL AS sealed, s.tracking, s.consumer_ip, s.ip_source, s.tcpa_consent, s.form_cert_url, s.universal_lead_cert,
           s.created_at, s.closes_at, s.processing_done_at, s.submitted_at, s.accepted_count, s.true_exclusive_accepted
      FROM searches s
      JOIN affiliates a ON a.id = s.affiliate_id
@@ -121,7 +121,7 @@ const SUBMITS = statement(
   'storySubmits',
   `SELECT l.id, l.kind, l.origin_lead_id, l.result_id, l.offer_id, o.name AS offer_name, o.source AS offer_source, sc.name AS school_name,
           l.affiliate_id, a.name AS affiliate_name, l.campaign_id, c.name AS campaign_name, l.api_key_id, l.program_id, l.answers,
-          l.lead, l.tracking, l.consumer_ip, l.ip_source, l.is_test, l.status, l.code, l.reason, l.field, l.decided_by, l.decided_at,
+          l.lead, l.contact IS NOT NULL AS sealed, l.tracking, l.consumer_ip, l.ip_source, l.is_test, l.status, l.code, l.reason, l.field, l.decided_by, l.decided_at,
           l.payout, l.created_at
      FROM leads l
      JOIN offers o ON o.id = l.offer_id
