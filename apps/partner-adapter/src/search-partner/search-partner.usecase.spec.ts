@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { MESSAGE_TYPES } from '@lr/contracts';
 import type { PartnerAnswer, PartnerCallRequest, PartnerOfferResult, PartnerRef, PartnerSearchAnsweredV2 } from '@lr/contracts';
@@ -251,6 +252,12 @@ describe('SearchPartner', () => {
         { messageId: `partner-answer:${msg.searchId}:${a.id}`, correlationId: 'corr-1' },
       );
       expect(partnerAnswerMessageId('s', 'p', 'q')).toBe('partner-answer:s:p+q');
+      // Many partners answering together: still one deterministic id, within AMQP's 255 characters.
+      const many = Array.from({ length: 7 }, () => randomUUID());
+      const long = partnerAnswerMessageId(randomUUID(), ...many);
+      expect(long.length).toBeLessThanOrEqual(255);
+      expect(partnerAnswerMessageId(long.split(':')[1], ...many)).toBe(long);
+      expect(partnerAnswerMessageId(long.split(':')[1], ...many.reverse())).not.toBe(long);
     });
 
     it('calls every partner at once and puts the answers of partners that end together in one message', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@lr/config';
 import { MESSAGE_TYPES } from '@lr/contracts';
@@ -15,11 +16,19 @@ import { AnswerBatches } from './answer-batches';
 /**
  * An answer message's messageId: its search and the partners it carries, in
  * the order it carries them, so a copy published again for a redelivered
- * request has the id of the first whenever it groups the same partners.
+ * request has the id of the first whenever it groups the same partners. An
+ * AMQP message id is at most 255 characters: beyond 4 partners (a search
+ * whose partners all answer together), the partners' part is their SHA-256,
+ * as deterministic.
  */
 export function partnerAnswerMessageId(searchId: string, ...partnerIds: string[]): string {
-  return `partner-answer:${searchId}:${partnerIds.join('+')}`;
+  const partners = partnerIds.join('+');
+  const id = `partner-answer:${searchId}:${partners}`;
+  return id.length <= MESSAGE_ID_MAX ? id : `partner-answer:${searchId}:sha256-${createHash('sha256').update(partners).digest('hex')}`;
 }
+
+/** The longest AMQP message id (a short string). */
+const MESSAGE_ID_MAX = 255;
 
 /** What a partner is asked about a search. */
 type SearchOf = Pick<PartnerSearchRequestedV2, 'searchId' | 'isTest' | 'closesAt'>;
