@@ -178,9 +178,11 @@ describe('contact data sealed at rest and in messages (e2e)', () => {
 
   it('no message body that crossed the broker holds the canary in clear, nor does any dead-letter queue', async () => {
     const types = new Set(carried.map((m) => m.type));
-    for (const type of [MESSAGE_TYPES.SearchRequested, MESSAGE_TYPES.SubmitRequested, MESSAGE_TYPES.DeliveryRequested]) expect(types).toContain(type);
+    for (const type of [MESSAGE_TYPES.SearchRequested, MESSAGE_TYPES.SubmitRequested, MESSAGE_TYPES.DeliveryRequested])
+      expect(types).toContain(type);
     expect(types).toContain(MESSAGE_TYPES.PartnerSubmitRequested);
-    for (const m of carried) for (const value of canaryValues()) expect({ type: m.type, holds: m.body.includes(value) }).toEqual({ type: m.type, holds: false });
+    for (const m of carried)
+      for (const value of canaryValues()) expect({ type: m.type, holds: m.body.includes(value) }).toEqual({ type: m.type, holds: false });
     expect(deadLetterQueues.length).toBeGreaterThan(0);
     for (const dlq of deadLetterQueues) {
       for (let m = await channel.get(dlq, { noAck: false }); m; m = await channel.get(dlq, { noAck: false })) {
@@ -234,6 +236,7 @@ describe('contact data sealed at rest and in messages (e2e)', () => {
 function sealedIn(value: unknown): SealedContact[] {
   if (!value || typeof value !== 'object') return [];
   const v = value as Record<string, unknown>;
-  if (typeof v.of === 'string' && typeof v.key === 'string' && typeof v.iv === 'string' && typeof v.data === 'string') return [v as unknown as SealedContact];
+  if (typeof v.of === 'string' && typeof v.key === 'string' && typeof v.iv === 'string' && typeof v.data === 'string')
+    return [v as unknown as SealedContact];
   return Object.values(v).flatMap(sealedIn);
 }

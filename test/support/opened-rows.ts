@@ -20,7 +20,12 @@ const STATEMENTS = {
  * and `consumer_ip` whole; `stored_lead` and `contact` as the row holds them.
  * Null when there is no such row.
  */
-export async function openedRow(db: Queryable, table: keyof typeof STATEMENTS, id: string, databaseUrl = TEST_DATABASE_URL): Promise<Row | null> {
+export async function openedRow(
+  db: Queryable,
+  table: keyof typeof STATEMENTS,
+  id: string,
+  databaseUrl = TEST_DATABASE_URL,
+): Promise<Row | null> {
   const answer = await db.query(STATEMENTS[table], [id]);
   const [row] = (Array.isArray(answer) ? answer : answer.rows) as Row[];
   if (!row) return null;

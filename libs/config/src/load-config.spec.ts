@@ -59,10 +59,13 @@ describe('loadConfig', () => {
     expect(loadConfig('sandbox', { NODE_ENV: 'production' }).personKeySecret).toBe(DEVELOPMENT_PERSON_KEY_SECRET);
     expect(loadConfig('checks', {}).personKeySecret).toBe(DEVELOPMENT_PERSON_KEY_SECRET);
     const secret = 'p'.repeat(40);
-    expect(loadConfig('checks', { NODE_ENV: 'production', PERSON_KEY_SECRET: secret }).personKeySecret).toBe(secret);
+    const keys = { DATA_MASTER_KEYS: `m:${Buffer.alloc(32, 7).toString('base64')}` };
+    expect(loadConfig('checks', { NODE_ENV: 'production', PERSON_KEY_SECRET: secret, ...keys }).personKeySecret).toBe(secret);
     const dir = mkdtempSync(join(tmpdir(), 'person-key-'));
     writeFileSync(join(dir, 'secret'), `${secret}\n`);
-    expect(loadConfig('ops', { NODE_ENV: 'production', PERSON_KEY_SECRET_FILE: join(dir, 'secret') }).personKeySecret).toBe(secret);
+    expect(loadConfig('ops', { NODE_ENV: 'production', PERSON_KEY_SECRET_FILE: join(dir, 'secret'), ...keys }).personKeySecret).toBe(
+      secret,
+    );
     expect(() => loadConfig('ops', { PERSON_KEY_SECRET: secret, PERSON_KEY_SECRET_FILE: join(dir, 'secret') })).toThrow(/not both/);
     const short = 'shortsecretvalue';
     expect(() => loadConfig('ops', { PERSON_KEY_SECRET: short })).toThrow(/at least 32 characters/);
@@ -86,6 +89,16 @@ describe('master keys (DATA_MASTER_KEYS, DATA_MASTER_KEY_ID, KEYSTORE_DATABASE_U
     expect(c.keyStore.url).toBe('postgres://u@h:5432/lr_keys');
     expect(loadConfig('delivery', { DATA_MASTER_KEYS: `a:${k1},b:${k2}` }).keyStore.masterKeys.currentId).toBe('a');
     expect(loadConfig('delivery', { KEYSTORE_DATABASE_URL: 'postgres://k@h/keys' }).keyStore.url).toBe('postgres://k@h/keys');
+  });
+
+  it('requires master keys in production of every app that seals or opens contact data, not of the orchestrator or the sandbox', () => {
+    const production = { NODE_ENV: 'production', PERSON_KEY_SECRET: 'p'.repeat(40) };
+    for (const app of ['gateway', 'checks', 'delivery', 'partner-adapter', 'ops'] as const) {
+      expect(() => loadConfig(app, production)).toThrow(/DATA_MASTER_KEYS: required in production/);
+      expect(loadConfig(app, { ...production, DATA_MASTER_KEYS: `m:${k1}` }).keyStore.masterKeys.currentId).toBe('m');
+    }
+    expect(() => loadConfig('search-orchestrator', production)).not.toThrow();
+    expect(() => loadConfig('sandbox', { NODE_ENV: 'production' })).not.toThrow();
   });
 
   it('refuses a bad master key naming the variable, never the key', () => {

@@ -19,12 +19,12 @@ import { keyStoreUrl, parseMasterKeys } from './master-keys';
 export class ConfigError extends Error {}
 
 /**
- * Whether production refuses to start without DATA_MASTER_KEYS. Off while no
- * service seals contact data yet (docs/security.md, Where it is applied now):
- * the deployments (k8s secrets, docker-compose) get the variable with the
- * step that starts sealing, and this turns on then.
+ * The apps that seal or open contact data (docs/security.md, Encryption at
+ * rest): in production they refuse to start without DATA_MASTER_KEYS (the
+ * development key is published). The search-orchestrator stores what the
+ * gateway sealed without opening it, and the sandbox plays outside systems.
  */
-const REQUIRE_MASTER_KEYS_IN_PRODUCTION = false;
+const SEALING_APPS: readonly AppName[] = ['gateway', 'checks', 'delivery', 'partner-adapter', 'ops'];
 
 /**
  * Reads and validates the environment once. Throws a ConfigError naming every
@@ -54,7 +54,7 @@ export function loadConfig(app: AppName, env: NodeJS.ProcessEnv = process.env): 
   const secret = personKeySecretOf(parsed, app);
   const masterKeys = parseMasterKeys(
     { keys: parsed.DATA_MASTER_KEYS, file: parsed.DATA_MASTER_KEYS_FILE, currentId: parsed.DATA_MASTER_KEY_ID },
-    REQUIRE_MASTER_KEYS_IN_PRODUCTION && parsed.NODE_ENV === 'production',
+    SEALING_APPS.includes(app) && parsed.NODE_ENV === 'production',
   );
   if (bad.length > 0 || typeof secret === 'string' || 'error' in masterKeys) {
     // A secret's or a key's value is never echoed: only the variable and what is wrong with it.

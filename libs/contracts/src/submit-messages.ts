@@ -1,4 +1,14 @@
-import type { ApiCode, ConsentDocument, IpSource, LeadKind, LeadPayload, OfferType, PartnerRef, SealedContact, SubmitDecision } from '@lr/domain';
+import type {
+  ApiCode,
+  ConsentDocument,
+  IpSource,
+  LeadKind,
+  LeadPayload,
+  OfferType,
+  PartnerRef,
+  SealedContact,
+  SubmitDecision,
+} from '@lr/domain';
 
 // The domain's words (libs/domain vocabulary/), named here too for the code that reads the messages.
 export type { ConsentDocument, SubmitDecision } from '@lr/domain';

@@ -263,10 +263,12 @@ export function usePartnerSearch(breaker: Partial<BreakerSettings> = {}): {
     const answer = async ({ partner, offers, lead, tracking, ...search }: OnePartnerSearch) => {
       const published: PartnerSearchAnsweredV2[] = [];
       const capture = { publish: async (_type: string, payload: PartnerSearchAnsweredV2) => void published.push(payload) };
-      await new SearchPartner(calls, capture as unknown as AmqpConnection, broker.config, keyStoreSealer(TEST_DATABASE_URL)).answerAllAndPublish(
-        { ...search, partners: [{ partner, offers, lead, tracking }] },
-        'corr-answer',
-      );
+      await new SearchPartner(
+        calls,
+        capture as unknown as AmqpConnection,
+        broker.config,
+        keyStoreSealer(TEST_DATABASE_URL),
+      ).answerAllAndPublish({ ...search, partners: [{ partner, offers, lead, tracking }] }, 'corr-answer');
       return { searchId: search.searchId, ...published[0].answers[0] };
     };
     holder.ctx = { service: new SearchPartner(calls, amqp, broker.config, keyStoreSealer(TEST_DATABASE_URL)), answer, breakers, registry };

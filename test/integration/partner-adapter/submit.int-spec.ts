@@ -103,7 +103,11 @@ describe('partner submit handler: at most once per request', () => {
   beforeAll(async () => {
     ds = createDataSource({ url: TEST_DATABASE_URL, poolSize: 2 });
     await ds.initialize();
-    service = new SubmitToPartner(new PartnerCalls(new PartnerAdapterRegistry(), breakers), new ProcessedMessages(ds), keyStoreSealer(TEST_DATABASE_URL));
+    service = new SubmitToPartner(
+      new PartnerCalls(new PartnerAdapterRegistry(), breakers),
+      new ProcessedMessages(ds),
+      keyStoreSealer(TEST_DATABASE_URL),
+    );
   });
 
   afterAll(async () => {

@@ -27,7 +27,16 @@ import {
   testMode,
 } from '@lr/domain';
 import { counter } from '@lr/observability';
-import { ContactSealer, LeadRepository, NewLead, ReservationPlan, SaleLedger, StoredLead, UnreadableError, decisionOf } from '@lr/persistence';
+import {
+  ContactSealer,
+  LeadRepository,
+  NewLead,
+  ReservationPlan,
+  SaleLedger,
+  StoredLead,
+  UnreadableError,
+  decisionOf,
+} from '@lr/persistence';
 import { CampaignCatalog } from '@lr/platform';
 
 const decided = counter('checks_submit_refusals_total', 'Submits the checks decided themselves (refused, or a test lead held), by code', [
@@ -88,7 +97,12 @@ export class DecideSubmit {
     if (ctx.stored) return ctx.stored.status === 'pending' ? this.resume(msg, ctx.stored) : decision(ctx.stored);
     const offers = await this.catalog.offersOf(msg.campaignId);
     const sent = await this.sealer.openRecord(
-      { lead: (msg.lead ?? {}) as Lead, tracking: msg.tracking ?? {}, consumerIp: msg.consumerIp ?? '', ipSource: msg.ipSource ?? 'consumer' },
+      {
+        lead: (msg.lead ?? {}) as Lead,
+        tracking: msg.tracking ?? {},
+        consumerIp: msg.consumerIp ?? '',
+        ipSource: msg.ipSource ?? 'consumer',
+      },
       msg.contact,
     );
 
@@ -214,7 +228,9 @@ export class DecideSubmit {
             caps,
             keys,
             search:
-              msg.kind === 'result_submit' ? { id: msg.searchId!, ...(await this.searchLead(sale, facts.groupLead, groupLead, lead)), keys } : null,
+              msg.kind === 'result_submit'
+                ? { id: msg.searchId!, ...(await this.searchLead(sale, facts.groupLead, groupLead, lead)), keys }
+                : null,
           },
         };
       },
@@ -228,7 +244,15 @@ export class DecideSubmit {
         return result.lead.status === 'pending' ? this.resume(msg, result.lead) : decision(result.lead);
       case 'reserved':
         return {
-          deliver: deliveryRequest(sale, offer, sold!, programId, answers, payout === null ? null : decimalText(payout), this.consent(sale)!),
+          deliver: deliveryRequest(
+            sale,
+            offer,
+            sold!,
+            programId,
+            answers,
+            payout === null ? null : decimalText(payout),
+            this.consent(sale)!,
+          ),
         };
     }
   }

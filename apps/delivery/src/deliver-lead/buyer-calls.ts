@@ -74,7 +74,10 @@ export class BuyerCalls {
     // The one place a school's lead is opened, at the moment of the call (docs/security.md, Encryption at rest).
     let whole: StoredContact;
     try {
-      whole = await this.sealer.openRecord({ lead: msg.lead, tracking: msg.tracking, consumerIp: msg.consumerIp, ipSource: 'consumer' }, msg.contact);
+      whole = await this.sealer.openRecord(
+        { lead: msg.lead, tracking: msg.tracking, consumerIp: msg.consumerIp, ipSource: 'consumer' },
+        msg.contact,
+      );
     } catch (e) {
       if (e instanceof UnreadableError) return erased();
       throw e;

@@ -3,7 +3,15 @@ import type { DataSource } from 'typeorm';
 import { SubmitAnswerV1, SubmitDecision } from '@lr/contracts';
 import { LeadRepository, SaleLedger, SearchRepository, UnresolvedDeliveries } from '@lr/persistence';
 import { searchStateKey, SearchStatePublisher } from '@lr/search-state';
-import { fakeSchool, keyStoreSealer, mediumDataSource, mediumRedis, reservedLead, submitWorld, SubmitWorld } from '../../../../test/support/medium-world';
+import {
+  fakeSchool,
+  keyStoreSealer,
+  mediumDataSource,
+  mediumRedis,
+  reservedLead,
+  submitWorld,
+  SubmitWorld,
+} from '../../../../test/support/medium-world';
 import { deliveryAttemptsOf, salesOfLead, storedLeadOf } from '../../../../test/support/stored-rows';
 import { BuyerCalls } from './buyer-calls';
 import { DeliverLead } from './deliver-lead.usecase';

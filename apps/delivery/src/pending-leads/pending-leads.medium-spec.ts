@@ -4,7 +4,14 @@ import type { DataSource } from 'typeorm';
 import { metricsRegistry } from '@lr/observability';
 import { LeadRepository, PENDING_LEADS, SaleLedger, SearchRepository } from '@lr/persistence';
 import { SearchStatePublisher } from '@lr/search-state';
-import { fakeSchool, keyStoreSealer, mediumDataSource, mediumRedis, reservedLead, submitWorld } from '../../../../test/support/medium-world';
+import {
+  fakeSchool,
+  keyStoreSealer,
+  mediumDataSource,
+  mediumRedis,
+  reservedLead,
+  submitWorld,
+} from '../../../../test/support/medium-world';
 import { agePendingLead } from '../../../../test/support/stored-rows';
 import { BuyerCalls } from '../deliver-lead/buyer-calls';
 import { DeliverLead } from '../deliver-lead/deliver-lead.usecase';

@@ -79,7 +79,11 @@ export class StartSearch {
     const lead = request.lead as Lead;
     const derived = deriveSearch(this.config.personKeySecret, lead, testMode(request.isTest), today);
     const { readable, contact } = await this.deps.call('postgres', () =>
-      this.sealer.sealRecord(searchId, { lead, tracking: request.tracking.values, consumerIp: request.tracking.ip!, ipSource: 'consumer' }, today),
+      this.sealer.sealRecord(
+        searchId,
+        { lead, tracking: request.tracking.values, consumerIp: request.tracking.ip!, ipSource: 'consumer' },
+        today,
+      ),
     );
     const message: SearchRequestedV1 = {
       searchId,

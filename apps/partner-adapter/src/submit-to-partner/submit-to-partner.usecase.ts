@@ -54,7 +54,10 @@ export class SubmitToPartner {
     // The lead is opened here, at the moment of the call (docs/security.md, Encryption at rest).
     let whole;
     try {
-      whole = await this.sealer.openRecord({ lead: req.lead, tracking: req.tracking, consumerIp: req.consumerIp, ipSource: 'consumer' }, req.contact);
+      whole = await this.sealer.openRecord(
+        { lead: req.lead, tracking: req.tracking, consumerIp: req.consumerIp, ipSource: 'consumer' },
+        req.contact,
+      );
     } catch (e) {
       if (!(e instanceof UnreadableError)) throw e;
       return { leadId: req.leadId, outcome: 'error', detail: 'contact data erased (a deletion): not sent' };

@@ -89,5 +89,9 @@ export interface SearchDerived {
 }
 
 export function deriveSearch(secret: PersonKeySecret, lead: Lead, mode: TestMode, today: Date): SearchDerived {
-  return { personKeys: mode.personKeys(secret, lead), optOutKeys: leadOptOutKeys(secret, lead), partner: partnerDerivedValues(lead, today) };
+  return {
+    personKeys: mode.personKeys(secret, lead),
+    optOutKeys: leadOptOutKeys(secret, lead),
+    partner: partnerDerivedValues(lead, today),
+  };
 }

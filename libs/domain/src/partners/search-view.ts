@@ -128,7 +128,8 @@ export function withContactAtSearch(
 ): PartnerSearchView {
   const extra = partnerSearchView(whole, contactFieldsAtSearch(fields), today);
   const lead: Record<string, Record<string, string>> = { ...(view.lead as Record<string, Record<string, string>>) };
-  for (const [group, values] of Object.entries(extra.lead as Record<string, Record<string, string>>)) lead[group] = { ...lead[group], ...values };
+  for (const [group, values] of Object.entries(extra.lead as Record<string, Record<string, string>>))
+    lead[group] = { ...lead[group], ...values };
   return { lead: lead as PartnerSearchLead, tracking: { ...view.tracking, ...extra.tracking } };
 }
 

@@ -5,7 +5,16 @@ import { run, statement, type WithDocuments } from '../queries/sql';
 import { searchDays } from '../partitions/partition-days';
 import { CONSENT_APPEND, CONSENT_INSERT, consentParams, ledgerParams } from '../queries/consent-evidence';
 import { SHOWN } from '../queries/shown-results';
-import { contactParam, LEAD_INSERT, leadParams, NewLead, STORED_LEAD_COLUMNS, StoredLead, StoredLeadColumns, storedLeadOf } from '../queries/stored-lead';
+import {
+  contactParam,
+  LEAD_INSERT,
+  leadParams,
+  NewLead,
+  STORED_LEAD_COLUMNS,
+  StoredLead,
+  StoredLeadColumns,
+  storedLeadOf,
+} from '../queries/stored-lead';
 
 /** A stored lead as the submit answer's decision (the submit reply and the lead-status read). */
 export function decisionOf(l: StoredLead): SubmitDecision {

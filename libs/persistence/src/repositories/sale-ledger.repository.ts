@@ -25,7 +25,16 @@ import { CONSENT_APPEND, CONSENT_INSERT, consentParams, ledgerParams } from '../
 import { KEYS_FROM_PARAMS, keyParams, LAST_SALES_TO_PERSON } from '../queries/dedupe-keys';
 import { CAP_USAGE, factsOf, LIVE_SALES, SaleFactsDocuments, slotParams } from '../queries/sale-facts';
 import { SEARCH_META_COLUMNS, SearchMetaColumns, searchMetaOf } from '../queries/search-meta';
-import { contactParam, LEAD_INSERT, leadParams, NewLead, STORED_LEAD_COLUMNS, StoredLead, StoredLeadColumns, storedLeadOf } from '../queries/stored-lead';
+import {
+  contactParam,
+  LEAD_INSERT,
+  leadParams,
+  NewLead,
+  STORED_LEAD_COLUMNS,
+  StoredLead,
+  StoredLeadColumns,
+  storedLeadOf,
+} from '../queries/stored-lead';
 import { SUPPRESSED } from '../queries/suppressions';
 import { locksOn } from '../queries/advisory-locks';
 
