@@ -246,7 +246,8 @@ describe('json partner adapter (e2e)', () => {
     expect(JSON.stringify(rejected.body)).not.toContain(PARTNER_REASON);
     const detail = async (leadId: string) =>
       (await db.query(`SELECT outcome, detail FROM delivery_attempts WHERE lead_id = $1`, [leadId])).rows;
-    expect(await detail(rejected.body.svc_lead_id)).toEqual([{ outcome: 'rejected', detail: PARTNER_REASON }]);
+    // Kept for operators, with the person's contact values (here their first name) masked.
+    expect(await detail(rejected.body.svc_lead_id)).toEqual([{ outcome: 'rejected', detail: 'Secret partner text about [erased]' }]);
     expect(await detail(duplicate.body.svc_lead_id)).toEqual([{ outcome: 'duplicate', detail: 'Applicant already on file' }]);
   });
 });

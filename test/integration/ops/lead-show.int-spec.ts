@@ -297,7 +297,17 @@ describe('ops lead show', () => {
     expect(run.code).toBe(0);
     noContactData(run.stdout);
     const story = JSON.parse(run.stdout);
-    expect(Object.keys(story)).toEqual(['asked', 'lead_group_id', 'lead', 'search', 'partner_calls', 'results', 'offer_checks', 'submits']);
+    expect(Object.keys(story)).toEqual([
+      'asked',
+      'lead_group_id',
+      'lead',
+      'lead_sealed',
+      'search',
+      'partner_calls',
+      'results',
+      'offer_checks',
+      'submits',
+    ]);
     expect(story.asked).toEqual({ id: searchId, is: 'search' });
     expect(story.lead_group_id).toBe(searchId);
     expect(story.lead).toEqual({

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { LeadStoryRepository, SealedContacts } from '@lr/persistence';
 import { keyStoreSealer, mediumDataSource, soldLead, submitWorld, SubmitWorld } from '../../../../test/support/medium-world';
-import { sealStored } from '../../../../test/support/sealed-rows';
+import { sealStored, unsealStored } from '../../../../test/support/sealed-rows';
 import { loadLeadStory } from './lead-story';
 import { ERASED_CONTACT, revealContact, revealLines } from './reveal-contact';
 
@@ -56,6 +56,7 @@ describe('lead show --reveal', () => {
 
   it('shows the clear columns of a lead stored before sealing, and records that reveal too', async () => {
     const leadId = await soldLead(world, world.offerIds[0]);
+    await unsealStored(ds, sealer, 'leads', leadId);
     const shown = await reveal(leadId, 'TICKET-2');
     expect(shown.contact).toMatchObject({ stored: 'clear' });
     expect(shown.contact.stored === 'clear' && shown.contact.lead.personal?.email).toMatch(/@/);

@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import { parseMasterKeys, type MasterKeys } from '@lr/config';
 import type { SealedContact } from '@lr/domain';
 import { MEDIUM_DATABASE_URL } from '../../../../test/support/medium-env';
+import { dropDatabase, ownDatabaseUrl } from '../../../../test/support/test-database';
 import { createDataSource } from '../data-source';
 import { ensureDatabase } from '../ensure-database';
 import { KEYSTORE_MIGRATIONS } from '../migrations/keystore';
@@ -22,6 +23,8 @@ function masterKeys(pairs: Array<[string, Buffer]>, currentId: string): MasterKe
 const contact = { personal: { email: 'ada.sealed@example.com', phone: '5125550147' }, ip: '203.0.113.9' };
 const noCache = { poolBatch: 4, cacheTtlMs: 0, cacheSize: 10 };
 
+const rotationUrl = ownDatabaseUrl(MEDIUM_DATABASE_URL, '_rotation_keys');
+
 describe('ContactSealer (AES-256-GCM data keys in the key store)', () => {
   let ds: DataSource;
   let keys: DataKeys;
@@ -33,14 +36,17 @@ describe('ContactSealer (AES-256-GCM data keys in the key store)', () => {
   // A key store of this file's own: the rotation re-wraps every key of its store, which the services' keys
   // (the other medium files', under the configured master key) must not see.
   beforeAll(async () => {
-    const url = MEDIUM_DATABASE_URL.replace(/\/([^/?]+)(\?.*)?$/, '/$1_rotation_keys$2');
-    await ensureDatabase(url);
-    ds = createDataSource({ url, poolSize: 2, timeoutMs: 10_000, migrations: KEYSTORE_MIGRATIONS });
+    await dropDatabase(rotationUrl, 'medium'); // a fresh one each run: an earlier run's keys are under master keys gone since
+    await ensureDatabase(rotationUrl);
+    ds = createDataSource({ url: rotationUrl, poolSize: 2, timeoutMs: 10_000, migrations: KEYSTORE_MIGRATIONS });
     await ds.initialize();
     await ds.runMigrations({ transaction: 'each' });
     keys = new DataKeys(ds);
   });
-  afterAll(() => ds.destroy());
+  afterAll(async () => {
+    await ds.destroy();
+    await dropDatabase(rotationUrl, 'medium');
+  });
 
   const sealer = (m: MasterKeys) => new ContactSealer(keys, new ConfigKeyWrapper(m), noCache);
 
