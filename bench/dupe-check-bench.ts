@@ -13,7 +13,7 @@ import { Answer } from './support/http-client';
 import { OpenLoopResult, runOpenLoop } from './support/open-loop';
 import { renderReport, Row } from './support/report';
 import { writeSection } from './support/section';
-import { BENCH_KEY_SECRET } from './support/bench-state';
+import { BENCH_KEY_SECRET, BENCH_MASTER_KEYS, BENCH_PERSON_KEY_SECRET } from './support/bench-state';
 
 /**
  * `npm run bench:dupe-check`: the duplicate pre-check's latency at a fixed
@@ -41,6 +41,8 @@ const REDIS_PREFIX = 'benchdupe:';
 const VHOST = 'leadrouter_bench_dupe';
 const env: Record<string, string> = {
   NODE_ENV: 'production',
+  PERSON_KEY_SECRET: BENCH_PERSON_KEY_SECRET,
+  DATA_MASTER_KEYS: BENCH_MASTER_KEYS,
   DATABASE_URL,
   REDIS_URL,
   REDIS_KEY_PREFIX: REDIS_PREFIX,

@@ -25,11 +25,19 @@ export const BENCH_PERSON_KEY_SECRET = 'lead-router bench person key secret: ben
 /** The same, as the key functions take it (what a bench computes to compare with what its apps stored). */
 export const BENCH_KEY_SECRET = personKeySecret(BENCH_PERSON_KEY_SECRET);
 
+/**
+ * The master key of every bench state (the apps that seal or open contact
+ * data require one in production: docs/security.md): 32 bytes, published
+ * here, bench state only.
+ */
+export const BENCH_MASTER_KEYS = `bench:${Buffer.from('lead-router bench master key: 32').toString('base64')}`;
+
 /** The environment of every app a bench starts on `state` (and of the operator CLI). */
 export function stateEnv(state: OwnState): Record<string, string> {
   return {
     NODE_ENV: 'production',
     PERSON_KEY_SECRET: BENCH_PERSON_KEY_SECRET,
+    DATA_MASTER_KEYS: BENCH_MASTER_KEYS,
     DATABASE_URL: state.databaseUrl,
     REDIS_URL: state.redisUrl,
     REDIS_KEY_PREFIX: state.redisPrefix,

@@ -173,7 +173,7 @@ describe('person delete (e2e)', () => {
         searches: { count: 2, live: 1, test: 1 },
         leads: { count: 3 },
         delivery_attempt_details: 0,
-        crypto_shredded: { searches: 2, leads: 3 },
+        crypto_shredded: { searches: 2, leads: 3, dead_letters: 0 },
       },
       kept: { consent_evidence: 2 },
     });

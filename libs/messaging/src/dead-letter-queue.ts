@@ -120,6 +120,27 @@ export async function peekDeadLetters(conn: ChannelModel, queue: string, limit: 
 }
 
 /**
+ * The body of every message of a DLQ, oldest first; each is given back in
+ * order, so the queue is left as it was. For a search through what is parked
+ * there (a person's deletion looks for their sealed contact data); the caller
+ * never prints a body.
+ */
+export async function deadLetterBodies(conn: ChannelModel, queue: string): Promise<Buffer[]> {
+  const pass = await DeadLetterPass.open(conn, queue);
+  try {
+    const bodies: Buffer[] = [];
+    for (let msg = await pass.next(); msg; msg = await pass.next()) {
+      bodies.push(msg.content);
+      pass.giveBack(msg);
+    }
+    if (pass.broken) throw new DeadLetterQueueError(`reading ${queue} stopped: ${pass.broken}; nothing was lost`);
+    return bodies;
+  } finally {
+    await pass.close();
+  }
+}
+
+/**
  * At most this many acks or nacks go out before a round trip to the broker
  * (see the top of this file: a quorum queue's client holds back a channel's
  * commands beyond 32 in flight). Replay copies are published this many at a

@@ -513,6 +513,48 @@ describe('DecideSubmit (medium: real PostgreSQL)', () => {
       expect((await searchRow(search.searchId)).lead).toEqual(lead);
     });
 
+    it('a submit whose sealed contact data can no longer be read (the person was deleted since) is refused as not found, and nothing is saved', async () => {
+      const world = await submitWorld(ds, [{}]);
+      const lead = freshPerson();
+      const leadId = randomUUID();
+      // Sealed as the gateway seals a direct post, by another process (no key cached here), then the key destroyed.
+      const gateway = keyStoreSealer(undefined, { cached: false });
+      const { readable, contact } = await gateway.sealRecord(
+        leadId,
+        { lead, tracking: { ip_address: '73.12.44.10' }, consumerIp: '73.12.44.10', ipSource: 'consumer' },
+        new Date(),
+      );
+      expect(await gateway.destroy([contact.key])).toBe(1);
+      const msg: SubmitRequestedV1 = {
+        leadId,
+        kind: 'direct_post',
+        affiliateId: world.affiliateId,
+        apiKeyId: world.apiKeyId,
+        campaignId: world.campaignId,
+        resultId: null,
+        searchId: null,
+        offerId: world.offerIds[0],
+        originLeadId: null,
+        lead: readable.lead as SubmitRequestedV1['lead'],
+        tracking: readable.tracking,
+        consumerIp: readable.consumerIp,
+        ipSource: 'consumer',
+        programId: 'gen',
+        answers: {},
+        tcpaConsent: true,
+        consentButtonLabel: 'Request info',
+        formCertUrl: null,
+        universalLeadCert: null,
+        isTest: false,
+        requestedAt: new Date().toISOString(),
+        contact,
+      };
+
+      expect(refused(await checks.run(msg))).toEqual({ httpStatus: 404, code: 'NOT_FOUND', reason: 'Lead not found' });
+      expect(await leadRow(leadId)).toBeUndefined();
+      await expectNothingReserved(leadId);
+    });
+
     it('a direct post retry naming an unknown lead is the 404 refusal, and nothing is saved', async () => {
       const world = await submitWorld(ds, [{}]);
       const lead = freshPerson();

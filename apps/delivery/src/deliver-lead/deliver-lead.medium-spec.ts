@@ -190,6 +190,19 @@ describe('DeliverLead (medium: real PostgreSQL and Redis, a school on 127.0.0.1)
     expect(school.callsFor(deliver.leadId)).toBe(1);
   });
 
+  it('a lead whose data key a deletion destroyed before its buyer was called: not sent, recorded as erased, the sale released', async () => {
+    const world = await schoolWorld('/accept');
+    const { search, deliver } = await reservedLead(world);
+    expect(await keyStoreSealer().destroy([deliver.contact!.key])).toBe(1);
+
+    const d = decisionOf(await delivery.run(deliver));
+
+    expect(d).toMatchObject({ status: 'rejected', code: 'BUYER_REJECTED', reason: 'Error - Client' });
+    expect((await attemptOf(deliver.leadId))[0]).toMatchObject({ outcome: 'error', detail: 'contact data erased (a deletion): not sent' });
+    expect(school.callsFor(deliver.leadId)).toBe(0);
+    await expectReleased(deliver.leadId, world.offerIds[0], search.searchId);
+  });
+
   it('the school answering duplicate: DUPLICATE `Duplicate - Client`, the sale released', async () => {
     const world = await schoolWorld('/duplicate');
     const { search, deliver } = await reservedLead(world);

@@ -1,4 +1,6 @@
 import { Command } from 'commander';
+import { sealedContactsIn, type SealedContact } from '@lr/domain';
+import { deadLetterBodies } from '@lr/messaging';
 import { OptOuts, PartitionStore, PersonErasure, SealedContacts } from '@lr/persistence';
 import { withShortLivedRedis } from '@lr/redis';
 import { SearchStateStore } from '@lr/search-state';
@@ -7,7 +9,8 @@ import { CliError, EXIT } from '../cli-error';
 import { CliContext } from '../context';
 import { withDatabase, withSealer } from '../database';
 import { optOutKeysOfArguments, PersonArguments } from '../opt-outs/opt-out-keys';
-import { deletePerson, SearchStates } from '../person/delete-person';
+import { withBroker } from '../broker';
+import { deletePerson, ParkedMessages, SearchStates } from '../person/delete-person';
 import { deletionJson, deletionLines } from '../person/delete-person.format';
 import { deleteProgress } from '../person/delete-progress';
 
@@ -74,6 +77,16 @@ export function registerPersonCommands(program: Command, ctx: CliContext): void 
                 return dryRun ? store.held(ids) : store.forget(ids);
               }),
       };
+      const broker = ctx.messaging();
+      const parked: ParkedMessages = {
+        sealed: () =>
+          withBroker(broker.url, async (conn) => {
+            const documents: SealedContact[] = [];
+            for (const c of broker.topology.consumers)
+              for (const body of await deadLetterBodies(conn, c.dlq)) documents.push(...sealedContactsIn(parsedBody(body)));
+            return documents;
+          }),
+      };
       const progress = deleteProgress(ctx.io);
       const report = await withDatabase(
         ctx.databaseUrl(),
@@ -87,6 +100,7 @@ export function registerPersonCommands(program: Command, ctx: CliContext): void 
                 partitions: new PartitionStore(ds),
                 optOuts: new OptOuts(ds),
                 states,
+                parked,
                 onProgress: (d, t) => progress.update(d, t),
               },
               {
@@ -104,4 +118,13 @@ export function registerPersonCommands(program: Command, ctx: CliContext): void 
       ).finally(() => progress.stop());
       ctx.io.out(opts.json ? JSON.stringify(deletionJson(report), null, 2) : deletionLines(report).join('\n'));
     });
+}
+
+/** A message body as JSON; one that is not JSON holds no sealed document. */
+function parsedBody(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return null;
+  }
 }

@@ -107,7 +107,7 @@ describe('person delete and a backup restored after it', () => {
         secret: TEST_PERSON_KEY_SECRET,
       },
     );
-    expect(report.cryptoShredded).toEqual({ searches: 1, leads: 1 });
+    expect(report.cryptoShredded).toEqual({ searches: 1, leads: 1, deadLetters: 0 });
 
     // The backup restored into a fresh database, beside the same key store.
     const admin = new URL(restored);

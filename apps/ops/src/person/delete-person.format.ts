@@ -28,12 +28,13 @@ export function deletionJson(r: DeletionReport): unknown {
       revocation_receipts: r.leads.receiptsMasked,
       return_notes: r.leads.returnNotesMasked,
       consent_evidence_ips: r.consentEvidence.ipErased,
-      crypto_shredded: { searches: r.cryptoShredded.searches, leads: r.cryptoShredded.leads },
+      crypto_shredded: { searches: r.cryptoShredded.searches, leads: r.cryptoShredded.leads, dead_letters: r.cryptoShredded.deadLetters },
       redis_keys: r.redisKeys,
     },
     kept: { consent_evidence: r.consentEvidence.kept, consent_evidence_fields: r.consentEvidence.keptFields },
     nothing_new: nothingErased(r),
     redis_error: r.redisError,
+    dead_letter_error: r.deadLetterError,
     scanned: { search_partitions: r.scanned.searchPartitions, searches: r.scanned.searches, leads: r.scanned.leads },
     took_ms: r.tookMs,
   };
@@ -55,6 +56,11 @@ export function deletionLines(r: DeletionReport): string[] {
     ['searches crypto-shredded', formatCount(r.cryptoShredded.searches), SHREDDED],
     ['leads crypto-shredded', formatCount(r.cryptoShredded.leads), SHREDDED],
     [
+      'dead letters crypto-shredded',
+      formatCount(r.cryptoShredded.deadLetters),
+      r.deadLetterError === null ? 'messages parked before their record was stored' : 'the dead-letter queues were not searched',
+    ],
+    [
       'redis keys',
       r.redisKeys === null ? '-' : formatCount(r.redisKeys),
       r.redisKeys === null ? 'Redis not reached' : "the searches' states",
@@ -75,6 +81,10 @@ export function deletionLines(r: DeletionReport): string[] {
   if (nothingErased(r))
     lines.push(`Nothing new to erase: no record of the person holds contact data${r.redisKeys === null ? ' in PostgreSQL' : ''}.`);
   lines.push(`Kept: ${KEPT} (docs/deletion.md).`);
+  if (r.deadLetterError)
+    lines.push(
+      `The dead-letter queues could not be searched (${r.deadLetterError}): run the command again, or purge what is parked (ops dlq).`,
+    );
   if (r.redisError)
     lines.push(`Redis could not be reached (${r.redisError}): the search states hold no contact data and expire within 24 h.`);
   lines.push(
@@ -100,6 +110,7 @@ function nothingErased(r: DeletionReport): boolean {
       r.leads.returnNotesMasked +
       r.cryptoShredded.searches +
       r.cryptoShredded.leads +
+      r.cryptoShredded.deadLetters +
       (r.redisKeys ?? 0) ===
     0
   );

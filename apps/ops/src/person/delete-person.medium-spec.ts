@@ -85,13 +85,13 @@ describe('person delete of sealed records', () => {
     const theirSealed = [...(await docs('searches', [theirs.searchId])), ...(await docs('leads', [theirs.leadId]))];
 
     const dry = await run(person, true);
-    expect(dry.cryptoShredded).toEqual({ searches: 2, leads: 1 });
+    expect(dry.cryptoShredded).toEqual({ searches: 2, leads: 1, deadLetters: 0 });
     expect(dry.searches.ids.sort()).toEqual([mine.searchId, testSearch.searchId, clearSearch.searchId].sort());
     expect(dry.leads.ids).toEqual([mine.leadId]);
     expect((await sealer.tryOpenAll(mySealed)).every((p) => p !== null)).toBe(true);
 
     const done = await run(person, false);
-    expect(done.cryptoShredded).toEqual({ searches: 2, leads: 1 });
+    expect(done.cryptoShredded).toEqual({ searches: 2, leads: 1, deadLetters: 0 });
     expect(done.searches.ids.sort()).toEqual(dry.searches.ids);
     expect(done.leads.ids).toEqual([mine.leadId]);
     expect(await sealer.tryOpenAll(mySealed)).toEqual([null, null, null]);
@@ -107,7 +107,7 @@ describe('person delete of sealed records', () => {
     expect((await docs('leads', [mine.leadId])).map((d) => d.key)).toEqual([mySealed[2].key]);
 
     const again = await run(person, false);
-    expect(again.cryptoShredded).toEqual({ searches: 0, leads: 0 });
+    expect(again.cryptoShredded).toEqual({ searches: 0, leads: 0, deadLetters: 0 });
     expect(again.searches.erased + again.leads.erased).toBe(0);
   });
 });

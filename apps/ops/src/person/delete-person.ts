@@ -16,6 +16,16 @@ import { KEPT_DAY, LEGACY_DAY, OptOuts, PartitionStore, PersonErasure, SealedCon
 import type { ContactOpener } from '../contact-opener';
 import { erasedLead, erasedSearch, EvidenceOutcome } from './erase-records';
 
+/**
+ * The messages parked in the dead-letter queues: the sealed contact
+ * documents their bodies hold. A message parked before its record was stored
+ * (a submit whose checks failed) holds a data key no record names: only this
+ * finds it.
+ */
+export interface ParkedMessages {
+  sealed(): Promise<SealedContact[]>;
+}
+
 /** The search states of Redis (the hot copies polls read), by search id. */
 export interface SearchStates {
   /** Deletes the states of these searches (a dry run: counts them); answers how many there were. */
@@ -36,6 +46,8 @@ export interface DeletePersonDeps {
   partitions: PartitionStore;
   optOuts: OptOuts;
   states: SearchStates;
+  /** Absent: the dead-letter queues are not searched (a caller without a broker). */
+  parked?: ParkedMessages;
   /** Places searched so far (each search partition, then the leads) of all of them. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -79,7 +91,9 @@ export interface DeletionReport {
    * data key (crypto-shredding): every copy, in rows, queued messages and
    * backups of the main database. A dry run counts those it would shred.
    */
-  cryptoShredded: { searches: number; leads: number };
+  cryptoShredded: { searches: number; leads: number; deadLetters: number };
+  /** Why the dead-letter queues could not be searched (null: they were, or none is configured). */
+  deadLetterError: string | null;
   /** Null when Redis could not be reached (`redisError` says why). */
   redisKeys: number | null;
   redisError: string | null;
@@ -232,10 +246,27 @@ export async function deletePerson(deps: DeletePersonDeps, req: DeletePersonRequ
     if (outcome.evidence === 'ip-erased') consentEvidence.ipErased++;
   }
 
+  // Messages of the person parked in the dead-letter queues whose data keys no record names.
+  let shredParked: string[] = [];
+  let deadLetterError: string | null = null;
+  if (deps.parked) {
+    try {
+      const documents = await deps.parked.sealed();
+      const parts = await deps.keys.tryOpenAll<ContactPart>(documents);
+      const named = new Set([...shredSearches, ...shredLeads]);
+      shredParked = [
+        ...new Set(documents.filter((d, i) => parts[i] && holdsPerson(req.secret, parts[i]!.lead, keys)).map((d) => d.key)),
+      ].filter((k) => !named.has(k));
+    } catch (e) {
+      deadLetterError = (e as Error).message;
+    }
+  }
+
   // Last, once the rows are erased: a run cut before this finds the records again and opens them to erase them again.
   const cryptoShredded = {
     searches: req.dryRun ? shredSearches.length : await destroyKeys(deps.keys, shredSearches),
     leads: req.dryRun ? shredLeads.length : await destroyKeys(deps.keys, shredLeads),
+    deadLetters: req.dryRun ? shredParked.length : await destroyKeys(deps.keys, shredParked),
   };
 
   return {
@@ -246,6 +277,7 @@ export async function deletePerson(deps: DeletePersonDeps, req: DeletePersonRequ
     leads,
     consentEvidence,
     cryptoShredded,
+    deadLetterError,
     redisKeys,
     redisError,
     scanned: { searchPartitions: days.length, searches: searchesScanned, leads: leadsScanned },

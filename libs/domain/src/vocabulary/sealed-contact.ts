@@ -15,3 +15,13 @@ export interface SealedContact {
   /** base64: the ciphertext with its 128-bit tag. */
   data: string;
 }
+
+/** Every sealed contact document a JSON value holds, at any depth (a message body: a search's, a lead's, a partner entry's). */
+export function sealedContactsIn(value: unknown): SealedContact[] {
+  if (Array.isArray(value)) return value.flatMap(sealedContactsIn);
+  if (!value || typeof value !== 'object') return [];
+  const v = value as Record<string, unknown>;
+  if (typeof v.of === 'string' && typeof v.key === 'string' && typeof v.iv === 'string' && typeof v.data === 'string')
+    return [{ of: v.of, key: v.key, iv: v.iv, data: v.data }];
+  return Object.values(v).flatMap(sealedContactsIn);
+}
