@@ -140,4 +140,39 @@ describe('partner submit handler: at most once per request', () => {
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(req.notAfter));
     expect((await received(s.sandbox, partner)).total_received).toBe(1);
   });
+
+  it('a request whose lead cannot be opened because the key store is away fails before it is claimed: its redelivery is sent, once', async () => {
+    const partner = sandboxPartner(s.sandbox, 'outcome=accept');
+    const sealer = keyStoreSealer(TEST_DATABASE_URL);
+    const leadId = randomUUID();
+    const { readable, contact } = await sealer.sealRecord(
+      leadId,
+      { lead: { personal: { email: 'ada@example.com' } }, tracking: {}, consumerIp: '203.0.113.7', ipSource: 'consumer' },
+      new Date(),
+    );
+    const req: PartnerSubmitRequestedV1 = {
+      leadId,
+      searchId: randomUUID(),
+      partner,
+      partnerResultId: 'pr_63ab35464495b434db25e2ea',
+      lead: readable.lead,
+      programId: 'it',
+      answers: { hs_grad_year: '2015' },
+      ...BUYER_FIELDS,
+      consumerIp: readable.consumerIp,
+      contact,
+      notAfter: new Date(Date.now() + 5_000).toISOString(),
+    };
+    const meta = { messageId: `partner-submit:${leadId}`, type: MESSAGE_TYPES.PartnerSubmitRequested };
+    const keyStoreAway = new SubmitToPartner(
+      new PartnerCalls(new PartnerAdapterRegistry(), breakers),
+      new ProcessedMessages(ds),
+      keyStoreSealer('postgres://postgres@127.0.0.1:1/nowhere_test', { cached: false }),
+    );
+
+    await expect(keyStoreAway.submit(req, meta)).rejects.toThrow();
+    expect((await received(s.sandbox, partner)).total_received).toBe(0);
+    await expect(service.submit(req, meta)).resolves.toMatchObject({ leadId, outcome: 'accepted' });
+    expect((await received(s.sandbox, partner)).total_received).toBe(1);
+  });
 });

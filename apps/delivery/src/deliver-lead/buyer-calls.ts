@@ -54,9 +54,31 @@ export class BuyerCalls {
     private readonly sealer: ContactSealer,
   ) {}
 
-  async send(msg: DeliveryRequestedV1): Promise<BuyerAnswer> {
+  /**
+   * A school's lead opened for its call (docs/security.md, Encryption at
+   * rest): the readable part with its sealed part, null when its data key was
+   * destroyed (a deletion). Called before the attempt is claimed, so a key
+   * store that cannot be reached fails the message (retried) before anything
+   * is recorded, never an attempt that would look interrupted. A partner's
+   * lead is opened by partner-adapter: undefined.
+   */
+  async open(msg: DeliveryRequestedV1): Promise<StoredContact | null | undefined> {
+    if (msg.buyer.kind === 'partner') return undefined;
+    try {
+      return await this.sealer.openRecord(
+        { lead: msg.lead, tracking: msg.tracking, consumerIp: msg.consumerIp, ipSource: 'consumer' },
+        msg.contact,
+      );
+    } catch (e) {
+      if (e instanceof UnreadableError) return null;
+      throw e;
+    }
+  }
+
+  /** `opened`: what open() answered for this message. */
+  async send(msg: DeliveryRequestedV1, opened: StoredContact | null | undefined): Promise<BuyerAnswer> {
     const started = Date.now();
-    const answer = msg.buyer.kind === 'partner' ? await this.toPartner(msg, msg.buyer) : await this.toSchool(msg, msg.buyer);
+    const answer = msg.buyer.kind === 'partner' ? await this.toPartner(msg, msg.buyer) : await this.toSchool(msg, msg.buyer, opened);
     answer.latencyMs = Date.now() - started;
     const labels = {
       kind: msg.buyer.kind,
@@ -68,20 +90,14 @@ export class BuyerCalls {
     return answer;
   }
 
-  private async toSchool(msg: DeliveryRequestedV1, buyer: Extract<DeliveryRequestedV1['buyer'], { kind: 'school' }>): Promise<BuyerAnswer> {
+  private async toSchool(
+    msg: DeliveryRequestedV1,
+    buyer: Extract<DeliveryRequestedV1['buyer'], { kind: 'school' }>,
+    whole: StoredContact | null | undefined,
+  ): Promise<BuyerAnswer> {
     const settings = buyer.delivery as unknown as DeliverySettings;
     if (!settings.adapter) return { outcome: 'error', httpStatus: null, latencyMs: 0, detail: 'offer has no delivery settings' };
-    // The one place a school's lead is opened, at the moment of the call (docs/security.md, Encryption at rest).
-    let whole: StoredContact;
-    try {
-      whole = await this.sealer.openRecord(
-        { lead: msg.lead, tracking: msg.tracking, consumerIp: msg.consumerIp, ipSource: 'consumer' },
-        msg.contact,
-      );
-    } catch (e) {
-      if (e instanceof UnreadableError) return erased();
-      throw e;
-    }
+    if (!whole) return erased();
     // The school's words are kept for operators (delivery_attempts.detail): never with the person's contact data in them.
     const answer = await this.callSchool(msg, buyer, settings, whole);
     return answer.detail ? { ...answer, detail: maskContactText(answer.detail, contactValuesOf([whole.lead])) } : answer;

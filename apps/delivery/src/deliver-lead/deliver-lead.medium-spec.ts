@@ -203,6 +203,24 @@ describe('DeliverLead (medium: real PostgreSQL and Redis, a school on 127.0.0.1)
     await expectReleased(deliver.leadId, world.offerIds[0], search.searchId);
   });
 
+  it('the key store away: the message fails before the attempt is claimed, and its redelivery sends the lead once', async () => {
+    const world = await schoolWorld('/accept');
+    const { deliver } = await reservedLead(world);
+    const keyStoreAway = new DeliverLead(
+      new SaleLedger(ds),
+      new LeadRepository(ds),
+      new BuyerCalls(undefined as never, keyStoreSealer('postgres://postgres@127.0.0.1:1/nowhere_medium', { cached: false })),
+      new SearchStatePublisher(redis, new SearchRepository(ds)),
+    );
+
+    await expect(keyStoreAway.run(deliver)).rejects.toThrow();
+    expect(await attemptOf(deliver.leadId)).toEqual([]);
+    expect(school.callsFor(deliver.leadId)).toBe(0);
+
+    expect(decisionOf(await delivery.run(deliver))).toMatchObject({ status: 'accepted', code: 'ACCEPTED' });
+    expect(school.callsFor(deliver.leadId)).toBe(1);
+  });
+
   it('the school answering duplicate: DUPLICATE `Duplicate - Client`, the sale released', async () => {
     const world = await schoolWorld('/duplicate');
     const { search, deliver } = await reservedLead(world);

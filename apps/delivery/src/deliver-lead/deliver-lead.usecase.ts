@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { DeliveryRequestedV1, SubmitAnswerV1 } from '@lr/contracts';
-import { buyerDecision, centsOrNull, endsOtherSales, schoolHonoursIdempotencyKey } from '@lr/domain';
+import { buyerDecision, centsOrNull, endsOtherSales, schoolHonoursIdempotencyKey, type StoredContact } from '@lr/domain';
 import { counter } from '@lr/observability';
 import { decisionOf, LeadRepository, SaleLedger, Settlement, StoredLead } from '@lr/persistence';
 import { SearchStatePublisher } from '@lr/search-state';
@@ -55,11 +55,13 @@ export class DeliverLead {
   ) {}
 
   async run(msg: DeliveryRequestedV1): Promise<SubmitAnswerV1> {
+    // Opened before the attempt is claimed: a key store away fails the message here, with nothing recorded.
+    const opened = await this.buyers.open(msg);
     const claim = await this.ledger.claimAttempt(msg.leadId);
-    if (claim.claimed) return this.settleDurably(msg, await this.buyers.send(msg));
+    if (claim.claimed) return this.settleDurably(msg, await this.buyers.send(msg, opened));
     const first = await this.leads.find(msg.leadId);
     if (first && first.status !== 'pending') return this.decided(first);
-    return this.resume(msg, claim.startedAt);
+    return this.resume(msg, claim.startedAt, opened);
   }
 
   /**
@@ -70,7 +72,7 @@ export class DeliverLead {
    * attempt's restart, the others wait out its deadline in turn) or decided
    * unanswered.
    */
-  private async resume(msg: DeliveryRequestedV1, startedAt: Date): Promise<SubmitAnswerV1> {
+  private async resume(msg: DeliveryRequestedV1, startedAt: Date, opened: StoredContact | null | undefined): Promise<SubmitAnswerV1> {
     const staleMs = buyerDeadlineMs(msg.buyer) + INTERRUPTED_GRACE_MS;
     for (let since = startedAt; ;) {
       const waitMs = since.getTime() + staleMs - Date.now();
@@ -91,7 +93,7 @@ export class DeliverLead {
       }
       resent.inc();
       this.log.warn({ msg: 'delivery attempt interrupted; sent again with the same Idempotency-Key', lead_id: msg.leadId });
-      const answer = await this.buyers.send(msg);
+      const answer = await this.buyers.send(msg, opened);
       return this.settleDurably(msg, {
         ...answer,
         detail: `sent again after an interrupted call${answer.detail ? `; ${answer.detail}` : ''}`.slice(0, 500),

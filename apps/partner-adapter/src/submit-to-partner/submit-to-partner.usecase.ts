@@ -41,6 +41,18 @@ export class SubmitToPartner {
       this.log.warn({ msg: 'partner submit expired before it was sent; not sent', lead_id: req.leadId, partner: req.partner.name });
       return { leadId: req.leadId, outcome: 'error', detail: 'expired before it was sent' };
     }
+    // The lead is opened for the call (docs/security.md, Encryption at rest), before the request is claimed: a key
+    // store away fails the message here (retried), never a claimed request that would look interrupted.
+    let whole: StoredContact;
+    try {
+      whole = await this.sealer.openRecord(
+        { lead: req.lead, tracking: req.tracking, consumerIp: req.consumerIp, ipSource: 'consumer' },
+        req.contact,
+      );
+    } catch (e) {
+      if (!(e instanceof UnreadableError)) throw e;
+      return { leadId: req.leadId, outcome: 'error', detail: 'contact data erased (a deletion): not sent' };
+    }
     if (!(await this.processed.claimOnce('partner-adapter', meta))) {
       this.log.warn({
         msg: 'partner submit handled before (it may have reached the partner); not sent again',
@@ -50,17 +62,6 @@ export class SubmitToPartner {
       const waitMs = Date.parse(req.notAfter) - Date.now();
       if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
       return { leadId: req.leadId, outcome: 'interrupted', detail: 'handled before and may have reached the partner; not sent again' };
-    }
-    // The lead is opened here, at the moment of the call (docs/security.md, Encryption at rest).
-    let whole;
-    try {
-      whole = await this.sealer.openRecord(
-        { lead: req.lead, tracking: req.tracking, consumerIp: req.consumerIp, ipSource: 'consumer' },
-        req.contact,
-      );
-    } catch (e) {
-      if (!(e instanceof UnreadableError)) throw e;
-      return { leadId: req.leadId, outcome: 'error', detail: 'contact data erased (a deletion): not sent' };
     }
     try {
       const outcome = await this.calls.run(req.partner, Math.min(req.partner.timeoutMs, remainingMs), (adapter, signal) =>
