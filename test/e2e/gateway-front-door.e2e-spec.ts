@@ -4,7 +4,7 @@ import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey, runOps } from '../support/ops';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
-import { openedRow } from '../support/opened-rows';
+import { openedRow } from '../support/sealed-rows';
 
 /**
  * The gateway's front door, black-box over HTTP against the built gateway and

@@ -7,7 +7,7 @@ import { call } from '../support/http';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { applyCatalog, issueKey } from '../support/ops';
 import { answerOf, AnswerLike, DISTINCT_PRICES, expectErrorEnvelope, expectNoPrice, rawRequest, StoredState } from '../support/hostile';
-import { openedRow } from '../support/opened-rows';
+import { openedRow } from '../support/sealed-rows';
 import {
   Body,
   Break,

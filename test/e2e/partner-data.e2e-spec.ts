@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import * as amqplib from 'amqplib';
 import { Client } from 'pg';
 import { loadConfig } from '../../libs/config/src';
 import { MESSAGE_TYPES } from '../../libs/contracts/src';
@@ -10,9 +9,10 @@ import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-proces
 import { campaign, partnerOffer } from '../support/catalog-builder';
 import { exchangePartner } from '../support/exchange-partner';
 import { scrape, total } from '../support/metrics';
+import { tapMessages, type CarriedMessage } from '../support/message-tap';
 import { issueKey, runOps, writeCatalogFile } from '../support/ops';
 import { person, SubmitClient } from '../support/submit-flow';
-import { TEST_AMQP_URL, TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
+import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
 
 /**
  * What partner networks receive, and what they may send back, behind the
@@ -60,9 +60,9 @@ describe('what partners receive and send (e2e)', () => {
   let client: SubmitClient;
   let db: Client;
   let applied: { code: number; stdout: string; stderr: string };
-  let broker: amqplib.ChannelModel;
+  let tap: Awaited<ReturnType<typeof tapMessages>> | undefined;
   /** Every message published to the commands and events exchanges while the tests run: its type and raw body. */
-  const carried: Array<{ type: string; body: string }> = [];
+  let carried: CarriedMessage[] = [];
 
   const sandboxPartner = (key: keyof typeof ids & string, query: string, extra: Record<string, unknown> = {}) => ({
     id: (ids[key] as { partner: string }).partner,
@@ -116,19 +116,12 @@ describe('what partners receive and send (e2e)', () => {
     client = new SubmitClient((await startApp('gateway', env)).url, key, ids.aff);
 
     // The apps declared the topology; a queue of our own sees every message published to its exchanges.
-    const { exchanges } = topologyFor(loadConfig('gateway', env));
-    broker = await amqplib.connect(TEST_AMQP_URL);
-    const channel = await broker.createChannel();
-    const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
-    for (const type of Object.values(MESSAGE_TYPES)) await channel.bindQueue(queue, exchanges.commands, type);
-    await channel.bindQueue(queue, exchanges.events, '#');
-    await channel.consume(queue, (m) => m && carried.push({ type: m.fields.routingKey, body: m.content.toString('utf8') }), {
-      noAck: true,
-    });
+    tap = await tapMessages(topologyFor(loadConfig('gateway', env)));
+    carried = tap.carried;
   });
 
   afterAll(async () => {
-    await broker?.close().catch(() => undefined);
+    await tap?.close();
     await stopAppsAndTopology(env);
     await db?.end();
   });

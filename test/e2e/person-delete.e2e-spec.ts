@@ -10,7 +10,7 @@ import { person, SubmitClient } from '../support/submit-flow';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, testEnv, uniqueSuffix } from '../support/test-env';
 import { campaign, catalogOffer, partnerOffer } from '../support/catalog-builder';
 import { keyStoreSealer } from '../support/medium-world';
-import { openedRow } from '../support/opened-rows';
+import { openedRow } from '../support/sealed-rows';
 
 /**
  * A consumer's deletion request end to end: a person searches live and in

@@ -1,5 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import * as amqplib from 'amqplib';
+import type * as amqplib from 'amqplib';
 import { Client } from 'pg';
 import { loadConfig } from '../../libs/config/src';
 import { MESSAGE_TYPES } from '../../libs/contracts/src';
@@ -9,7 +9,9 @@ import { topologyFor } from '../../libs/messaging/src/topology';
 import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-process';
 import { campaign, ownOffer, partnerOffer } from '../support/catalog-builder';
 import { withBroker } from '../../apps/ops/src/broker';
+import { tablesHolding } from '../support/canaries';
 import { keyStoreSealer } from '../support/medium-world';
+import { tapMessages, type CarriedMessage } from '../support/message-tap';
 import { issueKey, runOps, writeCatalogFile } from '../support/ops';
 import { person, SubmitClient } from '../support/submit-flow';
 import { TEST_AMQP_URL, TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
@@ -49,11 +51,11 @@ describe('contact data sealed at rest and in messages (e2e)', () => {
   let client: SubmitClient;
   let db: Client;
   let keys: Client;
-  let broker: amqplib.ChannelModel;
+  let tap: Awaited<ReturnType<typeof tapMessages>> | undefined;
   let channel: amqplib.Channel;
   let deadLetterQueues: string[] = [];
   /** Every message published to the commands and events exchanges while the tests run. */
-  const carried: Array<{ type: string; body: string }> = [];
+  let carried: CarriedMessage[] = [];
   let schoolLeadId = '';
   let partnerLeadId = '';
   let parkedLeadId = '';
@@ -116,14 +118,9 @@ describe('contact data sealed at rest and in messages (e2e)', () => {
     client = new SubmitClient((await startApp('gateway', env)).url, key, ids.aff);
 
     const topology = topologyFor(loadConfig('gateway', env));
-    broker = await amqplib.connect(TEST_AMQP_URL);
-    channel = await broker.createChannel();
-    const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
-    for (const type of Object.values(MESSAGE_TYPES)) await channel.bindQueue(queue, topology.exchanges.commands, type);
-    await channel.bindQueue(queue, topology.exchanges.events, '#');
-    await channel.consume(queue, (m) => m && carried.push({ type: m.fields.routingKey, body: m.content.toString('utf8') }), {
-      noAck: true,
-    });
+    tap = await tapMessages(topology);
+    carried = tap.carried;
+    channel = tap.channel;
     deadLetterQueues = topology.declarations.queues.map((q) => q.name).filter((name) => name.endsWith('.dlq'));
     checksDlq = topology.consumers.find((c) => c.consumer === 'checks')!.dlq;
 
@@ -166,26 +163,11 @@ describe('contact data sealed at rest and in messages (e2e)', () => {
 
   afterAll(async () => {
     await fixSales().catch(() => undefined); // left only by a failed run: the trigger touches this test's offer alone
-    await broker?.close().catch(() => undefined);
+    await tap?.close();
     await stopAppsAndTopology(env);
     await db?.end();
     await keys?.end();
   });
-
-  /** The rows of every table of a database whose text holds one of the values, as `table: count`. */
-  async function rowsHolding(c: Client, values: readonly string[]): Promise<string[]> {
-    const tables = await c.query<{ name: string }>(
-      `SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`,
-    );
-    const found: string[] = [];
-    for (const { name } of tables.rows) {
-      const { rows } = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${name} t WHERE t::text ILIKE ANY ($1::text[])`, [
-        values.map((v) => `%${v}%`),
-      ]);
-      if (rows[0].n > 0) found.push(`${name}: ${rows[0].n}`);
-    }
-    return found;
-  }
 
   it('the school and the partner chosen received the whole lead', async () => {
     const school = (await (await fetch(`${sandbox.url}/schools/${schoolPath}/received?limit=100`)).json()) as {
@@ -200,9 +182,9 @@ describe('contact data sealed at rest and in messages (e2e)', () => {
   });
 
   it('no PostgreSQL column holds the canary in clear: neither the main database nor the key store', async () => {
-    expect(await rowsHolding(db, [ids.offer])).not.toEqual([]); // the scan finds what is there
-    expect(await rowsHolding(db, canaryValues())).toEqual([]);
-    expect(await rowsHolding(keys, canaryValues())).toEqual([]);
+    expect(await tablesHolding(db, [ids.offer])).not.toEqual({}); // the scan finds what is there
+    expect(await tablesHolding(db, canaryValues())).toEqual({});
+    expect(await tablesHolding(keys, canaryValues())).toEqual({});
     const { rows } = await db.query(`SELECT contact FROM leads WHERE id = ANY($1::uuid[])`, [[schoolLeadId, partnerLeadId]]);
     expect(rows.map((r) => (r.contact as SealedContact).of).sort()).toEqual([schoolLeadId, partnerLeadId].sort());
   });
@@ -265,6 +247,6 @@ describe('contact data sealed at rest and in messages (e2e)', () => {
     expect((await channel.checkQueue(checksDlq)).messageCount).toBe(0);
     const school = JSON.stringify(await (await fetch(`${sandbox.url}/schools/${schoolPath}-parked/received?limit=100`)).json());
     expect(school).not.toContain(parkedLeadId);
-    expect(await rowsHolding(db, canaryValues())).toEqual([]);
+    expect(await tablesHolding(db, canaryValues())).toEqual({});
   });
 });

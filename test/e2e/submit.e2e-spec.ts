@@ -7,7 +7,7 @@ import { RunningApp, startApp, stopAppsAndTopology } from '../support/app-proces
 import { applyCatalog, issueKey } from '../support/ops';
 import { person, receivedBySchool, SubmitClient } from '../support/submit-flow';
 import { TEST_DATABASE_URL, testEnv, uniqueSuffix } from '../support/test-env';
-import { openedRow } from '../support/opened-rows';
+import { openedRow } from '../support/sealed-rows';
 
 /**
  * Submits and direct posts end to end, over HTTP against the running gateway,

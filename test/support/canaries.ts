@@ -5,7 +5,8 @@ interface Queries {
   query(sql: string, params?: unknown[]): Promise<unknown>;
 }
 
-async function rowsOf<T>(db: Queries, sql: string, params?: unknown[]): Promise<T[]> {
+/** The rows a statement answers, from either. */
+export async function rowsOf<T>(db: Queries, sql: string, params?: unknown[]): Promise<T[]> {
   const r = await db.query(sql, params);
   return (Array.isArray(r) ? r : (r as { rows: T[] }).rows) as T[];
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { buyerDecision, cents, eraseLeadDocument, newLeadId } from '@lr/domain';
-import { openedRow } from '../../support/opened-rows';
+import { openedRow } from '../../support/sealed-rows';
 import {
   addDays,
   ConsentLedger,

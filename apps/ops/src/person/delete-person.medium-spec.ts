@@ -12,7 +12,7 @@ import {
   SubmitWorld,
 } from '../../../../test/support/medium-world';
 import { TEST_PERSON_KEY_SECRET } from '../../../../test/support/person-key';
-import { sealedOf, sealStored } from '../../../../test/support/sealed-rows';
+import { contactColumnsOfRows, sealedOf, sealStored } from '../../../../test/support/sealed-rows';
 import { deletePerson, DeletionReport } from './delete-person';
 
 /**
@@ -99,9 +99,7 @@ describe('person delete of sealed records', () => {
     expect(still.map((p) => p?.lead.personal?.email)).toEqual([other.personal!.email, other.personal!.email]);
 
     // The rows hold neither the person's email nor their IP; the sealed documents stay, unreadable.
-    const rows = (await ds.query(`SELECT lead, consumer_ip, tracking FROM searches WHERE id = ANY($1::uuid[])`, [
-      [mine.searchId, testSearch.searchId, clearSearch.searchId],
-    ])) as Array<{ lead: unknown; consumer_ip: string; tracking: unknown }>;
+    const rows = await contactColumnsOfRows(ds, 'searches', [mine.searchId, testSearch.searchId, clearSearch.searchId]);
     expect(JSON.stringify(rows)).not.toContain(person.personal!.email!);
     expect(rows.map((r) => r.consumer_ip)).toEqual(['', '', '']);
     expect((await docs('leads', [mine.leadId])).map((d) => d.key)).toEqual([mySealed[2].key]);

@@ -71,14 +71,14 @@ export class StartSearch {
     const stage = stageTimer();
     const offers = await this.catalog.offersOf(msg.campaignId);
     stage('catalog');
-    const { verdicts, suppressed } = await this.judge(msg, offers, now);
+    const keys = personFacts(msg, this.config.personKeySecret);
+    const { verdicts, suppressed } = await this.judge(msg, keys, offers, now);
     stage('checks');
     // A person who opted out is not processed: their search is stored (for operators, and its hashed keys) without contact data.
     const contact = storedContact(
       { lead: msg.lead as Lead, tracking: msg.tracking, consumerIp: msg.consumerIp, ipSource: msg.ipSource },
       suppressed,
     );
-    const keys = personFacts(msg, this.config.personKeySecret);
     const plan = planSearch(offers, verdicts, testMode(msg.isTest), now);
     const results = plan.shown.map((c): NewResult => newResult(c));
     stage('plan');
@@ -140,12 +140,12 @@ export class StartSearch {
    */
   private async judge(
     msg: SearchRequestedV1,
+    keys: PersonFacts,
     offers: readonly CampaignOffer[],
     now: Date,
   ): Promise<{ verdicts: OfferVerdict[]; suppressed: boolean }> {
     const lead = msg.lead as Lead;
     const mode = testMode(msg.isTest);
-    const keys = personFacts(msg, this.config.personKeySecret);
     const { verdicts, facts } = await judgeOffers(offers, lead, { kind: 'catalog' }, now, mode).read((candidates) =>
       this.saleFacts(keys, candidates, now),
     );
